@@ -1,0 +1,13 @@
+import type { Group } from '../../lib/command/registry.js';
+
+export const accounts: Group = {
+  name: 'accounts',
+  summary: 'accounts of the embedded store, their settings and API keys (embedded only)',
+  verbs: {
+    list: { summary: 'list accounts', load: () => import('./list.js') },
+    show: { summary: "show an account's settings", load: () => import('./show.js') },
+    create: { summary: 'create an account and its first API key (shown once)', load: () => import('./create.js') },
+    update: { summary: "change an account's invoice prefix or time zone", load: () => import('./update.js') },
+    'rotate-key': { summary: 'replace the API keys of an account with a new one (shown once)', load: () => import('./rotate-key.js') },
+  },
+};

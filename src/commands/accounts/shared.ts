@@ -1,0 +1,51 @@
+// What the account verbs share: the core, refusals as API errors, and the two output shapes.
+import type { Command } from 'commander';
+import type { Account } from '../../lib/core/context.js';
+import type { Result } from '../../lib/core/result.js';
+import type { Deps } from '../../lib/command/deps.js';
+import { ApiError } from '../../lib/command/errors.js';
+import type { EmbeddedCore } from '../../lib/transport/embedded.js';
+
+export async function accountCore(deps: Deps, verb: string): Promise<EmbeddedCore> {
+  return deps.core(`accounts ${verb}`);
+}
+
+/** A refusal of the core, reported like the service's refusals (exit 1, error document with --json). */
+export async function unwrap<T>(result: Result<T>, attributes: Record<string, unknown>): Promise<T> {
+  if (result.ok) return result.value;
+  const { failureResponse } = await import('../../lib/api/errors.js');
+  const response = failureResponse(result.failure, { data: { type: 'account', attributes } });
+  throw new ApiError(response.status, response.body);
+}
+
+export const settingsOf = (account: Account) => ({
+  name: account.name,
+  invoice_prefix: account.invoice_prefix,
+  time_zone: account.time_zone,
+  webhook_secret: account.webhook_secret,
+});
+
+/** Prints an object as JSON (--json) or as a field/value table. */
+export async function printObject(deps: Deps, value: Record<string, unknown>): Promise<void> {
+  if (deps.globals.output !== 'table') {
+    deps.io.out(`${JSON.stringify(value, null, 2)}\n`);
+    return;
+  }
+  const { resourceTable } = await import('../../lib/output/table.js');
+  const { name, ...rest } = value;
+  deps.io.out(resourceTable({ type: 'account', id: String(name), attributes: rest }, deps.globals.color, 'name'));
+}
+
+/** The key is printed once; a person is told to keep it. */
+export async function printKey(deps: Deps, name: string, apiKey: string): Promise<void> {
+  if (deps.globals.output === 'table' && !deps.globals.quiet) deps.io.err(`API key of account "${name}" (shown only now; store it safely):\n`);
+  await printObject(deps, { name, api_key: apiKey });
+}
+
+export const settingsOptions = (cmd: Command): Command =>
+  cmd.option('--invoice-prefix <prefix>', 'prefix of invoice references (default INV-)').option('--time-zone <tz>', 'IANA time zone of dates and days (default Europe/Amsterdam)');
+
+export const settingsFrom = (opts: Record<string, unknown>) => ({
+  ...(opts.invoicePrefix === undefined ? {} : { invoice_prefix: String(opts.invoicePrefix) }),
+  ...(opts.timeZone === undefined ? {} : { time_zone: String(opts.timeZone) }),
+});

@@ -1,0 +1,42 @@
+// plans create: the embedded store's stand-in for the hosted dashboard. Not an API call (plans are
+// read-only over the API), so it goes to the core directly; it prints the plan as GET shows it.
+import type { Command } from 'commander';
+import { planCreateShape } from '../../lib/api/schemas/plan.js';
+import type { Deps } from '../../lib/command/deps.js';
+import { ApiError } from '../../lib/command/errors.js';
+import { addAttributeFlags, collectAttributes, requireAll } from '../../lib/command/flags.js';
+import type { Invoke } from '../../lib/command/registry.js';
+import { examples } from '../../lib/command/registry.js';
+import { runGet } from '../../lib/command/resource.js';
+import { PLAN } from './index.js';
+
+export async function run(attributes: Record<string, unknown>, deps: Deps): Promise<void> {
+  const core = await deps.core('plans create');
+  requireAll(planCreateShape, attributes);
+  if (deps.globals.dryRun) {
+    deps.io.out(`${JSON.stringify({ create: PLAN.type, attributes }, null, 2)}\n`);
+    return;
+  }
+  const { createPlan } = await import('../../lib/core/plan-writes.js');
+  const { failureResponse } = await import('../../lib/api/errors.js');
+  const result = createPlan({ store: core.store, clock: core.clock, account: core.account() }, attributes);
+  if (!result.ok) {
+    const response = failureResponse(result.failure, { data: { type: PLAN.type, attributes } });
+    throw new ApiError(response.status, response.body);
+  }
+  if (!deps.globals.quiet) deps.io.err(`created plan ${result.value.id}\n`);
+  await runGet(deps, `${PLAN.path}/${result.value.id}`, { fields: {} });
+}
+
+export function configure(cmd: Command, invoke: Invoke): void {
+  addAttributeFlags(cmd, planCreateShape, { create: true });
+  cmd
+    .addHelpText(
+      'after',
+      examples(
+        'billing plans create --name "Monthly membership" --amount 12.50',
+        'billing plans create --name "Yearly box" --amount 99 --frequency yearly --storno-retries 1 --mandate-authentication-method first_payment',
+      ),
+    )
+    .action((opts: Record<string, unknown>, command: Command) => invoke(command, async (deps) => run(await collectAttributes(opts, planCreateShape, deps.io), deps)));
+}

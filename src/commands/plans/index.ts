@@ -1,0 +1,14 @@
+import type { Group } from '../../lib/command/registry.js';
+
+export const plans: Group = {
+  name: 'plans',
+  summary: 'subscription plans: what is collected, how much and how often',
+  verbs: {
+    list: { summary: 'list subscription plans', load: () => import('./list.js') },
+    get: { summary: 'show one plan', load: () => import('./get.js') },
+    subscriptions: { summary: "list a plan's subscriptions", load: () => import('./subscriptions.js') },
+    create: { summary: 'create a plan (embedded store only; the hosted service makes plans in its dashboard)', load: () => import('./create.js') },
+  },
+};
+
+export const PLAN = { type: 'subscription-plan', path: '/subscription-plans', noun: 'plan' } as const;

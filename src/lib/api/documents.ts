@@ -1,0 +1,181 @@
+// JSON:API documents: resource objects for each type, and the single and collection documents.
+import { formatAmount } from '../core/money.js';
+import { formatInstant, formatNullableInstant } from '../core/time.js';
+import type { CustomerRow, PlanRow, SubscriptionRow } from '../store/schema.js';
+import { pageUrl, type GetQuery } from './query.js';
+import type { ResourceType } from './vocabulary.js';
+
+type Row<T> = Omit<T, 'id'> & { id: number };
+
+export interface Identifier {
+  type: string;
+  id: string;
+}
+
+export interface ResourceObject extends Identifier {
+  links: { self: string };
+  attributes: Record<string, unknown>;
+  relationships?: Record<string, { links?: { related: string }; data?: Identifier | Identifier[] | null }>;
+}
+
+/** How resources are written for one request: the public base URL, the account's zone, sparse fields. */
+export interface Rendering {
+  baseUrl: string;
+  timeZone: string;
+  fields?: GetQuery['fields'];
+}
+
+const PATHS: Record<ResourceType, string> = {
+  customer: 'customers',
+  subscription: 'subscriptions',
+  'subscription-plan': 'subscription-plans',
+};
+
+function resource(type: ResourceType, id: number, attributes: Record<string, unknown>, r: Rendering, relationships?: ResourceObject['relationships']): ResourceObject {
+  const wanted = r.fields?.[type];
+  if (wanted) for (const name of Object.keys(attributes)) if (!wanted.has(name)) delete attributes[name];
+  const self = `${r.baseUrl}/${PATHS[type]}/${id}`;
+  const object: ResourceObject = { type, id: String(id), links: { self }, attributes };
+  if (relationships) object.relationships = relationships;
+  return object;
+}
+
+const ids = (type: ResourceType, list: number[]): Identifier[] => list.map((id) => ({ type, id: String(id) }));
+
+export function customerResource(row: Row<CustomerRow>, subscriptionIds: number[], r: Rendering): ResourceObject {
+  const { timeZone: tz } = r;
+  return resource(
+    'customer',
+    row.id,
+    {
+      gender: row.gender,
+      first_name: row.first_name,
+      middle_name: row.middle_name,
+      last_name: row.last_name,
+      company_name: row.company_name,
+      vat_number: row.vat_number,
+      bank_holder: row.bank_holder,
+      iban: row.iban,
+      payment_method: row.payment_method,
+      bank_verification_method: row.bank_verification_method,
+      card_holder: row.card_holder,
+      card_number: row.card_number,
+      postalcode: row.postalcode,
+      house_number: row.house_number,
+      house_number_add: row.house_number_add,
+      street: row.street,
+      city: row.city,
+      country_iso2: row.country_iso2,
+      language: row.language,
+      email: row.email,
+      telephone: row.telephone,
+      archived: row.archived === 1,
+      created_at: formatInstant(row.created_at, tz),
+      updated_at: formatInstant(row.updated_at, tz),
+    },
+    r,
+    { subscriptions: { links: { related: `${r.baseUrl}/customers/${row.id}/subscriptions` }, data: ids('subscription', subscriptionIds) } },
+  );
+}
+
+export function planResource(row: Row<PlanRow>, subscriptionIds: number[], r: Rendering): ResourceObject {
+  const { timeZone: tz } = r;
+  return resource(
+    'subscription-plan',
+    row.id,
+    {
+      name: row.name,
+      description: row.description,
+      start_date: formatInstant(row.start_date, tz),
+      status: row.status,
+      mandate_authentication_method: row.mandate_authentication_method,
+      send_invoice: row.send_invoice === 1,
+      storno_retries: row.storno_retries,
+      terms: row.terms,
+      archived: row.archived === 1,
+      amount: formatAmount(row.amount_cents),
+      frequency: row.frequency,
+      created_at: formatInstant(row.created_at, tz),
+      updated_at: formatInstant(row.updated_at, tz),
+    },
+    r,
+    { subscriptions: { links: { related: `${r.baseUrl}/subscription-plans/${row.id}/subscriptions` }, data: ids('subscription', subscriptionIds) } },
+  );
+}
+
+export function subscriptionResource(row: Row<SubscriptionRow>, r: Rendering): ResourceObject {
+  const { timeZone: tz } = r;
+  return resource(
+    'subscription',
+    row.id,
+    {
+      mandate_code: row.mandate_code,
+      mandate_accepted: row.mandate_accepted === 1,
+      mandate_accepted_date: formatNullableInstant(row.mandate_accepted_date, tz),
+      start_date: formatInstant(row.start_date, tz),
+      status: row.status,
+      cancel_date: formatNullableInstant(row.cancel_date, tz),
+      resume_date: formatNullableInstant(row.resume_date, tz),
+      confirmation_page: `${r.baseUrl}/mandate/accept/${row.id}/${encodeURIComponent(row.mandate_code)}`,
+      confirmation_sent: row.confirmation_sent === 1,
+      subscription_webhook_url: row.subscription_webhook_url,
+      transaction_webhook_url: row.transaction_webhook_url,
+      success_redirect_url: row.success_redirect_url,
+      metadata: row.metadata === null ? null : JSON.parse(row.metadata),
+      archived: row.archived === 1,
+      created_at: formatInstant(row.created_at, tz),
+      updated_at: formatInstant(row.updated_at, tz),
+    },
+    r,
+    {
+      'subscription-plan': { links: { related: `${r.baseUrl}/subscription-plans/${row.subscription_plan_id}` }, data: { type: 'subscription-plan', id: String(row.subscription_plan_id) } },
+      customer: { links: { related: `${r.baseUrl}/customers/${row.customer_id}` }, data: { type: 'customer', id: String(row.customer_id) } },
+      transactions: { links: { related: `${r.baseUrl}/subscriptions/${row.id}/transactions` }, data: [] },
+    },
+  );
+}
+
+export interface SingleDocument {
+  links: { self: string };
+  data: ResourceObject;
+  included?: ResourceObject[];
+}
+
+export function singleDocument(data: ResourceObject, included?: ResourceObject[]): SingleDocument {
+  const document: SingleDocument = { links: { self: data.links.self }, data };
+  if (included) document.included = included;
+  return document;
+}
+
+export interface CollectionDocument {
+  meta: { total: number };
+  links: { self: string; first: string; last: string; prev: string | null; next: string | null };
+  data: ResourceObject[];
+  included?: ResourceObject[];
+}
+
+export function collectionDocument(
+  r: Rendering,
+  path: string,
+  query: GetQuery,
+  total: number,
+  data: ResourceObject[],
+  included?: ResourceObject[],
+): CollectionDocument {
+  const { number } = query.page;
+  const last = Math.max(1, Math.ceil(total / query.page.size));
+  const url = (n: number) => pageUrl(r.baseUrl, path, query, n);
+  const document: CollectionDocument = {
+    meta: { total },
+    links: {
+      self: url(number),
+      first: url(1),
+      last: url(last),
+      prev: number > 1 ? url(Math.min(number - 1, last)) : null,
+      next: number < last ? url(number + 1) : null,
+    },
+    data,
+  };
+  if (included) document.included = included;
+  return document;
+}

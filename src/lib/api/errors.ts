@@ -1,0 +1,57 @@
+// Failures to HTTP answers, in one place. Every error body is a JSON:API error document.
+import type { Failure } from '../core/result.js';
+import { JSONAPI, type ApiResponse } from './http.js';
+
+export interface ErrorObject {
+  status: string;
+  title: string;
+  detail: string;
+  source?: { pointer?: string; parameter?: string };
+}
+
+export function errorResponse(status: number, errors: ErrorObject[], extra: { headers?: Record<string, string>; original?: unknown } = {}): ApiResponse {
+  const body: Record<string, unknown> = { errors };
+  if (status === 400) body.meta = { original: extra.original ?? null };
+  return { status, headers: { 'content-type': JSONAPI, ...extra.headers }, body };
+}
+
+export const TITLES: Record<number, string> = {
+  401: 'Unauthorized',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  413: 'Payload Too Large',
+  415: 'Unsupported Media Type',
+  500: 'Internal Error',
+};
+
+export function simpleError(status: number, detail: string, headers?: Record<string, string>): ApiResponse {
+  return errorResponse(status, [{ status: String(status), title: TITLES[status], detail }], { headers });
+}
+
+export function failureResponse(failure: Failure, original: unknown): ApiResponse {
+  switch (failure.kind) {
+    case 'not_found':
+      return simpleError(404, failure.detail ?? 'no such resource');
+    case 'invalid_attribute':
+      return errorResponse(
+        400,
+        failure.problems.map((p) => ({
+          status: '400',
+          title: 'Invalid Attribute',
+          detail: `${p.attribute} ${p.detail}`,
+          source: { pointer: `/data/attributes/${p.attribute}` },
+        })),
+        { original },
+      );
+    case 'invalid_state':
+      return errorResponse(
+        400,
+        [{ status: '400', title: 'Invalid State', detail: failure.detail, source: { pointer: failure.attribute ? `/data/attributes/${failure.attribute}` : '/data' } }],
+        { original },
+      );
+    case 'invalid_document':
+      return errorResponse(400, [{ status: '400', title: 'Invalid Document', detail: failure.detail, source: { pointer: failure.pointer } }], { original });
+    case 'invalid_parameter':
+      return errorResponse(400, [{ status: '400', title: 'Invalid Parameter', detail: failure.detail, source: { parameter: failure.parameter } }], { original });
+  }
+}

@@ -1,0 +1,35 @@
+import type { CoreContext } from '../../core/context.js';
+import type { Result } from '../../core/result.js';
+import { failureResponse } from '../errors.js';
+import { JSONAPI, type ApiResponse } from '../http.js';
+import { parseGetQuery, type GetQuery } from '../query.js';
+import type { Rendering } from '../documents.js';
+
+/** One request as a handler sees it: the core it acts on, path parameters, query and raw body. */
+export interface RequestContext {
+  core: CoreContext;
+  params: Record<string, string>;
+  path: string;
+  query?: string;
+  body?: string;
+  baseUrl: string;
+}
+
+export const respond = (status: number, body: unknown, headers: Record<string, string> = {}): ApiResponse => ({
+  status,
+  headers: { 'content-type': JSONAPI, ...headers },
+  body,
+});
+
+export const idParam = (rc: RequestContext): number => Number(rc.params.id);
+
+/** Parses the GET query and gives the rendering for it, or the 400 answer. */
+export function withQuery(rc: RequestContext, includes: readonly string[], then: (query: GetQuery, r: Rendering) => ApiResponse): ApiResponse {
+  const parsed = parseGetQuery(rc.query, includes);
+  if (!parsed.ok) return failureResponse(parsed.failure, null);
+  return then(parsed.value, { baseUrl: rc.baseUrl, timeZone: rc.core.account.time_zone, fields: parsed.value.fields });
+}
+
+export function unwrap<T>(result: Result<T>, original: unknown, then: (value: T) => ApiResponse): ApiResponse {
+  return result.ok ? then(result.value) : failureResponse(result.failure, original);
+}

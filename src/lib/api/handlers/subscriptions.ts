@@ -1,0 +1,10 @@
+// Subscription handlers (the subscriptions issue adds the routes); shared pieces for now.
+import { subscriptionsByIds } from '../../core/subscriptions.js';
+import { subscriptionResource, type Rendering, type ResourceObject } from '../documents.js';
+import type { RequestContext } from './context.js';
+
+/** The `included` array for `include=subscriptions` on customers or plans, or undefined. */
+export function includedSubscriptions(rc: RequestContext, include: string[], byOwner: Map<number, number[]>, r: Rendering): ResourceObject[] | undefined {
+  if (!include.includes('subscriptions')) return undefined;
+  return subscriptionsByIds(rc.core, [...byOwner.values()].flat()).map((s) => subscriptionResource(s, r));
+}

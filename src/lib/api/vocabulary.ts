@@ -1,0 +1,31 @@
+// Enumerations and output fields of the resources. Kept free of zod so the read path stays light.
+export const GENDERS = ['m', 'f'] as const;
+export const LANGUAGES = ['nl', 'en', 'nl-be', 'de', 'fr'] as const;
+export const PAYMENT_METHODS = ['directdebit', 'creditcard'] as const;
+
+export const PLAN_STATUSES = ['active', 'inactive'] as const;
+export const FREQUENCIES = ['weekly', 'monthly', 'quarterly', 'half_yearly', 'yearly', 'once'] as const;
+export const MANDATE_METHODS = ['email', 'sms', 'ideal', 'online_payment', 'first_payment'] as const;
+
+export const SUBSCRIPTION_STATUSES = ['unverified', 'active', 'paused', 'cancelled'] as const;
+
+export type ResourceType = 'customer' | 'subscription' | 'subscription-plan';
+
+/** Output attributes per type, in the order the hosted service sends them. */
+export const FIELDS: Record<ResourceType, readonly string[]> = {
+  customer: [
+    'gender', 'first_name', 'middle_name', 'last_name', 'company_name', 'vat_number', 'bank_holder', 'iban',
+    'payment_method', 'bank_verification_method', 'card_holder', 'card_number', 'postalcode', 'house_number',
+    'house_number_add', 'street', 'city', 'country_iso2', 'language', 'email', 'telephone', 'archived',
+    'created_at', 'updated_at',
+  ],
+  'subscription-plan': [
+    'name', 'description', 'start_date', 'status', 'mandate_authentication_method', 'send_invoice', 'storno_retries',
+    'terms', 'archived', 'amount', 'frequency', 'created_at', 'updated_at',
+  ],
+  subscription: [
+    'mandate_code', 'mandate_accepted', 'mandate_accepted_date', 'start_date', 'status', 'cancel_date', 'resume_date',
+    'confirmation_page', 'confirmation_sent', 'subscription_webhook_url', 'transaction_webhook_url', 'success_redirect_url',
+    'metadata', 'archived', 'created_at', 'updated_at',
+  ],
+};

@@ -1,0 +1,70 @@
+// The one factory of what a command runs against. Everything is built on first use, so --help
+// never opens SQLite and remote mode never loads the store.
+import { resolveSettings, type Settings } from '../config/settings.js';
+import type { EmbeddedCore } from '../transport/embedded.js';
+import type { Transport } from '../transport/types.js';
+import { UsageError } from './errors.js';
+import type { GlobalOptions } from './globals.js';
+import type { IO } from './io.js';
+
+export interface Deps {
+  io: IO;
+  globals: GlobalOptions;
+  settings: Settings;
+  /** Whether a person may be asked: a terminal on both ends, no --no-input, no CI. */
+  canPrompt: boolean;
+  transport(): Promise<Transport>;
+  /** The embedded core itself, for embedded-only commands; a usage error in remote mode. */
+  core(commandName: string): Promise<EmbeddedCore>;
+  close(): Promise<void>;
+}
+
+export interface DepsOverrides {
+  transport?: Transport;
+  core?: EmbeddedCore;
+}
+
+export function createDeps(io: IO, globals: GlobalOptions, env: NodeJS.ProcessEnv, overrides: DepsOverrides = {}): Deps {
+  const settings = resolveSettings(globals, env);
+  let core: EmbeddedCore | undefined = overrides.core;
+  let transport: Transport | undefined = overrides.transport;
+
+  const openCore = async () => {
+    if (!core) {
+      const { openCore } = await import('../transport/embedded.js');
+      core = openCore({ dbPath: settings.dbPath, account: globals.account });
+    }
+    return core;
+  };
+
+  return {
+    io,
+    globals,
+    settings,
+    canPrompt: globals.input && io.stdinIsTTY && io.stdoutIsTTY && !env.CI,
+    async transport() {
+      if (!transport) {
+        if (settings.mode === 'remote') {
+          throw new UsageError('remote mode arrives with the HTTP transport; unset --base-url / BILLING_BASE_URL to use the embedded store');
+        }
+        const { embeddedTransport } = await import('../transport/embedded.js');
+        transport = embeddedTransport(await openCore());
+        if (globals.verbose) {
+          const { verbose } = await import('../transport/verbose.js');
+          transport = verbose(transport, io.err);
+        }
+      }
+      return transport;
+    },
+    async core(commandName) {
+      if (settings.mode === 'remote') {
+        throw new UsageError(`${commandName} works only on the embedded store; it cannot run against ${settings.baseUrl} (drop --base-url / BILLING_BASE_URL)`);
+      }
+      return openCore();
+    },
+    async close() {
+      await transport?.close();
+      core?.store.close();
+    },
+  };
+}

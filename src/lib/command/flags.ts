@@ -1,0 +1,82 @@
+// Flags from a resource's zod schema: one flag per request attribute, named after it in kebab-case,
+// with the schema's description, choices and default as help. --data supplies a JSON object.
+import type { Command } from 'commander';
+import { readFile } from 'node:fs/promises';
+import type { z } from 'zod';
+import { isRequired, metaOf } from '../api/schemas/common.js';
+import { UsageError } from './errors.js';
+import type { IO } from './io.js';
+
+export type Shape = Record<string, z.ZodType>;
+
+export const kebab = (name: string): string => name.replace(/_/g, '-');
+/** Commander's key for --first-name. */
+const optionKey = (name: string): string => name.replace(/_(\w)/g, (_, c: string) => c.toUpperCase());
+
+export function addAttributeFlags(cmd: Command, shape: Shape, options: { create: boolean }): void {
+  for (const [name, schema] of Object.entries(shape)) {
+    const meta = metaOf(schema);
+    const flag = `--${kebab(name)}`;
+    const help = [
+      meta?.description ?? name,
+      meta?.choices ? `(${meta.choices.join(', ')})` : '',
+      options.create && meta?.default ? `[default: ${meta.default}]` : '',
+      options.create && isRequired(schema) ? '(required)' : '',
+    ].filter(Boolean).join(' ');
+    if (meta?.kind === 'boolean') {
+      cmd.option(flag, help);
+      cmd.option(`--no-${kebab(name)}`, `the opposite of ${flag}`);
+    } else {
+      const placeholder = meta?.kind === 'enum' ? 'value' : meta?.kind === 'date' ? 'date' : meta?.kind === 'amount' ? 'euro' : meta?.kind === 'integer' ? 'n' : 'text';
+      cmd.option(`${flag} <${placeholder}>`, help);
+    }
+  }
+  cmd.option('--data <json>', 'attributes as a JSON object, @file, or - for stdin (flags win)');
+}
+
+async function readData(source: string, io: IO): Promise<Record<string, unknown>> {
+  let text: string;
+  if (source === '-') text = await io.readStdin();
+  else if (source.startsWith('@')) {
+    try {
+      text = await readFile(source.slice(1), 'utf8');
+    } catch (error) {
+      throw new UsageError(`--data ${source}: cannot read the file (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
+  } else text = source;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new UsageError('--data must be a JSON object, for example --data \'{"first_name":"Jan"}\'');
+  }
+  // A whole request document is accepted too: its data.attributes are used.
+  const attributes = (value as { data?: { attributes?: unknown } } | null)?.data?.attributes ?? value;
+  if (typeof attributes !== 'object' || attributes === null || Array.isArray(attributes)) {
+    throw new UsageError('--data must be a JSON object of attributes');
+  }
+  return { ...(attributes as Record<string, unknown>) };
+}
+
+/** Attributes from --data, then the flags on top of them. */
+export async function collectAttributes(opts: Record<string, unknown>, shape: Shape, io: IO): Promise<Record<string, unknown>> {
+  const attributes = typeof opts.data === 'string' ? await readData(opts.data, io) : {};
+  for (const name of Object.keys(shape)) {
+    const value = opts[optionKey(name)];
+    if (value !== undefined) attributes[name] = value;
+  }
+  return attributes;
+}
+
+/** Flags of required attributes that are absent, e.g. ["--first-name", "--email"]. */
+export function missingRequired(shape: Shape, attributes: Record<string, unknown>): string[] {
+  return Object.entries(shape)
+    .filter(([name, schema]) => isRequired(schema) && (attributes[name] === undefined || attributes[name] === null || attributes[name] === ''))
+    .map(([name]) => `--${kebab(name)}`);
+}
+
+/** Required attributes must come from flags or --data; prompting arrives in a later issue. */
+export function requireAll(shape: Shape, attributes: Record<string, unknown>): void {
+  const missing = missingRequired(shape, attributes);
+  if (missing.length) throw new UsageError(`missing required ${missing.length === 1 ? 'flag' : 'flags'}: ${missing.join(', ')}`);
+}

@@ -1,0 +1,42 @@
+// Where a command writes. Injected, so run functions are tested with exact output.
+export interface IO {
+  /** Data: tables, documents. */
+  out(text: string): void;
+  /** Messages, progress, errors. */
+  err(text: string): void;
+  readonly stdinIsTTY: boolean;
+  readonly stdoutIsTTY: boolean;
+  readStdin(): Promise<string>;
+}
+
+export function processIO(): IO {
+  return {
+    out: (text) => void process.stdout.write(text),
+    err: (text) => void process.stderr.write(text),
+    stdinIsTTY: Boolean(process.stdin.isTTY),
+    stdoutIsTTY: Boolean(process.stdout.isTTY),
+    async readStdin() {
+      const chunks: Buffer[] = [];
+      for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+      return Buffer.concat(chunks).toString('utf8');
+    },
+  };
+}
+
+/** An IO that records everything, for tests. */
+export function memoryIO(options: { stdin?: string; tty?: boolean } = {}): IO & { stdout: string; stderr: string } {
+  const io = {
+    stdout: '',
+    stderr: '',
+    out(text: string) {
+      io.stdout += text;
+    },
+    err(text: string) {
+      io.stderr += text;
+    },
+    stdinIsTTY: options.tty ?? false,
+    stdoutIsTTY: options.tty ?? false,
+    readStdin: async () => options.stdin ?? '',
+  };
+  return io;
+}

@@ -1,0 +1,40 @@
+// Making subscription plans: the embedded store's stand-in for the hosted service's dashboard.
+import { validateAttributes } from '../api/schemas/common.js';
+import { planCreateSchema } from '../api/schemas/plan.js';
+import { nowIso, transact, type CoreContext } from './context.js';
+import type { Plan } from './plans.js';
+import { invalidAttributes, ok, type Result } from './result.js';
+import { localDate, parseDateInput } from './time.js';
+
+export function createPlan(ctx: CoreContext, attributes: Record<string, unknown>): Result<Plan> {
+  const { value, problems } = validateAttributes(planCreateSchema, attributes, { readOnly: ['archived', 'created_at', 'updated_at'] });
+  const tz = ctx.account.time_zone;
+  const now = nowIso(ctx);
+  const startDate = parseDateInput(value.start_date ?? localDate(now, tz), tz);
+  if (startDate === null && !problems.some((p) => p.attribute === 'start_date')) {
+    problems.push({ attribute: 'start_date', detail: 'must be a date (2026-12-01) or a datetime with an offset' });
+  }
+  if (problems.length) return invalidAttributes(problems);
+  const { store } = ctx;
+  return transact(store, () => {
+    const { lastInsertRowid } = store.run(
+      store.q.insertInto('subscription_plans').values({
+        account_id: ctx.account.id,
+        name: value.name,
+        description: value.description ?? null,
+        start_date: startDate!,
+        status: value.status ?? 'active',
+        mandate_authentication_method: value.mandate_authentication_method ?? 'email',
+        send_invoice: (value.send_invoice ?? true) ? 1 : 0,
+        storno_retries: value.storno_retries ?? 2,
+        terms: value.terms ?? null,
+        archived: 0,
+        amount_cents: value.amount,
+        frequency: value.frequency ?? 'monthly',
+        created_at: now,
+        updated_at: now,
+      }),
+    );
+    return ok(store.get(store.q.selectFrom('subscription_plans').selectAll().where('id', '=', lastInsertRowid))!);
+  });
+}

@@ -1,0 +1,70 @@
+// Prints a JSON:API document in the chosen format: table (people), json (the exact document),
+// ndjson (one resource per line), csv, or a JMESPath --query result.
+import type { GlobalOptions } from '../command/globals.js';
+import type { IO } from '../command/io.js';
+import { noun, type ResourceLike } from './columns.js';
+
+export interface Document {
+  data?: ResourceLike | ResourceLike[] | null;
+  meta?: { total?: number };
+  links?: Record<string, string | null | undefined>;
+  included?: ResourceLike[];
+}
+
+export interface ListContext {
+  /** The resource type, for an empty list ("no customers"). */
+  type: string;
+  /** Whether every page was fetched (--all). */
+  all?: boolean;
+}
+
+export async function render(document: Document, globals: GlobalOptions, io: IO, list?: ListContext): Promise<void> {
+  if (globals.query !== undefined) {
+    const { search } = (await import('jmespath')).default;
+    io.out(`${JSON.stringify(search(document, globals.query), null, 2)}\n`);
+    return;
+  }
+  const data = document.data;
+  switch (globals.output) {
+    case 'json':
+      io.out(`${JSON.stringify(document, null, 2)}\n`);
+      return;
+    case 'ndjson':
+      for (const resource of Array.isArray(data) ? data : data ? [data] : []) io.out(`${JSON.stringify(resource)}\n`);
+      return;
+    case 'csv': {
+      const { toCsv } = await import('./csv.js');
+      io.out(toCsv(Array.isArray(data) ? data : data ? [data] : []));
+      return;
+    }
+    case 'table': {
+      const { listTable, resourceTable } = await import('./table.js');
+      if (!Array.isArray(data)) {
+        if (data) io.out(resourceTable(data, globals.color));
+        return;
+      }
+      const type = data[0]?.type ?? list?.type ?? 'resource';
+      if (data.length === 0) {
+        io.err(`no ${noun(type, 0)}${document.meta?.total ? ' on this page' : ''}\n`);
+        return;
+      }
+      io.out(listTable(data, type, globals.color));
+      if (!globals.quiet) io.err(`${footer(document, data.length, type, list?.all)}\n`);
+    }
+  }
+}
+
+const pageNumber = (link: string | null | undefined): number | undefined => {
+  if (!link) return undefined;
+  const value = new URL(link).searchParams.get('page[number]');
+  return value === null ? undefined : Number(value);
+};
+
+/** "page 1 of 5, 47 customers" */
+export function footer(document: Document, shown: number, type: string, all = false): string {
+  const total = document.meta?.total ?? shown;
+  if (all) return `all ${total} ${noun(type, total)}`;
+  const current = pageNumber(document.links?.self) ?? 1;
+  const last = pageNumber(document.links?.last) ?? current;
+  return `page ${current} of ${last}, ${total} ${noun(type, total)}`;
+}

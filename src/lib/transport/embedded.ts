@@ -1,0 +1,67 @@
+// The embedded door: requests go to the router in process, on a local SQLite store.
+import { defaultAccount, findAccount } from '../core/accounts.js';
+import type { Clock } from '../core/clock.js';
+import { systemClock } from '../core/clock.js';
+import type { Account } from '../core/context.js';
+import { createRouter, type Router } from '../api/router.js';
+import { openStore, type Store } from '../store/store.js';
+import { target, type Transport, type TransportRequest, type TransportResponse } from './types.js';
+
+export interface EmbeddedOptions {
+  dbPath: string;
+  /** Account name to act as; the store's default account when absent. */
+  account?: string;
+  /** Base of the links in documents; the default is where `billing serve` listens by default. */
+  baseUrl?: string;
+  clock?: Clock;
+}
+
+export const DEFAULT_EMBEDDED_BASE_URL = 'http://127.0.0.1:8080';
+
+export class UnknownAccountError extends Error {
+  override name = 'UnknownAccountError';
+}
+
+/** The core opened on a store: what embedded-only commands (accounts, plans create) work with. */
+export interface EmbeddedCore {
+  store: Store;
+  clock: Clock;
+  account(): Account;
+  router: Router;
+}
+
+export function openCore(options: EmbeddedOptions): EmbeddedCore {
+  const store = openStore(options.dbPath);
+  const clock = options.clock ?? systemClock;
+  let account: Account | undefined;
+  return {
+    store,
+    clock,
+    router: createRouter({ store, clock, baseUrl: options.baseUrl ?? DEFAULT_EMBEDDED_BASE_URL }),
+    account() {
+      if (account) return account;
+      if (options.account === undefined) return (account = defaultAccount(store, clock));
+      defaultAccount(store, clock);
+      const found = findAccount(store, options.account);
+      if (!found) throw new UnknownAccountError(`no account named "${options.account}" in ${options.dbPath} (see: billing accounts list)`);
+      return (account = found);
+    },
+  };
+}
+
+export function embeddedTransport(core: EmbeddedCore): Transport {
+  return {
+    mode: 'embedded',
+    async request(request: TransportRequest): Promise<TransportResponse> {
+      const { path, query } = target(request);
+      // The body crosses as text, exactly as it would over HTTP, so both doors behave the same.
+      const body = request.body === undefined ? undefined : JSON.stringify(request.body);
+      const response = await core.router.handle({ method: request.method, path, query, body }, core.account());
+      // A copy, so a caller can never alias the router's objects.
+      return { status: response.status, headers: response.headers, body: response.body === undefined ? undefined : structuredClone(response.body) };
+    },
+    async close() {
+      core.store.close();
+    },
+  };
+}

@@ -1,0 +1,35 @@
+// What a command needs from the service: a request in, a JSON:API document out. Two
+// implementations: embedded (the core in process) and http (any server speaking the API).
+export interface TransportRequest {
+  method: string;
+  /** A path (`/customers/1`) or an absolute URL taken from a document's links. */
+  path: string;
+  /** Query parameters to add; undefined values are left out. */
+  query?: Record<string, string | number | undefined>;
+  /** The request document, sent as JSON. */
+  body?: unknown;
+}
+
+export interface TransportResponse {
+  status: number;
+  headers: Record<string, string>;
+  /** The parsed JSON:API document; undefined for an empty body (204). */
+  body: unknown;
+}
+
+export interface Transport {
+  readonly mode: 'embedded' | 'remote';
+  request(request: TransportRequest): Promise<TransportResponse>;
+  close(): Promise<void>;
+}
+
+/** Splits a path or absolute URL plus extra query parameters into a path and a raw query string. */
+export function target(request: TransportRequest): { path: string; query: string } {
+  const url = new URL(request.path, 'http://placeholder');
+  for (const [key, value] of Object.entries(request.query ?? {})) {
+    if (value !== undefined) url.searchParams.set(key, String(value));
+  }
+  // URLSearchParams encodes brackets; the API's own links do not. Both decode the same.
+  const query = url.search.slice(1).replace(/%5B/gi, '[').replace(/%5D/gi, ']').replace(/%2C/gi, ',');
+  return { path: decodeURIComponent(url.pathname), query };
+}
