@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { customerCreateShape } from '../../lib/api/schemas/customer.js';
 import type { Invoke } from '../../lib/command/registry.js';
 import { examples } from '../../lib/command/registry.js';
-import { configureCreate } from '../../lib/command/resource.js';
+import { configureCreate } from '../../lib/command/resource-writes.js';
 import { CUSTOMER } from './index.js';
 
 export function configure(cmd: Command, invoke: Invoke): void {

@@ -8,7 +8,6 @@ import type { TransportRequest, TransportResponse } from '../transport/types.js'
 import type { Deps } from './deps.js';
 import { ApiError, UsageError } from './errors.js';
 import type { Invoke } from './registry.js';
-import { addAttributeFlags, collectAttributes, requireAll, type Shape } from './flags.js';
 
 export interface ResourceInfo {
   /** JSON:API type, e.g. `customer`. */
@@ -145,32 +144,6 @@ export async function runWrite(deps: Deps, request: WriteRequest): Promise<void>
   const resource = document?.data && !Array.isArray(document.data) ? document.data : undefined;
   if (!deps.globals.quiet) deps.io.err(`${request.done}${resource ? ` ${resource.id}` : request.id ? ` ${request.id}` : ''}\n`);
   if (document) await render(document, deps.globals, deps.io);
-}
-
-/** create: flags (or --data) to a POST; every missing required flag named at once. */
-export function configureCreate(cmd: Command, info: ResourceInfo, shape: Shape, invoke: Invoke): void {
-  addAttributeFlags(cmd, shape, { create: true });
-  cmd.action((opts: Record<string, unknown>, command: Command) =>
-    invoke(command, async (deps) => {
-      const attributes = await collectAttributes(opts, shape, deps.io);
-      requireAll(shape, attributes);
-      await runWrite(deps, { method: 'POST', path: info.path, type: info.type, attributes, done: `created ${info.noun}` });
-    }),
-  );
-}
-
-/** update ID: the given flags (or --data) to a PATCH; attributes left out keep their value. */
-export function configureUpdate(cmd: Command, info: ResourceInfo, shape: Shape, invoke: Invoke): void {
-  cmd.argument('<id>', `${info.noun} id`);
-  addAttributeFlags(cmd, shape, { create: false });
-  cmd.action((idText: string, opts: Record<string, unknown>, command: Command) =>
-    invoke(command, async (deps) => {
-      const id = parseId(idText);
-      const attributes = await collectAttributes(opts, shape, deps.io);
-      if (Object.keys(attributes).length === 0) throw new UsageError(`nothing to change: give at least one flag (see billing ${command.parent?.name()} update --help)`);
-      await runWrite(deps, { method: 'PATCH', path: `${info.path}/${id}`, type: info.type, id, attributes, done: `updated ${info.noun}` });
-    }),
-  );
 }
 
 export function configureList(cmd: Command, info: ResourceInfo, includes: readonly string[], invoke: Invoke): void {
