@@ -1,0 +1,36 @@
+// Shared by the benchmarks: run commands side by side, take medians, print ratios.
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const BIN = fileURLToPath(new URL('../bin/billing.js', import.meta.url));
+
+export function timeOnce(command: string[], env: NodeJS.ProcessEnv = process.env): number {
+  const started = process.hrtime.bigint();
+  const result = spawnSync(command[0], command.slice(1), { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  if (result.status !== 0) throw new Error(`${command.join(' ')} exited ${result.status}: ${result.stderr}`);
+  return ms;
+}
+
+export const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+
+/** Runs the commands interleaved (so drift hits all alike) `runs` times after a warm-up; medians in ms. */
+export function compare(commands: Record<string, string[]>, runs: number, env?: NodeJS.ProcessEnv): Record<string, number> {
+  const samples: Record<string, number[]> = Object.fromEntries(Object.keys(commands).map((k) => [k, []]));
+  for (const command of Object.values(commands)) timeOnce(command, env);
+  for (let i = 0; i < runs; i++) for (const [name, command] of Object.entries(commands)) samples[name].push(timeOnce(command, env));
+  return Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, median(v)]));
+}
+
+export function report(title: string, medians: Record<string, number>, ratio: { of: string; to: string; target: number }): boolean {
+  console.log(`\n${title}`);
+  for (const [name, ms] of Object.entries(medians)) console.log(`  ${name.padEnd(44)} ${ms.toFixed(1).padStart(7)} ms (median)`);
+  const value = medians[ratio.of] / medians[ratio.to];
+  const ok = value <= ratio.target;
+  console.log(`  ratio ${ratio.of} / ${ratio.to} = ${value.toFixed(2)}x (target <= ${ratio.target}x) ${ok ? 'OK' : 'OVER TARGET'}`);
+  return ok;
+}
