@@ -17,7 +17,16 @@ const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
 
 // Libraries needed only by some commands are bundled apart, one file each, and required on first
 // use: the main bundle (what every command loads) stays small.
-const VENDOR = ['zod', 'ibantools', 'cli-table3', 'jmespath'];
+// The value is what the vendor file exports: ES-module-only packages export their default, since
+// the main bundle imports CommonJS the way Node does (default import = module.exports).
+const VENDOR_EXPORTS = {
+  zod: "require('zod')",
+  ibantools: "require('ibantools')",
+  'cli-table3': "require('cli-table3')",
+  jmespath: "require('jmespath')",
+  conf: "require('conf').default",
+};
+const VENDOR = Object.keys(VENDOR_EXPORTS);
 const vendorPlugin = {
   name: 'vendor',
   setup(b) {
@@ -31,7 +40,7 @@ await Promise.all(
   VENDOR.map((name) =>
     build({
       absWorkingDir: root,
-      stdin: { contents: `module.exports = require(${JSON.stringify(name)});`, resolveDir: root, loader: 'js' },
+      stdin: { contents: `module.exports = ${VENDOR_EXPORTS[name]};`, resolveDir: root, loader: 'js' },
       outfile: `dist/vendor/${name}.cjs`,
       bundle: true,
       format: 'cjs',
@@ -55,6 +64,9 @@ await build({
   // Native addon: loaded from node_modules at run time.
   external: ['better-sqlite3'],
   plugins: [vendorPlugin],
+  // import() of a vendor bundle becomes require(): the bundle runs in vm.Script, which has no
+  // module loader for real dynamic imports.
+  supported: { 'dynamic-import': false },
   define: { BILLING_VERSION: JSON.stringify(version) },
   logLevel: 'warning',
 });

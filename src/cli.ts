@@ -1,7 +1,9 @@
 // The program: global options, command groups, and the one place where errors become exit codes.
 import { Command, CommanderError } from 'commander';
 import { accounts } from './commands/accounts/index.js';
+import { config } from './commands/config/index.js';
 import { customers } from './commands/customers/index.js';
+import { profiles } from './commands/profiles/index.js';
 import { plans } from './commands/plans/index.js';
 import { createDeps, type DepsOverrides } from './lib/command/deps.js';
 import { ApiError, CliError } from './lib/command/errors.js';
@@ -12,7 +14,7 @@ import type { Group, Invoke, Verb } from './lib/command/registry.js';
 declare const BILLING_VERSION: string;
 const VERSION = typeof BILLING_VERSION === 'string' ? BILLING_VERSION : '0.0.0-dev';
 
-const GROUPS: Group[] = [customers, plans, accounts];
+const GROUPS: Group[] = [customers, plans, accounts, config, profiles];
 
 /** Commands without verbs. */
 const SINGLES: Record<string, Verb> = {
@@ -123,9 +125,11 @@ function report(error: unknown, io: IO, globals: Pick<GlobalOptions, 'output' | 
     io.err(`error: ${error.message}\n`);
     return error.exitCode;
   }
-  if (error instanceof Error && error.name === 'UnknownAccountError') {
+  // Errors of layers below the command line, by name so that --help never loads their modules.
+  const byName: Record<string, number> = { UnknownAccountError: 2, UnknownProfileError: 2, ConfigFileError: 2, ServiceUnreachableError: 3, ProtocolError: 1 };
+  if (error instanceof Error && byName[error.name] !== undefined) {
     io.err(`error: ${error.message}\n`);
-    return 2;
+    return byName[error.name];
   }
   const message = error instanceof Error ? (globals.verbose ? (error.stack ?? error.message) : error.message) : String(error);
   io.err(`error: unexpected failure: ${message}\n`);

@@ -1,5 +1,6 @@
 // The one factory of what a command runs against. Everything is built on first use, so --help
 // never opens SQLite and remote mode never loads the store.
+import { readConfig } from '../config/file.js';
 import { resolveSettings, type Settings } from '../config/settings.js';
 import type { EmbeddedCore } from '../transport/embedded.js';
 import type { Transport } from '../transport/types.js';
@@ -10,6 +11,7 @@ import type { IO } from './io.js';
 export interface Deps {
   io: IO;
   globals: GlobalOptions;
+  env: NodeJS.ProcessEnv;
   settings: Settings;
   /** Whether a person may be asked: a terminal on both ends, no --no-input, no CI. */
   canPrompt: boolean;
@@ -25,14 +27,14 @@ export interface DepsOverrides {
 }
 
 export function createDeps(io: IO, globals: GlobalOptions, env: NodeJS.ProcessEnv, overrides: DepsOverrides = {}): Deps {
-  const settings = resolveSettings(globals, env);
+  const settings = resolveSettings(globals, env, readConfig(env));
   let core: EmbeddedCore | undefined = overrides.core;
   let transport: Transport | undefined = overrides.transport;
 
   const openCore = async () => {
     if (!core) {
       const { openCore } = await import('../transport/embedded.js');
-      core = openCore({ dbPath: settings.dbPath, account: globals.account });
+      core = openCore({ dbPath: settings.dbPath, account: settings.account });
     }
     return core;
   };
@@ -40,15 +42,19 @@ export function createDeps(io: IO, globals: GlobalOptions, env: NodeJS.ProcessEn
   return {
     io,
     globals,
+    env,
     settings,
     canPrompt: globals.input && io.stdinIsTTY && io.stdoutIsTTY && !env.CI,
     async transport() {
       if (!transport) {
         if (settings.mode === 'remote') {
-          throw new UsageError('remote mode arrives with the HTTP transport; unset --base-url / BILLING_BASE_URL to use the embedded store');
+          if (!/^https?:\/\/[^/]+/i.test(settings.baseUrl!)) throw new UsageError(`the base URL must be an absolute http(s) URL, not "${settings.baseUrl}"`);
+          const { httpTransport } = await import('../transport/http.js');
+          transport = httpTransport({ baseUrl: settings.baseUrl!, apiKey: settings.apiKey, timeoutMs: settings.timeoutMs });
+        } else {
+          const { embeddedTransport } = await import('../transport/embedded.js');
+          transport = embeddedTransport(await openCore());
         }
-        const { embeddedTransport } = await import('../transport/embedded.js');
-        transport = embeddedTransport(await openCore());
         if (globals.verbose) {
           const { verbose } = await import('../transport/verbose.js');
           transport = verbose(transport, io.err);

@@ -1,26 +1,46 @@
-// Where a command connects: flag > environment > profile > default, for every setting.
+// Where a command connects: flag > environment > profile > config default > built-in default.
 import type { GlobalOptions } from '../command/globals.js';
+import type { ConfigFile, ProfileEntry } from './file.js';
 import { defaultDbPath } from './paths.js';
-
-export interface Profile {
-  baseUrl?: string;
-  apiKey?: string;
-  db?: string;
-}
 
 export interface Settings {
   mode: 'embedded' | 'remote';
   dbPath: string;
   baseUrl?: string;
   apiKey?: string;
+  /** Request timeout in milliseconds (remote mode). */
+  timeoutMs: number;
+  /** The profile in use, if any. */
+  profile?: string;
+  account?: string;
 }
 
-export function resolveSettings(globals: GlobalOptions, env: NodeJS.ProcessEnv, profile: Profile = {}): Settings {
-  const baseUrl = globals.baseUrl ?? (env.BILLING_BASE_URL || undefined) ?? profile.baseUrl;
+export class UnknownProfileError extends Error {
+  override name = 'UnknownProfileError';
+}
+
+export const DEFAULT_TIMEOUT_SECONDS = 30;
+
+const first = <T>(...values: (T | undefined | '')[]): T | undefined => values.find((v) => v !== undefined && v !== '') as T | undefined;
+
+export function resolveSettings(globals: GlobalOptions, env: NodeJS.ProcessEnv, config: ConfigFile = {}): Settings {
+  const profileName = first(globals.profile, env.BILLING_PROFILE, config.current_profile);
+  let profile: ProfileEntry = {};
+  if (profileName !== undefined) {
+    const found = config.profiles?.[profileName];
+    if (!found) throw new UnknownProfileError(`no profile named "${profileName}" (see: billing profiles list)`);
+    profile = found;
+  }
+  const defaults = config.defaults ?? {};
+  const baseUrl = first(globals.baseUrl, env.BILLING_BASE_URL, profile.base_url, defaults.base_url);
+  const timeoutSeconds = first(globals.timeout, Number(env.BILLING_TIMEOUT) || undefined, Number(defaults.timeout) || undefined) ?? DEFAULT_TIMEOUT_SECONDS;
   return {
     mode: baseUrl ? 'remote' : 'embedded',
-    dbPath: globals.db ?? (env.BILLING_DB || undefined) ?? profile.db ?? defaultDbPath(env),
-    baseUrl,
-    apiKey: globals.apiKey ?? (env.BILLING_API_KEY || undefined) ?? profile.apiKey,
+    dbPath: first(globals.db, env.BILLING_DB, profile.db, defaults.db) ?? defaultDbPath(env),
+    baseUrl: baseUrl?.replace(/\/+$/, ''),
+    apiKey: first(globals.apiKey, env.BILLING_API_KEY, profile.api_key, defaults.api_key),
+    timeoutMs: Math.round(timeoutSeconds * 1000),
+    profile: profileName,
+    account: first(globals.account, env.BILLING_ACCOUNT, defaults.account),
   };
 }

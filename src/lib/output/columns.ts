@@ -34,6 +34,7 @@ export const COLUMNS: Record<string, Column[]> = {
   ],
   'subscription-plan': [id, attr('name'), attr('amount'), attr('frequency'), attr('status'), attr('mandate_authentication_method', 'mandate method')],
   account: [{ header: 'name', value: (r) => r.id }, attr('invoice_prefix', 'invoice prefix'), attr('time_zone', 'time zone'), attr('default')],
+  profile: [{ header: 'name', value: (r) => r.id }, attr('base_url', 'base url'), attr('api_key', 'api key'), attr('db'), attr('current')],
   subscription: [id, related('customer'), related('subscription-plan', 'plan'), attr('status'), attr('mandate_code', 'mandate'), date('start_date', 'start')],
 };
 

@@ -33,3 +33,13 @@ export function target(request: TransportRequest): { path: string; query: string
   const query = url.search.slice(1).replace(/%5B/gi, '[').replace(/%5D/gi, ']').replace(/%2C/gi, ',');
   return { path: decodeURIComponent(url.pathname), query };
 }
+
+/** The service could not be reached (refused, DNS, timeout): exit code 3. */
+export class ServiceUnreachableError extends Error {
+  override name = 'ServiceUnreachableError';
+}
+
+/** The service answered something that is not the API (a success without JSON): exit code 1. */
+export class ProtocolError extends Error {
+  override name = 'ProtocolError';
+}

@@ -1,0 +1,136 @@
+// The remote door: any server speaking the API, over HTTP.
+//
+// Requests go through Node's built-in fetch, which is undici, loaded by Node only on first use (so
+// only in remote mode). The undici package's own request() opens sockets that nock cannot see
+// (nock#2183); the built-in fetch is what the fault and replay tests can intercept.
+import { ProtocolError, target, ServiceUnreachableError, type Transport, type TransportRequest, type TransportResponse } from './types.js';
+
+export interface HttpOptions {
+  baseUrl: string;
+  apiKey?: string;
+  /** Per attempt. */
+  timeoutMs: number;
+  /** Retries of GET and DELETE after connection errors, 429 and 5xx. */
+  retries?: number;
+  /** First backoff delay; doubles each retry, with jitter. */
+  backoffMs?: number;
+  /** Longest Retry-After this client waits; a longer one ends the retries. */
+  maxRetryAfterMs?: number;
+  sleep?: (ms: number) => Promise<void>;
+  random?: () => number;
+}
+
+const JSONAPI = 'application/vnd.api+json';
+const IDEMPOTENT = new Set(['GET', 'DELETE']);
+
+const NETWORK_CODES: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'host lookup failed',
+  ECONNRESET: 'connection reset',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  ETIMEDOUT: 'connection timed out',
+  UND_ERR_CONNECT_TIMEOUT: 'connection timed out',
+  UND_ERR_SOCKET: 'connection closed',
+};
+
+/** Seconds or an HTTP date, in ms from now; undefined when absent or unreadable. */
+export function retryAfterMs(header: string | null, now = Date.now()): number | undefined {
+  if (!header) return undefined;
+  if (/^\d+$/.test(header.trim())) return Number(header.trim()) * 1000;
+  const date = Date.parse(header);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+function describe(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  const code = cause?.code ?? (error as { code?: string }).code;
+  if (code && NETWORK_CODES[code]) return NETWORK_CODES[code];
+  return cause?.message ?? (error as Error).message ?? String(error);
+}
+
+export function httpTransport(options: HttpOptions): Transport {
+  const base = new URL(`${options.baseUrl.replace(/\/+$/, '')}/`);
+  const retries = options.retries ?? 3;
+  const backoffMs = options.backoffMs ?? 250;
+  const maxRetryAfterMs = options.maxRetryAfterMs ?? 30_000;
+  const sleep = options.sleep ?? ((ms: number) => new Promise((resolve) => setTimeout(resolve, ms)));
+  const random = options.random ?? Math.random;
+
+  function urlFor(request: TransportRequest): URL {
+    if (/^https?:\/\//i.test(request.path)) {
+      const url = new URL(request.path);
+      // A link to another host would carry the API key there: refuse it.
+      if (url.origin !== base.origin) throw new ServiceUnreachableError(`refusing to follow a link to ${url.origin}: it is not ${base.origin}`);
+      const { path, query } = target({ ...request, path: `${url.pathname}${url.search}` });
+      return new URL(`${path}${query ? `?${query}` : ''}`, url.origin);
+    }
+    const { path, query } = target(request);
+    // Paths are relative to the base URL, which may have a path of its own (e.g. /v1).
+    return new URL(`${base.pathname.replace(/\/$/, '')}${path}${query ? `?${query}` : ''}`, base.origin);
+  }
+
+  async function attempt(url: URL, request: TransportRequest): Promise<Response> {
+    const headers: Record<string, string> = { accept: JSONAPI };
+    if (options.apiKey) headers['x-authorization'] = options.apiKey;
+    let body: string | undefined;
+    if (request.body !== undefined) {
+      headers['content-type'] = JSONAPI;
+      body = JSON.stringify(request.body);
+    }
+    return fetch(url, { method: request.method, headers, body, signal: AbortSignal.timeout(options.timeoutMs), redirect: 'manual' });
+  }
+
+  return {
+    mode: 'remote',
+    async request(request) {
+      const url = urlFor(request);
+      const method = request.method.toUpperCase();
+      const retryable = IDEMPOTENT.has(method);
+      for (let attemptNo = 0; ; attemptNo++) {
+        const delay = backoffMs * 2 ** attemptNo * (0.5 + random() / 2);
+        let response: Response;
+        try {
+          response = await attempt(url, { ...request, method });
+        } catch (error) {
+          const name = (error as Error).name;
+          if (name === 'TimeoutError' || name === 'AbortError') {
+            throw new ServiceUnreachableError(`no answer from ${url.origin} within ${options.timeoutMs / 1000} s (--timeout)`);
+          }
+          if (retryable && attemptNo < retries) {
+            await sleep(delay);
+            continue;
+          }
+          throw new ServiceUnreachableError(`cannot reach ${url.origin}: ${describe(error)}`);
+        }
+        if (retryable && attemptNo < retries && (response.status === 429 || response.status >= 500)) {
+          const wait = retryAfterMs(response.headers.get('retry-after'));
+          if (wait === undefined || wait <= maxRetryAfterMs) {
+            await response.body?.cancel();
+            await sleep(Math.max(wait ?? 0, delay));
+            continue;
+          }
+        }
+        return read(response);
+      }
+    },
+    async close() {},
+  };
+}
+
+async function read(response: Response): Promise<TransportResponse> {
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, key) => (headers[key] = value));
+  const text = await response.text();
+  let body: unknown;
+  if (text.trim() !== '') {
+    try {
+      body = JSON.parse(text);
+    } catch {
+      // Not JSON (a proxy's HTML page, say): an error answer keeps its status; a success is broken.
+      if (response.ok) throw new ProtocolError(`the service answered ${response.status} with a body that is not JSON`);
+    }
+  }
+  return { status: response.status, headers, body };
+}
