@@ -39,8 +39,8 @@ export async function run(options: ApiOptions, deps: Deps): Promise<void> {
     if (!deps.globals.quiet) deps.io.err(`${response.status} (no content)\n`);
     return;
   }
-  // The raw document unless another format was asked for explicitly.
-  const globals = deps.globals.output === 'table' ? { ...deps.globals, output: 'json' as const } : deps.globals;
+  // The raw document unless a format was asked for (-o table renders it for people).
+  const globals = deps.globals.outputExplicit ? deps.globals : { ...deps.globals, output: 'json' as const };
   await render(response.body as Document, globals, deps.io);
 }
 

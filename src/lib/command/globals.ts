@@ -6,6 +6,8 @@ export type OutputFormat = 'table' | 'json' | 'ndjson' | 'csv';
 
 export interface GlobalOptions {
   output: OutputFormat;
+  /** Whether --json or -o was given (some commands pick another default). */
+  outputExplicit: boolean;
   db?: string;
   baseUrl?: string;
   apiKey?: string;
@@ -55,6 +57,7 @@ export function readGlobals(options: Record<string, unknown>, env: NodeJS.Proces
   }
   return {
     output: output as OutputFormat,
+    outputExplicit: Boolean(options.json) || options.output !== undefined,
     db: options.db as string | undefined,
     baseUrl: options.baseUrl as string | undefined,
     apiKey: options.apiKey as string | undefined,
