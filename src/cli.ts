@@ -25,7 +25,7 @@ const SINGLES: Record<string, Verb> = {
 /** Global options that take a value, so the words after them are not mistaken for commands. */
 const VALUE_OPTIONS = new Set(['-o', '--output', '--db', '--base-url', '--api-key', '--profile', '--account', '--query', '--timeout']);
 
-/** The first two command words of argv (e.g. "customers", "get"), skipping global options. */
+/** The first two command words of argv (e.g. "customers", "get"), skipping global options and "help". */
 export function commandWords(argv: string[]): string[] {
   const words: string[] = [];
   for (let i = 0; i < argv.length && words.length < 2; i++) {
@@ -35,7 +35,8 @@ export function commandWords(argv: string[]): string[] {
       if (VALUE_OPTIONS.has(token)) i++;
       continue;
     }
-    words.push(token);
+    // `billing help customers list` and `billing customers help list` show the verb's full help.
+    if (token !== 'help') words.push(token);
   }
   return words;
 }
@@ -44,7 +45,7 @@ export async function main(argv: string[], io: IO = processIO(), env: NodeJS.Pro
   let globals: GlobalOptions | undefined;
   const invoke: Invoke = async (command, body) => {
     globals = readGlobals(command.optsWithGlobals(), env);
-    globals.color &&= io.stdoutIsTTY || Boolean(env.FORCE_COLOR);
+    globals.color &&= io.stdoutIsTTY || (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '0');
     const deps = createDeps(io, globals, env, overrides);
     try {
       await body(deps);
@@ -88,8 +89,8 @@ export async function main(argv: string[], io: IO = processIO(), env: NodeJS.Pro
 
 /** Output choice when parsing failed before the globals were read. */
 function fallbackGlobals(argv: string[]): Pick<GlobalOptions, 'output' | 'verbose'> {
-  const o = argv.indexOf('-o') >= 0 ? argv.indexOf('-o') : argv.indexOf('--output');
-  return { output: argv.includes('--json') || (o >= 0 && argv[o + 1] === 'json') ? 'json' : 'table', verbose: argv.includes('--verbose') };
+  const json = argv.some((token, i) => token === '--json' || /^(-o|--output)=?json$/.test(token) || (/^(-o|--output)$/.test(token) && argv[i + 1] === 'json'));
+  return { output: json ? 'json' : 'table', verbose: argv.includes('--verbose') };
 }
 
 interface ErrorDocument {
@@ -110,7 +111,8 @@ export function errorLines(document: unknown, status: number): string[] {
 
 function report(error: unknown, io: IO, globals: Pick<GlobalOptions, 'output' | 'verbose'>): number {
   if (error instanceof CommanderError) {
-    if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return 0;
+    // --help, --version and `billing help` end with exit code 0; everything else is usage.
+    if (error.exitCode === 0 || error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return 0;
     return 2; // commander has printed the problem (unknown command or option, missing argument)
   }
   if (error instanceof ApiError) {

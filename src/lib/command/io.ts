@@ -10,6 +10,11 @@ export interface IO {
 }
 
 export function processIO(): IO {
+  // `billing customers list | head`: the reader has gone; stop quietly, as other tools do.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw error;
+  });
   return {
     out: (text) => void process.stdout.write(text),
     err: (text) => void process.stderr.write(text),
