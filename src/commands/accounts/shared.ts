@@ -4,6 +4,7 @@ import type { Account } from '../../lib/core/context.js';
 import type { Result } from '../../lib/core/result.js';
 import type { Deps } from '../../lib/command/deps.js';
 import { ApiError } from '../../lib/command/errors.js';
+import { renderPlain } from '../../lib/output/render.js';
 import type { EmbeddedCore } from '../../lib/transport/embedded.js';
 
 export async function accountCore(deps: Deps, verb: string): Promise<EmbeddedCore> {
@@ -25,15 +26,13 @@ export const settingsOf = (account: Account) => ({
   webhook_secret: account.webhook_secret,
 });
 
-/** Prints an object as JSON (--json) or as a field/value table. */
+/** Prints one object in the chosen format; as a table, a field/value table. */
 export async function printObject(deps: Deps, value: Record<string, unknown>): Promise<void> {
-  if (deps.globals.output !== 'table') {
-    deps.io.out(`${JSON.stringify(value, null, 2)}\n`);
-    return;
-  }
-  const { resourceTable } = await import('../../lib/output/table.js');
-  const { name, ...rest } = value;
-  deps.io.out(resourceTable({ type: 'account', id: String(name), attributes: rest }, deps.globals.color, 'name'));
+  await renderPlain(value, deps.globals, deps.io, async () => {
+    const { resourceTable } = await import('../../lib/output/table.js');
+    const { name, ...rest } = value;
+    return resourceTable({ type: 'account', id: String(name), attributes: rest }, deps.globals.color, 'name');
+  });
 }
 
 /** The key is printed once; a person is told to keep it. */

@@ -15,7 +15,7 @@ function checkKey(key: string): ConfigKey {
 
 function checkValue(key: ConfigKey, value: string): string {
   if (key === 'base_url' && !/^https?:\/\/[^/]+/i.test(value)) throw new UsageError('base_url must be an absolute http(s) URL');
-  if (key === 'timeout' && !(Number(value) > 0)) throw new UsageError('timeout must be a number of seconds above 0');
+  if (key === 'timeout' && !(Number.isFinite(Number(value)) && Number(value) > 0)) throw new UsageError('timeout must be a number of seconds above 0');
   return value;
 }
 

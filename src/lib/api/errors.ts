@@ -28,6 +28,9 @@ export function simpleError(status: number, detail: string, headers?: Record<str
   return errorResponse(status, [{ status: String(status), title: TITLES[status], detail }], { headers });
 }
 
+/** An attribute name as one JSON Pointer segment (RFC 6901): `~` as `~0`, `/` as `~1`. */
+const pointerSegment = (name: string): string => name.replace(/~/g, '~0').replace(/\//g, '~1');
+
 export function failureResponse(failure: Failure, original: unknown): ApiResponse {
   switch (failure.kind) {
     case 'not_found':
@@ -39,7 +42,7 @@ export function failureResponse(failure: Failure, original: unknown): ApiRespons
           status: '400',
           title: 'Invalid Attribute',
           detail: `${p.attribute} ${p.detail}`,
-          source: { pointer: `/data/attributes/${p.attribute}` },
+          source: { pointer: `/data/attributes/${pointerSegment(p.attribute)}` },
         })),
         { original },
       );

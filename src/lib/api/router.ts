@@ -40,6 +40,8 @@ export interface RouterOptions {
   clock: Clock;
   /** Public base URL for absolute links, without a trailing slash. */
   baseUrl: string;
+  /** Told of an exception a handler threw (the answer is a 500 without details either way). */
+  onError?: (error: unknown) => void;
 }
 
 export interface Router {
@@ -59,14 +61,20 @@ export function createRouter(options: RouterOptions): Router {
           const allow = Object.keys(route.methods).join(', ');
           return simpleError(405, `${method} is not allowed on ${request.path}; allowed: ${allow}`, { allow });
         }
-        return handler({
-          core: { store: options.store, clock: options.clock, account },
-          params: { ...match.groups },
-          path: request.path,
-          query: request.query,
-          body: request.body,
-          baseUrl,
-        });
+        try {
+          return await handler({
+            core: { store: options.store, clock: options.clock, account },
+            params: { ...match.groups },
+            path: request.path,
+            query: request.query,
+            body: request.body,
+            baseUrl,
+          });
+        } catch (error) {
+          // Write transactions have rolled back; the client learns nothing about the internals.
+          options.onError?.(error);
+          return simpleError(500, 'an internal error occurred; the request changed nothing');
+        }
       }
       return simpleError(404, `no such path: ${request.path}`);
     },

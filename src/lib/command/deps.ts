@@ -27,14 +27,17 @@ export interface DepsOverrides {
 }
 
 export function createDeps(io: IO, globals: GlobalOptions, env: NodeJS.ProcessEnv, overrides: DepsOverrides = {}): Deps {
-  const settings = resolveSettings(globals, env, readConfig(env));
+  // Resolved on first use: `profiles add` and `config set` must work even when the profile in use
+  // does not exist yet.
+  let settings: Settings | undefined;
+  const resolved = () => (settings ??= resolveSettings(globals, env, readConfig(env)));
   let core: EmbeddedCore | undefined = overrides.core;
   let transport: Transport | undefined = overrides.transport;
 
   const openCore = async () => {
     if (!core) {
       const { openCore } = await import('../transport/embedded.js');
-      core = openCore({ dbPath: settings.dbPath, account: settings.account });
+      core = openCore({ dbPath: resolved().dbPath, account: resolved().account });
     }
     return core;
   };
@@ -43,10 +46,13 @@ export function createDeps(io: IO, globals: GlobalOptions, env: NodeJS.ProcessEn
     io,
     globals,
     env,
-    settings,
+    get settings() {
+      return resolved();
+    },
     canPrompt: globals.input && io.stdinIsTTY && io.stdoutIsTTY && !env.CI,
     async transport() {
       if (!transport) {
+        const settings = resolved();
         if (settings.mode === 'remote') {
           if (!/^https?:\/\/[^/]+/i.test(settings.baseUrl!)) throw new UsageError(`the base URL must be an absolute http(s) URL, not "${settings.baseUrl}"`);
           const { httpTransport } = await import('../transport/http.js');
@@ -63,6 +69,7 @@ export function createDeps(io: IO, globals: GlobalOptions, env: NodeJS.ProcessEn
       return transport;
     },
     async core(commandName) {
+      const settings = resolved();
       if (settings.mode === 'remote') {
         throw new UsageError(`${commandName} works only on the embedded store; it cannot run against ${settings.baseUrl} (drop --base-url / BILLING_BASE_URL)`);
       }

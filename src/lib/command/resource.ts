@@ -6,6 +6,7 @@ import type { Document } from '../output/render.js';
 import { render } from '../output/render.js';
 import type { TransportRequest, TransportResponse } from '../transport/types.js';
 import type { Deps } from './deps.js';
+import { ProtocolError } from '../transport/types.js';
 import { ApiError, UsageError } from './errors.js';
 import type { Invoke } from './registry.js';
 
@@ -79,6 +80,9 @@ export function listOptions(opts: Record<string, unknown>): ListOptions {
 
 const readQuery = (o: ReadOptions) => ({ include: o.include, ...o.fields });
 
+/** Upper bound of pages for --all when the service gives no meta.total. */
+const MAX_PAGES = 10_000;
+
 interface Collection extends Document {
   data: ResourceLike[];
 }
@@ -92,10 +96,13 @@ export async function runList(deps: Deps, path: string, type: string, options: L
     document = { ...first, data: [...first.data], included: first.included ? [...first.included] : undefined };
     const seen = new Set(document.included?.map((r) => `${r.type}/${r.id}`));
     let next = first.links?.next;
-    // Bounded by the page count the first page announced, whatever the server's links say.
+    // Bounded by the page count the first page announces (or a generous cap without meta.total),
+    // so a server whose links loop cannot keep this running.
     const size = first.data.length || 1;
-    let budget = Math.ceil((first.meta?.total ?? 0) / size) + 1;
-    while (next && budget-- > 0) {
+    const total = first.meta?.total;
+    let budget = total === undefined ? MAX_PAGES : Math.ceil(total / size) + 1;
+    while (next) {
+      if (budget-- <= 0) throw new ProtocolError(`stopped following links.next after ${total === undefined ? MAX_PAGES : 'the announced number of'} pages; the service keeps announcing more`);
       const page = (await send(deps, { method: 'GET', path: next })).body as Collection;
       document.data.push(...page.data);
       for (const resource of page.included ?? []) {

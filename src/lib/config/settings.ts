@@ -21,6 +21,16 @@ export class UnknownProfileError extends Error {
 
 export const DEFAULT_TIMEOUT_SECONDS = 30;
 
+/** The longest timer Node keeps (2^31 - 1 ms, about 24.8 days); a longer one fires after 1 ms. */
+export const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+
+/** A number of seconds above 0 from the environment or the config file; anything else is left out. */
+const seconds = (value: unknown): number | undefined => {
+  // Hand-edited config files may hold a number rather than a string.
+  const n = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
+  return Number.isFinite(n) && n > 0 ? n : undefined;
+};
+
 const first = <T>(...values: (T | undefined | '')[]): T | undefined => values.find((v) => v !== undefined && v !== '') as T | undefined;
 
 export function resolveSettings(globals: GlobalOptions, env: NodeJS.ProcessEnv, config: ConfigFile = {}): Settings {
@@ -33,13 +43,13 @@ export function resolveSettings(globals: GlobalOptions, env: NodeJS.ProcessEnv, 
   }
   const defaults = config.defaults ?? {};
   const baseUrl = first(globals.baseUrl, env.BILLING_BASE_URL, profile.base_url, defaults.base_url);
-  const timeoutSeconds = first(globals.timeout, Number(env.BILLING_TIMEOUT) || undefined, Number(defaults.timeout) || undefined) ?? DEFAULT_TIMEOUT_SECONDS;
+  const timeoutSeconds = first(globals.timeout, seconds(env.BILLING_TIMEOUT), seconds(defaults.timeout)) ?? DEFAULT_TIMEOUT_SECONDS;
   return {
     mode: baseUrl ? 'remote' : 'embedded',
     dbPath: first(globals.db, env.BILLING_DB, profile.db, defaults.db) ?? defaultDbPath(env),
     baseUrl: baseUrl?.replace(/\/+$/, ''),
     apiKey: first(globals.apiKey, env.BILLING_API_KEY, profile.api_key, defaults.api_key),
-    timeoutMs: Math.round(timeoutSeconds * 1000),
+    timeoutMs: Math.min(Math.round(timeoutSeconds * 1000), MAX_TIMEOUT_MS),
     profile: profileName,
     account: first(globals.account, env.BILLING_ACCOUNT, defaults.account),
   };

@@ -4,7 +4,7 @@ import type { Store } from '../store/store.js';
 import type { Clock } from './clock.js';
 import { transact, type Account } from './context.js';
 import { fail, invalidAttributes, notFound, ok, type AttributeProblem, type Result } from './result.js';
-import { isValidTimeZone } from './time.js';
+import { isValidTimeZone, offsetMinutes } from './time.js';
 
 export const DEFAULT_ACCOUNT_NAME = 'default';
 const NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/i;
@@ -28,6 +28,24 @@ function checkSettings(settings: AccountSettings): AttributeProblem[] {
     problems.push({ attribute: 'time_zone', detail: `is not an IANA time zone (for example Europe/Amsterdam)` });
   }
   return problems;
+}
+
+/** Minutes east of UTC in timeZone at ms, as Intl (ICU, case-insensitive about zone names) sees it. */
+function intlOffsetMinutes(ms: number, timeZone: string): number {
+  const name = new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'longOffset' }).formatToParts(ms).find((p) => p.type === 'timeZoneName')?.value ?? 'GMT';
+  const match = /^GMT([+-])(\d{2}):(\d{2})/.exec(name);
+  return match ? (match[1] === '-' ? -1 : 1) * (Number(match[2]) * 60 + Number(match[3])) : 0;
+}
+
+/**
+ * The zone as the account keeps it. Intl accepts any spelling ("europe/amsterdam"), but time.ts
+ * applies a zone through TZ, which only knows the exact spelling and otherwise falls back to UTC
+ * without a word. A zone that TZ would misread is kept under ICU's canonical name instead.
+ */
+function storedTimeZone(timeZone: string): string {
+  const probes = [Date.UTC(2026, 0, 15), Date.UTC(2026, 6, 15)];
+  if (probes.every((ms) => offsetMinutes(ms, timeZone) === intlOffsetMinutes(ms, timeZone))) return timeZone;
+  return new Intl.DateTimeFormat('en-US', { timeZone }).resolvedOptions().timeZone;
 }
 
 export function findAccount(store: Store, name: string): Account | undefined {
@@ -68,7 +86,7 @@ export function createAccount(store: Store, clock: Clock, name: string, settings
         is_default: 0,
         webhook_secret: newSecret(),
         invoice_prefix: settings.invoice_prefix ?? 'INV-',
-        time_zone: settings.time_zone ?? 'Europe/Amsterdam',
+        time_zone: settings.time_zone === undefined ? 'Europe/Amsterdam' : storedTimeZone(settings.time_zone),
         next_invoice_number: 1,
         created_at: now,
         updated_at: now,
@@ -90,7 +108,7 @@ export function updateAccount(store: Store, clock: Clock, name: string, settings
     store.run(
       store.q
         .updateTable('accounts')
-        .set({ ...settings, updated_at: clock.now().toISOString() })
+        .set({ ...settings, ...(settings.time_zone === undefined ? {} : { time_zone: storedTimeZone(settings.time_zone) }), updated_at: clock.now().toISOString() })
         .where('id', '=', account.id),
     );
     return ok(findAccount(store, name)!);

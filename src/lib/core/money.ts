@@ -34,5 +34,6 @@ export function divideRounded(numerator: number, denominator: number): number {
   const d = Math.abs(denominator);
   const quotient = Math.floor(n / d);
   const remainder = n - quotient * d;
-  return sign * (remainder * 2 >= d ? quotient + 1 : quotient);
+  const rounded = remainder * 2 >= d ? quotient + 1 : quotient;
+  return rounded === 0 ? 0 : sign * rounded; // never -0 (0 / -5, or -1 / 3)
 }

@@ -10,7 +10,10 @@ export function createPlan(ctx: CoreContext, attributes: Record<string, unknown>
   const { value, problems } = validateAttributes(planCreateSchema, attributes, { readOnly: ['archived', 'created_at', 'updated_at'] });
   const tz = ctx.account.time_zone;
   const now = nowIso(ctx);
-  const startDate = parseDateInput(value.start_date ?? localDate(now, tz), tz);
+  // Read start_date from the input, not from `value`: when another attribute fails, zod gives no
+  // value at all, and a bad start_date would go unreported instead of being listed with the rest.
+  const givenStart = typeof attributes.start_date === 'string' ? attributes.start_date : undefined;
+  const startDate = parseDateInput(givenStart ?? localDate(now, tz), tz);
   if (startDate === null && !problems.some((p) => p.attribute === 'start_date')) {
     problems.push({ attribute: 'start_date', detail: 'must be a date (2026-12-01) or a datetime with an offset' });
   }

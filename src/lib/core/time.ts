@@ -45,13 +45,18 @@ export function isValidTimeZone(timeZone: string): boolean {
   }
 }
 
-/** The UTC instant at which a local wall-clock time in timeZone occurs (earlier one on DST overlaps). */
+/**
+ * The UTC instant of a local wall-clock time in timeZone. A time that occurs twice (clocks go back)
+ * gives the earlier instant; a time that does not exist (clocks jump forward) moves forward by the
+ * gap, so a day whose midnight is skipped starts at the first instant it has.
+ */
 export function zonedToUtc(year: number, month: number, day: number, hour: number, minute: number, second: number, timeZone: string): Date {
-  const guess = Date.UTC(year, month - 1, day, hour, minute, second);
-  // Two passes converge for every real zone, including across DST changes.
-  let utc = guess - offsetMillis(new Date(guess), timeZone);
-  utc = guess - offsetMillis(new Date(utc), timeZone);
-  return new Date(utc);
+  const wall = Date.UTC(year, month - 1, day, hour, minute, second);
+  const before = offsetMillis(new Date(wall - 86_400_000 / 2), timeZone);
+  const after = offsetMillis(new Date(wall + 86_400_000 / 2), timeZone);
+  const fits = (offset: number) => offsetMillis(new Date(wall - offset), timeZone) === offset;
+  const candidates = [wall - before, wall - after].filter((utc, i) => fits(i === 0 ? before : after));
+  return new Date(candidates.length ? Math.min(...candidates) : wall - before);
 }
 
 const offsetMillis = (at: Date, timeZone: string): number => offsetMinutes(at.getTime(), timeZone) * 60_000;

@@ -1,4 +1,4 @@
-// CSV of resources: id, then every attribute seen, in first-seen order (RFC 4180 quoting).
+// CSV: every key seen, in first-seen order (RFC 4180 quoting); resources as id then attributes.
 import type { ResourceLike } from './columns.js';
 
 const cell = (value: unknown): string => {
@@ -7,10 +7,13 @@ const cell = (value: unknown): string => {
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 };
 
-export function toCsv(resources: ResourceLike[]): string {
+/** CSV of plain objects (not API resources, e.g. accounts): every key seen, in first-seen order. */
+export function objectsToCsv(rows: Record<string, unknown>[]): string {
   const names: string[] = [];
-  for (const r of resources) for (const name of Object.keys(r.attributes ?? {})) if (!names.includes(name)) names.push(name);
-  const lines = [['id', ...names].join(',')];
-  for (const r of resources) lines.push([cell(r.id), ...names.map((n) => cell(r.attributes?.[n]))].join(','));
+  for (const row of rows) for (const name of Object.keys(row)) if (!names.includes(name)) names.push(name);
+  const lines = [names.join(',')];
+  for (const row of rows) lines.push(names.map((n) => cell(row[n])).join(','));
   return `${lines.join('\r\n')}\r\n`;
 }
+
+export const toCsv = (resources: ResourceLike[]): string => objectsToCsv(resources.map((r) => ({ id: r.id, ...r.attributes })));

@@ -18,12 +18,37 @@ export interface ListContext {
   all?: boolean;
 }
 
-export async function render(document: Document, globals: GlobalOptions, io: IO, list?: ListContext): Promise<void> {
-  if (globals.query !== undefined) {
-    const { search } = (await import('jmespath')).default;
-    io.out(`${JSON.stringify(search(document, globals.query), null, 2)}\n`);
-    return;
+async function printQuery(value: unknown, expression: string, io: IO): Promise<void> {
+  const { search } = (await import('jmespath')).default;
+  io.out(`${JSON.stringify(search(value, expression), null, 2)}\n`);
+}
+
+/**
+ * Plain objects that are not API resources (accounts, profiles) in the chosen format: a --query
+ * result, JSON, one object per line, CSV, or the table that `table()` draws.
+ */
+export async function renderPlain(value: Record<string, unknown> | Record<string, unknown>[], globals: GlobalOptions, io: IO, table: () => Promise<string>): Promise<void> {
+  if (globals.query !== undefined) return printQuery(value, globals.query, io);
+  const rows = Array.isArray(value) ? value : [value];
+  switch (globals.output) {
+    case 'json':
+      io.out(`${JSON.stringify(value, null, 2)}\n`);
+      return;
+    case 'ndjson':
+      for (const row of rows) io.out(`${JSON.stringify(row)}\n`);
+      return;
+    case 'csv': {
+      const { objectsToCsv } = await import('./csv.js');
+      io.out(objectsToCsv(rows));
+      return;
+    }
+    case 'table':
+      io.out(await table());
   }
+}
+
+export async function render(document: Document, globals: GlobalOptions, io: IO, list?: ListContext): Promise<void> {
+  if (globals.query !== undefined) return printQuery(document, globals.query, io);
   const data = document.data;
   switch (globals.output) {
     case 'json':

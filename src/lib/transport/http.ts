@@ -62,7 +62,7 @@ export function httpTransport(options: HttpOptions): Transport {
     if (/^https?:\/\//i.test(request.path)) {
       const url = new URL(request.path);
       // A link to another host would carry the API key there: refuse it.
-      if (url.origin !== base.origin) throw new ServiceUnreachableError(`refusing to follow a link to ${url.origin}: it is not ${base.origin}`);
+      if (url.origin !== base.origin) throw new ProtocolError(`refusing to follow a link to ${url.origin}: it is not ${base.origin}`);
       const { path, query } = target({ ...request, path: `${url.pathname}${url.search}` });
       return new URL(`${path}${query ? `?${query}` : ''}`, url.origin);
     }
@@ -91,8 +91,12 @@ export function httpTransport(options: HttpOptions): Transport {
       for (let attemptNo = 0; ; attemptNo++) {
         const delay = backoffMs * 2 ** attemptNo * (0.5 + random() / 2);
         let response: Response;
+        let text: string;
         try {
           response = await attempt(url, { ...request, method });
+          // The body under the same timeout and error handling as the headers: a server that
+          // stalls or drops the connection mid-body is unreachable (exit 3), not a crash.
+          text = await response.text();
         } catch (error) {
           const name = (error as Error).name;
           if (name === 'TimeoutError' || name === 'AbortError') {
@@ -107,22 +111,25 @@ export function httpTransport(options: HttpOptions): Transport {
         if (retryable && attemptNo < retries && (response.status === 429 || response.status >= 500)) {
           const wait = retryAfterMs(response.headers.get('retry-after'));
           if (wait === undefined || wait <= maxRetryAfterMs) {
-            await response.body?.cancel();
             await sleep(Math.max(wait ?? 0, delay));
             continue;
           }
         }
-        return read(response);
+        return read(response, text);
       }
     },
     async close() {},
   };
 }
 
-async function read(response: Response): Promise<TransportResponse> {
+function read(response: Response, text: string): TransportResponse {
   const headers: Record<string, string> = {};
   response.headers.forEach((value, key) => (headers[key] = value));
-  const text = await response.text();
+  // Redirects are not followed (redirect: 'manual'): the key must not travel to wherever they point.
+  if (response.status >= 300 && response.status < 400) {
+    const location = response.headers.get('location');
+    throw new ProtocolError(`the service answered ${response.status}${location ? ` redirecting to ${location}` : ''}; redirects are not followed (check the base URL)`);
+  }
   let body: unknown;
   if (text.trim() !== '') {
     try {

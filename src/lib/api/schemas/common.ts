@@ -110,7 +110,9 @@ export function validateAttributes<S extends z.ZodObject>(
   rules: AttributeRules,
 ): { value: z.output<S>; problems: AttributeProblem[] } {
   const problems: AttributeProblem[] = [];
-  const input: Record<string, unknown> = {};
+  // No prototype: a `__proto__` attribute (JSON.parse makes it an own key) must stay an own key, so
+  // it is reported as unknown instead of becoming the prototype whose properties zod would read.
+  const input: Record<string, unknown> = Object.create(null);
   for (const [name, value] of Object.entries(attributes)) {
     if (rules.readOnly.includes(name)) problems.push({ attribute: name, detail: 'is read-only' });
     else input[name] = value;

@@ -1,0 +1,109 @@
+// Four processes write to one store file at the same moment: nobody sees SQLITE_BUSY, nothing is lost.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openCore } from '../../src/lib/transport/embedded.js';
+import { tempDir } from '../helpers/store.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const FIXTURE = 'test/store/fixtures/create-customers.ts';
+const CHILDREN = 4;
+const PER_CHILD = 200;
+
+interface Child {
+  process: ChildProcess;
+  stdout: string;
+  stderr: string;
+  ready: Promise<void>;
+  exit: Promise<number | null>;
+}
+
+const running: ChildProcess[] = [];
+afterEach(() => {
+  // Whatever happened, no child outlives its test.
+  for (const child of running.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+});
+
+function start(args: string[]): Child {
+  const proc = spawn(process.execPath, ['--import', 'tsx', FIXTURE, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  running.push(proc);
+  const child = { process: proc, stdout: '', stderr: '' } as Child;
+  child.ready = new Promise((resolve, reject) => {
+    proc.stdout!.on('data', (d: Buffer) => {
+      child.stdout += d;
+      if (child.stdout.includes('ready\n')) resolve();
+    });
+    proc.once('exit', (code) => reject(new Error(`child exited (${code}) before it was ready: ${child.stderr}`)));
+  });
+  child.ready.catch(() => {}); // reported through Promise.all below
+  proc.stderr!.on('data', (d: Buffer) => (child.stderr += d));
+  child.exit = new Promise((resolve, reject) => {
+    proc.once('error', reject);
+    proc.once('close', (code) => resolve(code));
+  });
+  return child;
+}
+
+function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+describe('concurrent writers on one store file', () => {
+  it(
+    'when four processes each create 200 customers at once, all succeed and all 800 are there with distinct ids',
+    async () => {
+      const dir = tempDir();
+      const dbPath = join(dir, 'shared.db');
+      const goFile = join(dir, 'go');
+      const children = Array.from({ length: CHILDREN }, (_, n) => start([dbPath, goFile, String(PER_CHILD), `writer${n}`]));
+
+      await within(Promise.all(children.map((c) => c.ready)), 30_000, 'the children to load');
+      writeFileSync(goFile, ''); // the barrier opens for all four at once
+      const codes = await within(Promise.all(children.map((c) => c.exit)), 60_000, 'the children to finish');
+
+      for (const [n, child] of children.entries()) {
+        expect(child.stderr, `child ${n} stderr`).not.toMatch(/SQLITE_BUSY|database is locked/i);
+        expect(codes[n], `child ${n} stderr: ${child.stderr}`).toBe(0);
+      }
+
+      const reported = children.flatMap((c) => {
+        const line = c.stdout.split('\n').find((l) => l.startsWith('{'));
+        expect(line, `child output: ${c.stdout}`).toBeDefined();
+        const { ids } = JSON.parse(line!) as { ids: string[] };
+        expect(ids).toHaveLength(PER_CHILD);
+        return ids;
+      });
+      expect(new Set(reported).size).toBe(CHILDREN * PER_CHILD);
+      // The writers really raced: their ids interleave rather than coming in one block per child.
+      const ranges = children.map((_, n) => {
+        const ids = reported.slice(n * PER_CHILD, (n + 1) * PER_CHILD).map(Number);
+        return [Math.min(...ids), Math.max(...ids)] as const;
+      });
+      const overlapping = ranges.some(([lo, hi], n) => ranges.some(([lo2, hi2], m) => m !== n && lo < hi2 && lo2 < hi));
+      expect(overlapping, `id ranges per child: ${JSON.stringify(ranges)}`).toBe(true);
+
+      const core = openCore({ dbPath });
+      try {
+        expect(core.store.all(core.store.q.selectFrom('accounts').select('id'))).toHaveLength(1);
+        const answer = await core.router.handle({ method: 'GET', path: '/customers', query: 'page[size]=1' }, core.account());
+        expect((answer.body as { meta: { total: number } }).meta.total).toBe(CHILDREN * PER_CHILD);
+        const rows = core.store.all(core.store.q.selectFrom('customers').select(['id', 'first_name', 'last_name']));
+        expect(new Set(rows.map((r) => r.id)).size).toBe(CHILDREN * PER_CHILD);
+        expect(new Set(rows.map((r) => String(r.id)))).toEqual(new Set(reported));
+        for (let n = 0; n < CHILDREN; n++) {
+          const mine = rows.filter((r) => r.first_name === `writer${n}`).map((r) => r.last_name);
+          expect(new Set(mine).size, `writer${n}`).toBe(PER_CHILD);
+        }
+      } finally {
+        core.store.close();
+      }
+    },
+    120_000,
+  );
+});
