@@ -20,6 +20,7 @@ const GROUPS: Group[] = [customers, plans, accounts, config, profiles];
 const SINGLES: Record<string, Verb> = {
   api: { summary: 'send any request through the current mode and print the document', load: () => import('./commands/api/index.js') },
   demo: { summary: 'fill the embedded store with a small, realistic sample and show it', load: () => import('./commands/demo/index.js') },
+  serve: { summary: 'serve the embedded store over HTTP (the API, with API keys)', load: () => import('./commands/serve/index.js') },
 };
 
 /** Global options that take a value, so the words after them are not mistaken for commands. */

@@ -1,0 +1,114 @@
+// `billing serve`: the embedded store behind the HTTP API, until SIGINT or SIGTERM.
+import type { Command } from 'commander';
+import type { Deps } from '../../lib/command/deps.js';
+import { UsageError } from '../../lib/command/errors.js';
+import type { Invoke } from '../../lib/command/registry.js';
+import { examples } from '../../lib/command/registry.js';
+
+export interface ServeOptions {
+  host: string;
+  port: number;
+  publicUrl?: string;
+  allowPrivateWebhooks: boolean;
+}
+
+export interface ServeFlags {
+  port?: string;
+  host?: string;
+  publicUrl?: string;
+  allowPrivateWebhooks?: boolean;
+}
+
+export const DEFAULT_PORT = 8080;
+export const DEFAULT_HOST = '127.0.0.1';
+
+/** Flags to options; bad values are usage errors. */
+export function parseServeOptions(flags: ServeFlags): ServeOptions {
+  const portText = flags.port ?? String(DEFAULT_PORT);
+  const port = Number(portText);
+  if (!/^\d{1,5}$/.test(portText.trim()) || port > 65535) throw new UsageError(`--port must be an integer from 0 to 65535 (0 picks a free port), not "${portText}"`);
+  const host = (flags.host ?? DEFAULT_HOST).trim();
+  if (host === '') throw new UsageError('--host must not be empty (for example 127.0.0.1, or 0.0.0.0 for every interface)');
+  let publicUrl: string | undefined;
+  if (flags.publicUrl !== undefined) {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(flags.publicUrl);
+    } catch {
+      parsed = undefined;
+    }
+    if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || parsed.search || parsed.hash || parsed.username || parsed.password) {
+      throw new UsageError(`--public-url must be an absolute http(s) URL without query or credentials, e.g. https://billing.example.com, not "${flags.publicUrl}"`);
+    }
+    publicUrl = `${parsed.origin}${parsed.pathname}`.replace(/\/+$/, '');
+  }
+  return { host, port, publicUrl, allowPrivateWebhooks: Boolean(flags.allowPrivateWebhooks) };
+}
+
+/** Where shutdown signals come from; `process` in the CLI, an emitter in tests. */
+export interface SignalSource {
+  on(signal: 'SIGINT' | 'SIGTERM', listener: () => void): unknown;
+  off(signal: 'SIGINT' | 'SIGTERM', listener: () => void): unknown;
+}
+
+/** Serves until the first SIGINT or SIGTERM, then shuts down gracefully (a second signal cuts connections). */
+export async function run(options: ServeOptions, deps: Deps, signals: SignalSource = process): Promise<void> {
+  const core = await deps.core('serve');
+  const { startServer } = await import('../../lib/server/serve.js');
+  let server: Awaited<ReturnType<typeof startServer>>;
+  try {
+    server = await startServer({
+      store: core.store,
+      clock: core.clock,
+      host: options.host,
+      port: options.port,
+      publicUrl: options.publicUrl,
+      allowPrivateWebhooks: options.allowPrivateWebhooks,
+      log: (line) => deps.io.err(`${line}\n`),
+    });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const where = `${options.host}:${options.port}`;
+    if (code === 'EADDRINUSE') throw new UsageError(`cannot listen on ${where}: the port is in use (choose another with --port, or --port 0 for a free one)`);
+    if (code === 'EACCES') throw new UsageError(`cannot listen on ${where}: permission denied (ports below 1024 need privileges)`);
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') throw new UsageError(`cannot listen on ${where}: --host is not an address of this machine`);
+    throw error;
+  }
+  await new Promise<void>((resolve, reject) => {
+    let stopping = false;
+    const onSignal = () => {
+      if (stopping) {
+        // A second signal: stop waiting for slow requests.
+        server.server.closeAllConnections();
+        return;
+      }
+      stopping = true;
+      if (!deps.globals.quiet) deps.io.err('billing serve: shutting down (waiting for requests in progress)\n');
+      server.close().then(() => {
+        signals.off('SIGINT', onSignal);
+        signals.off('SIGTERM', onSignal);
+        if (!deps.globals.quiet) deps.io.err('billing serve: stopped\n');
+        resolve();
+      }, reject);
+    };
+    signals.on('SIGINT', onSignal);
+    signals.on('SIGTERM', onSignal);
+  });
+}
+
+export function configure(cmd: Command, invoke: Invoke): void {
+  cmd
+    .option('--port <port>', `port to listen on, 0 for a free one (default ${DEFAULT_PORT})`)
+    .option('--host <host>', `address to listen on (default ${DEFAULT_HOST})`)
+    .option('--public-url <url>', 'base URL of links in documents, as clients reach this server (default http://HOST:PORT)')
+    .option('--allow-private-webhooks', 'allow webhook URLs on loopback and private networks')
+    .addHelpText(
+      'after',
+      `\nServes the embedded store (--db, BILLING_DB) over HTTP. Every request needs an account's API key in\nX-Authorization (see: billing accounts create, billing accounts rotate-key). Stops on Ctrl-C or SIGTERM,\nafter finishing requests in progress.\n${examples('billing serve', 'billing serve --port 0', 'billing serve --host 0.0.0.0 --port 8080 --public-url https://billing.example.com')}`,
+    )
+    .action((flags: ServeFlags, command: Command) =>
+      invoke(command, async (deps) => {
+        await run(parseServeOptions(flags), deps);
+      }),
+    );
+}

@@ -1,0 +1,208 @@
+// The HTTP door's adapter: one node:http request in, the router's answer out. It adds only what
+// only HTTP has (the key header, body size and media type, bytes on the wire, one log line per
+// request); everything a request means is decided by the router, exactly as in the embedded door.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Account } from '../core/context.js';
+import { simpleError } from '../api/errors.js';
+import { JSONAPI, type ApiRequest, type ApiResponse } from '../api/http.js';
+
+/** Largest request body accepted; one byte more is 413. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** What the adapter hands each request to: the router, or a stand-in in tests. */
+export interface RequestHandler {
+  handle(request: ApiRequest, account: Account): Promise<ApiResponse>;
+}
+
+export interface AdapterOptions {
+  handler: RequestHandler;
+  /** The account a key belongs to; undefined for an unknown key. */
+  authenticate(key: string): Account | undefined;
+  /** One line per request (no trailing newline), and the rare internal-error line. */
+  log(line: string): void;
+  maxBodyBytes?: number;
+  /** Milliseconds, monotonic; injectable so tests can fix the durations. */
+  now?: () => number;
+  /** True once the server is shutting down: answers then ask the client to close the connection. */
+  closing?: () => boolean;
+  /** Called when a request has been answered (or abandoned), e.g. to close idle connections during shutdown. */
+  onSettled?: () => void;
+}
+
+export interface HttpAdapter {
+  (req: IncomingMessage, res: ServerResponse): void;
+  /** Requests received and not yet answered or abandoned. */
+  readonly inFlight: number;
+}
+
+const ACCEPTED_TYPES = new Set([JSONAPI, 'application/json']);
+
+/** The key from `X-Authorization: KEY` or `X-Authorization: Bearer KEY` (also `Authorization: Bearer KEY`). */
+export function requestKey(headers: IncomingMessage['headers']): string | undefined {
+  const strip = (value: string) => {
+    const trimmed = value.trim();
+    const bearer = /^Bearer(?:\s+(.*))?$/i.exec(trimmed);
+    return (bearer ? (bearer[1] ?? '').trim() : trimmed) || undefined;
+  };
+  const x = headers['x-authorization'];
+  const raw = Array.isArray(x) ? x[0] : x;
+  if (raw !== undefined && raw.trim() !== '') return strip(raw);
+  const authorization = headers.authorization;
+  if (authorization && /^\s*Bearer\s/i.test(authorization)) return strip(authorization);
+  return undefined;
+}
+
+/** Whether the request says a body follows (a length above 0, or chunked). */
+function hasBody(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  if (length !== undefined) return Number(length) > 0;
+  return req.headers['transfer-encoding'] !== undefined;
+}
+
+/** application/vnd.api+json or application/json, any parameters (charset) allowed. */
+function acceptedMediaType(contentType: string | undefined): boolean {
+  if (!contentType) return false;
+  return ACCEPTED_TYPES.has(contentType.split(';', 1)[0].trim().toLowerCase());
+}
+
+/** Splits the request target into path and raw query; absolute-form targets keep only their path. */
+function splitTarget(url: string): { path: string; query?: string } {
+  let target = url;
+  if (!target.startsWith('/')) {
+    try {
+      const parsed = new URL(target);
+      target = parsed.pathname + parsed.search;
+    } catch {
+      return { path: target };
+    }
+  }
+  const q = target.indexOf('?');
+  return q < 0 ? { path: target } : { path: target.slice(0, q), query: target.slice(q + 1) };
+}
+
+class TooLarge extends Error {}
+
+/** Reads the body as UTF-8 text, refusing (without buffering the rest) once it passes `limit` bytes. */
+function readBody(req: IncomingMessage, limit: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        cleanup();
+        chunks.length = 0;
+        reject(new TooLarge());
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      cleanup();
+      resolve(Buffer.concat(chunks).toString('utf8'));
+    };
+    const onError = (error: Error) => {
+      cleanup();
+      reject(error);
+    };
+    const onAborted = () => onError(new Error('request aborted'));
+    const cleanup = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('close', onClose);
+    };
+    // 'close' before 'end' means the client went away mid-body.
+    const onClose = () => {
+      if (!req.complete) onAborted();
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('close', onClose);
+  });
+}
+
+export function createHttpAdapter(options: AdapterOptions): HttpAdapter {
+  const limit = options.maxBodyBytes ?? MAX_BODY_BYTES;
+  const now = options.now ?? (() => performance.now());
+  let inFlight = 0;
+
+  const listener = (req: IncomingMessage, res: ServerResponse): void => {
+    const started = now();
+    const method = req.method ?? 'GET';
+    const { path, query } = splitTarget(req.url ?? '/');
+    inFlight++;
+    let settled = false;
+    const settle = (outcome: string) => {
+      if (settled) return;
+      settled = true;
+      inFlight--;
+      // Method, path and status only: never a header (the key), never the query or the body.
+      options.log(`${method} ${path} ${outcome} ${Math.round(now() - started)}ms`);
+      options.onSettled?.();
+    };
+    res.once('finish', () => settle(String(res.statusCode)));
+    res.once('close', () => settle(`${res.headersSent ? res.statusCode : '-'} (connection closed)`));
+
+    const send = (response: ApiResponse, close = false) => {
+      if (res.headersSent || res.destroyed) return;
+      // Serialised and validated before anything is written, so a failure still leaves a clean 500.
+      const payload = response.body === undefined || response.status === 204 ? undefined : JSON.stringify(response.body);
+      const headers: Record<string, string | number> = {};
+      for (const [name, value] of Object.entries(response.headers)) {
+        const lower = name.toLowerCase();
+        if (lower !== 'content-length' && lower !== 'connection') headers[lower] = value;
+      }
+      headers['content-type'] = JSONAPI;
+      if (payload !== undefined) headers['content-length'] = Buffer.byteLength(payload);
+      if (close || options.closing?.()) headers.connection = 'close';
+      res.writeHead(response.status, headers);
+      res.end(payload);
+    };
+
+    /**
+     * An answer given before the body was read (401, 413, 415): `Connection: close`, so node:http
+     * closes the connection once the answer is out, and the rest of the body is never read.
+     */
+    const refuse = (response: ApiResponse) => send(response, hasBody(req) && !req.complete);
+
+    void (async () => {
+      const key = requestKey(req.headers);
+      const account = key === undefined ? undefined : options.authenticate(key);
+      if (!account) return refuse(simpleError(401, key === undefined ? 'the X-Authorization header with an API key is required' : 'the API key is not valid'));
+
+      let body: string | undefined;
+      if (hasBody(req)) {
+        if (!acceptedMediaType(req.headers['content-type'])) {
+          return refuse(simpleError(415, `a request body must be sent as ${JSONAPI} or application/json`));
+        }
+        const declared = Number(req.headers['content-length']);
+        if (declared > limit) return refuse(simpleError(413, `the request body is larger than ${limit} bytes`));
+        try {
+          body = await readBody(req, limit);
+        } catch (error) {
+          if (error instanceof TooLarge) return refuse(simpleError(413, `the request body is larger than ${limit} bytes`));
+          res.destroy(); // the client went away while sending; nobody to answer
+          return;
+        }
+        if (body === '') body = undefined;
+      }
+
+      const response = await options.handler.handle({ method, path, query, body }, account);
+      send(response);
+    })().catch((error: unknown) => {
+      const message = error instanceof Error ? error.message : String(error);
+      options.log(`billing serve: internal error on ${method} ${path}: ${message}`);
+      try {
+        if (res.headersSent) res.destroy();
+        else send(simpleError(500, 'the server failed to answer this request'));
+      } catch {
+        res.destroy();
+      }
+    });
+  };
+
+  Object.defineProperty(listener, 'inFlight', { get: () => inFlight });
+  return listener as HttpAdapter;
+}

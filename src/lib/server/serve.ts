@@ -1,0 +1,123 @@
+// `billing serve`: the second door. A node:http server that hands every request to the same router
+// the embedded transport calls; it listens, logs, and shuts down gracefully.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { authenticate } from '../core/accounts.js';
+import type { Clock } from '../core/clock.js';
+import { JSONAPI } from '../api/http.js';
+import { createRouter } from '../api/router.js';
+import type { Store } from '../store/store.js';
+import { createHttpAdapter, type RequestHandler } from './http-adapter.js';
+
+export interface ServeOptions {
+  store: Store;
+  clock: Clock;
+  host: string;
+  /** 0 picks a free port. */
+  port: number;
+  /** Base of the links in documents; default http://HOST:PORT of the bound address. */
+  publicUrl?: string;
+  /** Kept for webhook delivery (not yet built): allow loopback and private-network targets. */
+  allowPrivateWebhooks?: boolean;
+  /** Where the listening line and the request lines go; stderr by default. Lines without newline. */
+  log?: (line: string) => void;
+  /** Replaces the router, given the base URL it would have used (tests: slow or failing handlers). */
+  handler?: (baseUrl: string) => RequestHandler;
+  /** How long close() lets in-flight requests finish before cutting connections; default 10 s. */
+  shutdownTimeoutMs?: number;
+  /** Whether close() closes the store too (default true). */
+  closeStore?: boolean;
+}
+
+export interface RunningServer {
+  /** Where the server listens, e.g. http://127.0.0.1:8080. */
+  url: string;
+  /** Base of the links in documents (the public URL, else `url`). */
+  baseUrl: string;
+  port: number;
+  server: Server;
+  /** Stops accepting, lets in-flight requests finish, closes the store. Safe to call more than once. */
+  close(): Promise<void>;
+}
+
+const stderrLog = (line: string) => void process.stderr.write(`${line}\n`);
+
+/** http://HOST:PORT for an address, with IPv6 hosts in brackets. */
+export function originOf(host: string, port: number): string {
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
+export async function startServer(options: ServeOptions): Promise<RunningServer> {
+  const log = options.log ?? stderrLog;
+  const { store } = options;
+  let closing = false;
+  let handler: RequestHandler | undefined;
+
+  const server = createServer({ keepAlive: true, keepAliveInitialDelay: 30_000 });
+  // Keep-alive friendly: idle connections live longer than a typical proxy's 60 s idle timeout,
+  // so the proxy, not this server, closes them; slow or stalled requests are still bounded.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  server.requestTimeout = 120_000;
+
+  const adapter = createHttpAdapter({
+    handler: { handle: (request, account) => handler!.handle(request, account) },
+    authenticate: (key) => authenticate(store, key),
+    log,
+    closing: () => closing,
+    onSettled: () => {
+      if (closing) server.closeIdleConnections();
+    },
+  });
+  server.on('request', adapter);
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    // Not HTTP, headers too large, or too slow: answered here (the router never sees it), then closed.
+    const busy = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent;
+    if (error.code === 'ECONNRESET' || !socket.writable || busy) return void socket.destroy();
+    const [status, title] =
+      error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'Request Timeout'] : error.code === 'HPE_HEADER_OVERFLOW' ? [431, 'Request Header Fields Too Large'] : [400, 'Bad Request'];
+    const body = JSON.stringify({ errors: [{ status: String(status), title, detail: 'the request could not be read as HTTP' }] });
+    socket.end(`HTTP/1.1 ${status} ${title}\r\nContent-Type: ${JSONAPI}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    const onError = (error: Error) => {
+      server.off('listening', onListening);
+      reject(error);
+    };
+    const onListening = () => {
+      server.off('error', onError);
+      resolve();
+    };
+    server.once('error', onError);
+    server.once('listening', onListening);
+    server.listen(options.port, options.host);
+  });
+
+  // After listening, a server error (accept failing, e.g. too many open files) is logged, not fatal.
+  server.on('error', (error) => log(`billing serve: server error: ${error.message}`));
+
+  const address = server.address() as AddressInfo;
+  const url = originOf(address.address, address.port);
+  const baseUrl = (options.publicUrl ?? url).replace(/\/+$/, '');
+  handler = options.handler ? options.handler(baseUrl) : createRouter({ store, clock: options.clock, baseUrl });
+  log(`billing serve: listening on ${url} (store: ${store.path}${options.publicUrl ? `; links: ${baseUrl}` : ''})`);
+
+  let closed: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closed ??= new Promise<void>((resolve) => {
+      closing = true;
+      const timer = setTimeout(() => server.closeAllConnections(), options.shutdownTimeoutMs ?? 10_000);
+      server.close(() => {
+        clearTimeout(timer);
+        if (options.closeStore !== false) store.close();
+        resolve();
+      });
+      // Idle keep-alive connections go now; busy ones once their answer is out (onSettled).
+      server.closeIdleConnections();
+    });
+    return closed;
+  };
+
+  return { url, baseUrl, port: address.port, server, close };
+}

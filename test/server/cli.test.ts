@@ -1,0 +1,124 @@
+// End to end: the built CLI (`bin/billing.js serve`) in a child process, a request over loopback,
+// SIGTERM, exit 0.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createAccount } from '../../src/lib/core/accounts.js';
+import { systemClock } from '../../src/lib/core/clock.js';
+import { openStore } from '../../src/lib/store/store.js';
+import { BIN, runCli } from '../helpers/cli.js';
+import { tempDbPath } from '../helpers/store.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const BUNDLE = `${ROOT}dist/billing.cjs`;
+
+beforeAll(() => {
+  // Build when the bundle is missing, or predates `billing serve`.
+  if (existsSync(BUNDLE) && readFileSync(BUNDLE, 'utf8').includes('billing serve: listening on')) return;
+  const built = spawnSync(process.execPath, [`${ROOT}scripts/build.mjs`], { cwd: ROOT, stdio: 'pipe' });
+  if (built.status !== 0) throw new Error(`build failed: ${built.stderr}`);
+}, 120_000);
+
+const children: ChildProcess[] = [];
+afterEach(() => {
+  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+});
+
+function seededStore(): { dbPath: string; key: string } {
+  const dbPath = tempDbPath();
+  const store = openStore(dbPath);
+  const made = createAccount(store, systemClock, 'alpha');
+  store.close();
+  if (!made.ok) throw new Error('account');
+  return { dbPath, key: made.value.apiKey };
+}
+
+function startCli(args: string[]) {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let stderr = '';
+  let stdout = '';
+  child.stderr!.on('data', (d) => (stderr += d));
+  child.stdout!.on('data', (d) => (stdout += d));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const port = new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no listening line within 10 s; stderr: ${stderr}`)), 10_000);
+    const check = () => {
+      const match = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(stderr);
+      if (match) {
+        clearTimeout(timer);
+        child.stderr!.off('data', check);
+        resolve(Number(match[1]));
+      }
+    };
+    child.stderr!.on('data', check);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited ${code} before listening; stderr: ${stderr}`));
+    });
+  });
+  return { child, port, exited, output: () => ({ stdout, stderr }) };
+}
+
+const within = <T>(promise: Promise<T>, ms: number, what: string): Promise<T> =>
+  Promise.race([promise, new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms))]);
+
+describe('billing serve (the built CLI)', () => {
+  it('listens on a free port, answers with the store, and exits 0 on SIGTERM', async () => {
+    const { dbPath, key } = seededStore();
+    const cli = startCli(['serve', '--port', '0', '--db', dbPath]);
+    const port = await cli.port;
+    expect(cli.output().stderr).toContain(`(store: ${dbPath})`);
+
+    const created = await fetch(`http://127.0.0.1:${port}/customers`, {
+      method: 'POST',
+      headers: { 'x-authorization': key, 'content-type': 'application/vnd.api+json' },
+      body: JSON.stringify({ data: { type: 'customer', attributes: { first_name: 'Jan', last_name: 'Jansen', email: 'jan@example.com' } } }),
+    });
+    expect(created.status).toBe(201);
+    expect((await created.json()).data.links.self).toBe(`http://127.0.0.1:${port}/customers/1`);
+    expect((await fetch(`http://127.0.0.1:${port}/customers/1`)).status).toBe(401);
+
+    cli.child.kill('SIGTERM');
+    expect(await within(cli.exited, 5_000, 'exit after SIGTERM')).toBe(0);
+    const { stdout, stderr } = cli.output();
+    expect(stdout).toBe('');
+    expect(stderr).toMatch(/^POST \/customers 201 \d+ms$/m);
+    expect(stderr).toMatch(/^GET \/customers\/1 401 \d+ms$/m);
+    expect(stderr).not.toContain(key);
+
+    // The store was closed cleanly and holds what was written.
+    const store = openStore(dbPath);
+    try {
+      expect(store.all(store.q.selectFrom('customers').select('email'))).toEqual([{ email: 'jan@example.com' }]);
+    } finally {
+      store.close();
+    }
+  });
+
+  it('exits 0 on SIGINT as well, using --public-url for links', async () => {
+    const { dbPath, key } = seededStore();
+    const cli = startCli(['serve', '--port', '0', '--db', dbPath, '--public-url', 'https://billing.example.com']);
+    const port = await cli.port;
+    const list = await fetch(`http://127.0.0.1:${port}/customers`, { headers: { 'x-authorization': key } });
+    expect((await list.json()).links.self.startsWith('https://billing.example.com/customers')).toBe(true);
+    cli.child.kill('SIGINT');
+    expect(await within(cli.exited, 5_000, 'exit after SIGINT')).toBe(0);
+  });
+
+  it('exits 2 for a bad --port or --public-url, and in remote mode', async () => {
+    const db = tempDbPath();
+    const badPort = await runCli(['serve', '--port', '70000', '--db', db]);
+    expect(badPort.code).toBe(2);
+    expect(badPort.stderr).toContain('--port');
+    const badUrl = await runCli(['serve', '--port', '0', '--public-url', 'billing.example.com', '--db', db]);
+    expect(badUrl.code).toBe(2);
+    expect(badUrl.stderr).toContain('--public-url');
+    const remote = await runCli(['serve', '--port', '0', '--base-url', 'https://billing.example.com']);
+    expect(remote.code).toBe(2);
+  });
+});

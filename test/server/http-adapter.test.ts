@@ -1,0 +1,180 @@
+// The adapter alone, on a bare node:http server: a stub router, a stub authenticator, a captured log.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { JSONAPI, type ApiRequest, type ApiResponse } from '../../src/lib/api/http.js';
+import type { Account } from '../../src/lib/core/context.js';
+import { createHttpAdapter, requestKey, type AdapterOptions, type RequestHandler } from '../../src/lib/server/http-adapter.js';
+
+const KEY = 'bk_test-key-123';
+const ACCOUNT = { id: 7, name: 'alpha' } as unknown as Account;
+
+const servers: Server[] = [];
+afterEach(async () => {
+  await Promise.all(
+    servers.splice(0).map(
+      (server) =>
+        new Promise<void>((resolve) => {
+          server.closeAllConnections();
+          server.close(() => resolve());
+        }),
+    ),
+  );
+});
+
+async function serve(handler: RequestHandler, options: Partial<AdapterOptions> = {}) {
+  const lines: string[] = [];
+  const adapter = createHttpAdapter({
+    handler,
+    authenticate: (key) => (key === KEY ? ACCOUNT : undefined),
+    log: (line) => lines.push(line),
+    ...options,
+  });
+  const server = createServer(adapter);
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { url, lines, adapter };
+}
+
+const ok = (body: unknown = { data: [] }): ApiResponse => ({ status: 200, headers: { 'content-type': JSONAPI }, body });
+
+describe('http adapter', () => {
+  it('hands method, path, raw query, raw body and the account to the handler', async () => {
+    const seen: { request: ApiRequest; account: Account }[] = [];
+    const { url } = await serve({
+      async handle(request, account) {
+        seen.push({ request, account });
+        return ok();
+      },
+    });
+    const body = '{"data":{"type":"customer"}}';
+    const response = await fetch(`${url}/customers/3?include=subscriptions&page[size]=2`, {
+      method: 'PATCH',
+      headers: { 'x-authorization': KEY, 'content-type': JSONAPI },
+      body,
+    });
+    expect(response.status).toBe(200);
+    expect(seen).toEqual([{ request: { method: 'PATCH', path: '/customers/3', query: 'include=subscriptions&page[size]=2', body }, account: ACCOUNT }]);
+  });
+
+  it('passes no body for a GET', async () => {
+    const seen: ApiRequest[] = [];
+    const { url } = await serve({ handle: async (request) => (seen.push(request), ok()) });
+    await fetch(`${url}/customers`, { headers: { 'x-authorization': KEY } });
+    expect(seen[0]).toEqual({ method: 'GET', path: '/customers', query: undefined, body: undefined });
+  });
+
+  it('answers 500 Internal Error without stack or SQL when the handler throws, and logs the request', async () => {
+    const { url, lines } = await serve({
+      async handle() {
+        const error = new Error('SqliteError: no such column: secret_sauce in SELECT * FROM customers');
+        error.stack = `${error.message}\n    at handle (/work/main/src/lib/api/router.ts:1:1)`;
+        throw error;
+      },
+    });
+    const response = await fetch(`${url}/customers`, { headers: { 'x-authorization': KEY } });
+    expect(response.status).toBe(500);
+    expect(response.headers.get('content-type')).toBe(JSONAPI);
+    const text = await response.text();
+    expect(JSON.parse(text)).toEqual({ errors: [{ status: '500', title: 'Internal Error', detail: expect.any(String) }] });
+    expect(text).not.toMatch(/SELECT|Sqlite|secret_sauce|router\.ts|\bat /);
+    expect(lines.at(-1)).toMatch(/^GET \/customers 500 \d+ms$/);
+  });
+
+  it('answers 500 when the handler answers something that cannot be written, without its headers', async () => {
+    const circular: Record<string, unknown> = {};
+    circular.self = circular;
+    const { url } = await serve({ handle: async () => ({ status: 200, headers: { location: 'http://x/1' }, body: circular }) });
+    const response = await fetch(`${url}/customers`, { headers: { 'x-authorization': KEY } });
+    expect(response.status).toBe(500);
+    expect(response.headers.get('location')).toBeNull();
+    expect((await response.json()).errors[0].title).toBe('Internal Error');
+  });
+
+  it('answers 500 when the handler gives a header that cannot be sent', async () => {
+    const { url } = await serve({ handle: async () => ({ status: 201, headers: { location: 'http://x/1\r\nset-cookie: a=b' }, body: { data: null } }) });
+    const response = await fetch(`${url}/customers`, { headers: { 'x-authorization': KEY } });
+    expect(response.status).toBe(500);
+    expect(response.headers.get('set-cookie')).toBeNull();
+  });
+
+  it('answers 401 before asking the handler, and when the authenticator itself fails, 500', async () => {
+    let called = 0;
+    const handler = { handle: async () => (called++, ok()) };
+    const { url } = await serve(handler);
+    expect((await fetch(`${url}/customers`)).status).toBe(401);
+    expect((await fetch(`${url}/customers`, { headers: { 'x-authorization': 'nope' } })).status).toBe(401);
+    expect(called).toBe(0);
+
+    const failing = await serve(handler, {
+      authenticate: () => {
+        throw new Error('the database connection is not open');
+      },
+    });
+    const response = await fetch(`${failing.url}/customers`, { headers: { 'x-authorization': KEY } });
+    expect(response.status).toBe(500);
+    expect(await response.text()).not.toContain('database');
+  });
+
+  it('gives 204 no body and still the JSON:API content type', async () => {
+    const { url } = await serve({ handle: async () => ({ status: 204, headers: { 'content-type': JSONAPI } }) });
+    const response = await fetch(`${url}/transactions/1`, { method: 'DELETE', headers: { 'x-authorization': KEY } });
+    expect(response.status).toBe(204);
+    expect(response.headers.get('content-type')).toBe(JSONAPI);
+    expect(await response.text()).toBe('');
+  });
+
+  it('sets the JSON:API content type even when the handler left it out', async () => {
+    const { url } = await serve({ handle: async () => ({ status: 200, headers: {}, body: { data: null } }) });
+    const response = await fetch(`${url}/x`, { headers: { 'x-authorization': KEY } });
+    expect(response.headers.get('content-type')).toBe(JSONAPI);
+  });
+
+  it('refuses a body above its limit with 413 and one without a JSON media type with 415, before the handler', async () => {
+    let called = 0;
+    const { url } = await serve({ handle: async () => (called++, ok()) }, { maxBodyBytes: 10 });
+    const post = (body: string, contentType?: string) =>
+      fetch(`${url}/customers`, { method: 'POST', headers: { 'x-authorization': KEY, ...(contentType ? { 'content-type': contentType } : {}) }, body });
+    expect((await post('01234567890', JSONAPI)).status).toBe(413);
+    expect((await post('0123456789', JSONAPI)).status).toBe(200);
+    expect((await post('{}', 'text/plain')).status).toBe(415);
+    expect((await post('{}', 'application/x-www-form-urlencoded')).status).toBe(415);
+    expect((await post('{}', 'APPLICATION/VND.API+JSON; charset=utf-8')).status).toBe(200);
+    expect(called).toBe(2);
+  });
+
+  it('logs method, path without query, status and the measured ms, and never a header', async () => {
+    let t = 1000;
+    const { url, lines } = await serve({ handle: async () => ((t += 42), ok()) }, { now: () => t });
+    await fetch(`${url}/customers/1?include=subscriptions`, { headers: { 'x-authorization': KEY, cookie: 'session=abc' } });
+    await fetch(`${url}/customers/1`, { headers: { 'x-authorization': 'bk_someone-else' } });
+    expect(lines).toEqual(['GET /customers/1 200 42ms', 'GET /customers/1 401 0ms']);
+  });
+
+  it('counts requests in flight', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let arrived!: () => void;
+    const started = new Promise<void>((resolve) => (arrived = resolve));
+    const { url, adapter } = await serve({ handle: async () => (arrived(), await gate, ok()) });
+    const pending = fetch(`${url}/customers`, { headers: { 'x-authorization': KEY } });
+    await started;
+    expect(adapter.inFlight).toBe(1);
+    release();
+    await (await pending).text();
+    expect(adapter.inFlight).toBe(0);
+  });
+});
+
+describe('requestKey', () => {
+  it('reads X-Authorization raw or as Bearer, else Authorization: Bearer', () => {
+    expect(requestKey({ 'x-authorization': KEY })).toBe(KEY);
+    expect(requestKey({ 'x-authorization': ` Bearer ${KEY} ` })).toBe(KEY);
+    expect(requestKey({ authorization: `Bearer ${KEY}` })).toBe(KEY);
+    expect(requestKey({ authorization: `Basic abc` })).toBeUndefined();
+    expect(requestKey({ 'x-authorization': '' })).toBeUndefined();
+    expect(requestKey({ 'x-authorization': 'Bearer ' })).toBeUndefined();
+    expect(requestKey({})).toBeUndefined();
+  });
+});
