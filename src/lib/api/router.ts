@@ -61,15 +61,16 @@ export function createRouter(options: RouterOptions): Router {
           const allow = Object.keys(route.methods).join(', ');
           return simpleError(405, `${method} is not allowed on ${request.path}; allowed: ${allow}`, { allow });
         }
+        const context: RequestContext = {
+          core: { store: options.store, clock: options.clock, account },
+          params: match.groups ?? {},
+          path: request.path,
+          query: request.query,
+          body: request.body,
+          baseUrl,
+        };
         try {
-          return await handler({
-            core: { store: options.store, clock: options.clock, account },
-            params: { ...match.groups },
-            path: request.path,
-            query: request.query,
-            body: request.body,
-            baseUrl,
-          });
+          return await handler(context);
         } catch (error) {
           // Write transactions have rolled back; the client learns nothing about the internals.
           options.onError?.(error);

@@ -49,12 +49,15 @@ function storedTimeZone(timeZone: string): string {
 }
 
 export function findAccount(store: Store, name: string): Account | undefined {
-  return store.get(store.q.selectFrom('accounts').selectAll().where('name', '=', name));
+  return store.prepared<Account, [string]>('accounts.by-name', (p) => store.q.selectFrom('accounts').selectAll().where('name', '=', p(0))).get(name);
 }
+
+const findDefault = (store: Store): Account | undefined =>
+  store.prepared<Account, []>('accounts.default', () => store.q.selectFrom('accounts').selectAll().where('is_default', '=', 1)).get();
 
 /** The store's default account, made on first use (safe when several processes race to make it). */
 export function defaultAccount(store: Store, clock: Clock): Account {
-  const existing = store.get(store.q.selectFrom('accounts').selectAll().where('is_default', '=', 1));
+  const existing = findDefault(store);
   if (existing) return existing;
   return store.write(() => {
     const now = clock.now().toISOString();
@@ -64,7 +67,7 @@ export function defaultAccount(store: Store, clock: Clock): Account {
         .values({ name: DEFAULT_ACCOUNT_NAME, is_default: 1, webhook_secret: newSecret(), invoice_prefix: 'INV-', time_zone: 'Europe/Amsterdam', next_invoice_number: 1, created_at: now, updated_at: now })
         .onConflict((oc) => oc.doNothing()),
     );
-    return store.get(store.q.selectFrom('accounts').selectAll().where('is_default', '=', 1))!;
+    return findDefault(store)!;
   });
 }
 
@@ -131,11 +134,9 @@ export function rotateKey(store: Store, clock: Clock, name: string): Result<{ ac
 /** The account an API key belongs to, or undefined for a missing or unknown key. */
 export function authenticate(store: Store, apiKey: string | undefined): Account | undefined {
   if (!apiKey) return undefined;
-  return store.get(
-    store.q
-      .selectFrom('api_keys')
-      .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
-      .selectAll('accounts')
-      .where('api_keys.key_hash', '=', hashKey(apiKey)),
-  );
+  return store
+    .prepared<Account, [string]>('accounts.by-key', (p) =>
+      store.q.selectFrom('api_keys').innerJoin('accounts', 'accounts.id', 'api_keys.account_id').selectAll('accounts').where('api_keys.key_hash', '=', p(0)),
+    )
+    .get(hashKey(apiKey));
 }

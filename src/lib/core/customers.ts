@@ -13,7 +13,9 @@ export function listCustomers(ctx: CoreContext, page: PageRequest): PageOf<Custo
 
 export function findCustomer(ctx: CoreContext, id: number): Customer | undefined {
   const { store } = ctx;
-  return store.get(store.q.selectFrom('customers').selectAll().where('id', '=', id).where('account_id', '=', ctx.account.id));
+  return store
+    .prepared<Customer, [number, number]>('customers.find', (p) => store.q.selectFrom('customers').selectAll().where('id', '=', p(0)).where('account_id', '=', p(1)))
+    .get(id, ctx.account.id);
 }
 
 export function getCustomer(ctx: CoreContext, id: number): Result<Customer> {

@@ -12,6 +12,8 @@ export function listPlans(ctx: CoreContext, page: PageRequest): PageOf<Plan> {
 
 export function getPlan(ctx: CoreContext, id: number): Result<Plan> {
   const { store } = ctx;
-  const plan = store.get(store.q.selectFrom('subscription_plans').selectAll().where('id', '=', id).where('account_id', '=', ctx.account.id));
+  const plan = store
+    .prepared<Plan, [number, number]>('plans.find', (p) => store.q.selectFrom('subscription_plans').selectAll().where('id', '=', p(0)).where('account_id', '=', p(1)))
+    .get(id, ctx.account.id);
   return plan ? ok(plan) : notFound(`no subscription plan with id ${id}`);
 }

@@ -4,6 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { authenticate } from '../core/accounts.js';
 import type { Clock } from '../core/clock.js';
+import type { Account } from '../core/context.js';
 import { JSONAPI } from '../api/http.js';
 import { createRouter } from '../api/router.js';
 import type { Store } from '../store/store.js';
@@ -47,6 +48,27 @@ export function originOf(host: string, port: number): string {
   return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
+const MAX_CACHED_KEYS = 1_000;
+
+/**
+ * authenticate() with the answers kept while the store is unchanged: hashing the key and reading
+ * it back was a fifth of a GET. Keys are only ever made or rotated by another connection (the CLI),
+ * and any commit there changes PRAGMA data_version, which empties the cache.
+ */
+export function cachedAuthentication(store: Store): (key: string) => Account | undefined {
+  const cache = new Map<string, Account | undefined>();
+  let version = store.dataVersion();
+  return (key) => {
+    const current = store.dataVersion();
+    if (current !== version || cache.size >= MAX_CACHED_KEYS) {
+      cache.clear();
+      version = current;
+    }
+    if (!cache.has(key)) cache.set(key, authenticate(store, key));
+    return cache.get(key);
+  };
+}
+
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
   const log = options.log ?? stderrLog;
   const { store } = options;
@@ -62,7 +84,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
 
   const adapter = createHttpAdapter({
     handler: { handle: (request, account) => handler!.handle(request, account) },
-    authenticate: (key) => authenticate(store, key),
+    authenticate: cachedAuthentication(store),
     log,
     closing: () => closing,
     onSettled: () => {
