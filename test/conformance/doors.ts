@@ -2,9 +2,12 @@
 // hands out a Transport to it, plus what the API itself cannot do: making plans, which are
 // read-only over the API (an operator makes them; in the embedded store through the core).
 //
-// Only the in-process door exists so far; the loopback door (`billing serve` spoken to over HTTP)
-// joins this list and every scenario runs through it unchanged.
+// Two doors: the router in process (the embedded transport), and `billing serve` on a loopback
+// port spoken to by the HTTP transport, with an API key, exactly as a remote client would.
+import { createAccount } from '../../src/lib/core/accounts.js';
 import { createPlan } from '../../src/lib/core/plan-writes.js';
+import { startServer } from '../../src/lib/server/serve.js';
+import { httpTransport } from '../../src/lib/transport/http.js';
 import type { Transport } from '../../src/lib/transport/types.js';
 import { testCore } from '../helpers/store.js';
 
@@ -43,4 +46,27 @@ export const inProcess: Door = {
   },
 };
 
-export const doors: Door[] = [inProcess];
+/** `billing serve` on 127.0.0.1 (a free port) over a fresh store, reached through the HTTP transport. */
+export const loopback: Door = {
+  name: 'loopback HTTP',
+  async open() {
+    const core = testCore();
+    const made = createAccount(core.store, core.clock, 'conformance');
+    if (!made.ok) throw new Error('could not make the conformance account');
+    const account = made.value.account;
+    const server = await startServer({ store: core.store, clock: core.clock, host: '127.0.0.1', port: 0, log: () => {} });
+    return {
+      transport: httpTransport({ baseUrl: server.url, apiKey: made.value.apiKey, timeoutMs: 10_000, retries: 0 }),
+      baseUrl: server.baseUrl,
+      async seedPlan(attributes) {
+        const result = createPlan({ store: core.store, clock: core.clock, account }, attributes);
+        if (!result.ok) throw new Error(`seedPlan refused: ${JSON.stringify(result.failure)}`);
+      },
+      async close() {
+        await server.close(); // closes the store too
+      },
+    };
+  },
+};
+
+export const doors: Door[] = [inProcess, loopback];

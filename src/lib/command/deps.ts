@@ -37,7 +37,9 @@ export function createDeps(io: IO, globals: GlobalOptions, env: NodeJS.ProcessEn
   const openCore = async () => {
     if (!core) {
       const { openCore } = await import('../transport/embedded.js');
-      core = openCore({ dbPath: resolved().dbPath, account: resolved().account });
+      // With --verbose, a failure inside the core shows its stack; the answer is a 500 either way.
+      const onError = globals.verbose ? (error: unknown) => io.err(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`) : undefined;
+      core = openCore({ dbPath: resolved().dbPath, account: resolved().account, onError });
     }
     return core;
   };

@@ -52,8 +52,8 @@ const MAX_CACHED_KEYS = 1_000;
 
 /**
  * authenticate() with the answers kept while the store is unchanged: hashing the key and reading
- * it back was a fifth of a GET. Keys are only ever made or rotated by another connection (the CLI),
- * and any commit there changes PRAGMA data_version, which empties the cache.
+ * it back was a fifth of a GET. Any commit, here or by another process (the CLI rotating a key),
+ * changes the store's data version, which empties the cache before the next lookup.
  */
 export function cachedAuthentication(store: Store): (key: string) => Account | undefined {
   const cache = new Map<string, Account | undefined>();
@@ -122,7 +122,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const address = server.address() as AddressInfo;
   const url = originOf(address.address, address.port);
   const baseUrl = (options.publicUrl ?? url).replace(/\/+$/, '');
-  handler = options.handler ? options.handler(baseUrl) : createRouter({ store, clock: options.clock, baseUrl });
+  const onError = (error: unknown) => log(`billing serve: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  handler = options.handler ? options.handler(baseUrl) : createRouter({ store, clock: options.clock, baseUrl, onError });
   log(`billing serve: listening on ${url} (store: ${store.path}${options.publicUrl ? `; links: ${baseUrl}` : ''})`);
 
   let closed: Promise<void> | undefined;

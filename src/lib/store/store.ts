@@ -38,8 +38,8 @@ export interface Store {
   write<T>(fn: () => T): T;
   /** Runs fn in one read transaction, so several reads see one snapshot. */
   read<T>(fn: () => T): T;
-  /** Changes whenever another connection commits: a cheap way to know cached reads are stale. */
-  dataVersion(): number;
+  /** Changes whenever anything is committed, by this connection or another: cached reads made under another value are stale. */
+  dataVersion(): string;
   readonly path: string;
   close(): void;
 }
@@ -74,7 +74,9 @@ export function openStore(path: string): Store {
     return { statement, parameters: compiled.parameters as unknown[] };
   };
 
+  // data_version moves with other connections' commits; this connection counts its own writes.
   const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
+  let ownWrites = 0;
   const preparedQueries = new Map<string, Prepared<unknown, unknown[]>>();
   const PARAM = Symbol('param');
   type Marker = { [PARAM]: number };
@@ -87,6 +89,7 @@ export function openStore(path: string): Store {
     const sources = compiled.parameters.map((value) => (isMarker(value) ? { index: value[PARAM], value: undefined } : { index: -1, value }));
     const bind = (args: unknown[]) => sources.map((source) => (source.index >= 0 ? args[source.index] : source.value));
     const run = (...args: unknown[]) => {
+      ownWrites++;
       const result = statement.run(...bind(args));
       return { changes: result.changes, lastInsertRowid: Number(result.lastInsertRowid) };
     };
@@ -126,17 +129,19 @@ export function openStore(path: string): Store {
       return statement.get(...parameters) as R | undefined;
     },
     run(query) {
+      ownWrites++;
       const { statement, parameters } = prepare(query);
       const result = statement.run(...parameters);
       return { changes: result.changes, lastInsertRowid: Number(result.lastInsertRowid) };
     },
     write<T>(fn: () => T): T {
+      ownWrites++;
       return sqlite.transaction(fn).immediate();
     },
     read<T>(fn: () => T): T {
       return sqlite.transaction(fn).deferred();
     },
-    dataVersion: () => dataVersion.get() as number,
+    dataVersion: () => `${dataVersion.get() as number}.${ownWrites}`,
     close() {
       if (sqlite.open) sqlite.close();
     },

@@ -14,6 +14,8 @@ export interface EmbeddedOptions {
   /** Base of the links in documents; the default is where `billing serve` listens by default. */
   baseUrl?: string;
   clock?: Clock;
+  /** Told of an exception inside the core (the request itself answers 500). */
+  onError?: (error: unknown) => void;
 }
 
 export const DEFAULT_EMBEDDED_BASE_URL = 'http://127.0.0.1:8080';
@@ -37,7 +39,7 @@ export function openCore(options: EmbeddedOptions): EmbeddedCore {
   return {
     store,
     clock,
-    router: createRouter({ store, clock, baseUrl: options.baseUrl ?? DEFAULT_EMBEDDED_BASE_URL }),
+    router: createRouter({ store, clock, baseUrl: options.baseUrl ?? DEFAULT_EMBEDDED_BASE_URL, onError: options.onError }),
     account() {
       if (account) return account;
       if (options.account === undefined) return (account = defaultAccount(store, clock));

@@ -1,0 +1,106 @@
+// The built CLI in remote mode against a `billing serve` it talks to over loopback, side by side
+// with the same commands on an embedded store: the same output, the same exit codes.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, runCli, type CliResult } from '../helpers/cli.js';
+import { tempDbPath } from '../helpers/store.js';
+
+const EMBEDDED_BASE = 'http://127.0.0.1:8080'; // where the embedded store's links point
+let server: ChildProcess | undefined;
+let url = '';
+let key = '';
+const embeddedDb = tempDbPath();
+const servedDb = tempDbPath();
+
+/** Times and the base of links differ between the two runs; everything else must not. */
+const normalise = (text: string) =>
+  text
+    .split(url)
+    .join('BASE')
+    .split(EMBEDDED_BASE)
+    .join('BASE')
+    .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d/g, 'TIME').replace(/\d{4}-\d\d-\d\d \d\d:\d\d/g, 'TIME');
+
+async function both(args: string[]): Promise<{ remote: CliResult; embedded: CliResult }> {
+  const remote = await runCli([...args, '--base-url', url, '--api-key', key]);
+  const embedded = await runCli([...args, '--db', embeddedDb, '--account', 'alpha']);
+  return { remote, embedded };
+}
+
+beforeAll(async () => {
+  for (const db of [servedDb, embeddedDb]) {
+    const made = await runCli(['accounts', 'create', 'alpha', '--json', '--db', db]);
+    expect(made.code).toBe(0);
+    if (db === servedDb) key = JSON.parse(made.stdout).api_key;
+  }
+  server = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--db', servedDb], {
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  url = await new Promise<string>((resolve, reject) => {
+    let seen = '';
+    const timer = setTimeout(() => reject(new Error(`serve did not start: ${seen}`)), 10_000);
+    server!.stderr!.on('data', (chunk) => {
+      seen += chunk;
+      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(seen);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    });
+  });
+}, 60_000);
+
+afterAll(async () => {
+  if (!server || server.exitCode !== null) return;
+  const exited = new Promise<number | null>((resolve) => server!.once('exit', (code) => resolve(code)));
+  server.kill('SIGTERM');
+  expect(await exited).toBe(0);
+});
+
+describe('remote mode against billing serve, beside embedded mode', () => {
+  const cases: [string, string[], number][] = [
+    ['an empty list', ['customers', 'list'], 0],
+    ['create', ['customers', 'create', '--first-name', 'Jan', '--last-name', 'Jansen', '--email', 'jan@example.com', '--iban', 'NL91 ABNA 0417 1643 00', '--bank-holder', 'J. Jansen'], 0],
+    ['create, --json', ['customers', 'create', '--first-name', 'Els', '--last-name', 'Peters', '--email', 'els@example.com', '--json'], 0],
+    ['get as a table', ['customers', 'get', '1'], 0],
+    ['get --json with sparse fields', ['customers', 'get', '2', '--json', '--fields', 'customer=email,first_name'], 0],
+    ['update', ['customers', 'update', '1', '--city', 'Utrecht', '--json'], 0],
+    ['list with a footer', ['customers', 'list', '--page-size', '1'], 0],
+    ['list --all --json', ['customers', 'list', '--all', '--page-size', '1', '--json'], 0],
+    ['a refused create: every problem, exit 1', ['customers', 'create', '--first-name', 'X', '--last-name', 'Y', '--email', 'not-an-email', '--iban', 'NL00BANK0000000000'], 1],
+    ['a refused create with --json: the error document on stdout', ['customers', 'create', '--first-name', 'X', '--last-name', 'Y', '--email', 'nope', '--json'], 1],
+    ['an unknown id', ['customers', 'get', '99'], 1],
+    ['a bad page size from the service', ['customers', 'list', '--page-size', '500'], 1],
+    ['plans, none yet', ['plans', 'list', '--json'], 0],
+    ['the raw api command', ['api', 'GET', '/customers/1'], 0],
+    ['405 through the api command', ['api', 'DELETE', '/customers/1', '--json'], 1],
+  ];
+  for (const [name, args, code] of cases) {
+    it(`${name}: ${args.join(' ')}`, async () => {
+      const { remote, embedded } = await both(args);
+      expect(embedded.code).toBe(code);
+      expect(remote.code).toBe(code);
+      expect(normalise(remote.stdout)).toBe(normalise(embedded.stdout));
+      expect(normalise(remote.stderr)).toBe(normalise(embedded.stderr));
+    });
+  }
+
+  it('a wrong key exits 4 and names the failure, without echoing the key', async () => {
+    const result = await runCli(['customers', 'list', '--base-url', url, '--api-key', 'bk_wrong_key_123']);
+    expect(result.code).toBe(4);
+    expect(result.stderr).toContain('authentication failed');
+    expect(result.stdout + result.stderr).not.toContain('bk_wrong_key_123');
+  });
+
+  it('no key exits 4', async () => {
+    const result = await runCli(['customers', 'list', '--base-url', url]);
+    expect(result.code).toBe(4);
+  });
+
+  it('embedded-only commands exit 2 in remote mode', async () => {
+    const result = await runCli(['plans', 'create', '--name', 'Box', '--amount', '10', '--base-url', url, '--api-key', key]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('works only on the embedded store');
+  });
+});
