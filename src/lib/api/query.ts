@@ -25,7 +25,10 @@ function positiveInt(raw: string | null, fallback: number): number | null {
   return Number.isSafeInteger(value) ? value : null;
 }
 
+const NO_QUERY: GetQuery = Object.freeze({ page: Object.freeze({ number: 1, size: DEFAULT_PAGE_SIZE }), include: [], fields: {}, kept: [] }) as GetQuery;
+
 export function parseGetQuery(raw: string | undefined, allowedIncludes: readonly string[]): Result<GetQuery> {
+  if (!raw) return ok(NO_QUERY); // the common case, and every default
   const params = new URLSearchParams(raw ?? '');
   const number = positiveInt(params.get('page[number]'), 1);
   if (number === null || number < 1) {

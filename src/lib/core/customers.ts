@@ -1,4 +1,5 @@
 // Reading customers. Writes live in customer-writes.ts, which loads the request schemas.
+import { sql } from 'kysely';
 import type { CustomerRow, SubscriptionRow } from '../store/schema.js';
 import type { CoreContext } from './context.js';
 import { pageOf, type PageOf, type PageRequest } from './paging.js';
@@ -18,7 +19,24 @@ export function findCustomer(ctx: CoreContext, id: number): Customer | undefined
     .get(id, ctx.account.id);
 }
 
-export function getCustomer(ctx: CoreContext, id: number): Result<Customer> {
-  const customer = findCustomer(ctx, id);
-  return customer ? ok(customer) : notFound(`no customer with id ${id}`);
+/** A customer with the ids of its subscriptions, in one statement (the GET of one customer). */
+export function findCustomerWithSubscriptionIds(ctx: CoreContext, id: number): { customer: Customer; subscriptionIds: number[] } | undefined {
+  const { store } = ctx;
+  const row = store
+    .prepared<Customer & { subscription_ids: string | null }, [number, number]>('customers.find-with-subscriptions', (p) =>
+      store.q
+        .selectFrom('customers')
+        .selectAll()
+        .select(sql<string | null>`(select group_concat(s.id order by s.id) from subscriptions s where s.customer_id = customers.id and s.account_id = customers.account_id)`.as('subscription_ids'))
+        .where('id', '=', p(0))
+        .where('account_id', '=', p(1)),
+    )
+    .get(id, ctx.account.id);
+  if (!row) return undefined;
+  return { customer: row, subscriptionIds: row.subscription_ids ? row.subscription_ids.split(',').map(Number) : [] };
+}
+
+export function getCustomer(ctx: CoreContext, id: number): Result<{ customer: Customer; subscriptionIds: number[] }> {
+  const found = findCustomerWithSubscriptionIds(ctx, id);
+  return found ? ok(found) : notFound(`no customer with id ${id}`);
 }

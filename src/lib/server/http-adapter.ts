@@ -142,8 +142,8 @@ export function createHttpAdapter(options: AdapterOptions): HttpAdapter {
       options.log(`${method} ${path} ${outcome} ${Math.round(now() - started)}ms`);
       options.onSettled?.();
     };
-    res.once('finish', () => settle(String(res.statusCode)));
-    res.once('close', () => settle(`${res.headersSent ? res.statusCode : '-'} (connection closed)`));
+    // 'close' follows 'finish' for every answer that went out, and comes alone when the connection died.
+    res.once('close', () => settle(res.writableFinished ? String(res.statusCode) : `${res.headersSent ? res.statusCode : '-'} (connection closed)`));
 
     const send = (response: ApiResponse, close = false) => {
       if (res.headersSent || res.destroyed) return;

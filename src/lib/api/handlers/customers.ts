@@ -20,9 +20,9 @@ export function list(rc: RequestContext): ApiResponse {
 
 export function get(rc: RequestContext): ApiResponse {
   return withQuery(rc, INCLUDES, (query, r) =>
-    unwrap(getCustomer(rc.core, idParam(rc)), null, (customer) => {
-      const subscriptions = subscriptionIdsBy(rc.core, 'customer_id', [customer.id]);
-      return respond(200, singleDocument(customerResource(customer, subscriptions.get(customer.id)!, r), includedSubscriptions(rc, query.include, subscriptions, r)));
+    unwrap(getCustomer(rc.core, idParam(rc)), null, ({ customer, subscriptionIds }) => {
+      const subscriptions = new Map([[customer.id, subscriptionIds]]);
+      return respond(200, singleDocument(customerResource(customer, subscriptionIds, r), includedSubscriptions(rc, query.include, subscriptions, r)));
     }),
   );
 }
