@@ -49,7 +49,7 @@ const BUSY_TIMEOUT_MS = 10_000;
 export function openStore(path: string): Store {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const sqlite = new Database(path, { timeout: BUSY_TIMEOUT_MS });
-  sqlite.pragma('journal_mode = WAL');
+  enableWal(sqlite);
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   migrate(sqlite);
@@ -146,6 +146,26 @@ export function openStore(path: string): Store {
       if (sqlite.open) sqlite.close();
     },
   };
+}
+
+const pause = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+
+/**
+ * Switches a new store to WAL. The switch needs the file to itself and SQLite does not wait for
+ * it with the busy timeout, so processes opening a new store at the same moment retry here.
+ */
+function enableWal(sqlite: Database.Database): void {
+  if (String(sqlite.pragma('journal_mode', { simple: true })).toLowerCase() === 'wal') return;
+  const deadline = Date.now() + BUSY_TIMEOUT_MS;
+  for (;;) {
+    try {
+      sqlite.pragma('journal_mode = WAL');
+      return;
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() > deadline) throw error;
+      pause(5 + Math.random() * 20);
+    }
+  }
 }
 
 function migrate(sqlite: Database.Database): void {
