@@ -61,6 +61,7 @@ export async function main(argv: string[], io: IO = processIO(), env: NodeJS.Pro
     .exitOverride()
     .configureOutput({ writeOut: io.out, writeErr: io.err })
     .showSuggestionAfterError(true)
+    .configureHelp({ showGlobalOptions: true })
     .addHelpText(
       'after',
       '\nExamples:\n  $ billing demo\n  $ billing customers list\n  $ billing customers get 42 --json\n  $ billing --base-url https://billing.example.com --api-key KEY customers list\n',
