@@ -12,16 +12,6 @@ export function subscriptionIdsBy(ctx: CoreContext, owner: 'customer_id' | 'subs
   const byOwner = new Map<number, number[]>(ownerIds.map((id) => [id, []]));
   if (ownerIds.length === 0) return byOwner;
   const { store } = ctx;
-  if (ownerIds.length === 1) {
-    // One resource (a GET of a customer or plan): a query compiled once.
-    const ids = store
-      .prepared<{ id: number }, [number, number]>(`subscriptions.ids-of.${owner}`, (p) =>
-        store.q.selectFrom('subscriptions').select('id').where('account_id', '=', p(0)).where(owner, '=', p(1)).orderBy('id'),
-      )
-      .all(ctx.account.id, ownerIds[0]);
-    byOwner.set(ownerIds[0], ids.map((row) => row.id));
-    return byOwner;
-  }
   const rows = store.all(
     store.q.selectFrom('subscriptions').select(['id', owner]).where('account_id', '=', ctx.account.id).where(owner, 'in', ownerIds).orderBy('id'),
   ) as { id: number; customer_id?: number; subscription_plan_id?: number }[];
