@@ -47,6 +47,7 @@ export async function main(argv: string[], io: IO = processIO(), env: NodeJS.Pro
   const invoke: Invoke = async (command, body) => {
     globals = readGlobals(command.optsWithGlobals(), env);
     globals.color &&= io.stdoutIsTTY || (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '0');
+    if (globals.query !== undefined) await (await import('./lib/output/render.js')).checkQuery(globals.query);
     const deps = createDeps(io, globals, env, overrides);
     try {
       await body(deps);
@@ -130,7 +131,7 @@ function report(error: unknown, io: IO, globals: Pick<GlobalOptions, 'output' | 
     return error.exitCode;
   }
   // Errors of layers below the command line, by name so that --help never loads their modules.
-  const byName: Record<string, number> = { UnknownAccountError: 2, UnknownProfileError: 2, ConfigFileError: 2, ServiceUnreachableError: 3, ProtocolError: 1 };
+  const byName: Record<string, number> = { UnknownAccountError: 2, UnknownProfileError: 2, ConfigFileError: 2, StoreOpenError: 2, ServiceUnreachableError: 3, ProtocolError: 1 };
   if (error instanceof Error && byName[error.name] !== undefined) {
     io.err(`error: ${error.message}\n`);
     return byName[error.name];

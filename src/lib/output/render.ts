@@ -1,6 +1,7 @@
 // Prints a JSON:API document in the chosen format: table (people), json (the exact document),
 // ndjson (one resource per line), csv, or a JMESPath --query result.
 import type { GlobalOptions } from '../command/globals.js';
+import { UsageError } from '../command/errors.js';
 import type { IO } from '../command/io.js';
 import { noun, type ResourceLike } from './columns.js';
 
@@ -16,6 +17,17 @@ export interface ListContext {
   type: string;
   /** Whether every page was fetched (--all). */
   all?: boolean;
+}
+
+/** A --query expression that cannot be parsed is a usage error, found before anything is sent. */
+export async function checkQuery(expression: string): Promise<void> {
+  // compile is exported at run time but missing from @types/jmespath.
+  const { compile } = (await import('jmespath')).default as unknown as { compile(expression: string): unknown };
+  try {
+    compile(expression);
+  } catch (error) {
+    throw new UsageError(`--query is not a JMESPath expression: ${(error as Error).message}`);
+  }
 }
 
 async function printQuery(value: unknown, expression: string, io: IO): Promise<void> {

@@ -6,7 +6,7 @@
 // processes never deadlock on a lock upgrade (SQLITE_BUSY).
 import Database from 'better-sqlite3';
 import { DummyDriver, Kysely, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler, type Compilable } from 'kysely';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { migrations } from './migrations.js';
 import type { DB } from './schema.js';
@@ -47,9 +47,14 @@ export interface Store {
 const BUSY_TIMEOUT_MS = 10_000;
 
 export function openStore(path: string): Store {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  const sqlite = new Database(path, { timeout: BUSY_TIMEOUT_MS });
-  enableWal(sqlite);
+  if (path !== ':memory:') makeFolder(dirname(path));
+  let sqlite: Database.Database;
+  try {
+    sqlite = new Database(path, { timeout: BUSY_TIMEOUT_MS });
+    enableWal(sqlite);
+  } catch (error) {
+    throw new StoreOpenError(`cannot open the store ${path}: ${(error as Error).message}`);
+  }
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   migrate(sqlite);
@@ -146,6 +151,30 @@ export function openStore(path: string): Store {
       if (sqlite.open) sqlite.close();
     },
   };
+}
+
+/** The store file could not be opened (a folder that cannot be made, a file that is not a store). */
+export class StoreOpenError extends Error {
+  override name = 'StoreOpenError';
+}
+
+/**
+ * mkdir -p, one level at a time: Node's recursive mkdir spins forever on some paths (a missing
+ * folder under /proc), and every failure here should be one clear message.
+ */
+function makeFolder(folder: string): void {
+  const missing: string[] = [];
+  for (let current = folder; !existsSync(current); current = dirname(current)) {
+    if (dirname(current) === current) break;
+    missing.unshift(current);
+  }
+  for (const level of missing) {
+    try {
+      mkdirSync(level);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw new StoreOpenError(`cannot make the store's folder ${level}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    }
+  }
 }
 
 const pause = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
