@@ -12,6 +12,10 @@ function checkName(name: string): string {
   return name;
 }
 
+function requireProfile(env: NodeJS.ProcessEnv, name: string): void {
+  if (!readConfig(env).profiles?.[name]) throw new UsageError(`no profile named "${name}" (see: billing profiles list)`);
+}
+
 export const list: VerbModule = {
   configure(cmd: Command, invoke: Invoke) {
     cmd.addHelpText('after', examples('billing profiles list', 'billing profiles list --json')).action((_o: unknown, command: Command) =>
@@ -72,7 +76,7 @@ export const use: VerbModule = {
       .addHelpText('after', examples('billing profiles use prod'))
       .action((name: string, _o: unknown, command: Command) =>
         invoke(command, async (deps) => {
-          if (!readConfig(deps.env).profiles?.[name]) throw new UsageError(`no profile named "${name}" (see: billing profiles list)`);
+          requireProfile(deps.env, name);
           await updateConfig(deps.env, (config) => {
             config.current_profile = name;
           });
@@ -89,7 +93,7 @@ export const remove: VerbModule = {
       .addHelpText('after', examples('billing profiles remove old'))
       .action((name: string, _o: unknown, command: Command) =>
         invoke(command, async (deps) => {
-          if (!readConfig(deps.env).profiles?.[name]) throw new UsageError(`no profile named "${name}" (see: billing profiles list)`);
+          requireProfile(deps.env, name);
           await updateConfig(deps.env, (config) => {
             delete config.profiles![name];
             if (config.current_profile === name) delete config.current_profile;
