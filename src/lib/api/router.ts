@@ -9,13 +9,16 @@ import type { RequestContext } from './handlers/context.js';
 import * as customers from './handlers/customers.js';
 import * as plans from './handlers/plans.js';
 
-type Handler = (rc: RequestContext) => ApiResponse | Promise<ApiResponse>;
+/** A read answers at once, inside one read snapshot of the store: its rows, counts and ids agree. */
+type ReadHandler = (rc: RequestContext) => ApiResponse;
+/** A write loads its module on first use (reads never pay for the request schemas) and runs its own write transaction. */
+type WriteHandler = (rc: RequestContext) => Promise<ApiResponse>;
+type Methods = { GET?: ReadHandler } & Partial<Record<'POST' | 'PATCH' | 'DELETE', WriteHandler>>;
 
-// Handlers that write load their module on first use, so reads never pay for the request schemas.
 const customerWrites = () => import('./handlers/customer-writes.js');
 
 /** Path patterns; `:id` matches a numeric id only, so `/customers/abc` is 404 like any unknown path. */
-const ROUTES: Record<string, Partial<Record<string, Handler>>> = {
+const ROUTES: Record<string, Methods> = {
   '/customers': {
     GET: customers.list,
     POST: async (rc) => (await customerWrites()).create(rc),
@@ -45,36 +48,45 @@ export interface RouterOptions {
 }
 
 export interface Router {
-  handle(request: ApiRequest, account: Account): Promise<ApiResponse>;
+  /**
+   * The answer to one request. GET answers synchronously (callers may rely on it, e.g. to keep the
+   * key check in the same snapshot); writes answer through a promise.
+   */
+  handle(request: ApiRequest, account: Account): ApiResponse | Promise<ApiResponse>;
 }
 
 export function createRouter(options: RouterOptions): Router {
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
+  const { store } = options;
+  // Write transactions have rolled back; the client learns nothing about the internals.
+  const failed = (error: unknown): ApiResponse => {
+    options.onError?.(error);
+    return simpleError(500, 'an internal error occurred; the request changed nothing');
+  };
   return {
-    async handle(request, account) {
+    handle(request, account) {
       for (const route of COMPILED) {
         const match = route.regex.exec(request.path);
         if (!match) continue;
-        const method = request.method.toUpperCase();
+        const method = request.method.toUpperCase() as keyof Methods;
         const handler = route.methods[method];
         if (!handler) {
           const allow = Object.keys(route.methods).join(', ');
           return simpleError(405, `${method} is not allowed on ${request.path}; allowed: ${allow}`, { allow });
         }
         const context: RequestContext = {
-          core: { store: options.store, clock: options.clock, account },
+          core: { store, clock: options.clock, account },
           params: match.groups ?? {},
           path: request.path,
           query: request.query,
           body: request.body,
           baseUrl,
         };
+        if (method !== 'GET') return (handler as WriteHandler)(context).catch(failed);
         try {
-          return await handler(context);
+          return store.read(() => (handler as ReadHandler)(context));
         } catch (error) {
-          // Write transactions have rolled back; the client learns nothing about the internals.
-          options.onError?.(error);
-          return simpleError(500, 'an internal error occurred; the request changed nothing');
+          return failed(error);
         }
       }
       return simpleError(404, `no such path: ${request.path}`);

@@ -36,7 +36,7 @@ export interface Store {
   run(query: Compilable<unknown>): { changes: number; lastInsertRowid: number };
   /** Runs fn in one write transaction (BEGIN IMMEDIATE); a throw rolls everything back. */
   write<T>(fn: () => T): T;
-  /** Runs fn in one read transaction, so several reads see one snapshot. */
+  /** Runs fn in one read transaction, so several reads see one snapshot; inside a transaction, in that one. */
   read<T>(fn: () => T): T;
   /** Changes whenever anything is committed, by this connection or another: cached reads made under another value are stale. */
   dataVersion(): string;
@@ -79,6 +79,8 @@ export function openStore(path: string): Store {
     return { statement, parameters: compiled.parameters as unknown[] };
   };
 
+  // Made once: better-sqlite3 builds each transaction function with several property definitions.
+  const transaction = sqlite.transaction((fn: () => unknown) => fn());
   // data_version moves with other connections' commits; this connection counts its own writes.
   const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
   let ownWrites = 0;
@@ -141,10 +143,11 @@ export function openStore(path: string): Store {
     },
     write<T>(fn: () => T): T {
       ownWrites++;
-      return sqlite.transaction(fn).immediate();
+      return transaction.immediate(fn) as T;
     },
     read<T>(fn: () => T): T {
-      return sqlite.transaction(fn).deferred();
+      // Inside another transaction the reads already share its snapshot (a savepoint adds nothing).
+      return sqlite.inTransaction ? fn() : (transaction.deferred(fn) as T);
     },
     dataVersion: () => `${dataVersion.get() as number}.${ownWrites}`,
     close() {
