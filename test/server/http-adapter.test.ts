@@ -152,6 +152,58 @@ describe('http adapter', () => {
     expect(lines).toEqual(['GET /customers/1 200 42ms', 'GET /customers/1 401 0ms']);
   });
 
+  it("runs a GET's key check and its answer as one unit (atOnce), and nothing else in it", async () => {
+    const seen: string[] = [];
+    let inside = false;
+    const { url } = await serve(
+      {
+        handle: (request) => {
+          seen.push(`${request.method} answered ${inside ? 'inside' : 'outside'}`);
+          return request.method === 'GET' ? ok() : Promise.resolve(ok());
+        },
+      },
+      {
+        authenticate: (key) => (seen.push(`key checked ${inside ? 'inside' : 'outside'}`), key === KEY ? ACCOUNT : undefined),
+        atOnce: (fn) => {
+          inside = true;
+          try {
+            return fn();
+          } finally {
+            inside = false;
+          }
+        },
+      },
+    );
+    expect((await fetch(`${url}/customers/1`, { headers: { 'x-authorization': KEY } })).status).toBe(200);
+    expect((await fetch(`${url}/customers`, { method: 'POST', headers: { 'x-authorization': KEY, 'content-type': JSONAPI }, body: '{}' })).status).toBe(200);
+    expect((await fetch(`${url}/customers/1`, { method: 'DELETE', headers: { 'x-authorization': KEY } })).status).toBe(200);
+    expect(seen).toEqual(['key checked inside', 'GET answered inside', 'key checked outside', 'POST answered outside', 'key checked outside', 'DELETE answered outside']);
+  });
+
+  it('answers a handler that answers at once just like one that waits: status, 500 on a throw or an unwritable body, the log line', async () => {
+    const circular: Record<string, unknown> = {};
+    circular.self = circular;
+    const { url, lines } = await serve({
+      handle: (request) => {
+        if (request.path === '/throws') throw new Error('SqliteError: no such table: secret_sauce');
+        if (request.path === '/circular') return { status: 200, headers: {}, body: circular };
+        return { status: 404, headers: {}, body: { errors: [{ status: '404' }] } };
+      },
+    });
+    const get = (path: string) => fetch(`${url}${path}`, { headers: { 'x-authorization': KEY } });
+    const missing = await get('/customers/9');
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get('content-type')).toBe(JSONAPI);
+    expect(await missing.json()).toEqual({ errors: [{ status: '404' }] });
+    for (const path of ['/throws', '/circular']) {
+      const response = await get(path);
+      expect(response.status).toBe(500);
+      expect(await response.text()).not.toContain('secret_sauce');
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(lines.filter((line) => line.startsWith('GET')).map((line) => line.replace(/ \d+ms$/, ''))).toEqual(['GET /customers/9 404', 'GET /throws 500', 'GET /circular 500']);
+  });
+
   it('counts requests in flight', async () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));

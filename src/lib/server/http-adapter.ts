@@ -11,13 +11,19 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 
 /** What the adapter hands each request to: the router, or a stand-in in tests. */
 export interface RequestHandler {
-  handle(request: ApiRequest, account: Account): Promise<ApiResponse>;
+  /** Answered at once when nothing has to wait (the router's reads), else through a promise. */
+  handle(request: ApiRequest, account: Account): ApiResponse | Promise<ApiResponse>;
 }
 
 export interface AdapterOptions {
   handler: RequestHandler;
   /** The account a key belongs to; undefined for an unknown key. */
   authenticate(key: string): Account | undefined;
+  /**
+   * Runs a GET (its key check and its answer) as one unit, e.g. in one read snapshot of the store:
+   * the key and the rows it reads are then seen at the same moment, for one lock of the store.
+   */
+  atOnce?<T>(fn: () => T): T;
   /** One line per request (no trailing newline), and the rare internal-error line. */
   log(line: string): void;
   maxBodyBytes?: number;
@@ -126,6 +132,8 @@ function readBody(req: IncomingMessage, limit: number): Promise<string> {
 export function createHttpAdapter(options: AdapterOptions): HttpAdapter {
   const limit = options.maxBodyBytes ?? MAX_BODY_BYTES;
   const now = options.now ?? (() => performance.now());
+  const direct = <T>(fn: () => T) => fn();
+  const atOnce = options.atOnce ?? direct;
   let inFlight = 0;
 
   const listener = (req: IncomingMessage, res: ServerResponse): void => {
@@ -134,7 +142,7 @@ export function createHttpAdapter(options: AdapterOptions): HttpAdapter {
     const { path, query } = splitTarget(req.url ?? '/');
     inFlight++;
     let settled = false;
-    const settle = (outcome: string) => {
+    const settle = (outcome: string | number) => {
       if (settled) return;
       settled = true;
       inFlight--;
@@ -142,56 +150,30 @@ export function createHttpAdapter(options: AdapterOptions): HttpAdapter {
       options.log(`${method} ${path} ${outcome} ${Math.round(now() - started)}ms`);
       options.onSettled?.();
     };
-    // 'close' follows 'finish' for every answer that went out, and comes alone when the connection died.
-    res.once('close', () => settle(res.writableFinished ? String(res.statusCode) : `${res.headersSent ? res.statusCode : '-'} (connection closed)`));
+    // Once the answer may wait, the connection can die first: 'close' follows 'finish' for every
+    // answer that went out, and comes alone when the connection died.
+    const watchClose = () =>
+      res.once('close', () => settle(res.writableFinished ? res.statusCode : `${res.headersSent ? res.statusCode : '-'} (connection closed)`));
 
-    const send = (response: ApiResponse, close = false) => {
-      if (res.headersSent || res.destroyed) return;
-      // Serialised and validated before anything is written, so a failure still leaves a clean 500.
+    /** Writes the answer; false when there was nobody left to write it to. */
+    const send = (response: ApiResponse, close = false): boolean => {
+      if (res.headersSent || res.destroyed) return false;
+      // Serialised before anything is written, so a failure still leaves a clean 500.
       const payload = response.body === undefined || response.status === 204 ? undefined : JSON.stringify(response.body);
       const headers: Record<string, string | number> = {};
-      for (const [name, value] of Object.entries(response.headers)) {
+      for (const name in response.headers) {
         const lower = name.toLowerCase();
-        if (lower !== 'content-length' && lower !== 'connection') headers[lower] = value;
+        if (lower !== 'content-length' && lower !== 'connection') headers[lower] = response.headers[name];
       }
       headers['content-type'] = JSONAPI;
       if (payload !== undefined) headers['content-length'] = Buffer.byteLength(payload);
       if (close || options.closing?.()) headers.connection = 'close';
       res.writeHead(response.status, headers);
       res.end(payload);
+      return true;
     };
 
-    /**
-     * An answer given before the body was read (401, 413, 415): `Connection: close`, so node:http
-     * closes the connection once the answer is out, and the rest of the body is never read.
-     */
-    const refuse = (response: ApiResponse) => send(response, hasBody(req) && !req.complete);
-
-    void (async () => {
-      const key = requestKey(req.headers);
-      const account = key === undefined ? undefined : options.authenticate(key);
-      if (!account) return refuse(simpleError(401, key === undefined ? 'the X-Authorization header with an API key is required' : 'the API key is not valid'));
-
-      let body: string | undefined;
-      if (hasBody(req)) {
-        if (!acceptedMediaType(req.headers['content-type'])) {
-          return refuse(simpleError(415, `a request body must be sent as ${JSONAPI} or application/json`));
-        }
-        const declared = Number(req.headers['content-length']);
-        if (declared > limit) return refuse(simpleError(413, `the request body is larger than ${limit} bytes`));
-        try {
-          body = await readBody(req, limit);
-        } catch (error) {
-          if (error instanceof TooLarge) return refuse(simpleError(413, `the request body is larger than ${limit} bytes`));
-          res.destroy(); // the client went away while sending; nobody to answer
-          return;
-        }
-        if (body === '') body = undefined;
-      }
-
-      const response = await options.handler.handle({ method, path, query, body }, account);
-      send(response);
-    })().catch((error: unknown) => {
+    const failed = (error: unknown) => {
       const message = error instanceof Error ? error.message : String(error);
       options.log(`billing serve: internal error on ${method} ${path}: ${message}`);
       try {
@@ -200,7 +182,73 @@ export function createHttpAdapter(options: AdapterOptions): HttpAdapter {
       } catch {
         res.destroy();
       }
-    });
+    };
+
+    const unauthorised = (key: string | undefined) =>
+      simpleError(401, key === undefined ? 'the X-Authorization header with an API key is required' : 'the API key is not valid');
+
+    const key = requestKey(req.headers);
+    if (!hasBody(req)) {
+      // Most requests end here, answered in this same turn of the event loop: reads never wait.
+      // A handler that does wait (a write) continues outside the unit; only its start is inside.
+      let later: Promise<ApiResponse> | undefined;
+      let answer: ApiResponse | undefined;
+      try {
+        answer = (method === 'GET' ? atOnce : direct)(() => {
+          const account = key === undefined ? undefined : options.authenticate(key);
+          if (!account) return unauthorised(key);
+          const out = options.handler.handle({ method, path, query }, account);
+          if (out instanceof Promise) later = out;
+          else return out;
+        });
+      } catch (error) {
+        watchClose();
+        return failed(error);
+      }
+      if (answer) {
+        let sent = false;
+        try {
+          sent = send(answer);
+        } catch (error) {
+          watchClose();
+          return failed(error);
+        }
+        return settle(sent ? answer.status : '- (connection closed)');
+      }
+      watchClose();
+      later!
+        .then((response) => {
+          send(response);
+        })
+        .catch(failed);
+      return;
+    }
+
+    watchClose();
+    /**
+     * An answer given before the body was read (401, 413, 415): `Connection: close`, so node:http
+     * closes the connection once the answer is out, and the rest of the body is never read.
+     */
+    const refuse = (response: ApiResponse) => send(response, !req.complete);
+
+    void (async () => {
+      const account = key === undefined ? undefined : options.authenticate(key);
+      if (!account) return refuse(unauthorised(key));
+      if (!acceptedMediaType(req.headers['content-type'])) {
+        return refuse(simpleError(415, `a request body must be sent as ${JSONAPI} or application/json`));
+      }
+      const declared = Number(req.headers['content-length']);
+      if (declared > limit) return refuse(simpleError(413, `the request body is larger than ${limit} bytes`));
+      let body: string | undefined;
+      try {
+        body = await readBody(req, limit);
+      } catch (error) {
+        if (error instanceof TooLarge) return refuse(simpleError(413, `the request body is larger than ${limit} bytes`));
+        res.destroy(); // the client went away while sending; nobody to answer
+        return;
+      }
+      send(await options.handler.handle({ method, path, query, body: body === '' ? undefined : body }, account));
+    })().catch(failed);
   };
 
   Object.defineProperty(listener, 'inFlight', { get: () => inFlight });

@@ -85,6 +85,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const adapter = createHttpAdapter({
     handler: { handle: (request, account) => handler!.handle(request, account) },
     authenticate: cachedAuthentication(store),
+    atOnce: (fn) => store.read(fn),
     log,
     closing: () => closing,
     onSettled: () => {
