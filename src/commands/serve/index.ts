@@ -55,6 +55,8 @@ export interface SignalSource {
 export async function run(options: ServeOptions, deps: Deps, signals: SignalSource = process): Promise<void> {
   const core = await deps.core('serve');
   const { startServer } = await import('../../lib/server/serve.js');
+  const { lineBuffer } = await import('../../lib/server/line-buffer.js');
+  const log = lineBuffer((text) => deps.io.err(text));
   let server: Awaited<ReturnType<typeof startServer>>;
   try {
     server = await startServer({
@@ -64,7 +66,7 @@ export async function run(options: ServeOptions, deps: Deps, signals: SignalSour
       port: options.port,
       publicUrl: options.publicUrl,
       allowPrivateWebhooks: options.allowPrivateWebhooks,
-      log: (line) => deps.io.err(`${line}\n`),
+      log: log.line,
     });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
@@ -83,8 +85,10 @@ export async function run(options: ServeOptions, deps: Deps, signals: SignalSour
         return;
       }
       stopping = true;
+      log.flush();
       if (!deps.globals.quiet) deps.io.err('billing serve: shutting down (waiting for requests in progress)\n');
       server.close().then(() => {
+        log.flush();
         signals.off('SIGINT', onSignal);
         signals.off('SIGTERM', onSignal);
         if (!deps.globals.quiet) deps.io.err('billing serve: stopped\n');
