@@ -392,6 +392,21 @@ describe('GET /customers/{id}', () => {
     expect(answer.body.included[0].relationships.customer.data).toEqual({ type: 'customer', id });
   });
 
+  it("lists the customer's subscriptions in id order, numerically", async () => {
+    const core = testCore();
+    const id = await createCustomer(core);
+    const other = await createCustomer(core, minimalCustomer(2));
+    const plan = makePlan(core);
+    const mine: number[] = [];
+    for (let i = 1; i <= 10; i++) {
+      const sub = insertSubscription(core, i === 2 || i >= 9 ? id : other, plan);
+      if (i === 2 || i >= 9) mine.push(sub);
+    }
+    const answer = await send(core, 'GET', `/customers/${id}`);
+    expect(mine.some((sub) => sub >= 10)).toBe(true);
+    expect(answer.body.data.relationships.subscriptions.data).toEqual(mine.map((sub) => ({ type: 'subscription', id: String(sub) })));
+  });
+
   it('when include names something else, answers 400 Invalid Parameter include', async () => {
     const core = testCore();
     const id = await createCustomer(core);

@@ -27,13 +27,16 @@ export function findCustomerWithSubscriptionIds(ctx: CoreContext, id: number): {
       store.q
         .selectFrom('customers')
         .selectAll()
-        .select(sql<string | null>`(select group_concat(s.id order by s.id) from subscriptions s where s.customer_id = customers.id and s.account_id = customers.account_id)`.as('subscription_ids'))
+        // Unordered: an ORDER BY inside the aggregate costs SQLite a sorter on every read; sorted below.
+        .select(sql<string | null>`(select group_concat(s.id) from subscriptions s where s.customer_id = customers.id and s.account_id = customers.account_id)`.as('subscription_ids'))
         .where('id', '=', p(0))
         .where('account_id', '=', p(1)),
     )
     .get(id, ctx.account.id);
   if (!row) return undefined;
-  return { customer: row, subscriptionIds: row.subscription_ids ? row.subscription_ids.split(',').map(Number) : [] };
+  const subscriptionIds = row.subscription_ids ? row.subscription_ids.split(',').map(Number) : [];
+  if (subscriptionIds.length > 1) subscriptionIds.sort((a, b) => a - b);
+  return { customer: row, subscriptionIds };
 }
 
 export function getCustomer(ctx: CoreContext, id: number): Result<{ customer: Customer; subscriptionIds: number[] }> {
