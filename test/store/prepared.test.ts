@@ -52,3 +52,41 @@ describe('store.prepared', () => {
     expect(store.get(store.q.selectFrom('customers').select('archived').where('id', '=', 2))).toEqual({ archived: 1 });
   });
 });
+
+describe('store.prepared get: one row read as JSON text', () => {
+  it('gives back integers, reals, text and null exactly as stored, and a blob column as bytes', () => {
+    store = openStore(tempDbPath());
+    const text = 'quote " backslash \\ control \u0001 line\u2028sep é 😀 <tag>';
+    const values = { i: 9007199254740991, n: -42, r: 0.1 + 0.2, tiny: 5e-324, big: 1e300, t: text, empty: '', nothing: null };
+    store.run(
+      store.q.insertInto('accounts').values({ name: 'a', is_default: 1, webhook_secret: text, invoice_prefix: '', time_zone: 'UTC', next_invoice_number: values.i, created_at: 'x', updated_at: 'x' }),
+    );
+    const row = store
+      .prepared<Record<string, unknown>, [string]>('test.values', (p) =>
+        store.q
+          .selectFrom('accounts')
+          .select(['webhook_secret as t', 'invoice_prefix as empty', 'next_invoice_number as i'])
+          .select((eb) => [
+            eb.val(values.n).as('n'),
+            eb.val(values.r).as('r'),
+            eb.val(values.tiny).as('tiny'),
+            eb.val(values.big).as('big'),
+            eb.val(null).as('nothing'),
+          ])
+          .where('name', '=', p(0)),
+      )
+      .get('a');
+    expect(row).toEqual(values);
+    expect(Object.is(row!.r, values.r)).toBe(true);
+  });
+
+  it('reads a row whose column names repeat (a join) as the plain query would', () => {
+    store = openStore(tempDbPath());
+    seed(store);
+    const joined = store.prepared<{ id: number }, [number]>('test.join', (p) =>
+      store.q.selectFrom('customers').innerJoin('accounts', 'accounts.id', 'customers.account_id').select(['accounts.id', 'customers.id']).where('customers.id', '=', p(0)),
+    );
+    expect(joined.get(3)).toEqual({ id: 3 });
+    expect(joined.all(3)).toEqual([{ id: 3 }]);
+  });
+});

@@ -15,6 +15,7 @@ export type { DB } from './schema.js';
 
 export interface Prepared<R, A extends unknown[]> {
   all(...args: A): R[];
+  /** The row a lookup finds (by a unique key); where several rows can match, use all(). */
   get(...args: A): R | undefined;
   run(...args: A): { changes: number; lastInsertRowid: number };
 }
@@ -104,13 +105,29 @@ export function openStore(path: string): Store {
     // Rows come as arrays and become objects through a function made for this query's columns:
     // a fixed-shape object literal, about half the cost of better-sqlite3 building each object.
     statement.raw(true);
-    const names = statement.columns().map((column) => column.name);
+    const columns = statement.columns();
+    const names = columns.map((column) => column.name);
     const toRow = new Function('r', `return {${names.map((name, i) => `${JSON.stringify(name)}: r[${i}]`).join(', ')}};`) as (row: unknown[]) => unknown;
-    return {
-      all: (...args) => (statement.all(...bind(args)) as unknown[][]).map(toRow),
-      get: (...args) => {
+    const all = (...args: unknown[]) => (statement.all(...bind(args)) as unknown[][]).map(toRow);
+    // One row (a lookup by key, the hot path of every GET) crosses from SQLite as one JSON text
+    // rather than value by value: better-sqlite3 converts each column on its own, and for a
+    // 27-column customer that cost twice JSON.parse of the same row. JSON keeps integers, reals
+    // (17 digits), text and null exactly; it cannot hold blobs, so a blob column (or a repeated
+    // name) reads raw. all() stays raw: an outer SELECT would leave the row order to SQLite.
+    if (new Set(names).size !== names.length || columns.some((column) => /BLOB/i.test(column.type ?? ''))) {
+      const get = (...args: unknown[]) => {
         const row = statement.get(...bind(args)) as unknown[] | undefined;
         return row === undefined ? undefined : toRow(row);
+      };
+      return { all, get, run };
+    }
+    const quoted = names.map((name) => `"${name.replaceAll('"', '""')}"`).join(', ');
+    const json = sqlite.prepare(`SELECT json_array(${quoted}) FROM (${compiled.sql})`).pluck();
+    return {
+      all,
+      get: (...args) => {
+        const text = json.get(...bind(args)) as string | undefined;
+        return text === undefined ? undefined : toRow(JSON.parse(text) as unknown[]);
       },
       run,
     };
