@@ -18,17 +18,33 @@ export function offsetMinutes(ms: number, timeZone: string): number {
 
 const pad = (n: number, width = 2) => String(n).padStart(width, '0');
 
+const offsetTexts = new Map<number, string>();
+/** `+01:00` for 60, `-03:30` for -210, `+00:00` for 0. */
+function offsetText(offset: number): string {
+  let text = offsetTexts.get(offset);
+  if (text === undefined) {
+    const abs = Math.abs(offset);
+    text = `${offset < 0 ? '-' : '+'}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`;
+    offsetTexts.set(offset, text);
+  }
+  return text;
+}
+
 /** `2026-12-01T00:00:00+01:00` for a stored UTC instant, in the given IANA time zone. */
 export function formatInstant(utcIso: string, timeZone: string): string {
   const ms = Date.parse(utcIso);
   const offset = offsetMinutes(ms, timeZone);
+  // Every GET shows two of these, so the common case skips Date arithmetic: a stored instant
+  // (`YYYY-MM-DDTHH:MM:SS.sssZ`) whose local time falls on the same calendar day only changes its
+  // hours and minutes.
+  if (utcIso.length === 24 && utcIso.charCodeAt(10) === 84 /* T */ && Number.isInteger(offset)) {
+    const minute = Number(utcIso.slice(11, 13)) * 60 + Number(utcIso.slice(14, 16)) + offset;
+    if (minute >= 0 && minute < 1440) return `${utcIso.slice(0, 11)}${pad(Math.floor(minute / 60))}:${pad(minute % 60)}${utcIso.slice(16, 19)}${offsetText(offset)}`;
+  }
   const local = new Date(ms + offset * 60_000);
-  const sign = offset < 0 ? '-' : '+';
-  const abs = Math.abs(offset);
   return (
     `${pad(local.getUTCFullYear(), 4)}-${pad(local.getUTCMonth() + 1)}-${pad(local.getUTCDate())}` +
-    `T${pad(local.getUTCHours())}:${pad(local.getUTCMinutes())}:${pad(local.getUTCSeconds())}` +
-    `${sign}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`
+    `T${pad(local.getUTCHours())}:${pad(local.getUTCMinutes())}:${pad(local.getUTCSeconds())}${offsetText(offset)}`
   );
 }
 
