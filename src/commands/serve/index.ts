@@ -76,6 +76,9 @@ export async function run(options: ServeOptions, deps: Deps, signals: SignalSour
     if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') throw new UsageError(`cannot listen on ${where}: --host is not an address of this machine`);
     throw error;
   }
+  log.flush(); // the listening line, at once
+  // Lines still queued when the process ends (a crash included) are written on the way out.
+  process.once('exit', log.flush);
   await new Promise<void>((resolve, reject) => {
     let stopping = false;
     const onSignal = () => {
@@ -89,6 +92,7 @@ export async function run(options: ServeOptions, deps: Deps, signals: SignalSour
       if (!deps.globals.quiet) deps.io.err('billing serve: shutting down (waiting for requests in progress)\n');
       server.close().then(() => {
         log.flush();
+        process.off('exit', log.flush);
         signals.off('SIGINT', onSignal);
         signals.off('SIGTERM', onSignal);
         if (!deps.globals.quiet) deps.io.err('billing serve: stopped\n');

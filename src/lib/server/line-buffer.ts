@@ -1,14 +1,27 @@
 // The request log's writer. stderr is synchronous for files and pipes, so one write per request
-// is one system call per request; lines gathered during a turn of the event loop go out together.
+// is one system call per request; lines are gathered and written together a moment later (or at
+// once when much is waiting, and at shutdown), as loggers built for servers do.
 
 export interface LineBuffer {
-  /** Queues one line (without newline); it is written before the next turn of the event loop. */
+  /** Queues one line (without newline); it is written within `delayMs`. */
   line(text: string): void;
-  /** Writes what is queued now (at shutdown). */
+  /** Writes what is queued now (shutdown, exit). */
   flush(): void;
 }
 
-export function lineBuffer(write: (text: string) => void, schedule: (fn: () => void) => unknown = setImmediate): LineBuffer {
+export interface LineBufferOptions {
+  /** Longest a line waits; default 50 ms. */
+  delayMs?: number;
+  /** Queued text above this many characters is written at once; default 64 KiB. */
+  maxPending?: number;
+  /** Runs fn after ms; injectable for tests. The default timer does not keep the process alive. */
+  schedule?: (fn: () => void, ms: number) => unknown;
+}
+
+const unrefTimer = (fn: () => void, ms: number) => setTimeout(fn, ms).unref();
+
+export function lineBuffer(write: (text: string) => void, options: LineBufferOptions = {}): LineBuffer {
+  const { delayMs = 50, maxPending = 64 * 1024, schedule = unrefTimer } = options;
   let pending = '';
   let scheduled = false;
   const flush = () => {
@@ -21,9 +34,10 @@ export function lineBuffer(write: (text: string) => void, schedule: (fn: () => v
   return {
     line(text) {
       pending += `${text}\n`;
-      if (!scheduled) {
+      if (pending.length >= maxPending) flush();
+      else if (!scheduled) {
         scheduled = true;
-        schedule(flush);
+        schedule(flush, delayMs);
       }
     },
     flush,
