@@ -95,7 +95,9 @@ export function openStore(path: string): Store {
     const statement = sqlite.prepare(compiled.sql);
     // Each bound value is either an argument (by index) or a constant written into the query.
     const sources = compiled.parameters.map((value) => (isMarker(value) ? { index: value[PARAM], value: undefined } : { index: -1, value }));
-    const bind = (args: unknown[]) => sources.map((source) => (source.index >= 0 ? args[source.index] : source.value));
+    // Arguments that stand in order for every bound value are passed as they are (the hot lookups).
+    const direct = sources.every((source, i) => source.index === i);
+    const bind = direct ? (args: unknown[]) => args : (args: unknown[]) => sources.map((source) => (source.index >= 0 ? args[source.index] : source.value));
     const run = (...args: unknown[]) => {
       ownWrites++;
       const result = statement.run(...bind(args));

@@ -15,9 +15,9 @@ export interface RequestContext {
   baseUrl: string;
 }
 
-export const respond = (status: number, body: unknown, headers: Record<string, string> = {}): ApiResponse => ({
+export const respond = (status: number, body: unknown, headers?: Record<string, string>): ApiResponse => ({
   status,
-  headers: { 'content-type': JSONAPI, ...headers },
+  headers: headers ? { 'content-type': JSONAPI, ...headers } : { 'content-type': JSONAPI },
   body,
 });
 

@@ -14,16 +14,15 @@ export function list(rc: RequestContext): ApiResponse {
     const { rows, total } = listCustomers(rc.core, query.page);
     const subscriptions = subscriptionIdsBy(rc.core, 'customer_id', rows.map((c) => c.id));
     const data = rows.map((c) => customerResource(c, subscriptions.get(c.id)!, r));
-    return respond(200, collectionDocument(r, '/customers', query, total, data, includedSubscriptions(rc, query.include, subscriptions, r)));
+    return respond(200, collectionDocument(r, '/customers', query, total, data, includedSubscriptions(rc, query.include, subscriptions.values(), r)));
   });
 }
 
 export function get(rc: RequestContext): ApiResponse {
   return withQuery(rc, INCLUDES, (query, r) =>
-    unwrap(getCustomer(rc.core, idParam(rc)), null, ({ customer, subscriptionIds }) => {
-      const subscriptions = new Map([[customer.id, subscriptionIds]]);
-      return respond(200, singleDocument(customerResource(customer, subscriptionIds, r), includedSubscriptions(rc, query.include, subscriptions, r)));
-    }),
+    unwrap(getCustomer(rc.core, idParam(rc)), null, ({ customer, subscriptionIds }) =>
+      respond(200, singleDocument(customerResource(customer, subscriptionIds, r), includedSubscriptions(rc, query.include, [subscriptionIds], r))),
+    ),
   );
 }
 

@@ -11,7 +11,7 @@ export function list(rc: RequestContext): ApiResponse {
     const { rows, total } = listPlans(rc.core, query.page);
     const subscriptions = subscriptionIdsBy(rc.core, 'subscription_plan_id', rows.map((p) => p.id));
     const data = rows.map((p) => planResource(p, subscriptions.get(p.id)!, r));
-    return respond(200, collectionDocument(r, '/subscription-plans', query, total, data, includedSubscriptions(rc, query.include, subscriptions, r)));
+    return respond(200, collectionDocument(r, '/subscription-plans', query, total, data, includedSubscriptions(rc, query.include, subscriptions.values(), r)));
   });
 }
 

@@ -4,7 +4,7 @@ import { subscriptionResource, type Rendering, type ResourceObject } from '../do
 import type { RequestContext } from './context.js';
 
 /** The `included` array for `include=subscriptions` on customers or plans, or undefined. */
-export function includedSubscriptions(rc: RequestContext, include: string[], byOwner: Map<number, number[]>, r: Rendering): ResourceObject[] | undefined {
+export function includedSubscriptions(rc: RequestContext, include: string[], idLists: Iterable<number[]>, r: Rendering): ResourceObject[] | undefined {
   if (!include.includes('subscriptions')) return undefined;
-  return subscriptionsByIds(rc.core, [...byOwner.values()].flat()).map((s) => subscriptionResource(s, r));
+  return subscriptionsByIds(rc.core, [...idLists].flat()).map((s) => subscriptionResource(s, r));
 }
