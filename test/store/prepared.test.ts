@@ -1,4 +1,5 @@
 // store.prepared: a query compiled once and run with arguments, rows mapped to plain objects.
+import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/lib/store/store.js';
 import { tempDbPath } from '../helpers/store.js';
@@ -88,5 +89,14 @@ describe('store.prepared get: one row read as JSON text', () => {
     );
     expect(joined.get(3)).toEqual({ id: 3 });
     expect(joined.all(3)).toEqual([{ id: 3 }]);
+  });
+
+  it('keeps text made by a JSON function as text', () => {
+    store = openStore(tempDbPath());
+    seed(store);
+    const made = store.prepared<{ doc: string }, [number]>('test.json-text', (p) =>
+      store.q.selectFrom('customers').select(sql<string>`json_object('name', first_name)`.as('doc')).where('id', '=', p(0)),
+    );
+    expect(made.get(1)).toEqual({ doc: '{"name":"Ann"}' });
   });
 });
