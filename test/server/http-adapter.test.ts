@@ -1,6 +1,6 @@
 // The adapter alone, on a bare node:http server: a stub router, a stub authenticator, a captured log.
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { JSONAPI, type ApiRequest, type ApiResponse } from '../../src/lib/api/http.js';
 import type { Account } from '../../src/lib/core/context.js';
@@ -178,6 +178,57 @@ describe('http adapter', () => {
     expect((await fetch(`${url}/customers`, { method: 'POST', headers: { 'x-authorization': KEY, 'content-type': JSONAPI }, body: '{}' })).status).toBe(200);
     expect((await fetch(`${url}/customers/1`, { method: 'DELETE', headers: { 'x-authorization': KEY } })).status).toBe(200);
     expect(seen).toEqual(['key checked inside', 'GET answered inside', 'key checked outside', 'POST answered outside', 'key checked outside', 'DELETE answered outside']);
+  });
+
+  it('answers GETs that arrive together (pipelined) in one unit, after all of them arrived, each in order', async () => {
+    const units: string[][] = [];
+    let current: string[] | undefined;
+    const { url } = await serve(
+      { handle: (request) => (current!.push(request.path), ok({ data: request.path })) },
+      {
+        atOnce: (fn) => {
+          current = [];
+          units.push(current);
+          try {
+            return fn();
+          } finally {
+            current = undefined;
+          }
+        },
+      },
+    );
+    const { port } = new URL(url);
+    const paths = ['/customers/1', '/customers/2', '/customers/3', '/subscription-plans'];
+    const raw = paths.map((path) => `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Authorization: ${KEY}\r\n\r\n`).join('');
+    const answered = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), '127.0.0.1', () => socket.write(raw));
+      let text = '';
+      socket.on('data', (chunk) => {
+        text += chunk;
+        if ((text.match(/HTTP\/1\.1 200/g) ?? []).length === paths.length && text.endsWith('"}')) socket.end();
+      });
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+      setTimeout(() => (socket.destroy(), reject(new Error(`not all answered: ${text}`))), 2_000).unref();
+    });
+    expect(units).toEqual([paths]);
+    expect([...answered.matchAll(/\{"data":"([^"]+)"\}/g)].map((m) => m[1])).toEqual(paths);
+  });
+
+  it('answers 500 to every GET of a unit that could not run (the store closed), and logs each', async () => {
+    const { url, lines } = await serve(
+      { handle: () => ok() },
+      {
+        atOnce: () => {
+          throw new Error('The database connection is not open');
+        },
+      },
+    );
+    const answers = await Promise.all([1, 2, 3].map((n) => fetch(`${url}/customers/${n}`, { headers: { 'x-authorization': KEY } })));
+    expect(answers.map((a) => a.status)).toEqual([500, 500, 500]);
+    for (const answer of answers) expect(await answer.text()).not.toContain('database');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(lines.filter((line) => / 500 \d+ms$/.test(line))).toHaveLength(3);
   });
 
   it('answers a handler that answers at once just like one that waits: status, 500 on a throw or an unwritable body, the log line', async () => {

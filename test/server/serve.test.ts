@@ -73,6 +73,17 @@ describe('billing serve: authentication', () => {
     expect((await request('GET', '/customers', { headers: { authorization: `Bearer ${keyA}` } })).status).toBe(200);
   });
 
+  it('refuses a key on the very next GET once another connection (the CLI) has rotated it', async () => {
+    const { request, keyA, store } = await setup();
+    expect((await request('GET', '/customers', { key: keyA })).status).toBe(200);
+    const cli = openStore(store.path);
+    stores.push(cli);
+    const rotated = rotateKey(cli, clock, 'alpha');
+    if (!rotated.ok) throw new Error('rotate failed');
+    expect((await request('GET', '/customers', { key: keyA })).status).toBe(401);
+    expect((await request('GET', '/customers', { key: rotated.value.apiKey })).status).toBe(200);
+  });
+
   it("accepts the default account's key once it has one", async () => {
     const { request, store } = await setup();
     const rotated = rotateKey(store, clock, 'default');

@@ -20,8 +20,8 @@ export interface AdapterOptions {
   /** The account a key belongs to; undefined for an unknown key. */
   authenticate(key: string): Account | undefined;
   /**
-   * Runs a GET (its key check and its answer) as one unit, e.g. in one read snapshot of the store:
-   * the key and the rows it reads are then seen at the same moment, for one lock of the store.
+   * Runs the GETs that arrived together (each one's key check and answer) as one unit, e.g. one
+   * read snapshot of the store: keys and rows are seen at one moment, for one lock of the store.
    */
   atOnce?<T>(fn: () => T): T;
   /** One line per request (no trailing newline), and the rare internal-error line. */
@@ -132,9 +132,24 @@ function readBody(req: IncomingMessage, limit: number): Promise<string> {
 export function createHttpAdapter(options: AdapterOptions): HttpAdapter {
   const limit = options.maxBodyBytes ?? MAX_BODY_BYTES;
   const now = options.now ?? (() => performance.now());
-  const direct = <T>(fn: () => T) => fn();
-  const atOnce = options.atOnce ?? direct;
+  const atOnce = options.atOnce ?? (<T>(fn: () => T) => fn());
   let inFlight = 0;
+
+  // GETs are answered together once every GET that arrived in this turn of the event loop has
+  // been read: one unit (one read of the store, one lock) for all of them, taken after the last
+  // one arrived, so each still sees everything committed before it was sent.
+  let reads: { answer: () => () => void; fail: (error: unknown) => void }[] = [];
+  const answerReads = () => {
+    const batch = reads;
+    reads = [];
+    let next: (() => void)[];
+    try {
+      next = atOnce(() => batch.map((read) => read.answer()));
+    } catch (error) {
+      next = batch.map((read) => () => read.fail(error)); // the unit itself failed (the store closed)
+    }
+    for (const step of next) step();
+  };
 
   const listener = (req: IncomingMessage, res: ServerResponse): void => {
     const started = now();
@@ -187,41 +202,49 @@ export function createHttpAdapter(options: AdapterOptions): HttpAdapter {
     const unauthorised = (key: string | undefined) =>
       simpleError(401, key === undefined ? 'the X-Authorization header with an API key is required' : 'the API key is not valid');
 
-    const key = requestKey(req.headers);
-    if (!hasBody(req)) {
-      // Most requests end here, answered in this same turn of the event loop: reads never wait.
-      // A handler that does wait (a write) continues outside the unit; only its start is inside.
-      let later: Promise<ApiResponse> | undefined;
-      let answer: ApiResponse | undefined;
+    /** Sends an answer that is ready, or waits for one that is not (a write: the connection may die first). */
+    const deliver = (answer: ApiResponse | Promise<ApiResponse>) => {
+      if (answer instanceof Promise) {
+        watchClose();
+        answer
+          .then((response) => {
+            send(response);
+          })
+          .catch(failed);
+        return;
+      }
+      let sent = false;
       try {
-        answer = (method === 'GET' ? atOnce : direct)(() => {
-          const account = key === undefined ? undefined : options.authenticate(key);
-          if (!account) return unauthorised(key);
-          const out = options.handler.handle({ method, path, query }, account);
-          if (out instanceof Promise) later = out;
-          else return out;
-        });
+        sent = send(answer);
       } catch (error) {
         watchClose();
         return failed(error);
       }
-      if (answer) {
-        let sent = false;
-        try {
-          sent = send(answer);
-        } catch (error) {
-          watchClose();
-          return failed(error);
-        }
-        return settle(sent ? answer.status : '- (connection closed)');
-      }
+      settle(sent ? answer.status : '- (connection closed)');
+    };
+    const fail = (error: unknown) => {
       watchClose();
-      later!
-        .then((response) => {
-          send(response);
-        })
-        .catch(failed);
-      return;
+      failed(error);
+    };
+
+    const key = requestKey(req.headers);
+    if (!hasBody(req)) {
+      /** The key check and the handler's answer; what to do with it comes after (outside the read unit). */
+      const answer = (): (() => void) => {
+        try {
+          const account = key === undefined ? undefined : options.authenticate(key);
+          const out = account ? options.handler.handle({ method, path, query }, account) : unauthorised(key);
+          return () => deliver(out);
+        } catch (error) {
+          return () => fail(error);
+        }
+      };
+      if (method === 'GET') {
+        reads.push({ answer, fail });
+        if (reads.length === 1) setImmediate(answerReads);
+        return;
+      }
+      return answer()();
     }
 
     watchClose();
