@@ -99,4 +99,11 @@ describe('store.prepared get: one row read as JSON text', () => {
     );
     expect(made.get(1)).toEqual({ doc: '{"name":"Ann"}' });
   });
+
+  it('binds only the arguments the query uses', () => {
+    store = openStore(tempDbPath());
+    seed(store);
+    const byId = store.prepared<{ first_name: string }, [number, string]>('test.extra-argument', (p) => store.q.selectFrom('customers').select('first_name').where('id', '=', p(0)));
+    expect(byId.get(2, 'not used')).toEqual({ first_name: 'Bob' });
+  });
 });

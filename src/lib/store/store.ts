@@ -97,7 +97,7 @@ export function openStore(path: string): Store {
     const sources = compiled.parameters.map((value) => (isMarker(value) ? { index: value[PARAM], value: undefined } : { index: -1, value }));
     // Arguments that stand in order for every bound value are passed as they are (the hot lookups).
     const direct = sources.every((source, i) => source.index === i);
-    const bind = direct ? (args: unknown[]) => args : (args: unknown[]) => sources.map((source) => (source.index >= 0 ? args[source.index] : source.value));
+    const bind = (args: unknown[]) => (direct && args.length === sources.length ? args : sources.map((source) => (source.index >= 0 ? args[source.index] : source.value)));
     const run = (...args: unknown[]) => {
       ownWrites++;
       const result = statement.run(...bind(args));
