@@ -25,6 +25,8 @@ const VENDOR_EXPORTS = {
   'cli-table3': "require('cli-table3')",
   jmespath: "require('jmespath')",
   conf: "require('conf').default",
+  pg: "require('pg')",
+  'pg-connection-string': "require('pg-connection-string')",
 };
 const VENDOR = Object.keys(VENDOR_EXPORTS);
 const vendorPlugin = {
@@ -32,6 +34,8 @@ const vendorPlugin = {
   setup(b) {
     const filter = new RegExp(`^(${VENDOR.join('|')})$`);
     b.onResolve({ filter }, (args) => ({ path: `./vendor/${args.path}.cjs`, external: true }));
+    // pg's optional native binding, never installed: pg loads it only when asked for pg.native.
+    b.onResolve({ filter: /^pg-native$/ }, () => ({ path: 'pg-native', external: true }));
   },
 };
 
@@ -42,6 +46,7 @@ await Promise.all(
       absWorkingDir: root,
       stdin: { contents: `module.exports = ${VENDOR_EXPORTS[name]};`, resolveDir: root, loader: 'js' },
       outfile: `dist/vendor/${name}.cjs`,
+      external: ['pg-native'],
       bundle: true,
       format: 'cjs',
       platform: 'node',

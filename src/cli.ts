@@ -7,6 +7,7 @@ import { profiles } from './commands/profiles/index.js';
 import { plans } from './commands/plans/index.js';
 import { createDeps, type DepsOverrides } from './lib/command/deps.js';
 import { ApiError, CliError } from './lib/command/errors.js';
+import { redact } from './lib/store/store.js';
 import { addGlobalOptions, readGlobals, type GlobalOptions } from './lib/command/globals.js';
 import { processIO, type IO } from './lib/command/io.js';
 import type { Group, Invoke, Verb } from './lib/command/registry.js';
@@ -24,7 +25,7 @@ const SINGLES: Record<string, Verb> = {
 };
 
 /** Global options that take a value, so the words after them are not mistaken for commands. */
-const VALUE_OPTIONS = new Set(['-o', '--output', '--db', '--base-url', '--api-key', '--profile', '--account', '--query', '--timeout']);
+const VALUE_OPTIONS = new Set(['-o', '--output', '--db', '--base-url', '--api-key', '--profile', '--account', '--query', '--timeout', '--pool-size']);
 
 /** The first two command words of argv (e.g. "customers", "get"), skipping global options and "help". */
 export function commandWords(argv: string[]): string[] {
@@ -127,16 +128,16 @@ function report(error: unknown, io: IO, globals: Pick<GlobalOptions, 'output' | 
     return error.exitCode;
   }
   if (error instanceof CliError) {
-    io.err(`error: ${error.message}\n`);
+    io.err(`error: ${redact(error.message)}\n`);
     return error.exitCode;
   }
   // Errors of layers below the command line, by name so that --help never loads their modules.
-  const byName: Record<string, number> = { UnknownAccountError: 2, UnknownProfileError: 2, ConfigFileError: 2, StoreOpenError: 2, ServiceUnreachableError: 3, ProtocolError: 1 };
+  const byName: Record<string, number> = { UnknownAccountError: 2, UnknownProfileError: 2, ConfigFileError: 2, StoreOpenError: 2, StoreUnreachableError: 3, StoreAuthError: 4, ServiceUnreachableError: 3, ProtocolError: 1 };
   if (error instanceof Error && byName[error.name] !== undefined) {
-    io.err(`error: ${error.message}\n`);
+    io.err(`error: ${redact(error.message)}\n`);
     return byName[error.name];
   }
   const message = error instanceof Error ? (globals.verbose ? (error.stack ?? error.message) : error.message) : String(error);
-  io.err(`error: unexpected failure: ${message}\n`);
+  io.err(`error: unexpected failure: ${redact(message)}\n`);
   return 1;
 }

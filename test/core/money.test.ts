@@ -1,7 +1,7 @@
 // Money at the edges: parsing and formatting euro amounts, and the one rounding helper.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { divideRounded, formatAmount, parseAmount } from '../../src/lib/core/money.js';
+import { divideRounded, formatAmount, parseAmount } from '../../src/lib/schemas/money.js';
 
 describe('parseAmount', () => {
   it.each([

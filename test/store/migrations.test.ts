@@ -1,7 +1,7 @@
 // Opening a store: migrations run once and are recorded; the journal is WAL.
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { migrations } from '../../src/lib/store/migrations.js';
+import { sqliteMigrations as migrations } from '../../src/lib/store/migrations.js';
 import { openStore } from '../../src/lib/store/store.js';
 import { defaultAccount } from '../../src/lib/core/accounts.js';
 import { fixedClock } from '../../src/lib/core/clock.js';

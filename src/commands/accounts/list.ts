@@ -9,8 +9,8 @@ export function configure(cmd: Command, invoke: Invoke): void {
   cmd.addHelpText('after', examples('billing accounts list', 'billing accounts list --json')).action((_opts: unknown, command: Command) =>
     invoke(command, async (deps) => {
       const core = await accountCore(deps, 'list');
-      core.account(); // the default account exists from first use on
-      const rows = listAccounts(core.store).map((a) => ({ name: a.name, invoice_prefix: a.invoice_prefix, time_zone: a.time_zone, default: a.is_default === 1 }));
+      await core.account(); // the default account exists from first use on
+      const rows = (await listAccounts(core.store)).map((a) => ({ name: a.name, invoice_prefix: a.invoice_prefix, time_zone: a.time_zone, default: a.is_default === 1 }));
       await renderPlain(rows, deps.globals, deps.io, async () => {
         const { listTable } = await import('../../lib/output/table.js');
         return listTable(rows.map(({ name, ...attributes }) => ({ type: 'account', id: name, attributes })), 'account', deps.globals.color);

@@ -12,7 +12,8 @@ export async function accountCore(deps: Deps, verb: string): Promise<EmbeddedCor
 }
 
 /** A refusal of the core, reported like the service's refusals (exit 1, error document with --json). */
-export async function unwrap<T>(result: Result<T>, attributes: Record<string, unknown>): Promise<T> {
+export async function unwrap<T>(pending: Result<T> | Promise<Result<T>>, attributes: Record<string, unknown>): Promise<T> {
+  const result = await pending;
   if (result.ok) return result.value;
   const { failureResponse } = await import('../../lib/api/errors.js');
   const response = failureResponse(result.failure, { data: { type: 'account', attributes } });

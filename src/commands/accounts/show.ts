@@ -12,7 +12,7 @@ export function configure(cmd: Command, invoke: Invoke): void {
     .action((name: string, _opts: unknown, command: Command) =>
       invoke(command, async (deps) => {
         const core = await accountCore(deps, 'show');
-        const account = name === DEFAULT_ACCOUNT_NAME ? defaultAccount(core.store, core.clock) : findAccount(core.store, name);
+        const account = name === DEFAULT_ACCOUNT_NAME ? await defaultAccount(core.store, core.clock) : await core.store.read(() => findAccount(name));
         await printObject(deps, settingsOf(await unwrap(account ? { ok: true, value: account } : notFound(`no account named "${name}"`), { name })));
       }),
     );

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { customerCreateShape } from '../../lib/api/schemas/customer.js';
+import { customerCreateShape } from '../../lib/schemas/customer.js';
 import type { Invoke } from '../../lib/command/registry.js';
 import { examples } from '../../lib/command/registry.js';
 import { configureCreate } from '../../lib/command/resource-writes.js';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { customerUpdateSchema } from '../../lib/api/schemas/customer.js';
+import { customerUpdateSchema } from '../../lib/schemas/customer.js';
 import type { Invoke } from '../../lib/command/registry.js';
 import { examples } from '../../lib/command/registry.js';
 import { configureUpdate } from '../../lib/command/resource-writes.js';

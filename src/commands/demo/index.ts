@@ -50,17 +50,17 @@ export async function run(deps: Deps): Promise<void> {
   const core = await deps.core('demo');
   const existing = (await send(deps, { method: 'GET', path: '/customers', query: { 'page[size]': 1 } })).body as { meta: { total: number } };
   if (existing.meta.total > 0) {
-    if (!deps.globals.quiet) deps.io.err(`the store already has ${existing.meta.total} customers; showing them (store: ${deps.settings.dbPath})\n`);
+    if (!deps.globals.quiet) deps.io.err(`the store already has ${existing.meta.total} customers; showing them (store: ${core.store.location})\n`);
   } else {
-    const ctx = { store: core.store, clock: core.clock, account: core.account() };
+    const ctx = { store: core.store, clock: core.clock, account: await core.account() };
     for (const plan of PLANS) {
-      const result = createPlan(ctx, plan);
+      const result = await createPlan(ctx, plan);
       if (!result.ok) throw new Error(`demo plan refused: ${JSON.stringify(result.failure)}`);
     }
     for (const [index, person] of PEOPLE.entries()) {
       await send(deps, { method: 'POST', path: '/customers', body: { data: { type: 'customer', attributes: customerAttributes(person, index) } } });
     }
-    if (!deps.globals.quiet) deps.io.err(`added ${PLANS.length} plans and ${PEOPLE.length} customers to ${deps.settings.dbPath}\n`);
+    if (!deps.globals.quiet) deps.io.err(`added ${PLANS.length} plans and ${PEOPLE.length} customers to ${core.store.location}\n`);
   }
   // With --json the output stays one document: the customers.
   if (deps.globals.output === 'table') await runList(deps, '/subscription-plans', 'subscription-plan', { fields: {}, all: true });

@@ -1,7 +1,7 @@
 // plans create: the embedded store's stand-in for the hosted dashboard. Not an API call (plans are
 // read-only over the API), so it goes to the core directly; it prints the plan as GET shows it.
 import type { Command } from 'commander';
-import { planCreateShape } from '../../lib/api/schemas/plan.js';
+import { planCreateShape } from '../../lib/schemas/plan.js';
 import type { Deps } from '../../lib/command/deps.js';
 import { ApiError } from '../../lib/command/errors.js';
 import { addAttributeFlags, collectAttributes, requireAll } from '../../lib/command/flags.js';
@@ -19,7 +19,7 @@ export async function run(attributes: Record<string, unknown>, deps: Deps): Prom
   }
   const { createPlan } = await import('../../lib/core/plan-writes.js');
   const { failureResponse } = await import('../../lib/api/errors.js');
-  const result = createPlan({ store: core.store, clock: core.clock, account: core.account() }, attributes);
+  const result = await createPlan({ store: core.store, clock: core.clock, account: await core.account() }, attributes);
   if (!result.ok) {
     const response = failureResponse(result.failure, { data: { type: PLAN.type, attributes } });
     throw new ApiError(response.status, response.body);

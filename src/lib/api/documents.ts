@@ -1,9 +1,9 @@
 // JSON:API documents: resource objects for each type, and the single and collection documents.
-import { formatAmount } from '../core/money.js';
+import { formatAmount } from '../schemas/money.js';
 import { formatInstant, formatNullableInstant } from '../core/time.js';
 import type { CustomerRow, PlanRow, SubscriptionRow } from '../store/schema.js';
 import { pageUrl, type GetQuery } from './query.js';
-import type { ResourceType } from './vocabulary.js';
+import type { ResourceType } from '../schemas/vocabulary.js';
 
 type Row<T> = Omit<T, 'id'> & { id: number };
 

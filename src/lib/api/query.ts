@@ -1,6 +1,6 @@
 // Query parameters of GET requests: pagination, include and sparse fieldsets, checked strictly.
 import { fail, ok, type Result } from '../core/result.js';
-import { FIELDS, type ResourceType } from './vocabulary.js';
+import { FIELDS, type ResourceType } from '../schemas/vocabulary.js';
 
 export const DEFAULT_PAGE_SIZE = 10;
 export const MAX_PAGE_SIZE = 100;

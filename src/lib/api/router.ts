@@ -3,14 +3,15 @@
 import type { Clock } from '../core/clock.js';
 import type { Account } from '../core/context.js';
 import type { Store } from '../store/store.js';
+import type { MaybePromise, Unit } from '../store/unit.js';
 import { simpleError } from './errors.js';
 import type { ApiRequest, ApiResponse } from './http.js';
 import type { RequestContext } from './handlers/context.js';
 import * as customers from './handlers/customers.js';
 import * as plans from './handlers/plans.js';
 
-/** A read answers at once, inside one read snapshot of the store: its rows, counts and ids agree. */
-type ReadHandler = (rc: RequestContext) => ApiResponse;
+/** A read is a unit run inside one read snapshot of the store: its rows, counts and ids agree. */
+type ReadHandler = (rc: RequestContext) => Unit<ApiResponse>;
 /** A write loads its module on first use (reads never pay for the request schemas) and runs its own write transaction. */
 type WriteHandler = (rc: RequestContext) => Promise<ApiResponse>;
 type Methods = { GET?: ReadHandler } & Partial<Record<'POST' | 'PATCH' | 'DELETE', WriteHandler>>;
@@ -34,6 +35,7 @@ const ROUTES: Record<string, Methods> = {
 };
 
 const COMPILED = Object.entries(ROUTES).map(([pattern, methods]) => ({
+  pattern,
   regex: new RegExp(`^${pattern.replace(/:(\w+)/g, '(?<$1>[1-9][0-9]{0,15})')}/?$`),
   methods,
 }));
@@ -49,10 +51,11 @@ export interface RouterOptions {
 
 export interface Router {
   /**
-   * The answer to one request. GET answers synchronously (callers may rely on it, e.g. to keep the
-   * key check in the same snapshot); writes answer through a promise.
+   * The answer to one request. On SQLite a GET answers synchronously (callers may rely on it, e.g.
+   * to keep the key check in the same snapshot); writes, and everything on PostgreSQL, answer
+   * through a promise.
    */
-  handle(request: ApiRequest, account: Account): ApiResponse | Promise<ApiResponse>;
+  handle(request: ApiRequest, account: Account): MaybePromise<ApiResponse>;
 }
 
 export function createRouter(options: RouterOptions): Router {
@@ -84,7 +87,9 @@ export function createRouter(options: RouterOptions): Router {
         };
         if (method !== 'GET') return (handler as WriteHandler)(context).catch(failed);
         try {
-          return store.read(() => (handler as ReadHandler)(context));
+          // Reads with a query (include, pages) may make more queries than the same read without.
+          const answer = store.read(() => (handler as ReadHandler)(context), request.query ? `${route.pattern}?` : route.pattern);
+          return answer instanceof Promise ? answer.catch(failed) : answer;
         } catch (error) {
           return failed(error);
         }

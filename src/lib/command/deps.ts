@@ -38,8 +38,9 @@ export function createDeps(io: IO, globals: GlobalOptions, env: NodeJS.ProcessEn
     if (!core) {
       const { openCore } = await import('../transport/embedded.js');
       // With --verbose, a failure inside the core shows its stack; the answer is a 500 either way.
-      const onError = globals.verbose ? (error: unknown) => io.err(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`) : undefined;
-      core = openCore({ dbPath: resolved().dbPath, account: resolved().account, onError });
+      const { redact } = await import('../store/store.js');
+      const onError = globals.verbose ? (error: unknown) => io.err(`${redact(error instanceof Error ? (error.stack ?? error.message) : String(error))}\n`) : undefined;
+      core = await openCore({ dbPath: resolved().dbPath, poolSize: globals.poolSize, account: resolved().account, onError });
     }
     return core;
   };
@@ -79,7 +80,7 @@ export function createDeps(io: IO, globals: GlobalOptions, env: NodeJS.ProcessEn
     },
     async close() {
       await transport?.close();
-      core?.store.close();
+      await core?.store.close();
     },
   };
 }

@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import { readFile } from 'node:fs/promises';
 import type { z } from 'zod';
-import { isRequired, metaOf } from '../api/schemas/common.js';
+import { isRequired, metaOf } from '../schemas/common.js';
 import { UsageError } from './errors.js';
 import type { IO } from './io.js';
 

@@ -22,6 +22,8 @@ export interface GlobalOptions {
   dryRun: boolean;
   yes: boolean;
   timeout?: number;
+  /** PostgreSQL: the most connections the store's pool opens. */
+  poolSize?: number;
 }
 
 export const OUTPUT_FORMATS: OutputFormat[] = ['table', 'json', 'ndjson', 'csv'];
@@ -30,7 +32,7 @@ export function addGlobalOptions(program: Command): void {
   program
     .option('--json', 'print exactly the JSON:API document the service returned (same as -o json)')
     .option('-o, --output <format>', `output format: ${OUTPUT_FORMATS.join(', ')}`)
-    .option('--db <path>', 'embedded store file (env BILLING_DB)')
+    .option('--db <path|url>', 'embedded store: a SQLite file, or a postgres:// URL (env BILLING_DB)')
     .option('--base-url <url>', 'remote mode: the service to talk to (env BILLING_BASE_URL)')
     .option('--api-key <key>', 'remote mode: API key (env BILLING_API_KEY)')
     .option('--profile <name>', 'use a saved profile')
@@ -42,7 +44,8 @@ export function addGlobalOptions(program: Command): void {
     .option('--query <expr>', 'JMESPath expression applied to the result, printed as JSON')
     .option('--dry-run', 'for commands that change something: print the request, send nothing')
     .option('-y, --yes', 'skip confirmations of delete, cancel and credit')
-    .option('--timeout <seconds>', 'remote mode: request timeout in seconds (default 30)');
+    .option('--timeout <seconds>', 'remote mode: request timeout in seconds (default 30)')
+    .option('--pool-size <n>', 'PostgreSQL store: the most database connections to open (default 10)');
 }
 
 export function readGlobals(options: Record<string, unknown>, env: NodeJS.ProcessEnv): GlobalOptions {
@@ -54,6 +57,11 @@ export function readGlobals(options: Record<string, unknown>, env: NodeJS.Proces
   if (options.timeout !== undefined) {
     timeout = Number(options.timeout);
     if (!Number.isFinite(timeout) || timeout <= 0) throw new UsageError('--timeout must be a number of seconds above 0');
+  }
+  let poolSize: number | undefined;
+  if (options.poolSize !== undefined) {
+    poolSize = Number(options.poolSize);
+    if (!/^\d+$/.test(String(options.poolSize).trim()) || poolSize < 1 || poolSize > 1000) throw new UsageError('--pool-size must be a whole number from 1 to 1000');
   }
   return {
     output: output as OutputFormat,
@@ -71,5 +79,6 @@ export function readGlobals(options: Record<string, unknown>, env: NodeJS.Proces
     dryRun: Boolean(options.dryRun),
     yes: Boolean(options.yes),
     timeout,
+    poolSize,
   };
 }

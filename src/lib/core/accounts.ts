@@ -1,9 +1,10 @@
 // Accounts and their API keys. Keys are shown once, when made, and stored only as SHA-256 hashes.
 import { createHash, randomBytes } from 'node:crypto';
 import type { Store } from '../store/store.js';
+import { all, get, prepared, run, then, type MaybePromise, type Unit } from '../store/unit.js';
 import type { Clock } from './clock.js';
 import { transact, type Account } from './context.js';
-import { fail, invalidAttributes, notFound, ok, type AttributeProblem, type Result } from './result.js';
+import { invalidAttributes, notFound, ok, type AttributeProblem, type Result } from './result.js';
 import { isValidTimeZone, offsetMinutes } from './time.js';
 
 export const DEFAULT_ACCOUNT_NAME = 'default';
@@ -48,95 +49,99 @@ function storedTimeZone(timeZone: string): string {
   return new Intl.DateTimeFormat('en-US', { timeZone }).resolvedOptions().timeZone;
 }
 
-export function findAccount(store: Store, name: string): Account | undefined {
-  return store.prepared<Account, [string]>('accounts.by-name', (p) => store.q.selectFrom('accounts').selectAll().where('name', '=', p(0))).get(name);
-}
+const byName = prepared<Account, [string]>('accounts.by-name', (q, p) => q.selectFrom('accounts').selectAll().where('name', '=', p(0)));
+const byDefault = prepared<Account, []>('accounts.default', (q) => q.selectFrom('accounts').selectAll().where('is_default', '=', 1));
+const byKeyHash = prepared<Account, [string]>('accounts.by-key', (q, p) =>
+  q.selectFrom('api_keys').innerJoin('accounts', 'accounts.id', 'api_keys.account_id').selectAll('accounts').where('api_keys.key_hash', '=', p(0)),
+);
 
-const findDefault = (store: Store): Account | undefined =>
-  store.prepared<Account, []>('accounts.default', () => store.q.selectFrom('accounts').selectAll().where('is_default', '=', 1)).get();
+export function findAccount(name: string): Unit<Account | undefined> {
+  return byName.get(name);
+}
 
 /** The store's default account, made on first use (safe when several processes race to make it). */
-export function defaultAccount(store: Store, clock: Clock): Account {
-  const existing = findDefault(store);
-  if (existing) return existing;
-  return store.write(() => {
-    const now = clock.now().toISOString();
-    store.run(
-      store.q
-        .insertInto('accounts')
-        .values({ name: DEFAULT_ACCOUNT_NAME, is_default: 1, webhook_secret: newSecret(), invoice_prefix: 'INV-', time_zone: 'Europe/Amsterdam', next_invoice_number: 1, created_at: now, updated_at: now })
-        .onConflict((oc) => oc.doNothing()),
-    );
-    return findDefault(store)!;
-  });
+export function defaultAccount(store: Store, clock: Clock): MaybePromise<Account> {
+  return then(store.read(() => byDefault.get(), 'accounts.default'), (existing) =>
+    existing ??
+    store.write(function* () {
+      const now = clock.now().toISOString();
+      yield* run((q) =>
+        q
+          .insertInto('accounts')
+          .values({ name: DEFAULT_ACCOUNT_NAME, is_default: 1, webhook_secret: newSecret(), invoice_prefix: 'INV-', time_zone: 'Europe/Amsterdam', next_invoice_number: 1, created_at: now, updated_at: now })
+          .onConflict((oc) => oc.doNothing()),
+      );
+      return (yield* byDefault.get())!;
+    }),
+  );
 }
 
-export function listAccounts(store: Store): Account[] {
-  return store.all(store.q.selectFrom('accounts').selectAll().orderBy('id'));
+export function listAccounts(store: Store): MaybePromise<Account[]> {
+  return store.read(() => all((q) => q.selectFrom('accounts').selectAll().orderBy('id')));
 }
 
-export function createAccount(store: Store, clock: Clock, name: string, settings: AccountSettings = {}): Result<{ account: Account; apiKey: string }> {
+export async function createAccount(store: Store, clock: Clock, name: string, settings: AccountSettings = {}): Promise<Result<{ account: Account; apiKey: string }>> {
   const problems = checkSettings(settings);
   if (!NAME.test(name)) problems.unshift({ attribute: 'name', detail: 'must be 1 to 63 letters, digits, _ or -, starting with a letter or digit' });
   if (problems.length) return invalidAttributes(problems);
-  defaultAccount(store, clock); // the first account of a store is always the default one
-  return transact(store, () => {
-    if (findAccount(store, name)) return invalidAttributes([{ attribute: 'name', detail: `an account named "${name}" already exists` }]);
+  await defaultAccount(store, clock); // the first account of a store is always the default one
+  const timeZone = settings.time_zone === undefined ? 'Europe/Amsterdam' : storedTimeZone(settings.time_zone);
+  return transact(store, function* () {
+    if (yield* findAccount(name)) return invalidAttributes([{ attribute: 'name', detail: `an account named "${name}" already exists` }]);
     const now = clock.now().toISOString();
-    const { lastInsertRowid } = store.run(
-      store.q.insertInto('accounts').values({
-        name,
-        is_default: 0,
-        webhook_secret: newSecret(),
-        invoice_prefix: settings.invoice_prefix ?? 'INV-',
-        time_zone: settings.time_zone === undefined ? 'Europe/Amsterdam' : storedTimeZone(settings.time_zone),
-        next_invoice_number: 1,
-        created_at: now,
-        updated_at: now,
-      }),
-    );
+    const account = (yield* get((q) =>
+      q
+        .insertInto('accounts')
+        .values({
+          name,
+          is_default: 0,
+          webhook_secret: newSecret(),
+          invoice_prefix: settings.invoice_prefix ?? 'INV-',
+          time_zone: timeZone,
+          next_invoice_number: 1,
+          created_at: now,
+          updated_at: now,
+        })
+        .returningAll(),
+    )) as Account;
     const apiKey = newKey();
-    store.run(store.q.insertInto('api_keys').values({ account_id: lastInsertRowid, key_hash: hashKey(apiKey), created_at: now }));
-    return ok({ account: findAccount(store, name)!, apiKey });
-  });
-}
-
-export function updateAccount(store: Store, clock: Clock, name: string, settings: AccountSettings): Result<Account> {
-  const problems = checkSettings(settings);
-  if (problems.length) return invalidAttributes(problems);
-  if (name === DEFAULT_ACCOUNT_NAME) defaultAccount(store, clock);
-  return transact(store, () => {
-    const account = findAccount(store, name);
-    if (!account) return notFound(`no account named "${name}"`);
-    store.run(
-      store.q
-        .updateTable('accounts')
-        .set({ ...settings, ...(settings.time_zone === undefined ? {} : { time_zone: storedTimeZone(settings.time_zone) }), updated_at: clock.now().toISOString() })
-        .where('id', '=', account.id),
-    );
-    return ok(findAccount(store, name)!);
-  });
-}
-
-/** Replaces every key of the account with one new key, returned once. */
-export function rotateKey(store: Store, clock: Clock, name: string): Result<{ account: Account; apiKey: string }> {
-  if (name === DEFAULT_ACCOUNT_NAME) defaultAccount(store, clock);
-  return transact(store, () => {
-    const account = findAccount(store, name);
-    if (!account) return notFound(`no account named "${name}"`);
-    const apiKey = newKey();
-    store.run(store.q.deleteFrom('api_keys').where('account_id', '=', account.id));
-    store.run(store.q.insertInto('api_keys').values({ account_id: account.id, key_hash: hashKey(apiKey), created_at: clock.now().toISOString() }));
+    yield* run((q) => q.insertInto('api_keys').values({ account_id: account.id, key_hash: hashKey(apiKey), created_at: now }));
     return ok({ account, apiKey });
   });
 }
 
-/** The account an API key belongs to, or undefined for a missing or unknown key. */
-export function authenticate(store: Store, apiKey: string | undefined): Account | undefined {
+export async function updateAccount(store: Store, clock: Clock, name: string, settings: AccountSettings): Promise<Result<Account>> {
+  const problems = checkSettings(settings);
+  if (problems.length) return invalidAttributes(problems);
+  if (name === DEFAULT_ACCOUNT_NAME) await defaultAccount(store, clock);
+  const changes = { ...settings, ...(settings.time_zone === undefined ? {} : { time_zone: storedTimeZone(settings.time_zone) }), updated_at: clock.now().toISOString() };
+  return transact(store, function* () {
+    const account = yield* findAccount(name);
+    if (!account) return notFound(`no account named "${name}"`);
+    yield* run((q) => q.updateTable('accounts').set(changes).where('id', '=', account.id));
+    return ok((yield* findAccount(name))!);
+  });
+}
+
+/** Replaces every key of the account with one new key, returned once. */
+export async function rotateKey(store: Store, clock: Clock, name: string): Promise<Result<{ account: Account; apiKey: string }>> {
+  if (name === DEFAULT_ACCOUNT_NAME) await defaultAccount(store, clock);
+  return transact(store, function* () {
+    const account = yield* findAccount(name);
+    if (!account) return notFound(`no account named "${name}"`);
+    const apiKey = newKey();
+    yield* run((q) => q.deleteFrom('api_keys').where('account_id', '=', account.id));
+    yield* run((q) => q.insertInto('api_keys').values({ account_id: account.id, key_hash: hashKey(apiKey), created_at: clock.now().toISOString() }));
+    return ok({ account, apiKey });
+  });
+}
+
+/** The account an API key belongs to, or undefined for a missing or unknown key: run it inside a read. */
+export function* authenticateKey(apiKey: string | undefined): Unit<Account | undefined> {
   if (!apiKey) return undefined;
-  return store
-    .prepared<Account, [string]>('accounts.by-key', (p) =>
-      store.q.selectFrom('api_keys').innerJoin('accounts', 'accounts.id', 'api_keys.account_id').selectAll('accounts').where('api_keys.key_hash', '=', p(0)),
-    )
-    .get(hashKey(apiKey));
+  return yield* byKeyHash.get(hashKey(apiKey));
+}
+
+export function authenticate(store: Store, apiKey: string | undefined): MaybePromise<Account | undefined> {
+  return store.read(() => authenticateKey(apiKey), 'accounts.by-key');
 }

@@ -4,20 +4,28 @@ import {
   CUSTOMER_READ_ONLY_ON_UPDATE,
   customerCreateSchema,
   customerUpdateSchema,
-} from '../api/schemas/customer.js';
-import { validateAttributes } from '../api/schemas/common.js';
+} from '../schemas/customer.js';
+import { validateAttributes } from '../schemas/common.js';
+import type { MaybePromise } from '../store/unit.js';
+import { get, run } from '../store/unit.js';
 import { nowIso, transact, type CoreContext } from './context.js';
-import { findCustomer, type Customer } from './customers.js';
+import { findCustomer, findCustomerWithSubscriptionIds, type Customer } from './customers.js';
 import { invalidAttributes, notFound, ok, type Result } from './result.js';
 
-export function createCustomer(ctx: CoreContext, attributes: Record<string, unknown>): Result<Customer> {
+/** A customer as the answer to a write shows it: with the ids of its subscriptions. */
+export interface CustomerWithSubscriptions {
+  customer: Customer;
+  subscriptionIds: number[];
+}
+
+export function createCustomer(ctx: CoreContext, attributes: Record<string, unknown>): MaybePromise<Result<CustomerWithSubscriptions>> {
   const { value, problems } = validateAttributes(customerCreateSchema, attributes, { readOnly: CUSTOMER_READ_ONLY_ON_CREATE });
   if (problems.length) return invalidAttributes(problems);
   const { store } = ctx;
-  return transact(store, () => {
+  return transact(store, function* () {
     const now = nowIso(ctx);
-    const { lastInsertRowid } = store.run(
-      store.q.insertInto('customers').values({
+    const customer = yield* get((q) =>
+      q.insertInto('customers').values({
         account_id: ctx.account.id,
         first_name: value.first_name,
         last_name: value.last_name,
@@ -44,16 +52,16 @@ export function createCustomer(ctx: CoreContext, attributes: Record<string, unkn
         archived: 0,
         created_at: now,
         updated_at: now,
-      }),
+      }).returningAll(),
     );
-    return ok(findCustomer(ctx, lastInsertRowid)!);
+    return ok({ customer: customer!, subscriptionIds: [] });
   });
 }
 
-export function updateCustomer(ctx: CoreContext, id: number, attributes: Record<string, unknown>): Result<Customer> {
+export function updateCustomer(ctx: CoreContext, id: number, attributes: Record<string, unknown>): MaybePromise<Result<CustomerWithSubscriptions>> {
   const { store } = ctx;
-  return transact(store, () => {
-    const customer = findCustomer(ctx, id);
+  return transact(store, function* () {
+    const customer = yield* findCustomer(ctx, id);
     if (!customer) return notFound(`no customer with id ${id}`);
     const { value, problems } = validateAttributes(customerUpdateSchema, attributes, { readOnly: CUSTOMER_READ_ONLY_ON_UPDATE });
     // PATCH rules 1 and 2 of the reference: a new IBAN needs direct debit and a holder name.
@@ -67,12 +75,12 @@ export function updateCustomer(ctx: CoreContext, id: number, attributes: Record<
     }
     if (problems.length) return invalidAttributes(problems);
     const { archived, ...rest } = value;
-    store.run(
-      store.q
+    yield* run((q) =>
+      q
         .updateTable('customers')
         .set({ ...rest, ...(archived === undefined ? {} : { archived: archived ? 1 : 0 }), updated_at: nowIso(ctx) })
         .where('id', '=', id),
     );
-    return ok(findCustomer(ctx, id)!);
+    return ok((yield* findCustomerWithSubscriptionIds(ctx, id))!);
   });
 }

@@ -1,12 +1,13 @@
 // Making subscription plans: the embedded store's stand-in for the hosted service's dashboard.
-import { validateAttributes } from '../api/schemas/common.js';
-import { planCreateSchema } from '../api/schemas/plan.js';
+import { validateAttributes } from '../schemas/common.js';
+import { planCreateSchema } from '../schemas/plan.js';
+import { get, type MaybePromise } from '../store/unit.js';
 import { nowIso, transact, type CoreContext } from './context.js';
 import type { Plan } from './plans.js';
 import { invalidAttributes, ok, type Result } from './result.js';
 import { localDate, parseDateInput } from './time.js';
 
-export function createPlan(ctx: CoreContext, attributes: Record<string, unknown>): Result<Plan> {
+export function createPlan(ctx: CoreContext, attributes: Record<string, unknown>): MaybePromise<Result<Plan>> {
   const { value, problems } = validateAttributes(planCreateSchema, attributes, { readOnly: ['archived', 'created_at', 'updated_at'] });
   const tz = ctx.account.time_zone;
   const now = nowIso(ctx);
@@ -19,9 +20,9 @@ export function createPlan(ctx: CoreContext, attributes: Record<string, unknown>
   }
   if (problems.length) return invalidAttributes(problems);
   const { store } = ctx;
-  return transact(store, () => {
-    const { lastInsertRowid } = store.run(
-      store.q.insertInto('subscription_plans').values({
+  return transact(store, function* () {
+    const plan = yield* get((q) =>
+      q.insertInto('subscription_plans').values({
         account_id: ctx.account.id,
         name: value.name,
         description: value.description ?? null,
@@ -36,8 +37,8 @@ export function createPlan(ctx: CoreContext, attributes: Record<string, unknown>
         frequency: value.frequency ?? 'monthly',
         created_at: now,
         updated_at: now,
-      }),
+      }).returningAll(),
     );
-    return ok(store.get(store.q.selectFrom('subscription_plans').selectAll().where('id', '=', lastInsertRowid))!);
+    return ok(plan!);
   });
 }

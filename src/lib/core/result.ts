@@ -1,8 +1,7 @@
 // Failures are values. The router maps each kind to a status code in one place (api/errors.ts).
-export interface AttributeProblem {
-  attribute: string;
-  detail: string;
-}
+import type { AttributeProblem } from '../schemas/common.js';
+
+export type { AttributeProblem };
 
 export type Failure =
   | { kind: 'not_found'; detail?: string }

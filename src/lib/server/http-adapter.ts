@@ -18,10 +18,11 @@ export interface RequestHandler {
 export interface AdapterOptions {
   handler: RequestHandler;
   /** The account a key belongs to; undefined for an unknown key. */
-  authenticate(key: string): Account | undefined;
+  authenticate(key: string): Account | undefined | Promise<Account | undefined>;
   /**
    * Runs the GETs that arrived together (each one's key check and answer) as one unit, e.g. one
    * read snapshot of the store: keys and rows are seen at one moment, for one lock of the store.
+   * Only for a store that answers synchronously (SQLite); without it, each request goes alone.
    */
   atOnce?<T>(fn: () => T): T;
   /** One line per request (no trailing newline), and the rare internal-error line. */
@@ -132,7 +133,7 @@ function readBody(req: IncomingMessage, limit: number): Promise<string> {
 export function createHttpAdapter(options: AdapterOptions): HttpAdapter {
   const limit = options.maxBodyBytes ?? MAX_BODY_BYTES;
   const now = options.now ?? (() => performance.now());
-  const atOnce = options.atOnce ?? (<T>(fn: () => T) => fn());
+  const { atOnce } = options;
   let inFlight = 0;
 
   // GETs are answered together once every GET that arrived in this turn of the event loop has
@@ -144,7 +145,7 @@ export function createHttpAdapter(options: AdapterOptions): HttpAdapter {
     reads = [];
     let next: (() => void)[];
     try {
-      next = atOnce(() => batch.map((read) => read.answer()));
+      next = atOnce!(() => batch.map((read) => read.answer()));
     } catch (error) {
       next = batch.map((read) => () => read.fail(error)); // the unit itself failed (the store closed)
     }
@@ -229,17 +230,23 @@ export function createHttpAdapter(options: AdapterOptions): HttpAdapter {
 
     const key = requestKey(req.headers);
     if (!hasBody(req)) {
+      if (!atOnce) {
+        // A store that answers later (PostgreSQL): the key check, then the answer, each awaited.
+        const check = key === undefined ? undefined : options.authenticate(key);
+        const answer = check instanceof Promise ? check.then((account) => (account ? options.handler.handle({ method, path, query }, account) : unauthorised(key))) : undefined;
+        if (answer) return deliver(answer);
+      }
       /** The key check and the handler's answer; what to do with it comes after (outside the read unit). */
       const answer = (): (() => void) => {
         try {
-          const account = key === undefined ? undefined : options.authenticate(key);
+          const account = key === undefined ? undefined : (options.authenticate(key) as Account | undefined);
           const out = account ? options.handler.handle({ method, path, query }, account) : unauthorised(key);
           return () => deliver(out);
         } catch (error) {
           return () => fail(error);
         }
       };
-      if (method === 'GET') {
+      if (method === 'GET' && atOnce) {
         reads.push({ answer, fail });
         if (reads.length === 1) setImmediate(answerReads);
         return;
@@ -255,7 +262,7 @@ export function createHttpAdapter(options: AdapterOptions): HttpAdapter {
     const refuse = (response: ApiResponse) => send(response, !req.complete);
 
     void (async () => {
-      const account = key === undefined ? undefined : options.authenticate(key);
+      const account = key === undefined ? undefined : await options.authenticate(key);
       if (!account) return refuse(unauthorised(key));
       if (!acceptedMediaType(req.headers['content-type'])) {
         return refuse(simpleError(415, `a request body must be sent as ${JSONAPI} or application/json`));

@@ -2,12 +2,12 @@
 // the embedded transport calls; it listens, logs, and shuts down gracefully.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { authenticate } from '../core/accounts.js';
+import { authenticate, authenticateKey } from '../core/accounts.js';
 import type { Clock } from '../core/clock.js';
 import type { Account } from '../core/context.js';
 import { JSONAPI } from '../api/http.js';
 import { createRouter } from '../api/router.js';
-import type { Store } from '../store/store.js';
+import type { SqliteStore, Store } from '../store/store.js';
 import { createHttpAdapter, type RequestHandler } from './http-adapter.js';
 
 export interface ServeOptions {
@@ -51,11 +51,15 @@ export function originOf(host: string, port: number): string {
 const MAX_CACHED_KEYS = 1_000;
 
 /**
- * authenticate() with the answers kept while the store is unchanged: hashing the key and reading
- * it back was a fifth of a GET. Any commit, here or by another process (the CLI rotating a key),
- * changes the store's data version, which empties the cache before the next lookup.
+ * SQLite: authenticate() with the answers kept while the store is unchanged: hashing the key and
+ * reading it back was a fifth of a GET. Any commit, here or by another process (the CLI rotating a
+ * key), changes the store's data version, which empties the cache before the next lookup.
+ *
+ * PostgreSQL has no such cheap, exact signal of another instance's commit, so there every request
+ * looks its key up in the database, in its own statement: a key rotated by any instance or by the
+ * CLI is refused by every instance on the very next request, and nothing in memory can outlive it.
  */
-export function cachedAuthentication(store: Store): (key: string) => Account | undefined {
+export function cachedAuthentication(store: SqliteStore): (key: string) => Account | undefined {
   const cache = new Map<string, Account | undefined>();
   let version = store.dataVersion();
   return (key) => {
@@ -64,7 +68,7 @@ export function cachedAuthentication(store: Store): (key: string) => Account | u
       cache.clear();
       version = current;
     }
-    if (!cache.has(key)) cache.set(key, authenticate(store, key));
+    if (!cache.has(key)) cache.set(key, store.read(() => authenticateKey(key)));
     return cache.get(key);
   };
 }
@@ -84,8 +88,15 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
 
   const adapter = createHttpAdapter({
     handler: { handle: (request, account) => handler!.handle(request, account) },
-    authenticate: cachedAuthentication(store),
-    atOnce: (fn) => store.read(fn),
+    ...(store.engine === 'sqlite'
+      ? {
+          authenticate: cachedAuthentication(store as SqliteStore),
+          atOnce: <T>(fn: () => T) =>
+            (store as SqliteStore).read(function* () {
+              return fn();
+            }),
+        }
+      : { authenticate: (key: string) => authenticate(store, key) }),
     log,
     closing: () => closing,
     onSettled: () => {
@@ -125,7 +136,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const baseUrl = (options.publicUrl ?? url).replace(/\/+$/, '');
   const onError = (error: unknown) => log(`billing serve: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   handler = options.handler ? options.handler(baseUrl) : createRouter({ store, clock: options.clock, baseUrl, onError });
-  log(`billing serve: listening on ${url} (store: ${store.path}${options.publicUrl ? `; links: ${baseUrl}` : ''})`);
+  log(`billing serve: listening on ${url} (store: ${store.location}${options.publicUrl ? `; links: ${baseUrl}` : ''})`);
 
   let closed: Promise<void> | undefined;
   const close = (): Promise<void> => {
@@ -134,8 +145,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       const timer = setTimeout(() => server.closeAllConnections(), options.shutdownTimeoutMs ?? 10_000);
       server.close(() => {
         clearTimeout(timer);
-        if (options.closeStore !== false) store.close();
-        resolve();
+        if (options.closeStore !== false) void store.close().then(resolve, resolve);
+        else resolve();
       });
       // Idle keep-alive connections go now; busy ones once their answer is out (onSettled).
       server.closeIdleConnections();

@@ -1,4 +1,4 @@
-// The embedded door: requests go to the router in process, on a local SQLite store.
+// The embedded door: requests go to the router in process, on the store (a SQLite file or a PostgreSQL database).
 import { defaultAccount, findAccount } from '../core/accounts.js';
 import type { Clock } from '../core/clock.js';
 import { systemClock } from '../core/clock.js';
@@ -8,7 +8,10 @@ import { openStore, type Store } from '../store/store.js';
 import { target, type Transport, type TransportRequest, type TransportResponse } from './types.js';
 
 export interface EmbeddedOptions {
+  /** A SQLite file path or a postgres:// URL. */
   dbPath: string;
+  /** PostgreSQL: the most connections the pool opens. */
+  poolSize?: number;
   /** Account name to act as; the store's default account when absent. */
   account?: string;
   /** Base of the links in documents; the default is where `billing serve` listens by default. */
@@ -28,24 +31,24 @@ export class UnknownAccountError extends Error {
 export interface EmbeddedCore {
   store: Store;
   clock: Clock;
-  account(): Account;
+  account(): Promise<Account>;
   router: Router;
 }
 
-export function openCore(options: EmbeddedOptions): EmbeddedCore {
-  const store = openStore(options.dbPath);
+export async function openCore(options: EmbeddedOptions): Promise<EmbeddedCore> {
+  const store = await openStore(options.dbPath, { poolSize: options.poolSize });
   const clock = options.clock ?? systemClock;
   let account: Account | undefined;
   return {
     store,
     clock,
     router: createRouter({ store, clock, baseUrl: options.baseUrl ?? DEFAULT_EMBEDDED_BASE_URL, onError: options.onError }),
-    account() {
+    async account() {
       if (account) return account;
-      if (options.account === undefined) return (account = defaultAccount(store, clock));
-      defaultAccount(store, clock);
-      const found = findAccount(store, options.account);
-      if (!found) throw new UnknownAccountError(`no account named "${options.account}" in ${options.dbPath} (see: billing accounts list)`);
+      const fallback = await defaultAccount(store, clock);
+      if (options.account === undefined) return (account = fallback);
+      const found = await store.read(() => findAccount(options.account!));
+      if (!found) throw new UnknownAccountError(`no account named "${options.account}" in ${store.location} (see: billing accounts list)`);
       return (account = found);
     },
   };
@@ -58,12 +61,12 @@ export function embeddedTransport(core: EmbeddedCore): Transport {
       const { path, query } = target(request);
       // The body crosses as text, exactly as it would over HTTP, so both doors behave the same.
       const body = request.body === undefined ? undefined : JSON.stringify(request.body);
-      const response = await core.router.handle({ method: request.method, path, query, body }, core.account());
+      const response = await core.router.handle({ method: request.method, path, query, body }, await core.account());
       // A copy, so a caller can never alias the router's objects.
       return { status: response.status, headers: response.headers, body: response.body === undefined ? undefined : structuredClone(response.body) };
     },
     async close() {
-      core.store.close();
+      await core.store.close();
     },
   };
 }

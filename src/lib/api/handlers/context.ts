@@ -3,6 +3,7 @@ import type { Result } from '../../core/result.js';
 import { failureResponse } from '../errors.js';
 import { JSONAPI, type ApiResponse } from '../http.js';
 import { parseGetQuery, type GetQuery } from '../query.js';
+import type { Unit } from '../../store/unit.js';
 import type { Rendering } from '../documents.js';
 
 /** One request as a handler sees it: the core it acts on, path parameters, query and raw body. */
@@ -24,12 +25,16 @@ export const respond = (status: number, body: unknown, headers?: Record<string, 
 export const idParam = (rc: RequestContext): number => Number(rc.params.id);
 
 /** Parses the GET query and gives the rendering for it, or the 400 answer. */
-export function withQuery(rc: RequestContext, includes: readonly string[], then: (query: GetQuery, r: Rendering) => ApiResponse): ApiResponse {
+export function* withQuery(rc: RequestContext, includes: readonly string[], then: (query: GetQuery, r: Rendering) => Unit<ApiResponse>): Unit<ApiResponse> {
   const parsed = parseGetQuery(rc.query, includes);
   if (!parsed.ok) return failureResponse(parsed.failure, null);
-  return then(parsed.value, { baseUrl: rc.baseUrl, timeZone: rc.core.account.time_zone, fields: parsed.value.fields });
+  return yield* then(parsed.value, { baseUrl: rc.baseUrl, timeZone: rc.core.account.time_zone, fields: parsed.value.fields });
 }
 
 export function unwrap<T>(result: Result<T>, original: unknown, then: (value: T) => ApiResponse): ApiResponse {
   return result.ok ? then(result.value) : failureResponse(result.failure, original);
+}
+
+export function* unwrapUnit<T>(result: Result<T>, original: unknown, then: (value: T) => Unit<ApiResponse>): Unit<ApiResponse> {
+  return result.ok ? yield* then(result.value) : failureResponse(result.failure, original);
 }

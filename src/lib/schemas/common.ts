@@ -1,8 +1,13 @@
 // Building blocks of the resource schemas. Every field carries its CLI metadata (`.meta()`), so one
 // schema gives the API's validation, the 400 pointers, the CLI flags, the prompts and the help.
 import { z } from 'zod';
-import { parseAmount } from '../../core/money.js';
-import type { AttributeProblem } from '../../core/result.js';
+import { parseAmount } from './money.js';
+
+/** One attribute's problem: the 400 answer points at it. */
+export interface AttributeProblem {
+  attribute: string;
+  detail: string;
+}
 
 export type FieldKind = 'string' | 'boolean' | 'integer' | 'amount' | 'enum' | 'date';
 

@@ -3,7 +3,7 @@ import { isValidIBAN } from 'ibantools';
 import { z } from 'zod';
 import { optionalBool, optionalEnum, optionalText, requiredText } from './common.js';
 import { COUNTRY_CODES } from './countries.js';
-import { GENDERS, LANGUAGES } from '../vocabulary.js';
+import { GENDERS, LANGUAGES } from './vocabulary.js';
 
 
 // A practical RFC 5322 check: dot-atom local part, and a domain of LDH labels with a dot in it.

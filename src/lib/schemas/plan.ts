@@ -1,7 +1,7 @@
 // The subscription plan: read-only over the API; made by an operator with `billing plans create`.
 import { z } from 'zod';
 import { amount, integer, optionalBool, optionalEnum, optionalText, requiredText } from './common.js';
-import { FREQUENCIES, MANDATE_METHODS, PLAN_STATUSES } from '../vocabulary.js';
+import { FREQUENCIES, MANDATE_METHODS, PLAN_STATUSES } from './vocabulary.js';
 
 
 export const planCreateShape = {

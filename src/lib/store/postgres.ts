@@ -1,0 +1,293 @@
+// PostgreSQL: the same units, awaited on one pooled connection each, for several `billing serve`
+// instances sharing one database.
+//
+// A write unit runs in one SERIALIZABLE transaction, so what it read still holds when it commits,
+// as SQLite's one-writer-at-a-time gives; a serialization failure or deadlock rolls it back and
+// runs the whole unit again (a bounded number of times). A read unit of several queries runs in
+// one REPEATABLE READ snapshot; a read of one query needs none, and the store learns which reads
+// those are, so the hot lookups cost one round trip.
+import { Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, DummyDriver, sql, type Compilable } from 'kysely';
+import pg from 'pg';
+import { parse as parseConnectionString } from 'pg-connection-string';
+import { postgresMigrations } from './migrations.js';
+import type { DB } from './schema.js';
+import { StoreAuthError, StoreOpenError, StoreUnreachableError, redact, type OpenOptions, type PostgresStore } from './store.js';
+import type { Dialect, Op, Param, PreparedQuery, Unit } from './unit.js';
+
+export const DEFAULT_POOL_SIZE = 10;
+const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
+/** Attempts of a write unit that keeps meeting serialization failures or deadlocks. */
+const MAX_ATTEMPTS = 8;
+/** Any fixed number: the advisory lock that lets one of several starting instances migrate. */
+const MIGRATION_LOCK = 7_411_230_001;
+
+const RETRYABLE = new Set(['40001', '40P01']); // serialization_failure, deadlock_detected
+
+const dialect: Dialect = {
+  joinedIds: (column) => sql<string | null>`string_agg(${sql.ref(column)}::text, ',')`,
+};
+
+/** Values as the core sees them on SQLite too: safe integers as numbers, flags as 0/1, instants as ISO text, JSON as written. */
+const PARSERS: Record<number, (text: string) => unknown> = {
+  20: (text) => {
+    const n = Number(text);
+    if (!Number.isSafeInteger(n)) throw new RangeError(`the integer ${text} is beyond what billing can represent exactly`);
+    return n;
+  },
+  16: (text) => (text === 't' ? 1 : 0),
+  1184: isoInstant,
+  114: (text) => text,
+  3802: (text) => text,
+};
+
+/** `2026-11-21 10:00:00.1+00` (timestamptz in UTC) as `2026-11-21T10:00:00.100Z`, the form SQLite keeps. */
+export function isoInstant(text: string): string {
+  const match = /^(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d)(?:\.(\d+))?\+00$/.exec(text);
+  if (!match) return new Date(text).toISOString();
+  return `${match[1]}T${match[2]}.${(match[3] ?? '').padEnd(3, '0').slice(0, 3)}Z`;
+}
+
+const types = {
+  getTypeParser(oid: number, format?: string) {
+    return PARSERS[oid] ?? (pg.types.getTypeParser as (oid: number, format?: string) => unknown)(oid, format);
+  },
+};
+
+/** host:port and database of a URL, for messages. */
+function describe(config: ReturnType<typeof parseConnectionString>): { server: string; database: string; user: string } {
+  const host = config.host ?? 'localhost';
+  const server = host.startsWith('/') ? `${host} (socket)` : `${host}:${config.port ?? 5432}`;
+  return { server, database: config.database ?? config.user ?? '', user: config.user ?? '' };
+}
+
+/** Maps a failure to connect to the error a person can act on (exit 3, 4 or 2). */
+function connectError(error: unknown, where: { server: string; database: string; user: string }): Error {
+  const e = error as { code?: string; message?: string };
+  const code = e.code ?? '';
+  if (code === '28P01' || code === '28000') return new StoreAuthError(`the database server ${where.server} refused the credentials of user "${where.user}" for database "${where.database}"`);
+  if (code === '3D000') return new StoreOpenError(`no database named "${where.database}" on the database server ${where.server}`);
+  const reasons: Record<string, string> = {
+    ECONNREFUSED: 'connection refused',
+    ENOTFOUND: 'host not found',
+    EAI_AGAIN: 'host lookup failed',
+    ETIMEDOUT: 'connection timed out',
+    EHOSTUNREACH: 'host unreachable',
+    ENETUNREACH: 'network unreachable',
+    ECONNRESET: 'connection reset',
+    ENOENT: 'no such socket',
+  };
+  if (reasons[code]) return new StoreUnreachableError(`cannot reach the database server ${where.server} (database "${where.database}"): ${reasons[code]}`);
+  if (/timeout/i.test(e.message ?? '')) return new StoreUnreachableError(`cannot reach the database server ${where.server} (database "${where.database}"): connection timed out`);
+  if (/terminated|closed/i.test(e.message ?? '')) return new StoreUnreachableError(`the database server ${where.server} (database "${where.database}") closed the connection`);
+  return new StoreOpenError(`cannot open database "${where.database}" on ${where.server}: ${redact(e.message ?? String(error))}`);
+}
+
+export async function openPostgresStore(url: string, options: OpenOptions = {}): Promise<PostgresStore> {
+  let config: ReturnType<typeof parseConnectionString>;
+  try {
+    // libpq's meaning of sslmode (require: encrypted, not verified; verify-full: verified), as
+    // PostgreSQL documents it for every client.
+    config = parseConnectionString(url, { useLibpqCompat: true });
+  } catch (error) {
+    throw new StoreOpenError(`the store URL ${redact(url)} cannot be used: ${redact((error as Error).message)}`);
+  }
+  const where = describe(config);
+  const { ssl, host, port, user, password, database, application_name } = config as Record<string, unknown>;
+  const pool = new pg.Pool({
+    host: host as string | undefined,
+    port: port === undefined || port === null ? undefined : Number(port),
+    user: user as string | undefined,
+    password: password as string | undefined,
+    database: database as string | undefined,
+    ssl: ssl as pg.PoolConfig['ssl'],
+    application_name: (application_name as string | undefined) ?? 'billing',
+    max: options.poolSize ?? DEFAULT_POOL_SIZE,
+    connectionTimeoutMillis: 10_000,
+    idleTimeoutMillis: 30_000,
+    statement_timeout: options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS,
+    // A connection left in an open transaction (an instance that hangs) gives its locks back.
+    idle_in_transaction_session_timeout: 60_000,
+    options: '-c TimeZone=UTC -c DateStyle=ISO',
+    types,
+  });
+  // An idle connection that breaks (a server restart) is dropped by the pool; without a listener
+  // its error would end the process.
+  pool.on('error', () => {});
+
+  const connect = async (): Promise<pg.PoolClient> => {
+    try {
+      return await pool.connect();
+    } catch (error) {
+      throw connectError(error, where);
+    }
+  };
+
+  try {
+    await migrate(await connect());
+  } catch (error) {
+    await pool.end().catch(() => {});
+    throw error instanceof StoreOpenError || error instanceof StoreAuthError || error instanceof StoreUnreachableError ? error : connectError(error, where);
+  }
+
+  const q = new Kysely<DB>({
+    dialect: {
+      createAdapter: () => new PostgresAdapter(),
+      createDriver: () => new DummyDriver(),
+      createIntrospector: (db) => new PostgresIntrospector(db),
+      createQueryCompiler: () => new PostgresQueryCompiler(),
+    },
+  });
+
+  const PARAM = Symbol('param');
+  type Marker = { [PARAM]: number };
+  const isMarker = (value: unknown): value is Marker => typeof value === 'object' && value !== null && PARAM in value;
+  const compiled = new Map<string, { name: string; text: string; bind: (args: unknown[]) => unknown[] }>();
+  const compile = (query: PreparedQuery<unknown, unknown[]>) => {
+    let entry = compiled.get(query.key);
+    if (!entry) {
+      const built = query.build(q, ((index: number) => ({ [PARAM]: index })) as unknown as Param, dialect).compile();
+      const sources = built.parameters.map((value) => (isMarker(value) ? { index: value[PARAM], value: undefined } : { index: -1, value }));
+      const direct = sources.every((source, i) => source.index === i);
+      entry = {
+        // Named: each connection parses and plans it once.
+        name: `billing_${compiled.size + 1}`,
+        text: built.sql,
+        bind: (args) => (direct && args.length === sources.length ? args : sources.map((source) => (source.index >= 0 ? args[source.index] : source.value))),
+      };
+      compiled.set(query.key, entry);
+    }
+    return entry;
+  };
+
+  async function execute(client: pg.PoolClient, op: Op): Promise<unknown> {
+    let result: pg.QueryResult;
+    let mode: 'all' | 'get' | 'run';
+    if (op.kind === 'wait') return op.promise;
+    if (op.kind === 'prepared') {
+      const entry = compile(op.query);
+      result = await client.query({ name: entry.name, text: entry.text, values: entry.bind(op.args) });
+      mode = op.mode;
+    } else {
+      const built = op.build(q).compile();
+      result = await client.query(built.sql, built.parameters as unknown[]);
+      mode = op.kind;
+    }
+    if (mode === 'all') return result.rows;
+    if (mode === 'get') return result.rows[0];
+    return result.rowCount ?? 0;
+  }
+
+  /** Reads (by key) found to make more than one query: they start in a snapshot. */
+  const multiQueryReads = new Set<string>();
+  const AGAIN = Symbol('again');
+
+  async function runUnit<T>(make: () => Unit<T>, kind: 'read' | 'write' | 'bulk', keep?: (value: T) => boolean, key?: string): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      const client = await connect();
+      let open = false;
+      let broken: Error | undefined;
+      try {
+        const unit = make();
+        const snapshotAtOnce = kind !== 'read' || key === undefined || multiQueryReads.has(key);
+        let queries = 0;
+        let step = unit.next();
+        while (!step.done) {
+          const op = step.value;
+          if (!open && op.kind !== 'wait') {
+            if (kind === 'read' && !snapshotAtOnce && queries === 1) {
+              // A second query: the first ran in a snapshot of its own. Start again in one.
+              multiQueryReads.add(key!);
+              unit.return(undefined as T);
+              throw AGAIN;
+            }
+            if (snapshotAtOnce) {
+              await client.query(kind === 'read' ? 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' : kind === 'write' ? 'BEGIN ISOLATION LEVEL SERIALIZABLE' : 'BEGIN');
+              open = true;
+            }
+          }
+          if (op.kind !== 'wait') queries++;
+          let value: unknown;
+          try {
+            value = await execute(client, op);
+          } catch (error) {
+            if (isRetryable(error) || isConnectionError(error)) throw error; // not the unit's to handle
+            step = unit.throw(error);
+            continue;
+          }
+          step = unit.next(value);
+        }
+        if (open) {
+          await client.query(keep && !keep(step.value) ? 'ROLLBACK' : 'COMMIT');
+          open = false;
+        }
+        return step.value;
+      } catch (error) {
+        if (open) await client.query('ROLLBACK').catch((e: Error) => (broken = e));
+        if (isConnectionError(error)) broken = error as Error;
+        if (error === AGAIN) {
+          attempt--;
+          continue;
+        }
+        if (kind === 'write' && isRetryable(error) && attempt < MAX_ATTEMPTS) {
+          await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
+          continue;
+        }
+        if (isConnectionError(error)) throw connectError(error, where);
+        throw error;
+      } finally {
+        client.release(broken);
+      }
+    }
+  }
+
+  let closed: Promise<void> | undefined;
+  return {
+    engine: 'postgres',
+    location: redact(url),
+    read: (unit, key) => runUnit(unit, 'read', undefined, key),
+    write: (unit, keep) => runUnit(unit, 'write', keep),
+    bulkWrite: (unit) => runUnit(unit, 'bulk'),
+    async schemaVersion() {
+      const result = await pool.query<{ version: number }>('SELECT version FROM billing_schema');
+      return result.rows[0]?.version ?? 0;
+    },
+    close() {
+      closed ??= pool.end();
+      return closed;
+    },
+  };
+}
+
+const isRetryable = (error: unknown): boolean => RETRYABLE.has((error as { code?: string }).code ?? '');
+
+/** The connection itself failed (not the statement): the client must not go back to the pool. */
+const isConnectionError = (error: unknown): boolean => {
+  const e = error as { code?: string; message?: string };
+  if (e.code && /^(E[A-Z]+|57P0[1-3]|08\d\d\d)$/.test(e.code)) return true;
+  return /Connection terminated|Client has encountered a connection error/i.test(e.message ?? '');
+};
+
+/**
+ * Applies what is missing, in one transaction under an advisory lock: instances starting at the
+ * same moment wait for the first, then find nothing left to do.
+ */
+async function migrate(client: pg.PoolClient): Promise<void> {
+  try {
+    await client.query('BEGIN');
+    await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+    await client.query('CREATE TABLE IF NOT EXISTS billing_schema (version integer NOT NULL)');
+    const { rows } = await client.query<{ version: number }>('SELECT version FROM billing_schema');
+    let version = rows[0]?.version ?? 0;
+    if (rows.length === 0) await client.query('INSERT INTO billing_schema (version) VALUES (0)');
+    for (; version < postgresMigrations.length; version++) {
+      await client.query(postgresMigrations[version]);
+      await client.query('UPDATE billing_schema SET version = $1', [version + 1]);
+    }
+    await client.query('COMMIT');
+    client.release();
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    client.release(true);
+    throw error;
+  }
+}

@@ -1,0 +1,90 @@
+// A unit of work, written once for both engines.
+//
+// A use case's database work is a generator that yields the queries it needs and receives their
+// rows: `const row = yield* get((q) => q.selectFrom('customers')...)`. The store drives it:
+// SQLite runs every step synchronously inside one transaction (nothing else in the process can
+// interleave, and reads stay as fast as before), PostgreSQL awaits each step on one pooled
+// connection inside one transaction, and can run the whole unit again after a serialization
+// failure, because a generator function is a replayable recipe rather than work already done.
+import type { Compilable, Kysely, RawBuilder } from 'kysely';
+import type { DB } from './schema.js';
+
+/** A value now (SQLite) or later (PostgreSQL). */
+export type MaybePromise<T> = T | Promise<T>;
+
+/** Builds a query with the engine's own Kysely instance (its SQL dialect). */
+export type Build<R> = (q: Kysely<DB>) => Compilable<R>;
+
+/** Stands for the i-th argument of a prepared query. */
+export type Param = (index: number) => never;
+
+/** The few SQL expressions that differ between the engines, for queries built in the core. */
+export interface Dialect {
+  /** The aggregate of an integer column's values as text `1,2,3`, in any order (null for no rows). */
+  joinedIds(column: string): RawBuilder<string | null>;
+}
+
+export type PreparedBuild<R> = (q: Kysely<DB>, param: Param, dialect: Dialect) => Compilable<R>;
+
+export type Op =
+  | { kind: 'all' | 'get' | 'run'; build: Build<unknown> }
+  | { kind: 'prepared'; mode: 'all' | 'get' | 'run'; query: PreparedQuery<unknown, unknown[]>; args: unknown[] }
+  | { kind: 'wait'; promise: Promise<unknown> };
+
+/** Database work that yields queries and returns T. */
+export type Unit<T> = Generator<Op, T, unknown>;
+
+export function* all<R>(build: Build<R>): Unit<R[]> {
+  return (yield { kind: 'all', build }) as R[];
+}
+
+/** The first row, or undefined. */
+export function* get<R>(build: Build<R>): Unit<R | undefined> {
+  return (yield { kind: 'get', build }) as R | undefined;
+}
+
+/** Runs a statement; gives the number of rows it changed. */
+export function* run(build: Build<unknown>): Unit<number> {
+  return (yield { kind: 'run', build }) as number;
+}
+
+/** Waits for other work between queries; only a bulk write (Store.bulkWrite) may. */
+export function* wait<T>(promise: Promise<T>): Unit<T> {
+  return (yield { kind: 'wait', promise }) as T;
+}
+
+/**
+ * A query built and compiled once per store, then run with arguments: for the hot paths, where
+ * building a Kysely query on every call costs more than the database does. Define it once, at
+ * module level; `build` receives `param(i)`, a stand-in for the i-th argument.
+ */
+export interface PreparedQuery<R, A extends unknown[]> {
+  readonly key: string;
+  readonly build: PreparedBuild<R>;
+  all(...args: A): Unit<R[]>;
+  /** The row a lookup finds (by a unique key); where several rows can match, use all(). */
+  get(...args: A): Unit<R | undefined>;
+  run(...args: A): Unit<number>;
+}
+
+export function prepared<R, A extends unknown[]>(key: string, build: PreparedBuild<R>): PreparedQuery<R, A> {
+  const query: PreparedQuery<R, A> = {
+    key,
+    build,
+    *all(...args) {
+      return (yield { kind: 'prepared', mode: 'all', query: query as PreparedQuery<unknown, unknown[]>, args }) as R[];
+    },
+    *get(...args) {
+      return (yield { kind: 'prepared', mode: 'get', query: query as PreparedQuery<unknown, unknown[]>, args }) as R | undefined;
+    },
+    *run(...args) {
+      return (yield { kind: 'prepared', mode: 'run', query: query as PreparedQuery<unknown, unknown[]>, args }) as number;
+    },
+  };
+  return query;
+}
+
+/** Applies f to a value that may still be coming, without a promise when it is already here. */
+export function then<T, U>(value: MaybePromise<T>, f: (value: T) => MaybePromise<U>): MaybePromise<U> {
+  return value instanceof Promise ? value.then(f) : f(value);
+}
