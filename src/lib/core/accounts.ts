@@ -1,7 +1,7 @@
 // Accounts and their API keys. Keys are shown once, when made, and stored only as SHA-256 hashes.
 import { createHash, randomBytes } from 'node:crypto';
 import type { Store } from '../store/store.js';
-import { all, get, prepared, run, then, type MaybePromise, type Unit } from '../store/unit.js';
+import { all, get, prepared, run, andThen, type MaybePromise, type Unit } from '../store/unit.js';
 import type { Clock } from './clock.js';
 import { transact, type Account } from './context.js';
 import { invalidAttributes, notFound, ok, type AttributeProblem, type Result } from './result.js';
@@ -61,7 +61,7 @@ export function findAccount(name: string): Unit<Account | undefined> {
 
 /** The store's default account, made on first use (safe when several processes race to make it). */
 export function defaultAccount(store: Store, clock: Clock): MaybePromise<Account> {
-  return then(store.read(() => byDefault.get(), 'accounts.default'), (existing) =>
+  return andThen(store.read(() => byDefault.get(), 'accounts.default'), (existing) =>
     existing ??
     store.write(function* () {
       const now = clock.now().toISOString();

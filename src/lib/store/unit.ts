@@ -85,6 +85,6 @@ export function prepared<R, A extends unknown[]>(key: string, build: PreparedBui
 }
 
 /** Applies f to a value that may still be coming, without a promise when it is already here. */
-export function then<T, U>(value: MaybePromise<T>, f: (value: T) => MaybePromise<U>): MaybePromise<U> {
+export function andThen<T, U>(value: MaybePromise<T>, f: (value: T) => MaybePromise<U>): MaybePromise<U> {
   return value instanceof Promise ? value.then(f) : f(value);
 }

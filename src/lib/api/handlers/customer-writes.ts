@@ -1,6 +1,6 @@
 // POST /customers, PATCH /customers/{id}. Loaded only when a request writes (it brings zod).
 import { createCustomer, updateCustomer, type CustomerWithSubscriptions } from '../../core/customer-writes.js';
-import { then, type MaybePromise } from '../../store/unit.js';
+import { andThen, type MaybePromise } from '../../store/unit.js';
 import { readDocument } from '../body.js';
 import { customerResource, singleDocument } from '../documents.js';
 import { failureResponse } from '../errors.js';
@@ -15,11 +15,11 @@ const render = (rc: RequestContext, status: number) => ({ customer, subscription
 export function create(rc: RequestContext): MaybePromise<ApiResponse> {
   const document = readDocument(rc.body, 'customer');
   if (!document.ok) return failureResponse(document.failure, document.original);
-  return then(createCustomer(rc.core, document.value.attributes), (result) => unwrap(result, document.original, render(rc, 201)));
+  return andThen(createCustomer(rc.core, document.value.attributes), (result) => unwrap(result, document.original, render(rc, 201)));
 }
 
 export function update(rc: RequestContext): MaybePromise<ApiResponse> {
   const document = readDocument(rc.body, 'customer', rc.params.id);
   if (!document.ok) return failureResponse(document.failure, document.original);
-  return then(updateCustomer(rc.core, Number(rc.params.id), document.value.attributes), (result) => unwrap(result, document.original, render(rc, 200)));
+  return andThen(updateCustomer(rc.core, Number(rc.params.id), document.value.attributes), (result) => unwrap(result, document.original, render(rc, 200)));
 }
