@@ -3,7 +3,7 @@
 // cluster belongs to the `postgres` system user. Nothing here skips: a server that cannot start
 // fails the run with the reason.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -38,7 +38,11 @@ export function freePort(): Promise<number> {
 const isRoot = () => process.getuid?.() === 0;
 const asServerUser = (command: string, args: string[]) => (isRoot() ? { command: 'runuser', args: ['-u', 'postgres', '--', command, ...args] } : { command, args });
 
-export async function startPostgres(settings: Record<string, string> = {}): Promise<PostgresServer> {
+/**
+ * Starts a cluster. With `password`, the postgres user needs it (scram-sha-256 over TCP), to test
+ * credentials; without, any local connection is trusted.
+ */
+export async function startPostgres(settings: Record<string, string> = {}, access: { password?: string } = {}): Promise<PostgresServer> {
   const bin = postgresBin();
   const dir = mkdtempSync(join(tmpdir(), 'billing-pg-'));
   chmodSync(dir, 0o755);
@@ -48,7 +52,13 @@ export async function startPostgres(settings: Record<string, string> = {}): Prom
     chownSync(dir, uid, gid);
   }
   const data = join(dir, 'data');
-  const init = asServerUser(join(bin, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--locale=C', '--no-sync']);
+  const auth = ['-A', 'trust'];
+  if (access.password !== undefined) {
+    const pwfile = join(dir, 'pwfile');
+    writeFileSync(pwfile, `${access.password}\n`, { mode: 0o644 });
+    auth.splice(0, 2, '--auth-host=scram-sha-256', '--auth-local=trust', `--pwfile=${pwfile}`);
+  }
+  const init = asServerUser(join(bin, 'initdb'), ['-D', data, ...auth, '-U', 'postgres', '-E', 'UTF8', '--locale=C', '--no-sync']);
   try {
     execFileSync(init.command, init.args, { stdio: 'pipe' });
   } catch (error) {
@@ -95,7 +105,7 @@ export async function startPostgres(settings: Record<string, string> = {}): Prom
   let stopped: Promise<void> | undefined;
   return {
     port,
-    url: (database = 'postgres') => `postgres://postgres@127.0.0.1:${port}/${database}`,
+    url: (database = 'postgres') => `postgres://postgres${access.password === undefined ? "" : `:${encodeURIComponent(access.password)}`}@127.0.0.1:${port}/${database}`,
     stop() {
       stopped ??= (async () => {
         // pg_ctl, not a signal to the child: as root the child is runuser, which does not pass signals on.

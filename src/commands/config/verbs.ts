@@ -4,9 +4,11 @@ import { CONFIG_KEYS, configPath, readConfig, updateConfig, type ConfigKey } fro
 import { UsageError } from '../../lib/command/errors.js';
 import type { Invoke, VerbModule } from '../../lib/command/registry.js';
 import { examples } from '../../lib/command/registry.js';
+import { parseLocation, redact } from '../../lib/store/store.js';
 
 const SECRET = new Set<string>(['api_key']);
-export const shown = (key: string, value: string | undefined): string => (value === undefined ? '' : SECRET.has(key) ? '(set, hidden)' : value);
+// A database URL's password is a secret too: shown as ***.
+export const shown = (key: string, value: string | undefined): string => (value === undefined ? '' : SECRET.has(key) ? '(set, hidden)' : redact(value));
 
 function checkKey(key: string): ConfigKey {
   if (!(CONFIG_KEYS as readonly string[]).includes(key)) throw new UsageError(`unknown setting "${key}"; settings: ${CONFIG_KEYS.join(', ')}`);
@@ -15,6 +17,7 @@ function checkKey(key: string): ConfigKey {
 
 function checkValue(key: ConfigKey, value: string): string {
   if (key === 'base_url' && !/^https?:\/\/[^/]+/i.test(value)) throw new UsageError('base_url must be an absolute http(s) URL');
+  if (key === 'db') parseLocation(value); // a URL of another engine is refused now, not at the next command
   if (key === 'timeout' && !(Number.isFinite(Number(value)) && Number(value) > 0)) throw new UsageError('timeout must be a number of seconds above 0');
   return value;
 }
@@ -41,7 +44,7 @@ export const set: VerbModule = {
     cmd
       .argument('<key>', CONFIG_KEYS.join(', '))
       .argument('<value>', 'the value')
-      .addHelpText('after', examples('billing config set base_url https://billing.example.com', 'billing config set timeout 10', 'billing config set db ~/billing/test.db'))
+      .addHelpText('after', examples('billing config set base_url https://billing.example.com', 'billing config set timeout 10', 'billing config set db ~/billing/test.db', 'billing config set db postgres://billing:secret@db.example.com/billing'))
       .action((key: string, value: string, _o: unknown, command: Command) =>
         invoke(command, async (deps) => {
           const name = checkKey(key);

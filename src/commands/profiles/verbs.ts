@@ -4,6 +4,7 @@ import { configPath, readConfig, updateConfig } from '../../lib/config/file.js';
 import { UsageError } from '../../lib/command/errors.js';
 import type { Invoke, VerbModule } from '../../lib/command/registry.js';
 import { examples } from '../../lib/command/registry.js';
+import { parseLocation, redact } from '../../lib/store/store.js';
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/;
 
@@ -23,9 +24,9 @@ export const list: VerbModule = {
         const config = readConfig(deps.env);
         const rows = Object.entries(config.profiles ?? {}).map(([name, p]) => ({
           name,
-          base_url: p.base_url ?? null,
+          base_url: p.base_url === undefined ? null : redact(p.base_url),
           api_key: p.api_key ? '(set, hidden)' : null,
-          db: p.db ?? null,
+          db: p.db === undefined ? null : redact(p.db),
           current: config.current_profile === name,
         }));
         if (deps.globals.output === 'json') {
@@ -49,15 +50,16 @@ export const add: VerbModule = {
       .argument('<name>', 'profile name')
       .option('--base-url <url>', 'the service (remote mode)')
       .option('--api-key <key>', 'its API key (stored in the config file, mode 0600)')
-      .option('--db <path>', 'an embedded store file instead')
+      .option('--db <path|url>', 'an embedded store instead: a SQLite file or a postgres:// URL')
       .option('--use', 'also make it the current profile')
-      .addHelpText('after', examples('billing profiles add prod --base-url https://api.example.com --api-key "$KEY" --use', 'billing profiles add test --db ~/billing/test.db'))
+      .addHelpText('after', examples('billing profiles add prod --base-url https://api.example.com --api-key "$KEY" --use', 'billing profiles add test --db ~/billing/test.db', 'billing profiles add shared --db postgres://billing:secret@db.example.com/billing'))
       .action((name: string, _o: unknown, command: Command) =>
         invoke(command, async (deps) => {
           checkName(name);
           // --base-url, --api-key and --db are also global options; read them from either level.
           const opts = command.optsWithGlobals() as { baseUrl?: string; apiKey?: string; db?: string; use?: boolean };
-          if (!opts.baseUrl && !opts.db) throw new UsageError('give --base-url URL (remote) or --db PATH (embedded)');
+          if (!opts.baseUrl && !opts.db) throw new UsageError('give --base-url URL (remote) or --db PATH|URL (embedded)');
+          if (opts.db) parseLocation(opts.db);
           if (opts.baseUrl && !/^https?:\/\/[^/]+/i.test(opts.baseUrl)) throw new UsageError('--base-url must be an absolute http(s) URL');
           await updateConfig(deps.env, (config) => {
             config.profiles = { ...config.profiles, [name]: { base_url: opts.baseUrl, api_key: opts.apiKey, db: opts.db } };

@@ -1,0 +1,191 @@
+// A unit of work is one transaction on both engines: it commits whole or changes nothing, and on
+// PostgreSQL a serialization failure or deadlock runs the whole unit again, a bounded number of times.
+import { sql } from 'kysely';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { openStore, type Store } from '../../src/lib/store/store.js';
+import { all, get, run, type Unit } from '../../src/lib/store/unit.js';
+import { ENGINE, freshStoreLocation } from '../helpers/engine.js';
+
+const NOW = '2026-11-21T10:00:00.000Z';
+const stores: Store[] = [];
+afterAll(async () => {
+  for (const store of stores.splice(0)) await store.close();
+});
+
+async function freshStore(): Promise<Store> {
+  const store = await openStore(await freshStoreLocation(), { poolSize: 4 });
+  stores.push(store);
+  return store;
+}
+
+function* insertAccount(name: string): Unit<number> {
+  const row = yield* get((q) =>
+    q
+      .insertInto('accounts')
+      .values({ name, is_default: 0, webhook_secret: 's', invoice_prefix: 'INV-', time_zone: 'UTC', next_invoice_number: 1, created_at: NOW, updated_at: NOW })
+      .returning('id'),
+  );
+  return row!.id;
+}
+
+/** SQLite answers (and throws) at once, PostgreSQL through a promise: both as a promise here. */
+const later = <T>(fn: () => T | Promise<T>): Promise<T> => Promise.resolve().then(fn);
+
+const accountNames = (store: Store) => store.read(() => all((q) => q.selectFrom('accounts').select('name').orderBy('id')));
+const counter = (store: Store) => store.read(() => get((q) => q.selectFrom('accounts').select('next_invoice_number').where('name', '=', 'a')));
+
+describe(`units on ${ENGINE}`, () => {
+  let store: Store;
+  beforeEach(async () => {
+    store = await freshStore();
+  });
+
+  it('commits every statement of a unit together', async () => {
+    const ids = await store.write(function* () {
+      return [yield* insertAccount('a'), yield* insertAccount('b')];
+    });
+    expect(ids).toEqual([1, 2]);
+    expect(await accountNames(store)).toEqual([{ name: 'a' }, { name: 'b' }]);
+  });
+
+  it('changes nothing when the unit throws after writing', async () => {
+    await expect(
+      later(() =>
+        store.write(function* () {
+          yield* insertAccount('a');
+          throw new Error('a rule failed halfway');
+        }),
+      ),
+    ).rejects.toThrow('a rule failed halfway');
+    expect(await accountNames(store)).toEqual([]);
+  });
+
+  it('changes nothing when a statement fails after others succeeded', async () => {
+    await expect(
+      later(() =>
+        store.write(function* () {
+          yield* insertAccount('a');
+          yield* insertAccount('a'); // unique name: the database refuses it
+        }),
+      ),
+    ).rejects.toThrow();
+    expect(await accountNames(store)).toEqual([]);
+  });
+
+  it('rolls back and returns the value when keep() refuses it (a refused request)', async () => {
+    const value = await store.write(
+      function* () {
+        yield* insertAccount('a');
+        return { ok: false };
+      },
+      (result) => result.ok,
+    );
+    expect(value).toEqual({ ok: false });
+    expect(await accountNames(store)).toEqual([]);
+  });
+
+  it('gives a statement error to the unit, which may answer it', async () => {
+    const value = await store.write(function* () {
+      try {
+        yield* run((q) => q.insertInto('api_keys').values({ account_id: 999, key_hash: 'x', created_at: NOW })); // no such account
+        return 'inserted';
+      } catch {
+        return 'refused';
+      }
+    });
+    expect(value).toBe('refused');
+  });
+});
+
+describe.runIf(ENGINE === 'postgres')('units on PostgreSQL: isolation, retries', () => {
+  let store: Store;
+  beforeEach(async () => {
+    store = await freshStore();
+    await store.write(() => insertAccount('a'));
+  });
+
+  const sleep = (seconds: number) => get((q) => q.selectNoFrom(sql<string>`pg_sleep(${seconds})`.as('slept')));
+
+  it('a request never sees another request’s uncommitted write', async () => {
+    const writing = store.write(function* () {
+      yield* insertAccount('uncommitted');
+      yield* sleep(0.4);
+    });
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(await accountNames(store)).toEqual([{ name: 'a' }]); // mid-write: not there
+    await writing;
+    expect(await accountNames(store)).toEqual([{ name: 'a' }, { name: 'uncommitted' }]);
+  });
+
+  it('runs the whole unit again after a serialization failure, and loses no update', async () => {
+    let runs = 0;
+    const increment = () =>
+      store.write(function* () {
+        runs++;
+        const row = yield* get((q) => q.selectFrom('accounts').select('next_invoice_number').where('name', '=', 'a'));
+        yield* sleep(0.2); // both read the same value before either writes
+        yield* run((q) => q.updateTable('accounts').set({ next_invoice_number: row!.next_invoice_number + 1 }).where('name', '=', 'a'));
+      });
+    await Promise.all([increment(), increment()]);
+    expect(await counter(store)).toEqual({ next_invoice_number: 3 });
+    expect(runs).toBe(3); // one of the two ran again, from its first query
+  });
+
+  it('runs the whole unit again after a deadlock', async () => {
+    await store.write(() => insertAccount('b'));
+    let runs = 0;
+    const touch = (first: string, second: string) =>
+      store.write(function* () {
+        runs++;
+        yield* run((q) => q.updateTable('accounts').set({ updated_at: NOW }).where('name', '=', first));
+        yield* sleep(0.3);
+        yield* run((q) => q.updateTable('accounts').set({ updated_at: NOW }).where('name', '=', second));
+      });
+    await Promise.all([touch('a', 'b'), touch('b', 'a')]);
+    expect(runs).toBe(3);
+  });
+
+  it('gives up after a bounded number of attempts, leaving nothing half-applied', async () => {
+    let runs = 0;
+    await expect(
+      store.write(function* () {
+        runs++;
+        yield* insertAccount(`attempt-${runs}`);
+        throw Object.assign(new Error('could not serialize access'), { code: '40001' });
+      }),
+    ).rejects.toThrow('could not serialize access');
+    expect(runs).toBe(8);
+    expect(await accountNames(store)).toEqual([{ name: 'a' }]);
+  });
+
+  it('answers a read of several queries from one snapshot, while another connection commits', async () => {
+    const other = await openStore(store.location, { poolSize: 2 }); // test URLs carry no password
+    stores.push(other);
+    const reading = store.read(function* () {
+      const before = yield* all((q) => q.selectFrom('accounts').select('name'));
+      yield* sleep(0.4);
+      const after = yield* all((q) => q.selectFrom('accounts').select('name'));
+      return { before: before.length, after: after.length };
+    }, 'test.snapshot');
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    await other.write(() => insertAccount('meanwhile'));
+    expect(await reading).toEqual({ before: 1, after: 1 });
+    expect(await accountNames(store)).toHaveLength(2);
+  });
+
+  it('learns that a read makes several queries and gives it a snapshot from then on', async () => {
+    const other = await openStore(store.location, { poolSize: 2 });
+    stores.push(other);
+    const twoQueries = () =>
+      store.read(function* () {
+        const before = yield* all((q) => q.selectFrom('accounts').select('name'));
+        yield* sleep(0.4);
+        return { before: before.length, after: (yield* all((q) => q.selectFrom('accounts').select('name'))).length };
+      }, 'test.learned');
+    expect(await twoQueries()).toEqual({ before: 1, after: 1 }); // first time: started again in a snapshot
+    const reading = twoQueries();
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    await other.write(() => insertAccount('meanwhile'));
+    expect(await reading).toEqual({ before: 1, after: 1 });
+  });
+});
