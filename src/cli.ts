@@ -5,6 +5,7 @@ import { config } from './commands/config/index.js';
 import { customers } from './commands/customers/index.js';
 import { profiles } from './commands/profiles/index.js';
 import { plans } from './commands/plans/index.js';
+import { store } from './commands/store/index.js';
 import { createDeps, type DepsOverrides } from './lib/command/deps.js';
 import { ApiError, CliError } from './lib/command/errors.js';
 import { redact } from './lib/store/store.js';
@@ -15,7 +16,7 @@ import type { Group, Invoke, Verb } from './lib/command/registry.js';
 declare const BILLING_VERSION: string;
 const VERSION = typeof BILLING_VERSION === 'string' ? BILLING_VERSION : '0.0.0-dev';
 
-const GROUPS: Group[] = [customers, plans, accounts, config, profiles];
+const GROUPS: Group[] = [customers, plans, accounts, store, config, profiles];
 
 /** Commands without verbs. */
 const SINGLES: Record<string, Verb> = {
@@ -43,6 +44,44 @@ export function commandWords(argv: string[]): string[] {
   return words;
 }
 
+const noInvoke: Invoke = async () => {
+  throw new Error('this program was built without a way to run commands');
+};
+
+/**
+ * The program with every group and verb. A verb's options, arguments and help exist only once its
+ * module is loaded: with `argv`, only the verb it names is (main: start-up stays fast); with `all`,
+ * every one is (the command reference, scripts/docs.ts).
+ */
+export async function buildProgram(io: IO, invoke: Invoke = noInvoke, options: { argv?: string[]; all?: boolean } = {}): Promise<Command> {
+  const program = new Command('billing')
+    .description('Administer a recurring-billing service (SEPA direct debits and cards): on the embedded store, or against a server with --base-url.')
+    .version(VERSION, '-V, --version')
+    .exitOverride()
+    .configureOutput({ writeOut: io.out, writeErr: io.err })
+    .showSuggestionAfterError(true)
+    .configureHelp({ showGlobalOptions: true })
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ billing demo\n  $ billing customers list\n  $ billing customers get 42 --json\n  $ billing --base-url https://billing.example.com --api-key KEY customers list\n',
+    );
+  addGlobalOptions(program);
+
+  const [first, second] = commandWords(options.argv ?? []);
+  for (const group of GROUPS) {
+    const groupCommand = program.command(group.name).description(group.summary);
+    for (const [name, verb] of Object.entries(group.verbs)) {
+      const verbCommand = groupCommand.command(name).description(verb.summary);
+      if (options.all || (first === group.name && second === name)) (await verb.load()).configure(verbCommand, invoke);
+    }
+  }
+  for (const [name, single] of Object.entries(SINGLES)) {
+    const command = program.command(name).description(single.summary);
+    if (options.all || first === name) (await single.load()).configure(command, invoke);
+  }
+  return program;
+}
+
 export async function main(argv: string[], io: IO = processIO(), env: NodeJS.ProcessEnv = process.env, overrides: DepsOverrides = {}): Promise<number> {
   let globals: GlobalOptions | undefined;
   const invoke: Invoke = async (command, body) => {
@@ -57,31 +96,7 @@ export async function main(argv: string[], io: IO = processIO(), env: NodeJS.Pro
     }
   };
 
-  const program = new Command('billing')
-    .description('Administer a recurring-billing service (SEPA direct debits and cards): on the embedded store, or against a server with --base-url.')
-    .version(VERSION, '-V, --version')
-    .exitOverride()
-    .configureOutput({ writeOut: io.out, writeErr: io.err })
-    .showSuggestionAfterError(true)
-    .configureHelp({ showGlobalOptions: true })
-    .addHelpText(
-      'after',
-      '\nExamples:\n  $ billing demo\n  $ billing customers list\n  $ billing customers get 42 --json\n  $ billing --base-url https://billing.example.com --api-key KEY customers list\n',
-    );
-  addGlobalOptions(program);
-
-  const [first, second] = commandWords(argv);
-  for (const group of GROUPS) {
-    const groupCommand = program.command(group.name).description(group.summary);
-    for (const [name, verb] of Object.entries(group.verbs)) {
-      const verbCommand = groupCommand.command(name).description(verb.summary);
-      if (first === group.name && second === name) (await verb.load()).configure(verbCommand, invoke);
-    }
-  }
-  for (const [name, single] of Object.entries(SINGLES)) {
-    const command = program.command(name).description(single.summary);
-    if (first === name) (await single.load()).configure(command, invoke);
-  }
+  const program = await buildProgram(io, invoke, { argv });
 
   try {
     await program.parseAsync(argv, { from: 'user' });

@@ -6,6 +6,8 @@ export interface IO {
   err(text: string): void;
   readonly stdinIsTTY: boolean;
   readonly stdoutIsTTY: boolean;
+  /** Whether stderr is a terminal (progress bars); absent is no. */
+  readonly stderrIsTTY?: boolean;
   readStdin(): Promise<string>;
 }
 
@@ -20,6 +22,7 @@ export function processIO(): IO {
     err: (text) => void process.stderr.write(text),
     stdinIsTTY: Boolean(process.stdin.isTTY),
     stdoutIsTTY: Boolean(process.stdout.isTTY),
+    stderrIsTTY: Boolean(process.stderr.isTTY),
     async readStdin() {
       const chunks: Buffer[] = [];
       for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
@@ -41,6 +44,7 @@ export function memoryIO(options: { stdin?: string; tty?: boolean } = {}): IO & 
     },
     stdinIsTTY: options.tty ?? false,
     stdoutIsTTY: options.tty ?? false,
+    stderrIsTTY: options.tty ?? false,
     readStdin: async () => options.stdin ?? '',
   };
   return io;

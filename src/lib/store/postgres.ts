@@ -181,7 +181,7 @@ export async function openPostgresStore(url: string, options: OpenOptions = {}):
   const multiQueryReads = new Set<string>();
   const AGAIN = Symbol('again');
 
-  async function runUnit<T>(make: () => Unit<T>, kind: 'read' | 'write' | 'bulk', keep?: (value: T) => boolean, key?: string): Promise<T> {
+  async function runUnit<T>(make: () => Unit<T>, kind: 'read' | 'write' | 'bulk' | 'bulkRead', keep?: (value: T) => boolean, key?: string): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       const client = await connect();
       let open = false;
@@ -189,6 +189,7 @@ export async function openPostgresStore(url: string, options: OpenOptions = {}):
       try {
         const unit = make();
         const snapshotAtOnce = kind !== 'read' || key === undefined || multiQueryReads.has(key);
+        const begin = { read: 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', bulkRead: 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', write: 'BEGIN ISOLATION LEVEL SERIALIZABLE', bulk: 'BEGIN' }[kind];
         let queries = 0;
         let step = unit.next();
         while (!step.done) {
@@ -201,7 +202,7 @@ export async function openPostgresStore(url: string, options: OpenOptions = {}):
               throw AGAIN;
             }
             if (snapshotAtOnce) {
-              await client.query(kind === 'read' ? 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' : kind === 'write' ? 'BEGIN ISOLATION LEVEL SERIALIZABLE' : 'BEGIN');
+              await client.query(begin);
               open = true;
             }
           }
@@ -247,6 +248,7 @@ export async function openPostgresStore(url: string, options: OpenOptions = {}):
     read: (unit, key) => runUnit(unit, 'read', undefined, key),
     write: (unit, keep) => runUnit(unit, 'write', keep),
     bulkWrite: (unit) => runUnit(unit, 'bulk'),
+    bulkRead: (unit) => runUnit(unit, 'bulkRead'),
     async schemaVersion() {
       const result = await pool.query<{ version: number }>('SELECT version FROM billing_schema');
       return result.rows[0]?.version ?? 0;

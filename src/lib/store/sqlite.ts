@@ -181,9 +181,26 @@ export function openSqliteStore(path: string): SqliteStore {
         throw error;
       }
     },
-    async bulkWrite<T>(unit: () => Unit<T>): Promise<T> {
+    bulkWrite<T>(unit: () => Unit<T>): Promise<T> {
       ownWrites++;
-      sqlite.exec('BEGIN IMMEDIATE');
+      return driveAsync('BEGIN IMMEDIATE', unit);
+    },
+    bulkRead<T>(unit: () => Unit<T>): Promise<T> {
+      // Deferred: the snapshot starts at the first read; in WAL mode other connections keep writing.
+      return driveAsync('BEGIN DEFERRED', unit);
+    },
+    async schemaVersion() {
+      return sqlite.pragma('user_version', { simple: true }) as number;
+    },
+    dataVersion: () => `${dataVersion.get() as number}.${ownWrites}`,
+    async close() {
+      if (sqlite.open) sqlite.close();
+    },
+  };
+
+  /** A transaction whose unit may wait between queries: only for a single user of the connection (a copy). */
+  async function driveAsync<T>(begin: string, unit: () => Unit<T>): Promise<T> {
+      sqlite.exec(begin);
       try {
         const gen = unit();
         let step = gen.next();
@@ -203,15 +220,7 @@ export function openSqliteStore(path: string): SqliteStore {
         if (sqlite.inTransaction) sqlite.exec('ROLLBACK');
         throw error;
       }
-    },
-    async schemaVersion() {
-      return sqlite.pragma('user_version', { simple: true }) as number;
-    },
-    dataVersion: () => `${dataVersion.get() as number}.${ownWrites}`,
-    async close() {
-      if (sqlite.open) sqlite.close();
-    },
-  };
+  }
 }
 
 /**

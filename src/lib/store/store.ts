@@ -25,6 +25,8 @@ export interface Store {
   write<T>(unit: () => Unit<T>, keep?: (value: T) => boolean): MaybePromise<T>;
   /** A write whose unit may also wait for other work between its queries (`yield* wait(p)`): copying a store in. Never retried. */
   bulkWrite<T>(unit: () => Unit<T>): Promise<T>;
+  /** A read in one snapshot whose unit may wait between its queries (`yield* wait(p)`): copying a store out. Writers are not held back. */
+  bulkRead<T>(unit: () => Unit<T>): Promise<T>;
   /** The schema version (the number of migrations applied). */
   schemaVersion(): Promise<number>;
   close(): Promise<void>;
