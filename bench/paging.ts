@@ -34,8 +34,8 @@ try {
   const cli = compare({ [`CLI page 1 of ${LAST}`]: list(1), [`CLI page ${LAST} of ${LAST}`]: list(LAST) }, runs, env);
   const okCli = report(`paging through the CLI, ${COUNT} customers (${runs} runs each)`, cli, { of: `CLI page ${LAST} of ${LAST}`, to: `CLI page 1 of ${LAST}`, target: 2 });
 
-  const core = openCore({ dbPath });
-  const account = core.account();
+  const core = await openCore({ dbPath });
+  const account = await core.account();
   const time = async (page: number) => {
     const started = performance.now();
     const response = await core.router.handle({ method: 'GET', path: '/customers', query: `page[number]=${page}&page[size]=${SIZE}` }, account);
@@ -46,7 +46,7 @@ try {
   const last: number[] = [];
   for (let i = 0; i < 5; i++) await time(1), await time(LAST);
   for (let i = 0; i < 200; i++) first.push(await time(1)), last.push(await time(LAST));
-  core.store.close();
+  await core.store.close();
   const okRouter = report(`paging through the router in process (200 requests each)`, { 'router page 1': median(first), [`router page ${LAST}`]: median(last) }, { of: `router page ${LAST}`, to: 'router page 1', target: 2 });
   process.exitCode = (okCli && okRouter) || process.env.BENCH_STRICT !== '1' ? 0 : 1;
 } finally {

@@ -1,5 +1,6 @@
 // POST/PATCH/GET /customers through the router: exactly what the HTTP API answers.
 import { describe, expect, it } from 'vitest';
+import { run } from '../../src/lib/store/unit.js';
 import { testCore } from '../helpers/store.js';
 import {
   BASE,
@@ -23,7 +24,7 @@ const HOUR = 3_600_000;
 
 describe('POST /customers', () => {
   it('when the attributes are valid, answers 201 with the full resource and its defaults', async () => {
-    const core = testCore({ baseUrl: 'https://billing.example/api/' });
+    const core = await testCore({ baseUrl: 'https://billing.example/api/' });
     const answer = await send(core, 'POST', '/customers', {
       body: customerBody({
         first_name: '  Jan  ',
@@ -81,7 +82,7 @@ describe('POST /customers', () => {
   });
 
   it('when read back with GET, shows what the create answered', async () => {
-    const core = testCore();
+    const core = await testCore();
     const created = await send(core, 'POST', '/customers', { body: customerBody({ ...minimalCustomer(), gender: 'f', language: 'de', telephone: '+49301234567' }) });
     const read = await send(core, 'GET', `/customers/${created.body.data.id}`);
     expect(read.status).toBe(200);
@@ -90,7 +91,7 @@ describe('POST /customers', () => {
   });
 
   it('when sent through the embedded transport with an object body, answers the same 201', async () => {
-    const core = testCore();
+    const core = await testCore();
     const answer = await core.transport.request({ method: 'POST', path: '/customers', body: customerBody(minimalCustomer(7)) });
     expect(answer.status).toBe(201);
     expect((answer.body as { data: { attributes: { email: string } } }).data.attributes.email).toBe('person7@example.com');
@@ -98,9 +99,9 @@ describe('POST /customers', () => {
   });
 
   it('when every kind of attribute problem is present, reports each one at once and writes nothing', async () => {
-    const core = testCore();
+    const core = await testCore();
     await createCustomer(core);
-    const before = customerRows(core);
+    const before = await customerRows(core);
     const body = customerBody({
       email: 'not-an-email',
       iban: 'NL92ABNA0417164300', // bad check digits
@@ -118,7 +119,7 @@ describe('POST /customers', () => {
       ['first_name', 'last_name', 'email', 'iban', 'gender', 'language', 'country_iso2', 'city', 'favourite_colour', 'payment_method'],
       body,
     );
-    expect(customerRows(core)).toEqual(before);
+    expect(await customerRows(core)).toEqual(before);
     expect(await totalCustomers(core)).toBe(1);
   });
 
@@ -127,7 +128,7 @@ describe('POST /customers', () => {
     ['last_name', { first_name: 'F', email: 'a@example.com' }],
     ['email', { first_name: 'F', last_name: 'L' }],
   ])('when %s is missing, says it is required', async (missing, attributes) => {
-    const core = testCore();
+    const core = await testCore();
     const body = customerBody(attributes);
     const answer = await send(core, 'POST', '/customers', { body });
     expectInvalidAttributes(answer, [missing], body);
@@ -154,7 +155,7 @@ describe('POST /customers', () => {
     ['when the unknown attribute is __proto__', JSON.parse('{"__proto__": {"x": 1}}'), '__proto__'],
     ['when an unknown attribute name holds a slash', { 'a/b~c': 1 }, 'a~1b~0c'],
   ])('%s, answers 400 Invalid Attribute on that attribute', async (_situation, attributes, attribute) => {
-    const core = testCore();
+    const core = await testCore();
     const body = customerBody({ ...minimalCustomer(), ...attributes });
     const answer = await send(core, 'POST', '/customers', { body });
     expectInvalidAttributes(answer, [attribute], body);
@@ -162,14 +163,14 @@ describe('POST /customers', () => {
   });
 
   it('when a string is exactly 255 characters, accepts it', async () => {
-    const core = testCore();
+    const core = await testCore();
     const id = await createCustomer(core, { ...minimalCustomer(), street: 'x'.repeat(255) });
     const answer = await send(core, 'GET', `/customers/${id}`);
     expect(answer.body.data.attributes.street).toBe('x'.repeat(255));
   });
 
   it('when the required attributes come only through a __proto__ object, refuses them instead of creating a customer', async () => {
-    const core = testCore();
+    const core = await testCore();
     const raw = '{"data":{"type":"customer","attributes":{"__proto__":{"first_name":"A","last_name":"B","email":"a@example.com"}}}}';
     const answer = await send(core, 'POST', '/customers', { body: raw });
     expectInvalidAttributes(answer, ['__proto__', 'first_name', 'last_name', 'email'], JSON.parse(raw));
@@ -177,7 +178,7 @@ describe('POST /customers', () => {
   });
 
   it('when an optional string is empty or null, stores null', async () => {
-    const core = testCore();
+    const core = await testCore();
     const id = await createCustomer(core, { ...minimalCustomer(), middle_name: '', company_name: '   ', vat_number: null, iban: '' });
     const { body } = await send(core, 'GET', `/customers/${id}`);
     expect(body.data.attributes).toMatchObject({ middle_name: null, company_name: null, vat_number: null, iban: null });
@@ -194,7 +195,7 @@ describe('POST /customers', () => {
       ['data.type is missing', JSON.stringify({ data: { attributes: minimalCustomer() } }), '/data/type', { data: { attributes: minimalCustomer() } }],
       ['data.attributes is an array', JSON.stringify({ data: { type: 'customer', attributes: [] } }), '/data/attributes', { data: { type: 'customer', attributes: [] } }],
     ])('when %s, answers 400 Invalid Document and writes nothing', async (_situation, raw, pointer, original) => {
-      const core = testCore();
+      const core = await testCore();
       const answer = await send(core, 'POST', '/customers', { body: raw });
       expectError(answer, 400, 'Invalid Document', { pointer });
       expect(answer.body.meta).toEqual({ original });
@@ -206,7 +207,7 @@ describe('POST /customers', () => {
 describe('PATCH /customers/{id}', () => {
   const setup = async () => {
     const clock = new TestClock();
-    const core = testCore({ clock });
+    const core = await testCore({ clock });
     const id = await createCustomer(core, { ...minimalCustomer(), middle_name: 'van', city: 'Amsterdam', iban: VALID_IBAN, bank_holder: 'F. Last' });
     const before = (await send(core, 'GET', `/customers/${id}`)).body;
     return { clock, core, id, before };
@@ -245,11 +246,11 @@ describe('PATCH /customers/{id}', () => {
 
   it('when iban is given without bank_holder, answers 400 on bank_holder and changes nothing (rule 2)', async () => {
     const { core, id } = await setup();
-    const rows = customerRows(core);
+    const rows = await customerRows(core);
     const body = customerBody({ iban: OTHER_VALID_IBAN }, id);
     const answer = await send(core, 'PATCH', `/customers/${id}`, { body });
     expectInvalidAttributes(answer, ['bank_holder'], body);
-    expect(customerRows(core)).toEqual(rows);
+    expect(await customerRows(core)).toEqual(rows);
   });
 
   it('when iban is given with bank_holder, stores the IBAN uppercase without spaces', async () => {
@@ -263,8 +264,8 @@ describe('PATCH /customers/{id}', () => {
     const byCard = async () => {
       const arranged = await setup();
       const { core, id } = arranged;
-      core.store.run(core.store.q.updateTable('customers').set({ payment_method: 'creditcard' }).where('id', '=', Number(id)));
-      return { ...arranged, rows: customerRows(core) };
+      await core.store.write(() => run((q) => q.updateTable('customers').set({ payment_method: 'creditcard' }).where('id', '=', Number(id))));
+      return { ...arranged, rows: await customerRows(core) };
     };
 
     it('refuses a new IBAN with an error on iban and changes nothing', async () => {
@@ -273,7 +274,7 @@ describe('PATCH /customers/{id}', () => {
       const answer = await send(core, 'PATCH', `/customers/${id}`, { body });
       expectInvalidAttributes(answer, ['iban'], body);
       expect(answer.body.errors[0].detail).toMatch(/direct debit/);
-      expect(customerRows(core)).toEqual(rows);
+      expect(await customerRows(core)).toEqual(rows);
     });
 
     it('reports the missing bank_holder as well as the iban', async () => {
@@ -349,7 +350,7 @@ describe('PATCH /customers/{id}', () => {
   });
 
   it('when the customer does not exist, answers 404', async () => {
-    const core = testCore();
+    const core = await testCore();
     const answer = await send(core, 'PATCH', '/customers/41', { body: customerBody({ city: 'Delft' }, '41') });
     expectError(answer, 404, 'Not Found');
     expect(await totalCustomers(core)).toBe(0);
@@ -358,13 +359,13 @@ describe('PATCH /customers/{id}', () => {
 
 describe('GET /customers/{id}', () => {
   it.each(['/customers/999', '/customers/abc', '/customers/0', '/customers/01', '/customers/1.5', '/customers/-1'])('when the path is %s, answers 404', async (path) => {
-    const core = testCore();
+    const core = await testCore();
     await createCustomer(core);
     expectError(await send(core, 'GET', path), 404, 'Not Found');
   });
 
   it('when the path has a trailing slash, finds the customer', async () => {
-    const core = testCore();
+    const core = await testCore();
     const id = await createCustomer(core);
     const answer = await send(core, 'GET', `/customers/${id}/`);
     expect(answer.status).toBe(200);
@@ -372,7 +373,7 @@ describe('GET /customers/{id}', () => {
   });
 
   it('when fields[customer] is given, returns only those attributes', async () => {
-    const core = testCore();
+    const core = await testCore();
     const id = await createCustomer(core);
     const answer = await send(core, 'GET', `/customers/${id}`, { query: 'fields[customer]=first_name,email' });
     expect(answer.status).toBe(200);
@@ -380,10 +381,10 @@ describe('GET /customers/{id}', () => {
   });
 
   it('when include=subscriptions, embeds the customer subscriptions', async () => {
-    const core = testCore();
+    const core = await testCore();
     const id = await createCustomer(core);
-    const plan = makePlan(core);
-    const sub = insertSubscription(core, id, plan, { mandate_code: 'MNDT-A' });
+    const plan = await makePlan(core);
+    const sub = await insertSubscription(core, id, plan, { mandate_code: 'MNDT-A' });
     const answer = await send(core, 'GET', `/customers/${id}`, { query: 'include=subscriptions' });
     expect(answer.status).toBe(200);
     expect(answer.body.data.relationships.subscriptions.data).toEqual([{ type: 'subscription', id: String(sub) }]);
@@ -393,13 +394,13 @@ describe('GET /customers/{id}', () => {
   });
 
   it("lists the customer's subscriptions in id order, numerically", async () => {
-    const core = testCore();
+    const core = await testCore();
     const id = await createCustomer(core);
     const other = await createCustomer(core, minimalCustomer(2));
-    const plan = makePlan(core);
+    const plan = await makePlan(core);
     const mine: number[] = [];
     for (let i = 1; i <= 10; i++) {
-      const sub = insertSubscription(core, i === 2 || i >= 9 ? id : other, plan);
+      const sub = await insertSubscription(core, i === 2 || i >= 9 ? id : other, plan);
       if (i === 2 || i >= 9) mine.push(sub);
     }
     const answer = await send(core, 'GET', `/customers/${id}`);
@@ -408,7 +409,7 @@ describe('GET /customers/{id}', () => {
   });
 
   it('when include names something else, answers 400 Invalid Parameter include', async () => {
-    const core = testCore();
+    const core = await testCore();
     const id = await createCustomer(core);
     expectError(await send(core, 'GET', `/customers/${id}`, { query: 'include=invoices' }), 400, 'Invalid Parameter', { parameter: 'include' });
   });
@@ -423,17 +424,17 @@ describe('methods the API does not have', () => {
     ['PATCH', '/subscription-plans/1', 'GET'],
     ['POST', '/customers/1/subscriptions', 'GET'],
   ])('when %s %s, answers 405 with an Allow header', async (method, path, allow) => {
-    const core = testCore();
+    const core = await testCore();
     await createCustomer(core);
-    const rows = customerRows(core);
+    const rows = await customerRows(core);
     const answer = await send(core, method, path, { body: customerBody(minimalCustomer(2), '1') });
     expectError(answer, 405, 'Method Not Allowed');
     expect(answer.headers.allow).toBe(allow);
-    expect(customerRows(core)).toEqual(rows);
+    expect(await customerRows(core)).toEqual(rows);
   });
 
   it('when the path is unknown, answers 404', async () => {
-    const core = testCore();
+    const core = await testCore();
     expectError(await send(core, 'GET', '/customer'), 404, 'Not Found');
     expectError(await send(core, 'DELETE', '/nothing/here'), 404, 'Not Found');
   });
@@ -441,7 +442,7 @@ describe('methods the API does not have', () => {
 
 describe('GET /customers', () => {
   const withCustomers = async (count: number) => {
-    const core = testCore();
+    const core = await testCore();
     for (let n = 1; n <= count; n++) await createCustomer(core, minimalCustomer(n));
     return core;
   };
@@ -504,7 +505,7 @@ describe('GET /customers', () => {
   });
 
   it('when there are no customers, first and last are page 1 and prev/next are null', async () => {
-    const core = testCore();
+    const core = await testCore();
     const answer = await send(core, 'GET', '/customers');
     expect(answer.status).toBe(200);
     expect(answer.body).toMatchObject({ meta: { total: 0 }, data: [], links: { prev: null, next: null } });
@@ -551,10 +552,10 @@ describe('GET /customers', () => {
 
   it('when include=subscriptions, embeds the subscriptions of the customers on the page only', async () => {
     const core = await withCustomers(3);
-    const plan = makePlan(core);
-    const a = insertSubscription(core, 1, plan);
-    const b = insertSubscription(core, 1, plan);
-    const c = insertSubscription(core, 3, plan);
+    const plan = await makePlan(core);
+    const a = await insertSubscription(core, 1, plan);
+    const b = await insertSubscription(core, 1, plan);
+    const c = await insertSubscription(core, 3, plan);
     const answer = await send(core, 'GET', '/customers', { query: 'include=subscriptions&page[size]=2' });
     expect(answer.status).toBe(200);
     expect(answer.body.data[0].relationships.subscriptions.data).toEqual([
@@ -584,12 +585,12 @@ describe('GET /customers', () => {
 
 describe('GET /customers/{id}/subscriptions', () => {
   it('when the customer has subscriptions, lists exactly those', async () => {
-    const core = testCore();
+    const core = await testCore();
     const first = await createCustomer(core, minimalCustomer(1));
     const second = await createCustomer(core, minimalCustomer(2));
-    const plan = makePlan(core);
-    const mine = [insertSubscription(core, first, plan, { mandate_code: 'M-1' }), insertSubscription(core, first, plan, { mandate_code: 'M-2' })];
-    insertSubscription(core, second, plan, { mandate_code: 'M-3' });
+    const plan = await makePlan(core);
+    const mine = [await insertSubscription(core, first, plan, { mandate_code: 'M-1' }), await insertSubscription(core, first, plan, { mandate_code: 'M-2' })];
+    await insertSubscription(core, second, plan, { mandate_code: 'M-3' });
 
     const answer = await send(core, 'GET', `/customers/${first}/subscriptions`);
     expect(answer.status).toBe(200);
@@ -609,7 +610,7 @@ describe('GET /customers/{id}/subscriptions', () => {
   });
 
   it('when the customer has none, answers an empty collection', async () => {
-    const core = testCore();
+    const core = await testCore();
     const id = await createCustomer(core);
     const answer = await send(core, 'GET', `/customers/${id}/subscriptions`);
     expect(answer.status).toBe(200);
@@ -617,12 +618,12 @@ describe('GET /customers/{id}/subscriptions', () => {
   });
 
   it('when the customer does not exist, answers 404', async () => {
-    const core = testCore();
+    const core = await testCore();
     expectError(await send(core, 'GET', '/customers/5/subscriptions'), 404, 'Not Found');
   });
 
   it('when the page size is bad, answers 400 Invalid Parameter', async () => {
-    const core = testCore();
+    const core = await testCore();
     const id = await createCustomer(core);
     expectError(await send(core, 'GET', `/customers/${id}/subscriptions`, { query: 'page[size]=500' }), 400, 'Invalid Parameter', { parameter: 'page[size]' });
   });

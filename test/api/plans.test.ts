@@ -2,21 +2,23 @@
 import { describe, expect, it } from 'vitest';
 import { createAccount } from '../../src/lib/core/accounts.js';
 import { createPlan } from '../../src/lib/core/plan-writes.js';
-import { testCore } from '../helpers/store.js';
+import type { Result } from '../../src/lib/core/result.js';
+import { all } from '../../src/lib/store/unit.js';
+import { testCore, type TestCore } from '../helpers/store.js';
 import { BASE, context, createCustomer, expectError, insertSubscription, link, makePlan, minimalCustomer, send } from './support.js';
 
-const problemsOf = (result: ReturnType<typeof createPlan>): string[] => {
+const problemsOf = (result: Result<unknown>): string[] => {
   if (result.ok) throw new Error('expected createPlan to refuse');
   if (result.failure.kind !== 'invalid_attribute') throw new Error(`expected invalid_attribute, got ${result.failure.kind}`);
   return result.failure.problems.map((p) => p.attribute).sort();
 };
 
-const planCount = (core: ReturnType<typeof testCore>) => core.store.all(core.store.q.selectFrom('subscription_plans').select('id')).length;
+const planCount = async (core: TestCore) => (await core.store.read(() => all((q) => q.selectFrom('subscription_plans').select('id')))).length;
 
 describe('createPlan', () => {
   it('when only name and amount are given, fills in the defaults', async () => {
-    const core = testCore();
-    const id = makePlan(core, { name: ' Gold ', amount: '12.5' });
+    const core = await testCore();
+    const id = await makePlan(core, { name: ' Gold ', amount: '12.5' });
     const answer = await send(core, 'GET', `/subscription-plans/${id}`);
     expect(answer.status).toBe(200);
     const self = `${BASE}/subscription-plans/${id}`;
@@ -48,8 +50,8 @@ describe('createPlan', () => {
   });
 
   it('when every attribute is given, shows each as given', async () => {
-    const core = testCore();
-    const id = makePlan(core, {
+    const core = await testCore();
+    const id = await makePlan(core, {
       name: 'Yearly',
       amount: 120,
       frequency: 'yearly',
@@ -84,24 +86,24 @@ describe('createPlan', () => {
     ['1000', '1000.00'],
     [99.99, '99.99'],
   ])('when the amount is %j, shows it as the decimal string %s', async (amount, shown) => {
-    const core = testCore();
-    const id = makePlan(core, { name: 'P', amount });
+    const core = await testCore();
+    const id = await makePlan(core, { name: 'P', amount });
     expect((await send(core, 'GET', `/subscription-plans/${id}`)).body.data.attributes.amount).toBe(shown);
   });
 
   it('when start_date is a datetime with an offset, shows that instant in the account zone', async () => {
-    const core = testCore();
-    const id = makePlan(core, { name: 'P', amount: '1', start_date: '2026-12-01T09:30:00-05:00' });
+    const core = await testCore();
+    const id = await makePlan(core, { name: 'P', amount: '1', start_date: '2026-12-01T09:30:00-05:00' });
     expect((await send(core, 'GET', `/subscription-plans/${id}`)).body.data.attributes.start_date).toBe('2026-12-01T15:30:00+01:00');
   });
 
   it('when the account is in Asia/Kolkata, dates carry +05:30 and "today" is that zone\'s today', async () => {
-    const first = testCore({ clock: { now: () => new Date('2026-11-21T20:00:00Z') } });
-    const made = createAccount(first.store, first.clock, 'mumbai', { time_zone: 'Asia/Kolkata' });
+    const first = await testCore({ clock: { now: () => new Date('2026-11-21T20:00:00Z') } });
+    const made = await createAccount(first.store, first.clock, 'mumbai', { time_zone: 'Asia/Kolkata' });
     expect(made.ok).toBe(true);
-    const core = testCore({ dbPath: first.dbPath, account: 'mumbai', clock: first.clock });
-    const dated = makePlan(core, { name: 'Dated', amount: '5', start_date: '2026-12-01' });
-    const today = makePlan(core, { name: 'Today', amount: '5' });
+    const core = await testCore({ dbPath: first.dbPath, account: 'mumbai', clock: first.clock });
+    const dated = await makePlan(core, { name: 'Dated', amount: '5', start_date: '2026-12-01' });
+    const today = await makePlan(core, { name: 'Today', amount: '5' });
 
     expect((await send(core, 'GET', `/subscription-plans/${dated}`)).body.data.attributes.start_date).toBe('2026-12-01T00:00:00+05:30');
     const attributes = (await send(core, 'GET', `/subscription-plans/${today}`)).body.data.attributes;
@@ -127,33 +129,33 @@ describe('createPlan', () => {
     ['storno_retries above 10', { storno_retries: 11 }, ['storno_retries']],
     ['an unknown attribute', { colour: 'gold' }, ['colour']],
     ['archived (read-only)', { archived: true }, ['archived']],
-  ])('when given %s, refuses it and makes no plan', (_situation, attributes, expected) => {
-    const core = testCore();
-    expect(problemsOf(createPlan(context(core), { name: 'P', amount: '10', ...attributes }))).toEqual(expected);
-    expect(planCount(core)).toBe(0);
+  ])('when given %s, refuses it and makes no plan', async (_situation, attributes, expected) => {
+    const core = await testCore();
+    expect(problemsOf(await createPlan(await context(core), { name: 'P', amount: '10', ...attributes }))).toEqual(expected);
+    expect(await planCount(core)).toBe(0);
   });
 
-  it('when name and amount are missing, says both are required', () => {
-    const core = testCore();
-    const result = createPlan(context(core), {});
+  it('when name and amount are missing, says both are required', async () => {
+    const core = await testCore();
+    const result = await createPlan(await context(core), {});
     expect(problemsOf(result)).toEqual(['amount', 'name']);
     if (!result.ok && result.failure.kind === 'invalid_attribute') {
       for (const p of result.failure.problems) expect(p.detail).toMatch(/required/);
     }
   });
 
-  it('when amount, frequency, status and start_date are all bad, reports all four at once', () => {
-    const core = testCore();
-    const result = createPlan(context(core), { name: 'P', amount: '1.234', frequency: 'daily', status: 'paused', start_date: '2026-02-30' });
+  it('when amount, frequency, status and start_date are all bad, reports all four at once', async () => {
+    const core = await testCore();
+    const result = await createPlan(await context(core), { name: 'P', amount: '1.234', frequency: 'daily', status: 'paused', start_date: '2026-02-30' });
     expect(problemsOf(result)).toEqual(['amount', 'frequency', 'start_date', 'status']);
-    expect(planCount(core)).toBe(0);
+    expect(await planCount(core)).toBe(0);
   });
 });
 
 describe('GET /subscription-plans', () => {
   it('when there are plans, lists them by id with meta.total and links', async () => {
-    const core = testCore();
-    const ids = [makePlan(core, { name: 'A', amount: '1' }), makePlan(core, { name: 'B', amount: '2', frequency: 'weekly' }), makePlan(core, { name: 'C', amount: '3' })];
+    const core = await testCore();
+    const ids = [await makePlan(core, { name: 'A', amount: '1' }), await makePlan(core, { name: 'B', amount: '2', frequency: 'weekly' }), await makePlan(core, { name: 'C', amount: '3' })];
     const answer = await send(core, 'GET', '/subscription-plans', { query: 'page[size]=2' });
     expect(answer.status).toBe(200);
     expect(answer.body.meta).toEqual({ total: 3 });
@@ -164,11 +166,11 @@ describe('GET /subscription-plans', () => {
   });
 
   it('when include=subscriptions, embeds the subscriptions of the listed plans', async () => {
-    const core = testCore();
+    const core = await testCore();
     const customer = await createCustomer(core, minimalCustomer());
-    const gold = makePlan(core, { name: 'Gold', amount: '10' });
-    const silver = makePlan(core, { name: 'Silver', amount: '5' });
-    const sub = insertSubscription(core, customer, silver);
+    const gold = await makePlan(core, { name: 'Gold', amount: '10' });
+    const silver = await makePlan(core, { name: 'Silver', amount: '5' });
+    const sub = await insertSubscription(core, customer, silver);
     const answer = await send(core, 'GET', '/subscription-plans', { query: 'include=subscriptions' });
     expect(answer.status).toBe(200);
     expect(answer.body.data.find((p: { id: string }) => p.id === String(gold)).relationships.subscriptions.data).toEqual([]);
@@ -177,8 +179,8 @@ describe('GET /subscription-plans', () => {
   });
 
   it('when fields[subscription-plan] is given, returns only those attributes', async () => {
-    const core = testCore();
-    makePlan(core, { name: 'Gold', amount: '10', frequency: 'quarterly' });
+    const core = await testCore();
+    await makePlan(core, { name: 'Gold', amount: '10', frequency: 'quarterly' });
     const answer = await send(core, 'GET', '/subscription-plans', { query: 'fields[subscription-plan]=amount,frequency' });
     expect(answer.body.data[0].attributes).toEqual({ amount: '10.00', frequency: 'quarterly' });
   });
@@ -188,12 +190,12 @@ describe('GET /subscription-plans', () => {
     ['fields[subscription-plan]=price', 'fields[subscription-plan]'],
     ['page[size]=0', 'page[size]'],
   ])('when the query is %s, answers 400 Invalid Parameter', async (query, parameter) => {
-    const core = testCore();
+    const core = await testCore();
     expectError(await send(core, 'GET', '/subscription-plans', { query }), 400, 'Invalid Parameter', { parameter });
   });
 
   it('when there are no plans, answers an empty collection', async () => {
-    const core = testCore();
+    const core = await testCore();
     const answer = await send(core, 'GET', '/subscription-plans');
     expect(answer.status).toBe(200);
     expect(answer.body).toMatchObject({ meta: { total: 0 }, data: [], links: { prev: null, next: null } });
@@ -202,33 +204,33 @@ describe('GET /subscription-plans', () => {
 
 describe('GET /subscription-plans/{id}', () => {
   it('when the plan does not exist, answers 404', async () => {
-    const core = testCore();
-    makePlan(core);
+    const core = await testCore();
+    await makePlan(core);
     expectError(await send(core, 'GET', '/subscription-plans/2'), 404, 'Not Found');
     expectError(await send(core, 'GET', '/subscription-plans/gold'), 404, 'Not Found');
   });
 
   it.each(['POST', 'PATCH', 'DELETE'])('when the method is %s, answers 405 and the plan stays as it was', async (method) => {
-    const core = testCore();
-    const id = makePlan(core);
+    const core = await testCore();
+    const id = await makePlan(core);
     const before = await send(core, 'GET', `/subscription-plans/${id}`);
     const path = method === 'POST' ? '/subscription-plans' : `/subscription-plans/${id}`;
     const answer = await send(core, method, path, { body: { data: { type: 'subscription-plan', id: String(id), attributes: { name: 'Hacked', amount: '1' } } } });
     expectError(answer, 405, 'Method Not Allowed');
     expect(answer.headers.allow).toBe('GET');
     expect(await send(core, 'GET', `/subscription-plans/${id}`)).toEqual(before);
-    expect(planCount(core)).toBe(1);
+    expect(await planCount(core)).toBe(1);
   });
 });
 
 describe('GET /subscription-plans/{id}/subscriptions', () => {
   it('when the plan has subscriptions, lists exactly those', async () => {
-    const core = testCore();
+    const core = await testCore();
     const customer = await createCustomer(core);
-    const gold = makePlan(core, { name: 'Gold', amount: '10' });
-    const silver = makePlan(core, { name: 'Silver', amount: '5' });
-    const onGold = insertSubscription(core, customer, gold);
-    insertSubscription(core, customer, silver);
+    const gold = await makePlan(core, { name: 'Gold', amount: '10' });
+    const silver = await makePlan(core, { name: 'Silver', amount: '5' });
+    const onGold = await insertSubscription(core, customer, gold);
+    await insertSubscription(core, customer, silver);
     const answer = await send(core, 'GET', `/subscription-plans/${gold}/subscriptions`);
     expect(answer.status).toBe(200);
     expect(answer.body.meta.total).toBe(1);
@@ -238,7 +240,7 @@ describe('GET /subscription-plans/{id}/subscriptions', () => {
   });
 
   it('when the plan does not exist, answers 404', async () => {
-    const core = testCore();
+    const core = await testCore();
     expectError(await send(core, 'GET', '/subscription-plans/3/subscriptions'), 404, 'Not Found');
   });
 

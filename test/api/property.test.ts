@@ -150,18 +150,18 @@ function check(answer: Answer, c: Case): void {
 
 describe('bad customer documents', () => {
   const arrange = async () => {
-    const core = testCore();
+    const core = await testCore();
     await createCustomer(core, { ...minimalCustomer(1), iban: VALID_IBAN, bank_holder: 'F. Last', city: 'Amsterdam' });
     return core;
   };
 
   it('when POSTed, each is refused with a 400 naming every problem, and nothing is written', async () => {
     const core = await arrange();
-    const before = customerRows(core);
+    const before = await customerRows(core);
     await fc.assert(
       fc.asyncProperty(fc.oneof(attributeCase(false), documentCase(false)), async (c) => {
         check(await send(core, 'POST', '/customers', { body: c.raw }), c);
-        expect(customerRows(core)).toEqual(before);
+        expect(await customerRows(core)).toEqual(before);
       }),
       { numRuns: 200 },
     );
@@ -169,11 +169,11 @@ describe('bad customer documents', () => {
 
   it('when PATCHed onto customer 1, each is refused with a 400 naming every problem, and the customer is unchanged', async () => {
     const core = await arrange();
-    const before = customerRows(core);
+    const before = await customerRows(core);
     await fc.assert(
       fc.asyncProperty(fc.oneof(attributeCase(true), documentCase(true)), async (c) => {
         check(await send(core, 'PATCH', '/customers/1', { body: c.raw }), c);
-        expect(customerRows(core)).toEqual(before);
+        expect(await customerRows(core)).toEqual(before);
       }),
       { numRuns: 200 },
     );

@@ -5,6 +5,7 @@ import type { ApiResponse } from '../../src/lib/api/http.js';
 import type { Clock } from '../../src/lib/core/clock.js';
 import type { CoreContext } from '../../src/lib/core/context.js';
 import { createPlan } from '../../src/lib/core/plan-writes.js';
+import { all, get } from '../../src/lib/store/unit.js';
 import type { EmbeddedCore } from '../../src/lib/transport/embedded.js';
 import { TEST_NOW } from '../helpers/store.js';
 
@@ -39,7 +40,7 @@ export class TestClock implements Clock {
  */
 export async function send(core: EmbeddedCore, method: string, path: string, options: { query?: string; body?: unknown } = {}): Promise<Answer> {
   const body = options.body === undefined || typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
-  return (await core.router.handle({ method, path, query: options.query, body }, core.account())) as Answer;
+  return (await core.router.handle({ method, path, query: options.query, body }, await core.account())) as Answer;
 }
 
 export const customerBody = (attributes: Record<string, unknown>, id?: string | number) => ({
@@ -55,47 +56,51 @@ export async function createCustomer(core: EmbeddedCore, attributes: Record<stri
   return answer.body.data.id as string;
 }
 
-export const context = (core: EmbeddedCore): CoreContext => ({ store: core.store, clock: core.clock, account: core.account() });
+export const context = async (core: EmbeddedCore): Promise<CoreContext> => ({ store: core.store, clock: core.clock, account: await core.account() });
 
 /** Makes a plan as an operator would (plans are read-only over the API) and returns its id. */
-export function makePlan(core: EmbeddedCore, attributes: Record<string, unknown> = { name: 'Gold', amount: '12.50' }): number {
-  const result = createPlan(context(core), attributes);
+export async function makePlan(core: EmbeddedCore, attributes: Record<string, unknown> = { name: 'Gold', amount: '12.50' }): Promise<number> {
+  const result = await createPlan(await context(core), attributes);
   if (!result.ok) throw new Error(`createPlan failed: ${JSON.stringify(result.failure)}`);
   return result.value.id;
 }
 
 /** Puts a subscription row straight into the store (the subscription use cases come later). */
-export function insertSubscription(core: EmbeddedCore, customerId: number | string, planId: number, overrides: { mandate_code?: string; status?: string } = {}): number {
+export async function insertSubscription(core: EmbeddedCore, customerId: number | string, planId: number, overrides: { mandate_code?: string; status?: string } = {}): Promise<number> {
   const now = core.clock.now().toISOString();
-  const { store } = core;
-  const account = core.account();
-  const { lastInsertRowid } = store.run(
-    store.q.insertInto('subscriptions').values({
-      account_id: account.id,
-      customer_id: Number(customerId),
-      subscription_plan_id: planId,
-      mandate_code: overrides.mandate_code ?? `MNDT-${Math.random().toString(36).slice(2)}`,
-      mandate_accepted: 0,
-      mandate_accepted_date: null,
-      start_date: now,
-      status: overrides.status ?? 'unverified',
-      cancel_date: null,
-      resume_date: null,
-      confirmation_sent: 0,
-      subscription_webhook_url: null,
-      transaction_webhook_url: null,
-      success_redirect_url: null,
-      metadata: null,
-      archived: 0,
-      created_at: now,
-      updated_at: now,
-    }),
+  const account = await core.account();
+  const row = await core.store.write(() =>
+    get((q) =>
+      q
+        .insertInto('subscriptions')
+        .values({
+          account_id: account.id,
+          customer_id: Number(customerId),
+          subscription_plan_id: planId,
+          mandate_code: overrides.mandate_code ?? `MNDT-${Math.random().toString(36).slice(2)}`,
+          mandate_accepted: 0,
+          mandate_accepted_date: null,
+          start_date: now,
+          status: overrides.status ?? 'unverified',
+          cancel_date: null,
+          resume_date: null,
+          confirmation_sent: 0,
+          subscription_webhook_url: null,
+          transaction_webhook_url: null,
+          success_redirect_url: null,
+          metadata: null,
+          archived: 0,
+          created_at: now,
+          updated_at: now,
+        })
+        .returning('id'),
+    ),
   );
-  return lastInsertRowid;
+  return row!.id;
 }
 
 /** Every customer row of the store, in id order: to show that a refused request changed nothing. */
-export const customerRows = (core: EmbeddedCore) => core.store.all(core.store.q.selectFrom('customers').selectAll().orderBy('id'));
+export const customerRows = async (core: EmbeddedCore) => core.store.read(() => all((q) => q.selectFrom('customers').selectAll().orderBy('id')));
 
 export async function totalCustomers(core: EmbeddedCore): Promise<number> {
   const answer = await send(core, 'GET', '/customers');

@@ -43,18 +43,21 @@ export function cli(dbPath: string = tempDbPath()): Cli {
       if (options.real) {
         code = await main(argv, io, env);
       } else {
-        const core = testCore({ dbPath });
-        code = await main(argv, io, env, { core, transport: core.transport });
-        core.store.close();
+        const core = await testCore({ dbPath });
+        try {
+          code = await main(argv, io, env, { core, transport: core.transport });
+        } finally {
+          await core.store.close();
+        }
       }
       return { code, stdout: io.stdout, stderr: io.stderr };
     },
     async withTransport(fn) {
-      const core = testCore({ dbPath });
+      const core = await testCore({ dbPath });
       try {
         return await fn(core.transport);
       } finally {
-        core.store.close();
+        await core.store.close();
       }
     },
     seedCustomers(count, from = 1) {

@@ -495,12 +495,12 @@ describe('accounts', () => {
     expect(Object.keys(printed)).toEqual(['name', 'api_key']);
     expect(printed.name).toBe('acme');
     expect(printed.api_key).toMatch(/^bk_[A-Za-z0-9_-]{32}$/);
-    const store = openStore(c.dbPath);
+    const store = await openStore(c.dbPath);
     try {
-      expect(authenticate(store, printed.api_key)?.name).toBe('acme');
-      expect(authenticate(store, `${printed.api_key}x`)).toBeUndefined();
+      expect((await authenticate(store, printed.api_key))?.name).toBe('acme');
+      expect(await authenticate(store, `${printed.api_key}x`)).toBeUndefined();
     } finally {
-      store.close();
+      await store.close();
     }
   });
 
@@ -619,12 +619,12 @@ describe('accounts', () => {
     expect(Object.keys(printed)).toEqual(['name', 'api_key']);
     expect(printed.name).toBe('acme');
     expect(printed.api_key).not.toBe(oldKey);
-    const store = openStore(c.dbPath);
+    const store = await openStore(c.dbPath);
     try {
-      expect(authenticate(store, printed.api_key)?.name).toBe('acme');
-      expect(authenticate(store, oldKey)).toBeUndefined();
+      expect((await authenticate(store, printed.api_key))?.name).toBe('acme');
+      expect(await authenticate(store, oldKey)).toBeUndefined();
     } finally {
-      store.close();
+      await store.close();
     }
   });
 

@@ -3,7 +3,8 @@
 // read-only over the API (an operator makes them; in the embedded store through the core).
 //
 // Two doors: the router in process (the embedded transport), and `billing serve` on a loopback
-// port spoken to by the HTTP transport, with an API key, exactly as a remote client would.
+// port spoken to by the HTTP transport, with an API key, exactly as a remote client would. Both
+// open their store on the engine of the run (SQLite, or PostgreSQL in the postgres project).
 import { createAccount } from '../../src/lib/core/accounts.js';
 import { createPlan } from '../../src/lib/core/plan-writes.js';
 import { startServer } from '../../src/lib/server/serve.js';
@@ -31,12 +32,13 @@ export const IN_PROCESS_BASE_URL = 'http://127.0.0.1:8080';
 export const inProcess: Door = {
   name: 'in-process',
   async open() {
-    const core = testCore({ baseUrl: IN_PROCESS_BASE_URL });
+    const core = await testCore({ baseUrl: IN_PROCESS_BASE_URL });
+    const account = await core.account();
     return {
       transport: core.transport,
       baseUrl: IN_PROCESS_BASE_URL,
       async seedPlan(attributes) {
-        const result = createPlan({ store: core.store, clock: core.clock, account: core.account() }, attributes);
+        const result = await createPlan({ store: core.store, clock: core.clock, account }, attributes);
         if (!result.ok) throw new Error(`seedPlan refused: ${JSON.stringify(result.failure)}`);
       },
       async close() {
@@ -50,8 +52,8 @@ export const inProcess: Door = {
 export const loopback: Door = {
   name: 'loopback HTTP',
   async open() {
-    const core = testCore();
-    const made = createAccount(core.store, core.clock, 'conformance');
+    const core = await testCore();
+    const made = await createAccount(core.store, core.clock, 'conformance');
     if (!made.ok) throw new Error('could not make the conformance account');
     const account = made.value.account;
     const server = await startServer({ store: core.store, clock: core.clock, host: '127.0.0.1', port: 0, log: () => {} });
@@ -59,7 +61,7 @@ export const loopback: Door = {
       transport: httpTransport({ baseUrl: server.url, apiKey: made.value.apiKey, timeoutMs: 10_000, retries: 0 }),
       baseUrl: server.baseUrl,
       async seedPlan(attributes) {
-        const result = createPlan({ store: core.store, clock: core.clock, account }, attributes);
+        const result = await createPlan({ store: core.store, clock: core.clock, account }, attributes);
         if (!result.ok) throw new Error(`seedPlan refused: ${JSON.stringify(result.failure)}`);
       },
       async close() {

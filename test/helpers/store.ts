@@ -1,16 +1,40 @@
-// Temporary stores and an in-process core for tests.
+// Temporary stores and an in-process core for tests, on the engine of the run (see engine.ts).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll } from 'vitest';
+import { afterAll, afterEach, beforeEach } from 'vitest';
 import { fixedClock, type Clock } from '../../src/lib/core/clock.js';
+import { openStore, type Store } from '../../src/lib/store/store.js';
 import { openCore, embeddedTransport, type EmbeddedCore } from '../../src/lib/transport/embedded.js';
 import type { Transport } from '../../src/lib/transport/types.js';
+import { freshStoreLocation } from './engine.js';
 
+/** Connections one test store may open on PostgreSQL: enough for the tests that race, few enough for many files. */
+export const TEST_POOL_SIZE = 4;
+
+// What a test opens is closed when the test ends; what a file opens outside its tests (beforeAll),
+// when the file ends: PostgreSQL pools must not pile up connections across a run.
+const opened: { test: Store[] | undefined; file: Store[] } = { test: undefined, file: [] };
 const dirs: string[] = [];
-afterAll(() => {
+
+beforeEach(() => {
+  opened.test = [];
+});
+afterEach(async () => {
+  const stores = opened.test ?? [];
+  opened.test = undefined;
+  await Promise.all(stores.map((store) => store.close()));
+});
+afterAll(async () => {
+  await Promise.all(opened.file.splice(0).map((store) => store.close()));
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
+
+/** Closes the store after the test (or, opened outside a test, after the file). Returns it. */
+export function closeLater<S extends Store>(store: S): S {
+  (opened.test ?? opened.file).push(store);
+  return store;
+}
 
 /** A fresh directory, removed after the test file. */
 export function tempDir(prefix = 'billing-test-'): string {
@@ -24,9 +48,20 @@ export const tempDbPath = (): string => join(tempDir(), 'billing.db');
 
 export const TEST_NOW = '2026-11-21T10:00:00.000Z';
 
-/** The core on a fresh store, acting as the default account, at a fixed time. */
-export function testCore(options: { clock?: Clock; account?: string; dbPath?: string; baseUrl?: string } = {}): EmbeddedCore & { transport: Transport; dbPath: string } {
-  const dbPath = options.dbPath ?? tempDbPath();
-  const core = openCore({ dbPath, clock: options.clock ?? fixedClock(TEST_NOW), account: options.account, baseUrl: options.baseUrl });
+/** The store at a location (a fresh one on the run's engine by default), closed after the test. */
+export async function testStore(location?: string): Promise<Store> {
+  return closeLater(await openStore(location ?? (await freshStoreLocation()), { poolSize: TEST_POOL_SIZE }));
+}
+
+export type TestCore = EmbeddedCore & { transport: Transport; dbPath: string };
+
+/**
+ * The core on a fresh store of the run's engine (or on options.dbPath), acting as the default
+ * account, at a fixed time; closed after the test (or after the file, when opened outside a test).
+ */
+export async function testCore(options: { clock?: Clock; account?: string; dbPath?: string; baseUrl?: string } = {}): Promise<TestCore> {
+  const dbPath = options.dbPath ?? (await freshStoreLocation());
+  const core = await openCore({ dbPath, poolSize: TEST_POOL_SIZE, clock: options.clock ?? fixedClock(TEST_NOW), account: options.account, baseUrl: options.baseUrl });
+  closeLater(core.store);
   return Object.assign(core, { transport: embeddedTransport(core), dbPath });
 }

@@ -184,7 +184,7 @@ describe('profiles', () => {
     ['an unknown BILLING_PROFILE', GET, { BILLING_PROFILE: 'ghost' }, 'error: no profile named "ghost" (see: billing profiles list)\n'],
     ['use of an unknown profile', ['profiles', 'use', 'ghost'], {}, 'error: no profile named "ghost" (see: billing profiles list)\n'],
     ['remove of an unknown profile', ['profiles', 'remove', 'ghost'], {}, 'error: no profile named "ghost" (see: billing profiles list)\n'],
-    ['add without a base URL or store', ['profiles', 'add', 'x'], {}, 'error: give --base-url URL (remote) or --db PATH (embedded)\n'],
+    ['add without a base URL or store', ['profiles', 'add', 'x'], {}, 'error: give --base-url URL (remote) or --db PATH|URL (embedded)\n'],
     ['add with a base URL that is not http(s)', ['profiles', 'add', 'x', '--base-url', 'ftp://x.test'], {}, 'error: --base-url must be an absolute http(s) URL\n'],
     ['add with a bad name', ['profiles', 'add', 'no good', '--base-url', 'https://x.test'], {}, /^error: profile names are 1 to 63/],
   ] as const)('%s exits 2', async (_label, argv, extra, message) => {

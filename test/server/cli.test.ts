@@ -7,6 +7,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../../src/lib/core/accounts.js';
 import { systemClock } from '../../src/lib/core/clock.js';
 import { openStore } from '../../src/lib/store/store.js';
+import { all } from '../../src/lib/store/unit.js';
 import { BIN, runCli } from '../helpers/cli.js';
 import { tempDbPath } from '../helpers/store.js';
 
@@ -25,11 +26,10 @@ afterEach(() => {
   for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 });
 
-function seededStore(): { dbPath: string; key: string } {
+async function seededStore(): Promise<{ dbPath: string; key: string }> {
   const dbPath = tempDbPath();
-  const store = openStore(dbPath);
-  const made = createAccount(store, systemClock, 'alpha');
-  store.close();
+  const store = await openStore(dbPath);
+  const made = await createAccount(store, systemClock, 'alpha').finally(() => store.close());
   if (!made.ok) throw new Error('account');
   return { dbPath, key: made.value.apiKey };
 }
@@ -69,7 +69,7 @@ const within = <T>(promise: Promise<T>, ms: number, what: string): Promise<T> =>
 
 describe('billing serve (the built CLI)', () => {
   it('listens on a free port, answers with the store, and exits 0 on SIGTERM', async () => {
-    const { dbPath, key } = seededStore();
+    const { dbPath, key } = await seededStore();
     const cli = startCli(['serve', '--port', '0', '--db', dbPath]);
     const port = await cli.port;
     expect(cli.output().stderr).toContain(`(store: ${dbPath})`);
@@ -92,16 +92,16 @@ describe('billing serve (the built CLI)', () => {
     expect(stderr).not.toContain(key);
 
     // The store was closed cleanly and holds what was written.
-    const store = openStore(dbPath);
+    const store = await openStore(dbPath);
     try {
-      expect(store.all(store.q.selectFrom('customers').select('email'))).toEqual([{ email: 'jan@example.com' }]);
+      expect(await store.read(() => all((q) => q.selectFrom('customers').select('email')))).toEqual([{ email: 'jan@example.com' }]);
     } finally {
-      store.close();
+      await store.close();
     }
   });
 
   it('exits 0 on SIGINT as well, using --public-url for links', async () => {
-    const { dbPath, key } = seededStore();
+    const { dbPath, key } = await seededStore();
     const cli = startCli(['serve', '--port', '0', '--db', dbPath, '--public-url', 'https://billing.example.com']);
     const port = await cli.port;
     const list = await fetch(`http://127.0.0.1:${port}/customers`, { headers: { 'x-authorization': key } });

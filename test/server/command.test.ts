@@ -10,6 +10,7 @@ import { memoryIO } from '../../src/lib/command/io.js';
 import { createAccount } from '../../src/lib/core/accounts.js';
 import { systemClock } from '../../src/lib/core/clock.js';
 import { openStore } from '../../src/lib/store/store.js';
+import { all } from '../../src/lib/store/unit.js';
 import { tempDbPath } from '../helpers/store.js';
 
 describe('parseServeOptions', () => {
@@ -61,9 +62,8 @@ async function waitFor<T>(check: () => T | undefined, timeoutMs = 5_000): Promis
 describe('run', () => {
   it('serves the --db store until SIGTERM, then stops and closes the store', async () => {
     const dbPath = tempDbPath();
-    const seed = openStore(dbPath);
-    const made = createAccount(seed, systemClock, 'alpha');
-    seed.close();
+    const seed = await openStore(dbPath);
+    const made = await createAccount(seed, systemClock, 'alpha').finally(() => seed.close());
     if (!made.ok) throw new Error('account');
     const { io, deps } = depsFor({ db: dbPath });
     const signals = new EventEmitter();
@@ -83,7 +83,7 @@ describe('run', () => {
     expect(io.stdout).toBe('');
     expect(signals.listenerCount('SIGTERM') + signals.listenerCount('SIGINT')).toBe(0);
     const core = await deps.core('serve');
-    expect(() => core.store.get(core.store.q.selectFrom('accounts').select('id'))).toThrow();
+    await expect(Promise.resolve().then(() => core.store.read(() => all((q) => q.selectFrom('accounts').select('id'))))).rejects.toThrow();
     await expect(fetch(`http://127.0.0.1:${port}/customers`)).rejects.toThrow();
     await deps.close();
   });

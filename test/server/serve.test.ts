@@ -4,28 +4,29 @@ import { JSONAPI } from '../../src/lib/api/http.js';
 import { createAccount, rotateKey } from '../../src/lib/core/accounts.js';
 import { fixedClock } from '../../src/lib/core/clock.js';
 import { startServer, type RunningServer, type ServeOptions } from '../../src/lib/server/serve.js';
-import { openStore, type Store } from '../../src/lib/store/store.js';
+import { openStore, type SqliteStore, type Store } from '../../src/lib/store/store.js';
+import { all } from '../../src/lib/store/unit.js';
 import { tempDbPath, TEST_NOW } from '../helpers/store.js';
 
 const running: RunningServer[] = [];
 const stores: Store[] = [];
 afterEach(async () => {
   await Promise.all(running.splice(0).map((server) => server.close()));
-  for (const store of stores.splice(0)) store.close();
+  await Promise.all(stores.splice(0).map((store) => store.close()));
 });
 
 const clock = fixedClock(TEST_NOW);
 
 async function setup(options: Partial<ServeOptions> = {}) {
-  const store = openStore(tempDbPath());
+  const store = (await openStore(tempDbPath())) as SqliteStore;
   stores.push(store);
-  const made = (name: string) => {
-    const result = createAccount(store, clock, name);
+  const made = async (name: string) => {
+    const result = await createAccount(store, clock, name);
     if (!result.ok) throw new Error(`account ${name}: ${JSON.stringify(result.failure)}`);
     return result.value.apiKey;
   };
-  const keyA = made('alpha');
-  const keyB = made('beta');
+  const keyA = await made('alpha');
+  const keyB = await made('beta');
   const lines: string[] = [];
   const server = await startServer({ store, clock, host: '127.0.0.1', port: 0, log: (line) => lines.push(line), ...options });
   running.push(server);
@@ -76,9 +77,9 @@ describe('billing serve: authentication', () => {
   it('refuses a key on the very next GET once another connection (the CLI) has rotated it', async () => {
     const { request, keyA, store } = await setup();
     expect((await request('GET', '/customers', { key: keyA })).status).toBe(200);
-    const cli = openStore(store.path);
+    const cli = await openStore(store.path);
     stores.push(cli);
-    const rotated = rotateKey(cli, clock, 'alpha');
+    const rotated = await rotateKey(cli, clock, 'alpha');
     if (!rotated.ok) throw new Error('rotate failed');
     expect((await request('GET', '/customers', { key: keyA })).status).toBe(401);
     expect((await request('GET', '/customers', { key: rotated.value.apiKey })).status).toBe(200);
@@ -86,7 +87,7 @@ describe('billing serve: authentication', () => {
 
   it("accepts the default account's key once it has one", async () => {
     const { request, store } = await setup();
-    const rotated = rotateKey(store, clock, 'default');
+    const rotated = await rotateKey(store, clock, 'default');
     if (!rotated.ok) throw new Error('rotate failed');
     const response = await request('GET', '/customers', { key: rotated.value.apiKey });
     expect(response.status).toBe(200);
@@ -281,7 +282,7 @@ describe('billing serve: shutting down', () => {
     const closing = server.close().then(() => (closed = true));
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(closed).toBe(false);
-    expect(() => store.get(store.q.selectFrom('accounts').select('id'))).not.toThrow();
+    expect(() => store.read(() => all((q) => q.selectFrom('accounts').select('id')))).not.toThrow();
     // No new connections once closing has begun.
     await expect(fetch(`${server.url}/customers`, { headers: { 'x-authorization': keyA } })).rejects.toThrow();
 
@@ -292,7 +293,7 @@ describe('billing serve: shutting down', () => {
     expect(await response.json()).toEqual({ data: [] });
     await closing;
     expect(closed).toBe(true);
-    expect(() => store.get(store.q.selectFrom('accounts').select('id'))).toThrow();
+    expect(() => store.read(() => all((q) => q.selectFrom('accounts').select('id')))).toThrow();
   });
 
   it('does not wait for idle keep-alive connections', async () => {

@@ -1,11 +1,18 @@
-// Opening a store: migrations run once and are recorded; the journal is WAL.
+// Opening a store: migrations run once and are recorded (SQLite: PRAGMA user_version, the journal
+// is WAL; PostgreSQL: the billing_schema table, under an advisory lock), and both engines' lists of
+// migrations make the same schema version by version.
 import Database from 'better-sqlite3';
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { sqliteMigrations as migrations } from '../../src/lib/store/migrations.js';
-import { openStore } from '../../src/lib/store/store.js';
 import { defaultAccount } from '../../src/lib/core/accounts.js';
 import { fixedClock } from '../../src/lib/core/clock.js';
-import { TEST_NOW, tempDbPath } from '../helpers/store.js';
+import { postgresMigrations, sqliteMigrations, TABLES } from '../../src/lib/store/migrations.js';
+import { openStore, type Store } from '../../src/lib/store/store.js';
+import { all, get, run } from '../../src/lib/store/unit.js';
+import { ENGINE, freshPostgresUrl, freshStoreLocation } from '../helpers/engine.js';
+import { closeLater, TEST_NOW, tempDbPath, testStore } from '../helpers/store.js';
+
+const migrations = ENGINE === 'sqlite' ? sqliteMigrations : postgresMigrations;
 
 const pragmas = (path: string) => {
   const db = new Database(path, { readonly: true });
@@ -20,60 +27,159 @@ const pragmas = (path: string) => {
   }
 };
 
-describe('openStore', () => {
-  it('when the file is new, runs every migration, records the version and turns WAL on', () => {
+/** Runs SQL on a PostgreSQL database over a connection of its own. */
+async function onPostgres<R extends pg.QueryResultRow>(url: string, text: string): Promise<R[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<R>(text)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+const postgresTables = async (url: string) =>
+  (await onPostgres<{ table_name: string }>(url, "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name")).map((t) => t.table_name);
+
+/** The tables of a store and their columns in order, as the engine itself describes them. */
+async function schemaOf(engine: 'sqlite' | 'postgres', location: string): Promise<Record<string, string[]>> {
+  const schema: Record<string, string[]> = {};
+  if (engine === 'sqlite') {
+    const db = new Database(location, { readonly: true });
+    try {
+      for (const { name } of db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[]) {
+        schema[name] = (db.pragma(`table_info(${name})`) as { name: string }[]).map((c) => c.name);
+      }
+    } finally {
+      db.close();
+    }
+    return schema;
+  }
+  const columns = await onPostgres<{ table_name: string; column_name: string }>(
+    location,
+    "SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = 'public' AND table_name <> 'billing_schema' ORDER BY table_name, ordinal_position",
+  );
+  for (const { table_name, column_name } of columns) (schema[table_name] ??= []).push(column_name);
+  return schema;
+}
+
+/** SQLite answers (and throws) at once, PostgreSQL through a promise: both as a promise here. */
+const later = <T>(fn: () => T | Promise<T>): Promise<T> => Promise.resolve().then(fn);
+
+describe('the migrations of the two engines', () => {
+  it('are lists of the same length: version N of one engine is version N of the other', () => {
+    expect(sqliteMigrations.length).toBeGreaterThan(0);
+    expect(postgresMigrations.length).toBe(sqliteMigrations.length);
+  });
+
+  it('make the same tables with the same columns in the same order', async () => {
+    const file = tempDbPath();
+    const url = await freshPostgresUrl();
+    await (await openStore(file)).close();
+    await (await openStore(url, { poolSize: 1 })).close();
+    const sqlite = await schemaOf('sqlite', file);
+    expect(Object.keys(sqlite)).toEqual([...TABLES].sort());
+    expect(await schemaOf('postgres', url)).toEqual(sqlite);
+  });
+});
+
+describe(`openStore on ${ENGINE}`, () => {
+  it('when the store is new, runs every migration and records the version', async () => {
+    const store = await testStore();
+    expect(await store.schemaVersion()).toBe(migrations.length);
+    expect(await store.read(() => all((q) => q.selectFrom('accounts').selectAll()))).toEqual([]);
+  });
+
+  it('when the store is opened again, does not run the migrations again and keeps the data', async () => {
+    const location = await freshStoreLocation();
+    const first = closeLater(await openStore(location, { poolSize: 1 }));
+    const account = await defaultAccount(first, fixedClock(TEST_NOW));
+    await first.close();
+
+    // Re-running the first migration would fail (its tables exist); opening must just work.
+    const second = await testStore(location);
+    expect(await second.read(() => all((q) => q.selectFrom('accounts').selectAll()))).toEqual([account]);
+    expect(await second.schemaVersion()).toBe(migrations.length);
+  });
+
+  it('when two connections are open on the same store at once, both work and the version is recorded once', async () => {
+    const location = await freshStoreLocation();
+    const a = await testStore(location);
+    const b = await testStore(location);
+    const account = await defaultAccount(a, fixedClock(TEST_NOW));
+    expect(await b.read(() => get((q) => q.selectFrom('accounts').selectAll().where('id', '=', account.id)))).toEqual(account);
+    expect(await a.schemaVersion()).toBe(migrations.length);
+    expect(await b.schemaVersion()).toBe(migrations.length);
+  });
+
+  it('when a write throws, rolls back everything it wrote', async () => {
+    const store = await testStore();
+    await defaultAccount(store, fixedClock(TEST_NOW));
+    await expect(
+      later(() =>
+        store.write(function* () {
+          yield* run((q) => q.updateTable('accounts').set({ invoice_prefix: 'CHANGED-' }));
+          throw new Error('boom');
+        }),
+      ),
+    ).rejects.toThrow('boom');
+    expect((await store.read(() => get((q) => q.selectFrom('accounts').select('invoice_prefix'))))?.invoice_prefix).toBe('INV-');
+  });
+});
+
+describe.runIf(ENGINE === 'sqlite')('openStore on a SQLite file (SQLite only)', () => {
+  it('when the file is new, runs every migration, records the version in user_version and turns WAL on', async () => {
     const path = tempDbPath();
-    openStore(path).close();
+    await (await openStore(path)).close();
     const seen = pragmas(path);
-    expect(seen.userVersion).toBe(migrations.length);
+    expect(seen.userVersion).toBe(sqliteMigrations.length);
     expect(seen.journalMode).toBe('wal');
     expect(seen.tables).toEqual(['accounts', 'api_keys', 'customers', 'subscription_plans', 'subscriptions']);
   });
 
-  it('when the store is opened again, does not run the migrations again and keeps the data', () => {
+  it('when the store is opened again, keeps user_version', async () => {
     const path = tempDbPath();
-    const first = openStore(path);
-    const account = defaultAccount(first, fixedClock(TEST_NOW));
-    first.close();
-
-    // Re-running the first migration would fail (its tables exist); opening must just work.
-    const second = openStore(path);
-    try {
-      expect(second.all(second.q.selectFrom('accounts').selectAll())).toEqual([account]);
-    } finally {
-      second.close();
-    }
-    expect(pragmas(path).userVersion).toBe(migrations.length);
+    await (await openStore(path)).close();
+    await (await openStore(path)).close();
+    expect(pragmas(path).userVersion).toBe(sqliteMigrations.length);
   });
 
-  it('when two connections are open on the same file at once, both work and the version is recorded once', () => {
+  it('when two connections are open on the same file at once, the version is recorded once and the journal stays WAL', async () => {
     const path = tempDbPath();
-    const a = openStore(path);
-    const b = openStore(path);
-    try {
-      const account = defaultAccount(a, fixedClock(TEST_NOW));
-      expect(b.get(b.q.selectFrom('accounts').selectAll().where('id', '=', account.id))).toEqual(account);
-      expect(pragmas(path)).toMatchObject({ userVersion: migrations.length, journalMode: 'wal' });
-    } finally {
-      a.close();
-      b.close();
-    }
+    const a = await testStore(path);
+    const b = await testStore(path);
+    const account = await defaultAccount(a, fixedClock(TEST_NOW));
+    expect(await b.read(() => get((q) => q.selectFrom('accounts').selectAll().where('id', '=', account.id)))).toEqual(account);
+    expect(pragmas(path)).toMatchObject({ userVersion: sqliteMigrations.length, journalMode: 'wal' });
+  });
+});
+
+describe.runIf(ENGINE === 'postgres')('openStore on a PostgreSQL database (PostgreSQL only)', () => {
+  it('when the database is new, runs every migration and records the version in billing_schema', async () => {
+    const url = await freshPostgresUrl();
+    await (await openStore(url, { poolSize: 1 })).close();
+    expect(await onPostgres(url, 'SELECT version FROM billing_schema')).toEqual([{ version: postgresMigrations.length }]);
+    expect(await postgresTables(url)).toEqual(['accounts', 'api_keys', 'billing_schema', 'customers', 'subscription_plans', 'subscriptions']);
   });
 
-  it('when a write throws, rolls back everything it wrote', () => {
-    const store = openStore(tempDbPath());
-    try {
-      const clock = fixedClock(TEST_NOW);
-      defaultAccount(store, clock);
-      expect(() =>
-        store.write(() => {
-          store.run(store.q.updateTable('accounts').set({ invoice_prefix: 'CHANGED-' }));
-          throw new Error('boom');
-        }),
-      ).toThrow('boom');
-      expect(store.get(store.q.selectFrom('accounts').select('invoice_prefix'))?.invoice_prefix).toBe('INV-');
-    } finally {
-      store.close();
-    }
+  it('when the database is opened again, keeps one row in billing_schema at the same version', async () => {
+    const url = await freshPostgresUrl();
+    await (await openStore(url, { poolSize: 1 })).close();
+    await (await openStore(url, { poolSize: 1 })).close();
+    expect(await onPostgres(url, 'SELECT version FROM billing_schema')).toEqual([{ version: postgresMigrations.length }]);
+  });
+
+  it('when two stores open one new database at the same moment, it is migrated once (the advisory lock) and both work', async () => {
+    const url = await freshPostgresUrl();
+    const opened = await Promise.allSettled([openStore(url, { poolSize: 2 }), openStore(url, { poolSize: 2 })]);
+    const stores = opened.flatMap((o) => (o.status === 'fulfilled' ? [closeLater(o.value)] : []));
+    expect(opened.map((o) => (o.status === 'rejected' ? String(o.reason) : 'opened'))).toEqual(['opened', 'opened']);
+    const [a, b] = stores as [Store, Store];
+    expect(await onPostgres(url, 'SELECT version FROM billing_schema')).toEqual([{ version: postgresMigrations.length }]);
+    expect(await postgresTables(url)).toEqual(['accounts', 'api_keys', 'billing_schema', 'customers', 'subscription_plans', 'subscriptions']);
+    const [fromA, fromB] = await Promise.all([defaultAccount(a, fixedClock(TEST_NOW)), defaultAccount(b, fixedClock(TEST_NOW))]);
+    expect(fromB).toEqual(fromA);
+    expect(await a.schemaVersion()).toBe(postgresMigrations.length);
+    expect(await b.schemaVersion()).toBe(postgresMigrations.length);
   });
 });

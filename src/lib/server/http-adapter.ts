@@ -232,7 +232,12 @@ export function createHttpAdapter(options: AdapterOptions): HttpAdapter {
     if (!hasBody(req)) {
       if (!atOnce) {
         // A store that answers later (PostgreSQL): the key check, then the answer, each awaited.
-        const check = key === undefined ? undefined : options.authenticate(key);
+        let check: ReturnType<AdapterOptions['authenticate']>;
+        try {
+          check = key === undefined ? undefined : options.authenticate(key);
+        } catch (error) {
+          return fail(error); // the key check itself failed: 500, never an uncaught exception
+        }
         const answer = check instanceof Promise ? check.then((account) => (account ? options.handler.handle({ method, path, query }, account) : unauthorised(key))) : undefined;
         if (answer) return deliver(answer);
       }

@@ -114,7 +114,9 @@ export async function openPostgresStore(url: string, options: OpenOptions = {}):
   // its error would end the process.
   pool.on('error', () => {});
 
+  let closed: Promise<void> | undefined;
   const connect = async (): Promise<pg.PoolClient> => {
+    if (closed) throw new Error('the store is closed');
     try {
       return await pool.connect();
     } catch (error) {
@@ -241,7 +243,6 @@ export async function openPostgresStore(url: string, options: OpenOptions = {}):
     }
   }
 
-  let closed: Promise<void> | undefined;
   return {
     engine: 'postgres',
     location: redact(url),
