@@ -107,8 +107,16 @@ describe('the PostgreSQL engine through the CLI (a server that checks passwords)
       expect(stderr).toContain(`(store: postgres://postgres:***@127.0.0.1:${server.port}/billing)`);
       const origin = /listening on (\S+)/.exec(stderr)![1];
       const key = JSON.parse((await cli(['--db', url, 'accounts', 'rotate-key', 'default', '--json'])).stdout).api_key as string;
-      const answer = await fetch(`${origin}/customers/1`, { headers: { 'x-authorization': key } });
+      const get = () => fetch(`${origin}/customers/1`, { headers: { 'x-authorization': key } });
+      const answer = await get();
       expect(answer.status).toBe(200);
+      expect((await answer.json()).data.attributes.created_at).toMatch(/\+0[12]:00$/); // Europe/Amsterdam
+      // The instance caches the key's account; a change made elsewhere shows on the very next GET.
+      expect((await cli(['--db', url, 'accounts', 'update', 'default', '--time-zone', 'Asia/Tokyo'])).code).toBe(0);
+      const after = await get();
+      expect((await after.json()).data.attributes.created_at).toMatch(/\+09:00$/);
+      expect((await cli(['--db', url, 'accounts', 'rotate-key', 'default'])).code).toBe(0);
+      expect((await get()).status).toBe(401);
       const admin = new pg.Client({ connectionString: server.url() });
       await admin.connect();
       const open = async () => Number((await admin.query("SELECT count(*) AS n FROM pg_stat_activity WHERE datname = 'billing' AND application_name = 'billing'")).rows[0].n);

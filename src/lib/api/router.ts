@@ -2,7 +2,7 @@
 // Both doors (the embedded transport and `billing serve`) call handle(); neither adds behaviour.
 import type { Clock } from '../core/clock.js';
 import type { Account } from '../core/context.js';
-import type { Store } from '../store/store.js';
+import type { KeyGuard, Store } from '../store/store.js';
 import type { MaybePromise, Unit } from '../store/unit.js';
 import { simpleError } from './errors.js';
 import type { ApiRequest, ApiResponse } from './http.js';
@@ -55,7 +55,7 @@ export interface Router {
    * to keep the key check in the same snapshot); writes, and everything on PostgreSQL, answer
    * through a promise.
    */
-  handle(request: ApiRequest, account: Account): MaybePromise<ApiResponse>;
+  handle(request: ApiRequest, account: Account, guard?: KeyGuard): MaybePromise<ApiResponse>;
 }
 
 export function createRouter(options: RouterOptions): Router {
@@ -63,11 +63,13 @@ export function createRouter(options: RouterOptions): Router {
   const { store } = options;
   // Write transactions have rolled back; the client learns nothing about the internals.
   const failed = (error: unknown): ApiResponse => {
+    // A cached key found stale inside the read: the door authenticates again (billing serve).
+    if ((error as Error | undefined)?.name === 'KeyGuardError') throw error;
     options.onError?.(error);
     return simpleError(500, 'an internal error occurred; the request changed nothing');
   };
   return {
-    handle(request, account) {
+    handle(request, account, guard) {
       for (const route of COMPILED) {
         const match = route.regex.exec(request.path);
         if (!match) continue;
@@ -88,7 +90,7 @@ export function createRouter(options: RouterOptions): Router {
         if (method !== 'GET') return (handler as WriteHandler)(context).catch(failed);
         try {
           // Reads with a query (include, pages) may make more queries than the same read without.
-          const answer = store.read(() => (handler as ReadHandler)(context), request.query ? `${route.pattern}?` : route.pattern);
+          const answer = store.read(() => (handler as ReadHandler)(context), request.query ? `${route.pattern}?` : route.pattern, guard);
           return answer instanceof Promise ? answer.catch(failed) : answer;
         } catch (error) {
           return failed(error);

@@ -7,7 +7,7 @@ import {
 } from '../schemas/customer.js';
 import { validateAttributes } from '../schemas/common.js';
 import type { MaybePromise } from '../store/unit.js';
-import { get, run } from '../store/unit.js';
+import { andThen, run } from '../store/unit.js';
 import { nowIso, transact, type CoreContext } from './context.js';
 import { findCustomer, findCustomerWithSubscriptionIds, type Customer } from './customers.js';
 import { invalidAttributes, notFound, ok, type Result } from './result.js';
@@ -22,9 +22,9 @@ export function createCustomer(ctx: CoreContext, attributes: Record<string, unkn
   const { value, problems } = validateAttributes(customerCreateSchema, attributes, { readOnly: CUSTOMER_READ_ONLY_ON_CREATE });
   if (problems.length) return invalidAttributes(problems);
   const { store } = ctx;
-  return transact(store, function* () {
-    const now = nowIso(ctx);
-    const customer = yield* get((q) =>
+  const now = nowIso(ctx);
+  // One statement that depends on nothing read before it: its own transaction, one round trip.
+  const inserted = store.writeOne((q) =>
       q.insertInto('customers').values({
         account_id: ctx.account.id,
         first_name: value.first_name,
@@ -54,8 +54,7 @@ export function createCustomer(ctx: CoreContext, attributes: Record<string, unkn
         updated_at: now,
       }).returningAll(),
     );
-    return ok({ customer: customer!, subscriptionIds: [] });
-  });
+  return andThen(inserted, (customer) => ok({ customer: customer!, subscriptionIds: [] }));
 }
 
 export function updateCustomer(ctx: CoreContext, id: number, attributes: Record<string, unknown>): MaybePromise<Result<CustomerWithSubscriptions>> {

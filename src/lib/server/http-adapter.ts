@@ -12,7 +12,7 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 /** What the adapter hands each request to: the router, or a stand-in in tests. */
 export interface RequestHandler {
   /** Answered at once when nothing has to wait (the router's reads), else through a promise. */
-  handle(request: ApiRequest, account: Account): ApiResponse | Promise<ApiResponse>;
+  handle(request: ApiRequest, account: Account, key: string): ApiResponse | Promise<ApiResponse>;
 }
 
 export interface AdapterOptions {
@@ -238,14 +238,14 @@ export function createHttpAdapter(options: AdapterOptions): HttpAdapter {
         } catch (error) {
           return fail(error); // the key check itself failed: 500, never an uncaught exception
         }
-        const answer = check instanceof Promise ? check.then((account) => (account ? options.handler.handle({ method, path, query }, account) : unauthorised(key))) : undefined;
+        const answer = check instanceof Promise ? check.then((account) => (account ? options.handler.handle({ method, path, query }, account, key!) : unauthorised(key))) : undefined;
         if (answer) return deliver(answer);
       }
       /** The key check and the handler's answer; what to do with it comes after (outside the read unit). */
       const answer = (): (() => void) => {
         try {
           const account = key === undefined ? undefined : (options.authenticate(key) as Account | undefined);
-          const out = account ? options.handler.handle({ method, path, query }, account) : unauthorised(key);
+          const out = account ? options.handler.handle({ method, path, query }, account, key!) : unauthorised(key);
           return () => deliver(out);
         } catch (error) {
           return () => fail(error);
@@ -282,7 +282,7 @@ export function createHttpAdapter(options: AdapterOptions): HttpAdapter {
         res.destroy(); // the client went away while sending; nobody to answer
         return;
       }
-      send(await options.handler.handle({ method, path, query, body: body === '' ? undefined : body }, account));
+      send(await options.handler.handle({ method, path, query, body: body === '' ? undefined : body }, account, key!));
     })().catch(failed);
   };
 

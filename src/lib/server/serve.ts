@@ -2,12 +2,14 @@
 // the embedded transport calls; it listens, logs, and shuts down gracefully.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { authenticate, authenticateKey } from '../core/accounts.js';
+import { authenticate, authenticateKey, hashKey } from '../core/accounts.js';
 import type { Clock } from '../core/clock.js';
 import type { Account } from '../core/context.js';
 import { JSONAPI } from '../api/http.js';
-import { createRouter } from '../api/router.js';
-import type { SqliteStore, Store } from '../store/store.js';
+import { createRouter, type Router } from '../api/router.js';
+import { simpleError } from '../api/errors.js';
+import type { ApiRequest, ApiResponse } from '../api/http.js';
+import type { KeyGuard, SqliteStore, Store } from '../store/store.js';
 import { createHttpAdapter, type RequestHandler } from './http-adapter.js';
 
 export interface ServeOptions {
@@ -54,10 +56,6 @@ const MAX_CACHED_KEYS = 1_000;
  * SQLite: authenticate() with the answers kept while the store is unchanged: hashing the key and
  * reading it back was a fifth of a GET. Any commit, here or by another process (the CLI rotating a
  * key), changes the store's data version, which empties the cache before the next lookup.
- *
- * PostgreSQL has no such cheap, exact signal of another instance's commit, so there every request
- * looks its key up in the database, in its own statement: a key rotated by any instance or by the
- * CLI is refused by every instance on the very next request, and nothing in memory can outlive it.
  */
 export function cachedAuthentication(store: SqliteStore): (key: string) => Account | undefined {
   const cache = new Map<string, Account | undefined>();
@@ -73,11 +71,55 @@ export function cachedAuthentication(store: SqliteStore): (key: string) => Accou
   };
 }
 
+/**
+ * PostgreSQL: another instance's commit leaves no cheap signal here, so a cached key is never
+ * trusted on its own. Every GET carries a guard that its first statement checks in the same
+ * snapshot as the rows it reads (the key still belongs to that account, as it was cached): a stale
+ * entry is dropped and the key looked up again, so a key rotated by any instance or by the CLI is
+ * refused by every instance on the very next request, at no extra round trip. Writes look the key
+ * up afresh, one statement before their transaction.
+ */
+export function guardedAuthentication(store: Store): { authenticate(key: string): Account | undefined | Promise<Account | undefined>; handle(inner: Router, request: ApiRequest, account: Account, key: string): Promise<ApiResponse> } {
+  const cache = new Map<string, { account: Account; guard: KeyGuard }>();
+  const lookup = async (key: string): Promise<{ account: Account; guard: KeyGuard } | undefined> => {
+    const account = await authenticate(store, key);
+    if (!account) {
+      cache.delete(key);
+      return undefined;
+    }
+    if (cache.size >= MAX_CACHED_KEYS) cache.clear();
+    const entry = { account, guard: { keyHash: hashKey(key), accountId: account.id, accountUpdatedAt: account.updated_at } };
+    cache.set(key, entry);
+    return entry;
+  };
+  const refused = () => simpleError(401, 'the API key is not valid');
+  return {
+    authenticate: (key) => cache.get(key)?.account ?? lookup(key).then((entry) => entry?.account),
+    async handle(inner, request, account, key) {
+      if (request.method.toUpperCase() !== 'GET') {
+        const fresh = await lookup(key);
+        return fresh ? inner.handle(request, fresh.account) : refused();
+      }
+      const entry = cache.get(key) ?? (await lookup(key));
+      if (!entry) return refused();
+      try {
+        return await inner.handle(request, entry.account, entry.guard);
+      } catch (error) {
+        if ((error as Error).name !== 'KeyGuardError') throw error;
+        cache.delete(key);
+        const fresh = await lookup(key);
+        return fresh ? inner.handle(request, fresh.account, fresh.guard) : refused();
+      }
+    },
+  };
+}
+
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
   const log = options.log ?? stderrLog;
   const { store } = options;
   let closing = false;
   let handler: RequestHandler | undefined;
+  let router: Router | undefined;
 
   const server = createServer({ keepAlive: true, keepAliveInitialDelay: 30_000 });
   // Keep-alive friendly: idle connections live longer than a typical proxy's 60 s idle timeout,
@@ -86,8 +128,9 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   server.headersTimeout = 66_000;
   server.requestTimeout = 120_000;
 
+  const guarded = store.engine === 'postgres' && !options.handler ? guardedAuthentication(store) : undefined;
   const adapter = createHttpAdapter({
-    handler: { handle: (request, account) => handler!.handle(request, account) },
+    handler: { handle: (request, account, key) => (guarded ? guarded.handle(router!, request, account, key) : handler!.handle(request, account, key)) },
     ...(store.engine === 'sqlite'
       ? {
           authenticate: cachedAuthentication(store as SqliteStore),
@@ -96,7 +139,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
               return fn();
             }),
         }
-      : { authenticate: (key: string) => authenticate(store, key) }),
+      : { authenticate: guarded ? guarded.authenticate : (key: string) => authenticate(store, key) }),
     log,
     closing: () => closing,
     onSettled: () => {
@@ -135,7 +178,12 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const url = originOf(address.address, address.port);
   const baseUrl = (options.publicUrl ?? url).replace(/\/+$/, '');
   const onError = (error: unknown) => log(`billing serve: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-  handler = options.handler ? options.handler(baseUrl) : createRouter({ store, clock: options.clock, baseUrl, onError });
+  if (options.handler) handler = options.handler(baseUrl);
+  else {
+    const created = createRouter({ store, clock: options.clock, baseUrl, onError });
+    router = created;
+    handler = { handle: (request, account) => created.handle(request, account) };
+  }
   log(`billing serve: listening on ${url} (store: ${store.location}${options.publicUrl ? `; links: ${baseUrl}` : ''})`);
 
   let closed: Promise<void> | undefined;

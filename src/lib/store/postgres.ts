@@ -11,8 +11,8 @@ import pg from 'pg';
 import { parse as parseConnectionString } from 'pg-connection-string';
 import { postgresMigrations } from './migrations.js';
 import type { DB } from './schema.js';
-import { StoreAuthError, StoreOpenError, StoreUnreachableError, redact, type OpenOptions, type PostgresStore } from './store.js';
-import type { Dialect, Op, Param, PreparedQuery, Unit } from './unit.js';
+import { KeyGuardError, StoreAuthError, StoreOpenError, StoreUnreachableError, redact, type KeyGuard, type OpenOptions, type PostgresStore } from './store.js';
+import { get, type Dialect, type Op, type Param, type PreparedQuery, type Unit } from './unit.js';
 
 export const DEFAULT_POOL_SIZE = 10;
 const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
@@ -22,6 +22,16 @@ const MAX_ATTEMPTS = 8;
 const MIGRATION_LOCK = 7_411_230_001;
 
 const RETRYABLE = new Set(['40001', '40P01']); // serialization_failure, deadlock_detected
+/** Distinct statement texts that get a name (parsed and planned once per connection); more run unnamed. */
+const MAX_NAMED_STATEMENTS = 1_000;
+
+/**
+ * A read's first statement with the key guard beside its rows: whether the key still belongs to the
+ * cached account as it was, computed in the same snapshot, for no extra round trip. `__row` tells
+ * the statement's rows from the one row a LEFT JOIN gives when it has none.
+ */
+const guarded = (text: string, n: number) =>
+  `SELECT g."__guard", t.* FROM (SELECT (SELECT k.account_id = $${n + 2} AND a.updated_at = $${n + 3}::timestamptz FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = $${n + 1}) AS "__guard") g LEFT JOIN (SELECT true AS "__row", s.* FROM (${text}) s) t ON true`;
 
 const dialect: Dialect = {
   joinedIds: (column) => sql<string | null>`string_agg(${sql.ref(column)}::text, ',')`,
@@ -143,7 +153,28 @@ export async function openPostgresStore(url: string, options: OpenOptions = {}):
   const PARAM = Symbol('param');
   type Marker = { [PARAM]: number };
   const isMarker = (value: unknown): value is Marker => typeof value === 'object' && value !== null && PARAM in value;
-  const compiled = new Map<string, { name: string; text: string; bind: (args: unknown[]) => unknown[] }>();
+  const compiled = new Map<string, { text: string; bind: (args: unknown[]) => unknown[] }>();
+  // Every statement text gets a name, so each connection parses and plans it once.
+  const names = new Map<string, string>();
+  const nameOf = (text: string): string | undefined => {
+    let name = names.get(text);
+    if (name === undefined && names.size < MAX_NAMED_STATEMENTS) names.set(text, (name = `billing_${names.size + 1}`));
+    return name;
+  };
+  // Guarded rows come as arrays and become objects without the guard's two columns.
+  const mappers = new Map<string, (row: unknown[]) => unknown>();
+  const mapperOf = (text: string, fields: { name: string }[]) => {
+    let mapper = mappers.get(text);
+    if (!mapper) {
+      const body = fields
+        .slice(2)
+        .map((field, i) => `${JSON.stringify(field.name)}: r[${i + 2}]`)
+        .join(', ');
+      mapper = new Function('r', `return {${body}};`) as (row: unknown[]) => unknown;
+      mappers.set(text, mapper);
+    }
+    return mapper;
+  };
   const compile = (query: PreparedQuery<unknown, unknown[]>) => {
     let entry = compiled.get(query.key);
     if (!entry) {
@@ -151,8 +182,6 @@ export async function openPostgresStore(url: string, options: OpenOptions = {}):
       const sources = built.parameters.map((value) => (isMarker(value) ? { index: value[PARAM], value: undefined } : { index: -1, value }));
       const direct = sources.every((source, i) => source.index === i);
       entry = {
-        // Named: each connection parses and plans it once.
-        name: `billing_${compiled.size + 1}`,
         text: built.sql,
         bind: (args) => (direct && args.length === sources.length ? args : sources.map((source) => (source.index >= 0 ? args[source.index] : source.value))),
       };
@@ -161,29 +190,48 @@ export async function openPostgresStore(url: string, options: OpenOptions = {}):
     return entry;
   };
 
-  async function execute(client: pg.PoolClient, op: Op): Promise<unknown> {
-    let result: pg.QueryResult;
-    let mode: 'all' | 'get' | 'run';
+  async function execute(client: pg.PoolClient, op: Op, guard?: KeyGuard): Promise<unknown> {
     if (op.kind === 'wait') return op.promise;
+    let text: string;
+    let values: unknown[];
+    let mode: 'all' | 'get' | 'run';
     if (op.kind === 'prepared') {
       const entry = compile(op.query);
-      result = await client.query({ name: entry.name, text: entry.text, values: entry.bind(op.args) });
+      text = entry.text;
+      values = entry.bind(op.args);
       mode = op.mode;
     } else {
       const built = op.build(q).compile();
-      result = await client.query(built.sql, built.parameters as unknown[]);
+      text = built.sql;
+      values = built.parameters as unknown[];
       mode = op.kind;
     }
-    if (mode === 'all') return result.rows;
-    if (mode === 'get') return result.rows[0];
-    return result.rowCount ?? 0;
+    let rows: unknown[];
+    let changed: number;
+    if (guard) {
+      const wrapped = guarded(text, values.length);
+      const result = await client.query({ name: nameOf(wrapped), text: wrapped, values: [...values, guard.keyHash, guard.accountId, guard.accountUpdatedAt], rowMode: 'array' });
+      const raw = result.rows as unknown[][];
+      if (raw[0]?.[0] !== 1) throw new KeyGuardError('the API key no longer belongs to the account it was cached for');
+      const toRow = mapperOf(wrapped, result.fields);
+      rows = raw.filter((row) => row[1] === 1).map(toRow);
+      changed = rows.length;
+    } else {
+      const result = await client.query({ name: nameOf(text), text, values });
+      rows = result.rows;
+      changed = result.rowCount ?? 0;
+    }
+    if (mode === 'all') return rows;
+    if (mode === 'get') return rows[0];
+    return changed;
   }
 
   /** Reads (by key) found to make more than one query: they start in a snapshot. */
   const multiQueryReads = new Set<string>();
   const AGAIN = Symbol('again');
 
-  async function runUnit<T>(make: () => Unit<T>, kind: 'read' | 'write' | 'bulk' | 'bulkRead', keep?: (value: T) => boolean, key?: string): Promise<T> {
+  /** kind 'one': one statement in its own transaction (autocommit), no BEGIN or COMMIT. */
+  async function runUnit<T>(make: () => Unit<T>, kind: 'read' | 'write' | 'one' | 'bulk' | 'bulkRead', keep?: (value: T) => boolean, key?: string, guard?: KeyGuard): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       const client = await connect();
       let open = false;
@@ -191,7 +239,7 @@ export async function openPostgresStore(url: string, options: OpenOptions = {}):
       try {
         const unit = make();
         const snapshotAtOnce = kind !== 'read' || key === undefined || multiQueryReads.has(key);
-        const begin = { read: 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', bulkRead: 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', write: 'BEGIN ISOLATION LEVEL SERIALIZABLE', bulk: 'BEGIN' }[kind];
+        const begin = { read: 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', bulkRead: 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', write: 'BEGIN ISOLATION LEVEL SERIALIZABLE', one: '', bulk: 'BEGIN' }[kind];
         let queries = 0;
         let step = unit.next();
         while (!step.done) {
@@ -203,7 +251,8 @@ export async function openPostgresStore(url: string, options: OpenOptions = {}):
               unit.return(undefined as T);
               throw AGAIN;
             }
-            if (snapshotAtOnce) {
+            if (kind === 'one' && queries === 1) throw new Error('writeOne runs exactly one statement');
+            if (snapshotAtOnce && kind !== 'one') {
               await client.query(begin);
               open = true;
             }
@@ -211,9 +260,9 @@ export async function openPostgresStore(url: string, options: OpenOptions = {}):
           if (op.kind !== 'wait') queries++;
           let value: unknown;
           try {
-            value = await execute(client, op);
+            value = await execute(client, op, queries === 1 && kind === 'read' ? guard : undefined);
           } catch (error) {
-            if (isRetryable(error) || isConnectionError(error)) throw error; // not the unit's to handle
+            if (isRetryable(error) || isConnectionError(error) || error instanceof KeyGuardError) throw error; // not the unit's to handle
             step = unit.throw(error);
             continue;
           }
@@ -231,7 +280,7 @@ export async function openPostgresStore(url: string, options: OpenOptions = {}):
           attempt--;
           continue;
         }
-        if (kind === 'write' && isRetryable(error) && attempt < MAX_ATTEMPTS) {
+        if ((kind === 'write' || kind === 'one') && isRetryable(error) && attempt < MAX_ATTEMPTS) {
           await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
           continue;
         }
@@ -246,8 +295,9 @@ export async function openPostgresStore(url: string, options: OpenOptions = {}):
   return {
     engine: 'postgres',
     location: redact(url),
-    read: (unit, key) => runUnit(unit, 'read', undefined, key),
+    read: (unit, key, guard) => runUnit(unit, 'read', undefined, key, guard),
     write: (unit, keep) => runUnit(unit, 'write', keep),
+    writeOne: (build) => runUnit(() => get(build), 'one'),
     bulkWrite: (unit) => runUnit(unit, 'bulk'),
     bulkRead: (unit) => runUnit(unit, 'bulkRead'),
     async schemaVersion() {

@@ -10,7 +10,7 @@ import { dirname } from 'node:path';
 import { sqliteMigrations } from './migrations.js';
 import type { DB } from './schema.js';
 import { StoreOpenError, type SqliteStore } from './store.js';
-import type { Dialect, Op, Param, PreparedQuery, Unit } from './unit.js';
+import { get, type Build, type Dialect, type Op, type Param, type PreparedQuery, type Unit } from './unit.js';
 
 const BUSY_TIMEOUT_MS = 10_000;
 
@@ -180,6 +180,9 @@ export function openSqliteStore(path: string): SqliteStore {
         if (error === ROLLBACK) return refused!.value;
         throw error;
       }
+    },
+    writeOne<R>(build: Build<R>): R | undefined {
+      return this.write(() => get(build));
     },
     bulkWrite<T>(unit: () => Unit<T>): Promise<T> {
       ownWrites++;

@@ -1,7 +1,7 @@
 // The store: one interface, two engines. SQLite (better-sqlite3, the embedded default: one file,
 // no server) runs units synchronously; PostgreSQL (pg, for several `billing serve` instances on one
 // database) awaits them. Use cases never see which: they are units (unit.ts), run by read/write.
-import type { MaybePromise, Unit } from './unit.js';
+import type { Build, MaybePromise, Unit } from './unit.js';
 
 export type { DB } from './schema.js';
 
@@ -16,13 +16,18 @@ export interface Store {
    * kind of read (a route), so PostgreSQL can learn which reads make one query only and need no
    * transaction around it.
    */
-  read<T>(unit: () => Unit<T>, key?: string): MaybePromise<T>;
+  read<T>(unit: () => Unit<T>, key?: string, guard?: KeyGuard): MaybePromise<T>;
   /**
    * Runs a unit in one write transaction. It commits unless `keep(value)` says no (a refused
    * request), and a throw rolls it back: either way a failure changes nothing. PostgreSQL runs
    * the whole unit again after a serialization failure or deadlock, a bounded number of times.
    */
   write<T>(unit: () => Unit<T>, keep?: (value: T) => boolean): MaybePromise<T>;
+  /**
+   * One statement as its own transaction, for a write that needs nothing read before it (an
+   * insert): PostgreSQL runs it without BEGIN and COMMIT, one round trip instead of three.
+   */
+  writeOne<R>(build: Build<R>): MaybePromise<R | undefined>;
   /** A write whose unit may also wait for other work between its queries (`yield* wait(p)`): copying a store in. Never retried. */
   bulkWrite<T>(unit: () => Unit<T>): Promise<T>;
   /** A read in one snapshot whose unit may wait between its queries (`yield* wait(p)`): copying a store out. Writers are not held back. */
@@ -35,16 +40,36 @@ export interface Store {
 export interface SqliteStore extends Store {
   readonly engine: 'sqlite';
   readonly path: string;
-  read<T>(unit: () => Unit<T>, key?: string): T;
+  read<T>(unit: () => Unit<T>, key?: string, guard?: KeyGuard): T;
   write<T>(unit: () => Unit<T>, keep?: (value: T) => boolean): T;
+  writeOne<R>(build: Build<R>): R | undefined;
   /** Changes whenever anything is committed, by this connection or another: cached reads made under another value are stale. */
   dataVersion(): string;
 }
 
 export interface PostgresStore extends Store {
   readonly engine: 'postgres';
-  read<T>(unit: () => Unit<T>, key?: string): Promise<T>;
+  read<T>(unit: () => Unit<T>, key?: string, guard?: KeyGuard): Promise<T>;
   write<T>(unit: () => Unit<T>, keep?: (value: T) => boolean): Promise<T>;
+  writeOne<R>(build: Build<R>): Promise<R | undefined>;
+}
+
+/**
+ * What a cached API key stood for: PostgreSQL checks it inside the first statement of the read
+ * (same snapshot, no extra round trip) and throws KeyGuardError when the key no longer belongs
+ * to that account as it was (rotated, or the account changed). SQLite needs no guard: its cache
+ * is dropped on any commit (data_version).
+ */
+export interface KeyGuard {
+  keyHash: string;
+  accountId: number;
+  /** The account's updated_at (ISO) when it was cached. */
+  accountUpdatedAt: string;
+}
+
+/** A read's key guard failed: authenticate again, without the cache. */
+export class KeyGuardError extends Error {
+  override name = 'KeyGuardError';
 }
 
 export interface OpenOptions {
