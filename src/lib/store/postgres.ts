@@ -272,6 +272,8 @@ export async function openPostgresStore(url: string, options: OpenOptions = {}):
           await client.query(keep && !keep(step.value) ? 'ROLLBACK' : 'COMMIT');
           open = false;
         }
+        // A read that needed no statement (a refused parameter) still checks its key.
+        if (guard && kind === 'read' && queries === 0) await execute(client, { kind: 'all', build: (db) => db.selectNoFrom(sql<number>`1`.as('one')) }, guard);
         return step.value;
       } catch (error) {
         if (open) await client.query('ROLLBACK').catch((e: Error) => (broken = e));
