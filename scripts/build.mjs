@@ -64,7 +64,8 @@ await build({
   format: 'cjs',
   platform: 'node',
   target: 'node20',
-  minify: true,
+  // NO_MINIFY=1 keeps function names readable in CPU profiles.
+  minify: !process.env.NO_MINIFY,
   sourcemap: 'linked',
   // Native addon: loaded from node_modules at run time.
   external: ['better-sqlite3'],

@@ -3,7 +3,6 @@ import type { CustomerRow, SubscriptionRow } from '../store/schema.js';
 import { prepared, type Unit } from '../store/unit.js';
 import type { CoreContext } from './context.js';
 import { pageOf, type PageOf, type PageRequest } from './paging.js';
-import { notFound, ok, type Result } from './result.js';
 
 export type Customer = Omit<CustomerRow, 'id'> & { id: number };
 export type Subscription = Omit<SubscriptionRow, 'id'> & { id: number };
@@ -18,6 +17,7 @@ export function findCustomer(ctx: CoreContext, id: number): Unit<Customer | unde
   return byId.get(id, ctx.account.id);
 }
 
+// The GET of one customer: the hottest statement of the service.
 const withSubscriptionIds = prepared<Customer & { subscription_ids: string | null }, [number, number]>('customers.find-with-subscriptions', (q, p, d) =>
   q
     .selectFrom('customers')
@@ -36,14 +36,9 @@ const withSubscriptionIds = prepared<Customer & { subscription_ids: string | nul
 
 /** A customer with the ids of its subscriptions, in one statement (the GET of one customer). */
 export function* findCustomerWithSubscriptionIds(ctx: CoreContext, id: number): Unit<{ customer: Customer; subscriptionIds: number[] } | undefined> {
-  const row = yield* withSubscriptionIds.get(id, ctx.account.id);
+  const row = (yield withSubscriptionIds.lookup(id, ctx.account.id)) as (Customer & { subscription_ids: string | null }) | undefined;
   if (!row) return undefined;
   const subscriptionIds = row.subscription_ids ? row.subscription_ids.split(',').map(Number) : [];
   if (subscriptionIds.length > 1) subscriptionIds.sort((a, b) => a - b);
   return { customer: row, subscriptionIds };
-}
-
-export function* getCustomer(ctx: CoreContext, id: number): Unit<Result<{ customer: Customer; subscriptionIds: number[] }>> {
-  const found = yield* findCustomerWithSubscriptionIds(ctx, id);
-  return found ? ok(found) : notFound(`no customer with id ${id}`);
 }

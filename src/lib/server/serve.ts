@@ -134,10 +134,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     ...(store.engine === 'sqlite'
       ? {
           authenticate: cachedAuthentication(store as SqliteStore),
-          atOnce: <T>(fn: () => T) =>
-            (store as SqliteStore).read(function* () {
-              return fn();
-            }),
+          atOnce: <T>(fn: () => T) => (store as SqliteStore).snapshot(fn),
         }
       : { authenticate: guarded ? guarded.authenticate : (key: string) => authenticate(store, key) }),
     log,

@@ -155,6 +155,17 @@ export function openSqliteStore(path: string): SqliteStore {
   }
 
   const ROLLBACK = Symbol('rollback');
+  // Whether a transaction of this store is open, kept in JS: asking better-sqlite3 (a native
+  // getter) on every read of a batch of GETs costs more than the flag.
+  let open = 0;
+  const inside = <T>(fn: () => T): T => {
+    open++;
+    try {
+      return fn();
+    } finally {
+      open--;
+    }
+  };
 
   return {
     engine: 'sqlite',
@@ -162,20 +173,23 @@ export function openSqliteStore(path: string): SqliteStore {
     location: path,
     read<T>(unit: () => Unit<T>): T {
       // Inside another transaction the reads already share its snapshot (a savepoint adds nothing).
-      return sqlite.inTransaction ? drive(unit()) : (transaction.deferred(() => drive(unit())) as T);
+      return open > 0 ? drive(unit()) : (inside(() => transaction.deferred(() => drive(unit()))) as T);
+    },
+    snapshot<T>(fn: () => T): T {
+      return open > 0 ? fn() : (inside(() => transaction.deferred(fn)) as T);
     },
     write<T>(unit: () => Unit<T>, keep?: (value: T) => boolean): T {
       ownWrites++;
       let refused: { value: T } | undefined;
       try {
-        return transaction.immediate(() => {
+        return inside(() => transaction.immediate(() => {
           const value = drive(unit());
           if (keep && !keep(value)) {
             refused = { value };
             throw ROLLBACK;
           }
           return value;
-        }) as T;
+        })) as T;
       } catch (error) {
         if (error === ROLLBACK) return refused!.value;
         throw error;
@@ -204,6 +218,7 @@ export function openSqliteStore(path: string): SqliteStore {
   /** A transaction whose unit may wait between queries: only for a single user of the connection (a copy). */
   async function driveAsync<T>(begin: string, unit: () => Unit<T>): Promise<T> {
       sqlite.exec(begin);
+      open++;
       try {
         const gen = unit();
         let step = gen.next();
@@ -222,6 +237,8 @@ export function openSqliteStore(path: string): SqliteStore {
       } catch (error) {
         if (sqlite.inTransaction) sqlite.exec('ROLLBACK');
         throw error;
+      } finally {
+        open--;
       }
   }
 }

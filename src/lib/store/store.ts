@@ -45,6 +45,13 @@ export interface SqliteStore extends Store {
   writeOne<R>(build: Build<R>): R | undefined;
   /** Changes whenever anything is committed, by this connection or another: cached reads made under another value are stale. */
   dataVersion(): string;
+  /**
+   * Runs a plain function in one read transaction: reads made inside (store.read) share its
+   * snapshot. For billing serve's GETs of one event-loop turn; a unit would do, but running the
+   * whole batch inside a generator made V8 keep its objects past the next scavenge (2 MB promoted
+   * per scavenge, GC pauses 0.7 -> 5 ms).
+   */
+  snapshot<T>(fn: () => T): T;
 }
 
 export interface PostgresStore extends Store {

@@ -65,6 +65,11 @@ export interface PreparedQuery<R, A extends unknown[]> {
   /** The row a lookup finds (by a unique key); where several rows can match, use all(). */
   get(...args: A): Unit<R | undefined>;
   run(...args: A): Unit<number>;
+  /**
+   * The lookup as a bare op, for `(yield query.lookup(...args)) as Row | undefined`: one generator
+   * fewer than `yield* query.get(...)`, for the hottest reads only.
+   */
+  lookup(...args: A): Op;
 }
 
 export function prepared<R, A extends unknown[]>(key: string, build: PreparedBuild<R>): PreparedQuery<R, A> {
@@ -80,6 +85,7 @@ export function prepared<R, A extends unknown[]>(key: string, build: PreparedBui
     *run(...args) {
       return (yield { kind: 'prepared', mode: 'run', query: query as PreparedQuery<unknown, unknown[]>, args }) as number;
     },
+    lookup: (...args) => ({ kind: 'prepared', mode: 'get', query: query as PreparedQuery<unknown, unknown[]>, args }),
   };
   return query;
 }

@@ -24,11 +24,20 @@ export const respond = (status: number, body: unknown, headers?: Record<string, 
 
 export const idParam = (rc: RequestContext): number => Number(rc.params.id);
 
-/** Parses the GET query and gives the rendering for it, or the 400 answer. */
-export function* withQuery(rc: RequestContext, includes: readonly string[], then: (query: GetQuery, r: Rendering) => Unit<ApiResponse>): Unit<ApiResponse> {
+/**
+ * Parses the GET query and gives the rendering for it, or the 400 answer. Not a generator itself:
+ * it hands back the read's own unit, one level less for every query to pass through.
+ */
+export function withQuery(rc: RequestContext, includes: readonly string[], then: (query: GetQuery, r: Rendering) => Unit<ApiResponse>): Unit<ApiResponse> {
   const parsed = parseGetQuery(rc.query, includes);
-  if (!parsed.ok) return failureResponse(parsed.failure, null);
-  return yield* then(parsed.value, { baseUrl: rc.baseUrl, timeZone: rc.core.account.time_zone, fields: parsed.value.fields });
+  if (!parsed.ok) return answered(failureResponse(parsed.failure, null));
+  return then(parsed.value, { baseUrl: rc.baseUrl, timeZone: rc.core.account.time_zone, fields: parsed.value.fields });
+}
+
+/** A read that is answered without a query. */
+// eslint-disable-next-line require-yield
+export function* answered(response: ApiResponse): Unit<ApiResponse> {
+  return response;
 }
 
 export function unwrap<T>(result: Result<T>, original: unknown, then: (value: T) => ApiResponse): ApiResponse {
