@@ -1,6 +1,8 @@
 // Shared by the benchmarks: run commands side by side, take medians, print ratios.
-import { spawnSync } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+
+export { freePort } from '../test/helpers/postgres-server.js';
 
 export const BIN = fileURLToPath(new URL('../bin/billing.js', import.meta.url));
 
@@ -33,4 +35,28 @@ export function report(title: string, medians: Record<string, number>, ratio: { 
   const ok = value <= ratio.target;
   console.log(`  ratio ${ratio.of} / ${ratio.to} = ${value.toFixed(2)}x (target <= ${ratio.target}x) ${ok ? 'OK' : 'OVER TARGET'}`);
   return ok;
+}
+
+/** Waits until something answers HTTP at url (any status), for at most 20 s. */
+export async function ready(url: string, child: ChildProcess): Promise<void> {
+  for (let attempt = 0; attempt < 400; attempt++) {
+    if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode} before answering`);
+    try {
+      await fetch(url, { signal: AbortSignal.timeout(2_000) });
+      return;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+  throw new Error(`nothing answered at ${url} within 20 s`);
+}
+
+/** SIGTERM, then SIGKILL after 10 s; resolves once the process is gone. */
+export function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    child.once('exit', () => (clearTimeout(timer), resolve()));
+    child.kill('SIGTERM');
+  });
 }

@@ -13,7 +13,6 @@
 // BILLING_BIN=path/to/bin/billing.js measures another build of billing, e.g. a change under trial)
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { JSONAPI } from '../src/lib/api/http.js';
 import { startPostgres, type PostgresServer } from '../test/helpers/postgres-server.js';
-import { BIN, median } from './lib.js';
+import { BIN, freePort, median, ready, stop } from './lib.js';
 
 const DURATION = Number(process.env.DURATION ?? 3);
 const ROUNDS = Number(process.env.ROUNDS ?? 5);
@@ -111,41 +110,6 @@ async function cannon(
     serverCpu: (cpuOf(cpu.server) - before.server) / total,
     postgresCpu: (postgresCpu(cpu.postmaster) - before.postgres) / total,
   };
-}
-
-/** A free loopback port (closed again before the server that will use it starts). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
-/** Waits until something answers HTTP at url (any status), for at most 20 s. */
-async function ready(url: string, child: ChildProcess): Promise<void> {
-  for (let attempt = 0; attempt < 400; attempt++) {
-    if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode} before answering`);
-    try {
-      await fetch(url, { signal: AbortSignal.timeout(2_000) });
-      return;
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
-  throw new Error(`nothing answered at ${url} within 20 s`);
-}
-
-function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-    child.once('exit', () => (clearTimeout(timer), resolve()));
-    child.kill('SIGTERM');
-  });
 }
 
 /** A CLI run against the bench database; its stdout. */

@@ -5,12 +5,11 @@
 // Run: npm run bench:serve   (DURATION=3 seconds per run, ROUNDS=5, CONNECTIONS=10)
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { JSONAPI } from '../src/lib/api/http.js';
-import { BIN, median } from './lib.js';
+import { BIN, freePort, median, ready, stop } from './lib.js';
 
 const DURATION = Number(process.env.DURATION ?? 3);
 // Rounds of bare then ours, medians compared: this shared 2-core machine drifts between runs.
@@ -46,41 +45,6 @@ function cannon(url: string, options: { method?: string; headers?: Record<string
       const result = JSON.parse(out);
       resolve({ requestsPerSecond: result.requests.average, non2xx: result.non2xx, errors: result.errors, p99: result.latency.p99 });
     });
-  });
-}
-
-/** A free loopback port (closed again before the server that will use it starts). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
-/** Waits until something answers HTTP at url (any status), for at most 10 s. */
-async function ready(url: string, child: ChildProcess): Promise<void> {
-  for (let attempt = 0; attempt < 200; attempt++) {
-    if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode} before answering`);
-    try {
-      await fetch(url);
-      return;
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
-  throw new Error(`nothing answered at ${url} within 10 s`);
-}
-
-function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-    child.once('exit', () => (clearTimeout(timer), resolve()));
-    child.kill('SIGTERM');
   });
 }
 
