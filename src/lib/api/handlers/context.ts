@@ -26,12 +26,14 @@ export const idParam = (rc: RequestContext): number => Number(rc.params.id);
 
 /**
  * Parses the GET query and gives the rendering for it, or the 400 answer. Not a generator itself:
- * it hands back the read's own unit, one level less for every query to pass through.
+ * it hands back the read's own unit, one level less for every query to pass through. `then` is a
+ * generator function defined once at module level: a generator closure made per request kept its
+ * objects past the next scavenge in billing serve (about 250 KB promoted per scavenge).
  */
-export function withQuery(rc: RequestContext, includes: readonly string[], then: (query: GetQuery, r: Rendering) => Unit<ApiResponse>): Unit<ApiResponse> {
+export function withQuery(rc: RequestContext, includes: readonly string[], then: (rc: RequestContext, query: GetQuery, r: Rendering) => Unit<ApiResponse>): Unit<ApiResponse> {
   const parsed = parseGetQuery(rc.query, includes);
   if (!parsed.ok) return answered(failureResponse(parsed.failure, null));
-  return then(parsed.value, { baseUrl: rc.baseUrl, timeZone: rc.core.account.time_zone, fields: parsed.value.fields });
+  return then(rc, parsed.value, { baseUrl: rc.baseUrl, timeZone: rc.core.account.time_zone, fields: parsed.value.fields });
 }
 
 /** A read that is answered without a query. */
@@ -42,8 +44,4 @@ export function* answered(response: ApiResponse): Unit<ApiResponse> {
 
 export function unwrap<T>(result: Result<T>, original: unknown, then: (value: T) => ApiResponse): ApiResponse {
   return result.ok ? then(result.value) : failureResponse(result.failure, original);
-}
-
-export function* unwrapUnit<T>(result: Result<T>, original: unknown, then: (value: T) => Unit<ApiResponse>): Unit<ApiResponse> {
-  return result.ok ? yield* then(result.value) : failureResponse(result.failure, original);
 }

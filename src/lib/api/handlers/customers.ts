@@ -2,39 +2,38 @@
 import { findCustomer, findCustomerWithSubscriptionIds, listCustomers } from '../../core/customers.js';
 import { subscriptionIdsBy, subscriptionsOf } from '../../core/subscriptions.js';
 import type { Unit } from '../../store/unit.js';
-import { collectionDocument, customerResource, singleDocument, subscriptionResource } from '../documents.js';
+import { collectionDocument, customerResource, singleDocument, subscriptionResource, type Rendering } from '../documents.js';
 import { simpleError } from '../errors.js';
 import type { ApiResponse } from '../http.js';
+import type { GetQuery } from '../query.js';
 import { includedSubscriptions } from './subscriptions.js';
 import { idParam, respond, withQuery, type RequestContext } from './context.js';
 
 const INCLUDES = ['subscriptions'] as const;
 
-export function list(rc: RequestContext): Unit<ApiResponse> {
-  return withQuery(rc, INCLUDES, function* (query, r) {
-    const { rows, total } = yield* listCustomers(rc.core, query.page);
-    const subscriptions = yield* subscriptionIdsBy(rc.core, 'customer_id', rows.map((c) => c.id));
-    const data = rows.map((c) => customerResource(c, subscriptions.get(c.id)!, r));
-    return respond(200, collectionDocument(r, '/customers', query, total, data, yield* includedSubscriptions(rc, query.include, subscriptions.values(), r)));
-  });
+export const list = (rc: RequestContext): Unit<ApiResponse> => withQuery(rc, INCLUDES, listing);
+export const get = (rc: RequestContext): Unit<ApiResponse> => withQuery(rc, INCLUDES, one);
+export const subscriptions = (rc: RequestContext): Unit<ApiResponse> => withQuery(rc, [], subscriptionsOfOne);
+
+function* listing(rc: RequestContext, query: GetQuery, r: Rendering): Unit<ApiResponse> {
+  const { rows, total } = yield* listCustomers(rc.core, query.page);
+  const subscriptions = yield* subscriptionIdsBy(rc.core, 'customer_id', rows.map((c) => c.id));
+  const data = rows.map((c) => customerResource(c, subscriptions.get(c.id)!, r));
+  return respond(200, collectionDocument(r, '/customers', query, total, data, yield* includedSubscriptions(rc, query.include, subscriptions.values(), r)));
 }
 
 // The hottest read of all: written flat, every level of generators costs each query a pass through it.
-export function get(rc: RequestContext): Unit<ApiResponse> {
-  return withQuery(rc, INCLUDES, function* (query, r) {
-    const id = idParam(rc);
-    const found = yield* findCustomerWithSubscriptionIds(rc.core, id);
-    if (!found) return simpleError(404, `no customer with id ${id}`);
-    const included = query.include.length === 0 ? undefined : yield* includedSubscriptions(rc, query.include, [found.subscriptionIds], r);
-    return respond(200, singleDocument(customerResource(found.customer, found.subscriptionIds, r), included));
-  });
+function* one(rc: RequestContext, query: GetQuery, r: Rendering): Unit<ApiResponse> {
+  const id = idParam(rc);
+  const found = yield* findCustomerWithSubscriptionIds(rc.core, id);
+  if (!found) return simpleError(404, `no customer with id ${id}`);
+  const included = query.include.length === 0 ? undefined : yield* includedSubscriptions(rc, query.include, [found.subscriptionIds], r);
+  return respond(200, singleDocument(customerResource(found.customer, found.subscriptionIds, r), included));
 }
 
-export function subscriptions(rc: RequestContext): Unit<ApiResponse> {
-  return withQuery(rc, [], function* (query, r) {
-    const id = idParam(rc);
-    if (!(yield* findCustomer(rc.core, id))) return simpleError(404, `no customer with id ${id}`);
-    const { rows, total } = yield* subscriptionsOf(rc.core, 'customer_id', id, query.page);
-    return respond(200, collectionDocument(r, `/customers/${id}/subscriptions`, query, total, rows.map((s) => subscriptionResource(s, r))));
-  });
+function* subscriptionsOfOne(rc: RequestContext, query: GetQuery, r: Rendering): Unit<ApiResponse> {
+  const id = idParam(rc);
+  if (!(yield* findCustomer(rc.core, id))) return simpleError(404, `no customer with id ${id}`);
+  const { rows, total } = yield* subscriptionsOf(rc.core, 'customer_id', id, query.page);
+  return respond(200, collectionDocument(r, `/customers/${id}/subscriptions`, query, total, rows.map((s) => subscriptionResource(s, r))));
 }

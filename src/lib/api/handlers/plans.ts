@@ -2,34 +2,35 @@
 import { getPlan, listPlans } from '../../core/plans.js';
 import { subscriptionIdsBy, subscriptionsOf } from '../../core/subscriptions.js';
 import type { Unit } from '../../store/unit.js';
-import { collectionDocument, planResource, singleDocument, subscriptionResource } from '../documents.js';
+import { collectionDocument, planResource, singleDocument, subscriptionResource, type Rendering } from '../documents.js';
+import { failureResponse } from '../errors.js';
 import type { ApiResponse } from '../http.js';
+import type { GetQuery } from '../query.js';
 import { includedSubscriptions } from './subscriptions.js';
-import { idParam, respond, unwrapUnit, withQuery, type RequestContext } from './context.js';
+import { idParam, respond, withQuery, type RequestContext } from './context.js';
 
-export function list(rc: RequestContext): Unit<ApiResponse> {
-  return withQuery(rc, ['subscriptions'], function* (query, r) {
-    const { rows, total } = yield* listPlans(rc.core, query.page);
-    const subscriptions = yield* subscriptionIdsBy(rc.core, 'subscription_plan_id', rows.map((p) => p.id));
-    const data = rows.map((p) => planResource(p, subscriptions.get(p.id)!, r));
-    return respond(200, collectionDocument(r, '/subscription-plans', query, total, data, yield* includedSubscriptions(rc, query.include, subscriptions.values(), r)));
-  });
+export const list = (rc: RequestContext): Unit<ApiResponse> => withQuery(rc, ['subscriptions'], listing);
+export const get = (rc: RequestContext): Unit<ApiResponse> => withQuery(rc, [], one);
+export const subscriptions = (rc: RequestContext): Unit<ApiResponse> => withQuery(rc, [], subscriptionsOfOne);
+
+function* listing(rc: RequestContext, query: GetQuery, r: Rendering): Unit<ApiResponse> {
+  const { rows, total } = yield* listPlans(rc.core, query.page);
+  const subscriptions = yield* subscriptionIdsBy(rc.core, 'subscription_plan_id', rows.map((p) => p.id));
+  const data = rows.map((p) => planResource(p, subscriptions.get(p.id)!, r));
+  return respond(200, collectionDocument(r, '/subscription-plans', query, total, data, yield* includedSubscriptions(rc, query.include, subscriptions.values(), r)));
 }
 
-export function get(rc: RequestContext): Unit<ApiResponse> {
-  return withQuery(rc, [], function* (_query, r) {
-    return yield* unwrapUnit(yield* getPlan(rc.core, idParam(rc)), null, function* (plan) {
-      const subscriptions = (yield* subscriptionIdsBy(rc.core, 'subscription_plan_id', [plan.id])).get(plan.id)!;
-      return respond(200, singleDocument(planResource(plan, subscriptions, r)));
-    });
-  });
+function* one(rc: RequestContext, _query: GetQuery, r: Rendering): Unit<ApiResponse> {
+  const found = yield* getPlan(rc.core, idParam(rc));
+  if (!found.ok) return failureResponse(found.failure, null);
+  const subscriptions = (yield* subscriptionIdsBy(rc.core, 'subscription_plan_id', [found.value.id])).get(found.value.id)!;
+  return respond(200, singleDocument(planResource(found.value, subscriptions, r)));
 }
 
-export function subscriptions(rc: RequestContext): Unit<ApiResponse> {
-  return withQuery(rc, [], function* (query, r) {
-    return yield* unwrapUnit(yield* getPlan(rc.core, idParam(rc)), null, function* (plan) {
-      const { rows, total } = yield* subscriptionsOf(rc.core, 'subscription_plan_id', plan.id, query.page);
-      return respond(200, collectionDocument(r, `/subscription-plans/${plan.id}/subscriptions`, query, total, rows.map((s) => subscriptionResource(s, r))));
-    });
-  });
+function* subscriptionsOfOne(rc: RequestContext, query: GetQuery, r: Rendering): Unit<ApiResponse> {
+  const found = yield* getPlan(rc.core, idParam(rc));
+  if (!found.ok) return failureResponse(found.failure, null);
+  const plan = found.value;
+  const { rows, total } = yield* subscriptionsOf(rc.core, 'subscription_plan_id', plan.id, query.page);
+  return respond(200, collectionDocument(r, `/subscription-plans/${plan.id}/subscriptions`, query, total, rows.map((s) => subscriptionResource(s, r))));
 }
