@@ -5,10 +5,9 @@
 //   inserts each batch it is handed, table by table (parents first, as TABLES lists them), keeping
 //   the ids, and on PostgreSQL moves each identity sequence to the highest id copied. Anything that
 //   fails rolls all of it back: the target stays empty.
-// - the source runs one bulk "write" that only reads, so that every batch comes from one snapshot
-//   (on PostgreSQL a REPEATABLE READ READ ONLY transaction, which holds no writer back; on SQLite
-//   the write transaction holds the store's write lock until the copy ends, so a writer to the
-//   source waits, for its busy timeout, rather than writing something the copy would miss). It
+// - the source runs one bulk read, so that every batch comes from one snapshot without holding its
+//   writers back (PostgreSQL: REPEATABLE READ READ ONLY; SQLite: a deferred transaction, which WAL
+//   lets other connections write beside); what they commit meanwhile is not copied. It
 //   reads each table by keyset (id > last ORDER BY id LIMIT n) and hands a batch over only once the
 //   previous one has been taken: at most about two batches are in memory at any time.
 import { sql } from 'kysely';

@@ -19,20 +19,18 @@ export const raw =
 
 export interface TableStats {
   rows: number;
-  /** The highest id, 0 for an empty table. */
-  maxId: number;
 }
 
-/** Rows and highest id of every table in TABLES, in one read (run it inside store.read). */
+/** The rows of every table in TABLES, in one read (run it inside store.read). */
 export function* tableStats(): Unit<Record<Table, TableStats>> {
   const stats = {} as Record<Table, TableStats>;
   for (const table of TABLES) {
     const row = yield* get((q) =>
       untyped(q)
         .selectFrom(table)
-        .select((eb) => [eb.fn.countAll().as('rows'), eb.fn.max('id').as('max_id')]),
+        .select((eb) => eb.fn.countAll().as('rows')),
     );
-    stats[table] = { rows: Number(row?.rows ?? 0), maxId: Number(row?.max_id ?? 0) };
+    stats[table] = { rows: Number(row?.rows ?? 0) };
   }
   return stats;
 }

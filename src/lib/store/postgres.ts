@@ -6,13 +6,13 @@
 // runs the whole unit again (a bounded number of times). A read unit of several queries runs in
 // one REPEATABLE READ snapshot; a read of one query needs none, and the store learns which reads
 // those are, so the hot lookups cost one round trip.
-import { Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, DummyDriver, sql, type Compilable } from 'kysely';
+import { PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, sql } from 'kysely';
+import { compilePrepared, queryBuilder } from './compile.js';
 import pg from 'pg';
 import { parse as parseConnectionString } from 'pg-connection-string';
 import { postgresMigrations } from './migrations.js';
-import type { DB } from './schema.js';
 import { KeyGuardError, StoreAuthError, StoreOpenError, StoreUnreachableError, redact, type KeyGuard, type OpenOptions, type PostgresStore } from './store.js';
-import { get, type Dialect, type Op, type Param, type PreparedQuery, type Unit } from './unit.js';
+import { get, type Dialect, type Op, type PreparedQuery, type Unit } from './unit.js';
 
 export const DEFAULT_POOL_SIZE = 10;
 const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
@@ -22,6 +22,15 @@ const MAX_ATTEMPTS = 8;
 const MIGRATION_LOCK = 7_411_230_001;
 
 const RETRYABLE = new Set(['40001', '40P01']); // serialization_failure, deadlock_detected
+/** How each kind of unit starts its transaction ('one' has none: it is one autocommit statement). */
+const BEGIN = {
+  read: 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY',
+  bulkRead: 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY',
+  write: 'BEGIN ISOLATION LEVEL SERIALIZABLE',
+  bulk: 'BEGIN',
+  one: '',
+} as const;
+
 /** Distinct statement texts that get a name (parsed and planned once per connection); more run unnamed. */
 const MAX_NAMED_STATEMENTS = 1_000;
 
@@ -51,7 +60,7 @@ const PARSERS: Record<number, (text: string) => unknown> = {
 };
 
 /** `2026-11-21 10:00:00.1+00` (timestamptz in UTC) as `2026-11-21T10:00:00.100Z`, the form SQLite keeps. */
-export function isoInstant(text: string): string {
+function isoInstant(text: string): string {
   const match = /^(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d)(?:\.(\d+))?\+00$/.exec(text);
   if (!match) return new Date(text).toISOString();
   return `${match[1]}T${match[2]}.${(match[3] ?? '').padEnd(3, '0').slice(0, 3)}Z`;
@@ -141,19 +150,9 @@ export async function openPostgresStore(url: string, options: OpenOptions = {}):
     throw error instanceof StoreOpenError || error instanceof StoreAuthError || error instanceof StoreUnreachableError ? error : connectError(error, where);
   }
 
-  const q = new Kysely<DB>({
-    dialect: {
-      createAdapter: () => new PostgresAdapter(),
-      createDriver: () => new DummyDriver(),
-      createIntrospector: (db) => new PostgresIntrospector(db),
-      createQueryCompiler: () => new PostgresQueryCompiler(),
-    },
-  });
+  const q = queryBuilder({ adapter: () => new PostgresAdapter(), introspector: (db) => new PostgresIntrospector(db), compiler: () => new PostgresQueryCompiler() });
 
-  const PARAM = Symbol('param');
-  type Marker = { [PARAM]: number };
-  const isMarker = (value: unknown): value is Marker => typeof value === 'object' && value !== null && PARAM in value;
-  const compiled = new Map<string, { text: string; bind: (args: unknown[]) => unknown[] }>();
+  const compiled = new Map<string, { sql: string; bind: (args: unknown[]) => unknown[] }>();
   // Every statement text gets a name, so each connection parses and plans it once.
   const names = new Map<string, string>();
   const nameOf = (text: string): string | undefined => {
@@ -178,13 +177,7 @@ export async function openPostgresStore(url: string, options: OpenOptions = {}):
   const compile = (query: PreparedQuery<unknown, unknown[]>) => {
     let entry = compiled.get(query.key);
     if (!entry) {
-      const built = query.build(q, ((index: number) => ({ [PARAM]: index })) as unknown as Param, dialect).compile();
-      const sources = built.parameters.map((value) => (isMarker(value) ? { index: value[PARAM], value: undefined } : { index: -1, value }));
-      const direct = sources.every((source, i) => source.index === i);
-      entry = {
-        text: built.sql,
-        bind: (args) => (direct && args.length === sources.length ? args : sources.map((source) => (source.index >= 0 ? args[source.index] : source.value))),
-      };
+      entry = compilePrepared(query, q, dialect);
       compiled.set(query.key, entry);
     }
     return entry;
@@ -197,7 +190,7 @@ export async function openPostgresStore(url: string, options: OpenOptions = {}):
     let mode: 'all' | 'get' | 'run';
     if (op.kind === 'prepared') {
       const entry = compile(op.query);
-      text = entry.text;
+      text = entry.sql;
       values = entry.bind(op.args);
       mode = op.mode;
     } else {
@@ -239,7 +232,7 @@ export async function openPostgresStore(url: string, options: OpenOptions = {}):
       try {
         const unit = make();
         const snapshotAtOnce = kind !== 'read' || key === undefined || multiQueryReads.has(key);
-        const begin = { read: 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', bulkRead: 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', write: 'BEGIN ISOLATION LEVEL SERIALIZABLE', one: '', bulk: 'BEGIN' }[kind];
+        const begin = BEGIN[kind];
         let queries = 0;
         let step = unit.next();
         while (!step.done) {

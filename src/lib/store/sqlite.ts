@@ -4,13 +4,13 @@
 // the event loop, so nothing else in the process can interleave with it; writes are BEGIN
 // IMMEDIATE, so processes queue on the write lock instead of deadlocking on a lock upgrade.
 import Database from 'better-sqlite3';
-import { DummyDriver, Kysely, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler, sql, type Compilable } from 'kysely';
+import { SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler, sql, type Compilable } from 'kysely';
+import { compilePrepared, queryBuilder } from './compile.js';
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { sqliteMigrations } from './migrations.js';
-import type { DB } from './schema.js';
 import { StoreOpenError, type SqliteStore } from './store.js';
-import { get, type Build, type Dialect, type Op, type Param, type PreparedQuery, type Unit } from './unit.js';
+import { get, type Build, type Dialect, type Op, type PreparedQuery, type Unit } from './unit.js';
 
 const BUSY_TIMEOUT_MS = 10_000;
 
@@ -40,14 +40,7 @@ export function openSqliteStore(path: string): SqliteStore {
     throw new StoreOpenError(`cannot open the store ${path}: ${(error as Error).message}`);
   }
 
-  const q = new Kysely<DB>({
-    dialect: {
-      createAdapter: () => new SqliteAdapter(),
-      createDriver: () => new DummyDriver(),
-      createIntrospector: (db) => new SqliteIntrospector(db),
-      createQueryCompiler: () => new SqliteQueryCompiler(),
-    },
-  });
+  const q = queryBuilder({ adapter: () => new SqliteAdapter(), introspector: (db) => new SqliteIntrospector(db), compiler: () => new SqliteQueryCompiler() });
 
   const statements = new Map<string, Database.Statement>();
   const prepare = (query: Compilable<unknown>) => {
@@ -66,18 +59,11 @@ export function openSqliteStore(path: string): SqliteStore {
   const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
   let ownWrites = 0;
   const compiledQueries = new Map<string, Compiled>();
-  const PARAM = Symbol('param');
-  type Marker = { [PARAM]: number };
-  const isMarker = (value: unknown): value is Marker => typeof value === 'object' && value !== null && PARAM in value;
 
-  function compilePrepared(query: PreparedQuery<unknown, unknown[]>): Compiled {
-    const compiled = query.build(q, ((index: number) => ({ [PARAM]: index })) as unknown as Param, dialect).compile();
+  function prepareStatements(query: PreparedQuery<unknown, unknown[]>): Compiled {
+    const compiled = compilePrepared(query, q, dialect);
     const statement = sqlite.prepare(compiled.sql);
-    // Each bound value is either an argument (by index) or a constant written into the query.
-    const sources = compiled.parameters.map((value) => (isMarker(value) ? { index: value[PARAM], value: undefined } : { index: -1, value }));
-    // Arguments that stand in order for every bound value are passed as they are (the hot lookups).
-    const direct = sources.every((source, i) => source.index === i);
-    const bind = (args: unknown[]) => (direct && args.length === sources.length ? args : sources.map((source) => (source.index >= 0 ? args[source.index] : source.value)));
+    const { bind } = compiled;
     const run = (args: unknown[]) => statement.run(...bind(args)).changes;
     if (!statement.reader) return { all: () => [], get: () => undefined, run };
     // Rows come as arrays and become objects through a function made for this query's columns:
@@ -116,7 +102,7 @@ export function openSqliteStore(path: string): SqliteStore {
       case 'prepared': {
         let compiled = compiledQueries.get(op.query.key);
         if (!compiled) {
-          compiled = compilePrepared(op.query);
+          compiled = prepareStatements(op.query);
           compiledQueries.set(op.query.key, compiled);
         }
         return compiled[op.mode](op.args);
@@ -167,7 +153,7 @@ export function openSqliteStore(path: string): SqliteStore {
     }
   };
 
-  return {
+  const store: SqliteStore = {
     engine: 'sqlite',
     path,
     location: path,
@@ -196,7 +182,7 @@ export function openSqliteStore(path: string): SqliteStore {
       }
     },
     writeOne<R>(build: Build<R>): R | undefined {
-      return this.write(() => get(build));
+      return store.write(() => get(build));
     },
     bulkWrite<T>(unit: () => Unit<T>): Promise<T> {
       ownWrites++;
@@ -214,32 +200,33 @@ export function openSqliteStore(path: string): SqliteStore {
       if (sqlite.open) sqlite.close();
     },
   };
+  return store;
 
   /** A transaction whose unit may wait between queries: only for a single user of the connection (a copy). */
   async function driveAsync<T>(begin: string, unit: () => Unit<T>): Promise<T> {
-      sqlite.exec(begin);
-      open++;
-      try {
-        const gen = unit();
-        let step = gen.next();
-        while (!step.done) {
-          let value: unknown;
-          try {
-            value = step.value.kind === 'wait' ? await step.value.promise : execute(step.value);
-          } catch (error) {
-            step = gen.throw(error);
-            continue;
-          }
-          step = gen.next(value);
+    sqlite.exec(begin);
+    open++;
+    try {
+      const gen = unit();
+      let step = gen.next();
+      while (!step.done) {
+        let value: unknown;
+        try {
+          value = step.value.kind === 'wait' ? await step.value.promise : execute(step.value);
+        } catch (error) {
+          step = gen.throw(error);
+          continue;
         }
-        sqlite.exec('COMMIT');
-        return step.value;
-      } catch (error) {
-        if (sqlite.inTransaction) sqlite.exec('ROLLBACK');
-        throw error;
-      } finally {
-        open--;
+        step = gen.next(value);
       }
+      sqlite.exec('COMMIT');
+      return step.value;
+    } catch (error) {
+      if (sqlite.inTransaction) sqlite.exec('ROLLBACK');
+      throw error;
+    } finally {
+      open--;
+    }
   }
 }
 

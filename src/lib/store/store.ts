@@ -107,8 +107,6 @@ export function parseLocation(value: string): StoreLocation {
   return { engine: 'sqlite', path: value };
 }
 
-export const isDatabaseUrl = (value: string): boolean => URL_LIKE.test(value);
-
 /** Any text with the password of every URL in it shown as ***. */
 export function redact(text: string): string {
   return text.replace(/([a-z][a-z0-9+.-]*:\/\/[^:/?#@\s]*:)[^@/?#\s]*@/gi, '$1***@').replace(/([?&]password=)[^&\s]*/gi, '$1***');

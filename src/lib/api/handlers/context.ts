@@ -37,7 +37,6 @@ export function withQuery(rc: RequestContext, includes: readonly string[], then:
 }
 
 /** A read that is answered without a query. */
-// eslint-disable-next-line require-yield
 export function* answered(response: ApiResponse): Unit<ApiResponse> {
   return response;
 }
