@@ -7,11 +7,11 @@ import { profiles } from './commands/profiles/index.js';
 import { plans } from './commands/plans/index.js';
 import { store } from './commands/store/index.js';
 import { createDeps, type DepsOverrides } from './lib/command/deps.js';
-import { ApiError, CliError } from './lib/command/errors.js';
+import { ApiError, CliError, UsageError } from './lib/command/errors.js';
 import { redact } from './lib/store/store.js';
 import { addGlobalOptions, readGlobals, type GlobalOptions } from './lib/command/globals.js';
 import { processIO, type IO } from './lib/command/io.js';
-import type { Group, Invoke, Verb } from './lib/command/registry.js';
+import { dryRunRefusal, type Group, type Invoke, type Verb } from './lib/command/registry.js';
 
 declare const BILLING_VERSION: string;
 const VERSION = typeof BILLING_VERSION === 'string' ? BILLING_VERSION : '0.0.0-dev';
@@ -86,6 +86,8 @@ export async function main(argv: string[], io: IO = processIO(), env: NodeJS.Pro
   let globals: GlobalOptions | undefined;
   const invoke: Invoke = async (command, body) => {
     globals = readGlobals(command.optsWithGlobals(), env);
+    const refusal = globals.dryRun ? dryRunRefusal(command) : undefined;
+    if (refusal !== undefined) throw new UsageError(`billing ${command.parent?.name() === 'billing' ? '' : `${command.parent?.name()} `}${command.name()} cannot --dry-run: ${refusal}`);
     globals.color &&= io.stdoutIsTTY || (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '0');
     if (globals.query !== undefined) await (await import('./lib/output/render.js')).checkQuery(globals.query);
     const deps = createDeps(io, globals, env, overrides);

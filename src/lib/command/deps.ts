@@ -4,6 +4,8 @@ import { readConfig } from '../config/file.js';
 import { resolveSettings, type Settings } from '../config/settings.js';
 import type { EmbeddedCore } from '../transport/embedded.js';
 import type { Transport } from '../transport/types.js';
+import type { Prompter } from '../prompts/prompter.js';
+import { inquirerPrompter } from '../prompts/inquirer.js';
 import { UsageError } from './errors.js';
 import type { GlobalOptions } from './globals.js';
 import type { IO } from './io.js';
@@ -15,6 +17,8 @@ export interface Deps {
   settings: Settings;
   /** Whether a person may be asked: a terminal on both ends, no --no-input, no CI. */
   canPrompt: boolean;
+  /** Asks a person; use only when canPrompt (the prompt helpers of ./prompting.ts and ./confirm.ts check it). */
+  prompter: Prompter;
   transport(): Promise<Transport>;
   /** The embedded core itself, for embedded-only commands; a usage error in remote mode. */
   core(commandName: string): Promise<EmbeddedCore>;
@@ -24,6 +28,9 @@ export interface Deps {
 export interface DepsOverrides {
   transport?: Transport;
   core?: EmbeddedCore;
+  prompter?: Prompter;
+  /** Tests: treat the fake terminal as one a person may be asked at. */
+  canPrompt?: boolean;
 }
 
 export function createDeps(io: IO, globals: GlobalOptions, env: NodeJS.ProcessEnv, overrides: DepsOverrides = {}): Deps {
@@ -52,7 +59,8 @@ export function createDeps(io: IO, globals: GlobalOptions, env: NodeJS.ProcessEn
     get settings() {
       return resolved();
     },
-    canPrompt: globals.input && io.stdinIsTTY && io.stdoutIsTTY && !env.CI,
+    canPrompt: globals.input && (overrides.canPrompt ?? (io.stdinIsTTY && io.stdoutIsTTY && !env.CI)),
+    prompter: overrides.prompter ?? inquirerPrompter(),
     async transport() {
       if (!transport) {
         const settings = resolved();

@@ -8,6 +8,8 @@ export interface IO {
   readonly stdoutIsTTY: boolean;
   /** Whether stderr is a terminal (progress bars); absent is no. */
   readonly stderrIsTTY?: boolean;
+  /** The terminal's width when stdout is a terminal; tables fit it. */
+  readonly columns?: number;
   readStdin(): Promise<string>;
 }
 
@@ -23,6 +25,7 @@ export function processIO(): IO {
     stdinIsTTY: Boolean(process.stdin.isTTY),
     stdoutIsTTY: Boolean(process.stdout.isTTY),
     stderrIsTTY: Boolean(process.stderr.isTTY),
+    columns: process.stdout.isTTY ? process.stdout.columns : undefined,
     async readStdin() {
       const chunks: Buffer[] = [];
       for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
@@ -32,7 +35,7 @@ export function processIO(): IO {
 }
 
 /** An IO that records everything, for tests. */
-export function memoryIO(options: { stdin?: string; tty?: boolean } = {}): IO & { stdout: string; stderr: string } {
+export function memoryIO(options: { stdin?: string; tty?: boolean; columns?: number } = {}): IO & { stdout: string; stderr: string } {
   const io = {
     stdout: '',
     stderr: '',
@@ -45,6 +48,7 @@ export function memoryIO(options: { stdin?: string; tty?: boolean } = {}): IO & 
     stdinIsTTY: options.tty ?? false,
     stdoutIsTTY: options.tty ?? false,
     stderrIsTTY: options.tty ?? false,
+    columns: options.columns ?? (options.tty ? 80 : undefined),
     readStdin: async () => options.stdin ?? '',
   };
   return io;

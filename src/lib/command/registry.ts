@@ -25,3 +25,16 @@ export interface Group {
 export function examples(...lines: string[]): string {
   return `\nExamples:\n${lines.map((line) => `  $ ${line}`).join('\n')}\n`;
 }
+
+const refusals = new WeakMap<Command, string>();
+
+/**
+ * Marks a command that changes something but cannot show what it would do: --dry-run is refused
+ * (exit 2, with the reason) before anything runs, never silently ignored.
+ */
+export function refusesDryRun(cmd: Command, reason: string): Command {
+  refusals.set(cmd, reason);
+  return cmd;
+}
+
+export const dryRunRefusal = (cmd: Command): string | undefined => refusals.get(cmd);
