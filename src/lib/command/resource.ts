@@ -50,6 +50,8 @@ export interface ListOptions extends ReadOptions {
   page?: number;
   pageSize?: number;
   all: boolean;
+  /** Finding and ordering: `filter[…]` and `sort` parameters, sent as given (undefined is left out). */
+  find?: Record<string, string | undefined>;
 }
 
 export function addReadOptions(cmd: Command, includes: readonly string[]): Command {
@@ -89,7 +91,7 @@ interface Collection extends Document {
 
 /** Lists a collection: one page, or every page with --all (one document holding all the data). */
 export async function runList(deps: Deps, path: string, type: string, options: ListOptions): Promise<void> {
-  const query = { ...readQuery(options), 'page[number]': options.all ? 1 : options.page, 'page[size]': options.pageSize };
+  const query = { ...readQuery(options), ...options.find, 'page[number]': options.all ? 1 : options.page, 'page[size]': options.pageSize };
   const first = (await send(deps, { method: 'GET', path, query })).body as Collection;
   let document = first;
   if (options.all) {
