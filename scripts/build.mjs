@@ -22,11 +22,10 @@ const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
 const VENDOR_EXPORTS = {
   zod: "require('zod')",
   ibantools: "require('ibantools')",
-  'cli-table3': "require('cli-table3')",
   jmespath: "require('jmespath')",
-  conf: "require('conf').default",
   pg: "require('pg')",
   'pg-connection-string': "require('pg-connection-string')",
+  '@inquirer/prompts': "require('@inquirer/prompts')",
 };
 const VENDOR = Object.keys(VENDOR_EXPORTS);
 const vendorPlugin = {

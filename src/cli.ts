@@ -9,9 +9,10 @@ import { store } from './commands/store/index.js';
 import { createDeps, type DepsOverrides } from './lib/command/deps.js';
 import { ApiError, CliError, UsageError } from './lib/command/errors.js';
 import { redact } from './lib/store/store.js';
+import { safeText } from './lib/output/format.js';
 import { addGlobalOptions, readGlobals, type GlobalOptions } from './lib/command/globals.js';
 import { processIO, type IO } from './lib/command/io.js';
-import { dryRunRefusal, type Group, type Invoke, type Verb } from './lib/command/registry.js';
+import { dryRunRefusal, examples, wrapWords, type Group, type Invoke, type Verb } from './lib/command/registry.js';
 
 declare const BILLING_VERSION: string;
 const VERSION = typeof BILLING_VERSION === 'string' ? BILLING_VERSION : '0.0.0-dev';
@@ -54,25 +55,29 @@ const noInvoke: Invoke = async () => {
  * every one is (the command reference, scripts/docs.ts).
  */
 export async function buildProgram(io: IO, invoke: Invoke = noInvoke, options: { argv?: string[]; all?: boolean } = {}): Promise<Command> {
-  const program = new Command('billing')
+  const width = () => Math.max(40, io.columns ?? 80);
+  const program: Command = new Command('billing')
     .description('Administer a recurring-billing service (SEPA direct debits and cards): on the embedded store, or against a server with --base-url.')
     .version(VERSION, '-V, --version')
     .exitOverride()
-    .configureOutput({ writeOut: io.out, writeErr: io.err })
+    .configureOutput({ writeOut: io.out, writeErr: (text) => io.err(safeText(text)), getOutHelpWidth: width, getErrHelpWidth: width })
     .showSuggestionAfterError(true)
-    .configureHelp({ showGlobalOptions: true })
-    .addHelpText(
-      'after',
-      '\nExamples:\n  $ billing demo\n  $ billing customers list\n  $ billing customers get 42 --json\n  $ billing --base-url https://billing.example.com --api-key KEY customers list\n',
-    );
+    // Long flags (--mandate-authentication-method) leave a narrow column: wrap in it all the same.
+    .configureHelp({ minWidthToWrap: 24 })
+    .addHelpText('after', examples('billing demo', 'billing customers list', 'billing customers get 42 --json', 'billing help customers list', 'billing --base-url https://billing.example.com --api-key KEY customers list'))
+    // The global options are listed once, in `billing --help`; every other help points there.
+    .addHelpText('afterAll', (context: { command: Command }): string => (context.command === program ? '' : `\n${wrapWords(GLOBALS_POINTER, width())}\n`));
   addGlobalOptions(program);
 
   const [first, second] = commandWords(options.argv ?? []);
   for (const group of GROUPS) {
     const groupCommand = program.command(group.name).description(group.summary);
+    if (group.examples) groupCommand.addHelpText('after', examples(...group.examples));
+    // The group's own help (no verb, or not one of its verbs) shows every verb with its arguments.
+    const groupHelp = first === group.name && (second === undefined || !Object.hasOwn(group.verbs, second));
     for (const [name, verb] of Object.entries(group.verbs)) {
       const verbCommand = groupCommand.command(name).description(verb.summary);
-      if (options.all || (first === group.name && second === name)) (await verb.load()).configure(verbCommand, invoke);
+      if (options.all || groupHelp || (first === group.name && second === name)) (await verb.load()).configure(verbCommand, invoke);
     }
   }
   for (const [name, single] of Object.entries(SINGLES)) {
@@ -82,8 +87,56 @@ export async function buildProgram(io: IO, invoke: Invoke = noInvoke, options: {
   return program;
 }
 
+const GLOBALS_POINTER = 'Global options (--json, -o FORMAT, --query, --db, --base-url, --api-key, --profile, --account, --no-input, --dry-run, --yes and more): see billing --help';
+
+/** Verbs people reach for that go by another name here: `accounts get` is `accounts show`. */
+const SYNONYMS: Record<string, string[]> = {
+  show: ['get', 'view', 'info'],
+  get: ['show', 'view'],
+  list: ['ls', 'all'],
+  remove: ['rm', 'delete', 'del'],
+  delete: ['rm', 'remove', 'del'],
+  create: ['new', 'add'],
+  add: ['new', 'create'],
+  update: ['edit', 'set', 'change'],
+};
+
+/** `accounts get`: exit 2, suggesting the verb it probably means. */
+function suggestVerb(argv: string[]): string | undefined {
+  const [first, second] = commandWords(argv);
+  const group = GROUPS.find((g) => g.name === first);
+  if (!group || second === undefined || Object.hasOwn(group.verbs, second)) return undefined;
+  const meant = Object.keys(group.verbs).find((verb) => Object.hasOwn(SYNONYMS, verb) && SYNONYMS[verb].includes(second));
+  return meant && `unknown command 'billing ${group.name} ${second}'; did you mean 'billing ${group.name} ${meant}'? (see billing ${group.name} --help)`;
+}
+
+/**
+ * `billing help customers list` and `billing customers help list` are `billing customers list --help`;
+ * `billing` and `billing customers` alone print their help on stdout (exit 0), as gh does.
+ */
+export function helpArgv(argv: string[]): string[] {
+  const asksHelp = argv.some((t) => t === '-h' || t === '--help' || t === '-V' || t === '--version');
+  // The positions of the first two words that are not options or option values.
+  const positions: number[] = [];
+  for (let i = 0; i < argv.length && positions.length < 3; i++) {
+    if (argv[i] === '--') break;
+    if (argv[i].startsWith('-')) {
+      if (VALUE_OPTIONS.has(argv[i])) i++;
+      continue;
+    }
+    positions.push(i);
+  }
+  const helpAt = positions.slice(0, 2).find((i) => argv[i] === 'help');
+  if (helpAt !== undefined) return [...argv.slice(0, helpAt), ...argv.slice(helpAt + 1), '--help'];
+  if (asksHelp) return argv;
+  if (positions.length === 0) return [...argv, '--help'];
+  if (positions.length === 1 && GROUPS.some((g) => g.name === argv[positions[0]])) return [...argv, '--help'];
+  return argv;
+}
+
 export async function main(argv: string[], io: IO = processIO(), env: NodeJS.ProcessEnv = process.env, overrides: DepsOverrides = {}): Promise<number> {
   let globals: GlobalOptions | undefined;
+  let hint: ((error: unknown) => string | undefined) | undefined;
   const invoke: Invoke = async (command, body) => {
     globals = readGlobals(command.optsWithGlobals(), env);
     const refusal = globals.dryRun ? dryRunRefusal(command) : undefined;
@@ -91,6 +144,7 @@ export async function main(argv: string[], io: IO = processIO(), env: NodeJS.Pro
     globals.color &&= io.stdoutIsTTY || (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '0');
     if (globals.query !== undefined) await (await import('./lib/output/render.js')).checkQuery(globals.query);
     const deps = createDeps(io, globals, env, overrides);
+    hint = (error) => nextStep(error, deps.settings);
     try {
       await body(deps);
     } finally {
@@ -98,13 +152,43 @@ export async function main(argv: string[], io: IO = processIO(), env: NodeJS.Pro
     }
   };
 
+  argv = helpArgv(argv);
+  const suggestion = suggestVerb(argv);
+  if (suggestion) {
+    io.err(`error: ${safeText(suggestion)}\n`);
+    return 2;
+  }
   const program = await buildProgram(io, invoke, { argv });
 
   try {
     await program.parseAsync(argv, { from: 'user' });
     return 0;
   } catch (error) {
-    return report(error, io, globals ?? fallbackGlobals(argv));
+    // Messages can carry data (a name the service echoes, an argument typed): never a control character.
+    const code = report(error, { ...io, err: (text) => io.err(safeText(text)) }, globals ?? fallbackGlobals(argv));
+    const next = globals?.output === 'json' ? undefined : safeHint(hint, error);
+    if (next) io.err(`hint: ${safeText(next)}\n`);
+    return code;
+  }
+}
+
+/** What to do next after a remote refusal or failure, when it is clear. */
+function nextStep(error: unknown, settings: { mode: string; apiKey?: string; baseUrl?: string; profile?: string }): string | undefined {
+  if (settings.mode !== 'remote') return undefined;
+  if (error instanceof ApiError && error.status === 401) {
+    return settings.apiKey
+      ? `${settings.baseUrl} did not accept the API key; check it (--api-key, BILLING_API_KEY${settings.profile ? ` or profile ${settings.profile}` : ''}) or get a new one`
+      : 'no API key was sent: use --api-key, BILLING_API_KEY or `billing profiles add NAME --base-url URL --api-key KEY`';
+  }
+  return undefined;
+}
+
+/** A hint must never turn one error into two (settings that cannot be resolved). */
+function safeHint(hint: ((error: unknown) => string | undefined) | undefined, error: unknown): string | undefined {
+  try {
+    return hint?.(error);
+  } catch {
+    return undefined;
   }
 }
 
@@ -149,7 +233,7 @@ function report(error: unknown, io: IO, globals: Pick<GlobalOptions, 'output' | 
     return error.exitCode;
   }
   // Errors of layers below the command line, by name so that --help never loads their modules.
-  const byName: Record<string, number> = { UnknownAccountError: 2, UnknownProfileError: 2, ConfigFileError: 2, StoreOpenError: 2, StoreUnreachableError: 3, StoreAuthError: 4, ServiceUnreachableError: 3, ProtocolError: 1 };
+  const byName: Record<string, number> = Object.assign(Object.create(null) as Record<string, number>, { UnknownAccountError: 2, UnknownProfileError: 2, ConfigFileError: 2, ConfigLockError: 1, ConflictingSettingsError: 2, UnsendableKeyError: 2, StoreOpenError: 2, StoreMissingError: 2, StoreReadOnlyError: 2, StoreUnreachableError: 3, StoreAuthError: 4, ServiceUnreachableError: 3, ProtocolError: 1 });
   if (error instanceof Error && byName[error.name] !== undefined) {
     io.err(`error: ${redact(error.message)}\n`);
     return byName[error.name];

@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/store.js';
-import { cli } from './harness.js';
+import { cli, JAN } from './harness.js';
 
 describe('errors before anything is sent', () => {
   it('when --query is not a JMESPath expression, exits 2 before creating anything', async () => {
@@ -23,18 +23,18 @@ describe('errors before anything is sent', () => {
     expect(result.stderr).toBe(`error: cannot open the store ${path}: file is not a database\n`);
   });
 
-  it("when the store's folder cannot be made, exits 2 at once with the folder named", async () => {
+  // Only the default location gets its folders made (an explicit --db in a missing folder: test/cli/store-existence.test.ts).
+  it("when the default store's folder cannot be made, a write exits 2 at once with the folder named", async () => {
     const blocker = join(tempDir(), 'a-file');
     writeFileSync(blocker, '');
-    const path = join(blocker, 'sub', 'billing.db');
-    const result = await cli().run(['--db', path, 'customers', 'list'], { real: true });
+    const result = await cli().run(['customers', 'create', ...JAN], { real: true, env: { XDG_DATA_HOME: blocker } });
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(new RegExp(`^error: cannot (make the store's folder ${blocker}/sub|open the store)`));
+    expect(result.stderr).toBe(`error: cannot make the store's folder ${blocker}/billing: ENOTDIR\n`);
   });
 
   it.runIf(process.platform === 'linux')('a folder that can never exist (under /proc) fails at once instead of spinning', async () => {
     const started = Date.now();
-    const result = await cli().run(['--db', '/proc/billing-nope/x.db', 'customers', 'list'], { real: true });
+    const result = await cli().run(['customers', 'create', ...JAN], { real: true, env: { XDG_DATA_HOME: '/proc/billing-nope' } });
     expect(result.code).toBe(2);
     expect(result.stderr).toBe("error: cannot make the store's folder /proc/billing-nope: ENOENT\n");
     expect(Date.now() - started).toBeLessThan(5_000);

@@ -4,6 +4,7 @@
 import { main } from '../../src/cli.js';
 import { memoryIO } from '../../src/lib/command/io.js';
 import type { Transport } from '../../src/lib/transport/types.js';
+import type { Prompter } from '../../src/lib/prompts/prompter.js';
 import { tempDbPath, tempDir, testCore } from '../helpers/store.js';
 
 export interface RunResult {
@@ -18,6 +19,10 @@ export interface RunOptions {
   env?: NodeJS.ProcessEnv;
   /** Run main() without an injected core, so it opens the store itself (--db, --account, BILLING_DB). */
   real?: boolean;
+  /** A person at a terminal answering through this prompter (tty on, prompting allowed). */
+  prompter?: Prompter;
+  /** The terminal's width (with tty). */
+  columns?: number;
 }
 
 export interface Cli {
@@ -36,16 +41,18 @@ export function cli(dbPath: string = tempDbPath()): Cli {
   const self: Cli = {
     dbPath,
     async run(argv, options = {}) {
-      const io = memoryIO({ stdin: options.stdin, tty: options.tty });
+      const tty = options.tty ?? (options.prompter ? true : undefined);
+      const io = memoryIO({ stdin: options.stdin, tty, columns: options.columns });
+      const asking = options.prompter ? { prompter: options.prompter, canPrompt: true } : {};
       // A config directory of its own, so a person's saved profiles and defaults never leak in.
       const env = { BILLING_CONFIG_DIR: configDir, ...options.env };
       let code: number;
       if (options.real) {
-        code = await main(argv, io, env);
+        code = await main(argv, io, env, asking);
       } else {
         const core = await testCore({ dbPath });
         try {
-          code = await main(argv, io, env, { core, transport: core.transport });
+          code = await main(argv, io, env, { core, transport: core.transport, ...asking });
         } finally {
           await core.store.close();
         }

@@ -111,9 +111,9 @@ describe('usage errors exit 2', () => {
     expect(result).toEqual({ code: 2, stdout: '', stderr: 'error: --page must be a whole number of at least 1\n' });
   });
 
-  it('--page-size 0', async () => {
-    const result = await cli().run(['customers', 'list', '--page-size', '0']);
-    expect(result).toEqual({ code: 2, stdout: '', stderr: 'error: --page-size must be a whole number of at least 1\n' });
+  it.each(['0', '101', '1000'])('--page-size %s, beyond what the service serves', async (size) => {
+    const result = await cli().run(['customers', 'list', '--page-size', size]);
+    expect(result).toEqual({ code: 2, stdout: '', stderr: 'error: --page-size must be a whole number from 1 to 100\n' });
   });
 
   it('--fields without TYPE=', async () => {

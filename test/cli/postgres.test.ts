@@ -115,7 +115,7 @@ describe('the PostgreSQL engine through the CLI (a server that checks passwords)
       expect((await cli(['--db', url, 'accounts', 'update', 'default', '--time-zone', 'Asia/Tokyo'])).code).toBe(0);
       const after = await get();
       expect((await after.json()).data.attributes.created_at).toMatch(/\+09:00$/);
-      expect((await cli(['--db', url, 'accounts', 'rotate-key', 'default'])).code).toBe(0);
+      expect((await cli(['--db', url, 'accounts', 'rotate-key', 'default', '--yes'])).code).toBe(0); // it has a key now: --yes
       expect((await get()).status).toBe(401);
       const admin = new pg.Client({ connectionString: server.url() });
       await admin.connect();

@@ -49,8 +49,16 @@ async function expectHit(origin: string, key: string, argv: string[], env: NodeJ
   scope.done();
 }
 
-/** No base URL or key in the environment: only what a test sets. */
-const bareEnv = () => remoteEnv({ BILLING_BASE_URL: undefined, BILLING_API_KEY: undefined });
+/**
+ * No base URL, key or store in the environment: only what a test sets (BILLING_DB would outrank a
+ * profile's base URL). The default store would be in the test's own folder, never the user's.
+ */
+const bareEnv = () => {
+  const env = remoteEnv({ BILLING_BASE_URL: undefined, BILLING_API_KEY: undefined });
+  env.XDG_DATA_HOME = join(env.BILLING_DB!, '..', 'data');
+  delete env.BILLING_DB;
+  return env;
+};
 
 async function ok(argv: string[], env: NodeJS.ProcessEnv): Promise<RunResult> {
   const r = await cli(argv, env);
@@ -79,11 +87,14 @@ describe('precedence: flag > environment > profile > config default', () => {
 
     // Each setting on its own: a flag's base URL with the environment's key, and so on.
     await expectHit('https://flag.test', KEY_ENV, [...GET, '--base-url', 'https://flag.test'], withEnv);
-    await expectHit('https://env.test', KEY_PROFILE, GET, { ...env, BILLING_BASE_URL: 'https://env.test' });
     await expectHit('https://profile.test', KEY_ENV, GET, { ...env, BILLING_API_KEY: KEY_ENV });
+    // But a profile's key goes only to the profile's base URL (test/cli/keys.test.ts has the rest).
+    const elsewhere = await cli(GET, { ...env, BILLING_BASE_URL: 'https://env.test' });
+    expect(elsewhere.code).toBe(2);
+    expect(elsewhere.stderr).toBe('error: the API key of profile p is only sent to https://profile.test; give --api-key or BILLING_API_KEY for https://env.test (from BILLING_BASE_URL)\n');
 
     // Without the profile, the config defaults again.
-    await ok(['profiles', 'remove', 'p'], env);
+    await ok(['profiles', 'remove', 'p', '--yes'], env);
     await expectHit('https://default.test', KEY_DEFAULT, GET, env);
   });
 
@@ -157,10 +168,10 @@ describe('profiles', () => {
     expect(used.stderr).toBe('using profile prod\n');
     expect(JSON.parse((await ok(['profiles', 'list', '--json'], env)).stdout)[0].current).toBe(true);
     const table = await ok(['profiles', 'list'], env);
-    expect(table.stdout).toMatch(/│ prod +│ https:\/\/prod\.test +│ \(set, hidden\) +│ +│ yes +│/);
+    expect(table.stdout).toMatch(/^prod\thttps:\/\/prod\.test\t\(set, hidden\)\t\tyes$/m);
     await expectHit('https://prod.test', KEY_PROFILE, GET, env); // the current profile, unnamed
 
-    const removed = await ok(['profiles', 'remove', 'prod'], env);
+    const removed = await ok(['profiles', 'remove', 'prod', '--yes'], env);
     expect(removed.stderr).toBe('removed profile prod\n');
     expect(JSON.parse((await ok(['profiles', 'list', '--json'], env)).stdout)).toEqual([]);
     const file = JSON.parse(readFileSync(configPath(env), 'utf8'));
@@ -274,7 +285,7 @@ describe('API keys are never printed', () => {
     expect(r.code).toBe(0);
     scope.done();
     expect(r.stderr).toMatch(/^> GET \/customers\/1\n< 200 \(\d+ ms\)\n< \{"links"/);
-    expect(r.stdout).toMatch(/│ id +│ 1 +│/);
+    expect(r.stdout).toMatch(/^id\t1$/m);
   });
 
   it('--verbose with the key from a flag, from a profile, on a write and on a 401', async () => {

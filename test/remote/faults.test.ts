@@ -306,7 +306,10 @@ describe('authentication', () => {
     const r = await run(['customers', 'get', '1'], remoteEnv({ BILLING_API_KEY: undefined }));
     expect(r.code).toBe(4);
     scope.done();
-    expect(r.stderr).toBe('error: authentication failed: Unauthorized: The API key is missing or unknown\n');
+    expect(r.stderr).toBe(
+      'error: authentication failed: Unauthorized: The API key is missing or unknown\n' +
+        'hint: no API key was sent: use --api-key, BILLING_API_KEY or `billing profiles add NAME --base-url URL --api-key KEY`\n',
+    );
   });
 
   it('a wrong key: 401 exits 4, not retried; --json prints the error document', async () => {
@@ -321,6 +324,7 @@ describe('authentication', () => {
     const r = await run(['customers', 'get', '1', '--api-key', 'k_wrong'], remoteEnv());
     expect(r.code).toBe(4);
     expect(r.stderr).toMatch(/^error: authentication failed: /);
+    expect(r.stderr).toContain(`hint: ${BASE} did not accept the API key; check it (--api-key, BILLING_API_KEY) or get a new one\n`);
     const json = await run(['customers', 'get', '1', '--api-key', 'k_wrong', '--json'], remoteEnv());
     expect(json.code).toBe(4);
     expect(JSON.parse(json.stdout)).toEqual(unauthorized);
@@ -359,7 +363,8 @@ describe('error documents', () => {
       .reply(400, { errors: [{ status: '400', title: 'Invalid Parameter', detail: 'must be 1 to 100', source: { parameter: 'page[size]' } }] }, JSON_HEADERS)
       .get('/customers/1')
       .reply(400, { errors: [{ status: '400', title: 'Invalid Document', detail: 'data is missing', source: { pointer: '/data' } }] }, JSON_HEADERS);
-    const parameter = await run(['customers', 'list', '--page-size', '500'], remoteEnv());
+    // Through `api`: `customers list --page-size 500` is refused before anything is sent.
+    const parameter = await run(['api', 'GET', '/customers?page[size]=500'], remoteEnv());
     expect(parameter.code).toBe(1);
     expect(parameter.stderr).toBe('error: page[size]: must be 1 to 100\n');
     const document = await run(['api', 'GET', '/customers/1'], remoteEnv());

@@ -220,7 +220,8 @@ describe('billing serve on PostgreSQL: two instances, one database', () => {
     // Both instances have just answered with this key: anything they kept of it is warm.
     const path = `/customers/${created[0].id}`;
     for (const instance of [a, b]) expect((await call(instance, 'GET', path, key)).status).toBe(200);
-    const rotated = await runCli(['--db', db, 'accounts', 'rotate-key', 'default', '--json'], { env: { BILLING_CONFIG_DIR: configDir } });
+    // The account has a key: replacing it needs --yes without a terminal.
+    const rotated = await runCli(['--db', db, 'accounts', 'rotate-key', 'default', '--json', '--yes'], { env: { BILLING_CONFIG_DIR: configDir } });
     expect(rotated.code, rotated.stderr).toBe(0);
     const fresh: string = JSON.parse(rotated.stdout).api_key;
     expect(fresh).not.toBe(key);

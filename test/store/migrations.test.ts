@@ -20,7 +20,7 @@ const pragmas = (path: string) => {
     return {
       userVersion: db.pragma('user_version', { simple: true }) as number,
       journalMode: db.pragma('journal_mode', { simple: true }) as string,
-      tables: (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[]).map((t) => t.name),
+      tables: (db.prepare("SELECT name FROM pragma_table_list WHERE schema = 'main' AND type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[]).map((t) => t.name),
     };
   } finally {
     db.close();
@@ -47,7 +47,7 @@ async function schemaOf(engine: 'sqlite' | 'postgres', location: string): Promis
   if (engine === 'sqlite') {
     const db = new Database(location, { readonly: true });
     try {
-      for (const { name } of db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[]) {
+      for (const { name } of db.prepare("SELECT name FROM pragma_table_list WHERE schema = 'main' AND type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[]) {
         schema[name] = (db.pragma(`table_info(${name})`) as { name: string }[]).map((c) => c.name);
       }
     } finally {

@@ -3,6 +3,12 @@ import type { Group } from '../../lib/command/registry.js';
 export const accounts: Group = {
   name: 'accounts',
   summary: 'accounts of the embedded store, their settings and API keys (embedded only)',
+  examples: [
+    'billing accounts list',
+    'billing accounts create acme --json',
+    'billing accounts update acme --invoice-prefix ACME-',
+    'billing accounts rotate-key acme --yes',
+  ],
   verbs: {
     list: { summary: 'list accounts', load: () => import('./list.js') },
     show: { summary: "show an account's settings", load: () => import('./show.js') },

@@ -12,8 +12,8 @@ export function configure(cmd: Command, invoke: Invoke): void {
       await core.account(); // the default account exists from first use on
       const rows = (await listAccounts(core.store)).map((a) => ({ name: a.name, invoice_prefix: a.invoice_prefix, time_zone: a.time_zone, default: a.is_default === 1 }));
       await renderPlain(rows, deps.globals, deps.io, async () => {
-        const { listTable } = await import('../../lib/output/table.js');
-        return listTable(rows.map(({ name, ...attributes }) => ({ type: 'account', id: name, attributes })), 'account', deps.globals.color);
+        const { listTable, viewOf } = await import('../../lib/output/table.js');
+        return listTable(rows.map(({ name, ...attributes }) => ({ type: 'account', id: name, attributes })), 'account', viewOf(deps.globals, deps.io));
       });
     }),
   );

@@ -2,13 +2,24 @@
 import type { Command } from 'commander';
 import type { Account } from '../../lib/core/context.js';
 import type { Result } from '../../lib/core/result.js';
-import type { Deps } from '../../lib/command/deps.js';
+import { embeddedOnly, type Deps } from '../../lib/command/deps.js';
 import { ApiError } from '../../lib/command/errors.js';
 import { renderPlain } from '../../lib/output/render.js';
+import { redact } from '../../lib/store/store.js';
 import type { EmbeddedCore } from '../../lib/transport/embedded.js';
 
+/** The core; `accounts list` and `accounts show` only read (the store must exist), the others may create it. */
 export async function accountCore(deps: Deps, verb: string): Promise<EmbeddedCore> {
   return deps.core(`accounts ${verb}`);
+}
+
+/**
+ * --dry-run: what the verb would change, as one JSON document on stdout, never a key. Nothing is
+ * opened (a missing store is not made), but remote mode is refused as in a real run.
+ */
+export function printDryRun(deps: Deps, verb: string, would: string, details: Record<string, unknown> = {}): void {
+  if (deps.settings.mode === 'remote') throw embeddedOnly(`accounts ${verb}`, deps.settings.baseUrl);
+  deps.io.out(`${JSON.stringify({ dry_run: true, would, ...details, store: redact(deps.settings.dbPath) }, null, 2)}\n`);
 }
 
 /** A refusal of the core, reported like the service's refusals (exit 1, error document with --json). */
@@ -30,9 +41,9 @@ export const settingsOf = (account: Account) => ({
 /** Prints one object in the chosen format; as a table, a field/value table. */
 export async function printObject(deps: Deps, value: Record<string, unknown>): Promise<void> {
   await renderPlain(value, deps.globals, deps.io, async () => {
-    const { resourceTable } = await import('../../lib/output/table.js');
+    const { resourceTable, viewOf } = await import('../../lib/output/table.js');
     const { name, ...rest } = value;
-    return resourceTable({ type: 'account', id: String(name), attributes: rest }, deps.globals.color, 'name');
+    return resourceTable({ type: 'account', id: String(name), attributes: rest }, viewOf(deps.globals, deps.io), 'name');
   });
 }
 

@@ -3,7 +3,7 @@ import { updateAccount } from '../../lib/core/accounts.js';
 import { UsageError } from '../../lib/command/errors.js';
 import type { Invoke } from '../../lib/command/registry.js';
 import { examples } from '../../lib/command/registry.js';
-import { accountCore, printObject, settingsFrom, settingsOf, settingsOptions, unwrap } from './shared.js';
+import { accountCore, printDryRun, printObject, settingsFrom, settingsOf, settingsOptions, unwrap } from './shared.js';
 
 export function configure(cmd: Command, invoke: Invoke): void {
   settingsOptions(cmd.argument('<name>', 'account name'))
@@ -12,6 +12,7 @@ export function configure(cmd: Command, invoke: Invoke): void {
       invoke(command, async (deps) => {
         const settings = settingsFrom(opts);
         if (Object.keys(settings).length === 0) throw new UsageError('nothing to change: give --invoice-prefix and/or --time-zone');
+        if (deps.globals.dryRun) return printDryRun(deps, 'update', `update account ${name}`, { changes: settings });
         const core = await accountCore(deps, 'update');
         await printObject(deps, settingsOf(await unwrap(updateAccount(core.store, core.clock, name, settings), { name, ...settings })));
       }),

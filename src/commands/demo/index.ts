@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { composeIBAN } from 'ibantools';
 import type { Deps } from '../../lib/command/deps.js';
 import type { Invoke } from '../../lib/command/registry.js';
-import { examples } from '../../lib/command/registry.js';
+import { examples, refusesDryRun } from '../../lib/command/registry.js';
 import { runList, send } from '../../lib/command/resource.js';
 import { createPlan } from '../../lib/core/plan-writes.js';
 
@@ -71,7 +71,7 @@ export async function run(deps: Deps): Promise<void> {
 }
 
 export function configure(cmd: Command, invoke: Invoke): void {
-  cmd
+  refusesDryRun(cmd, 'it writes a whole sample; try it on a throwaway store instead: billing --db /tmp/try.db demo')
     .addHelpText('after', examples('billing demo', 'billing --db /tmp/try.db demo', 'billing demo --json'))
     .action((_opts: unknown, command: Command) => invoke(command, run));
 }

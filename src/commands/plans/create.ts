@@ -4,7 +4,8 @@ import type { Command } from 'commander';
 import { planCreateShape } from '../../lib/schemas/plan.js';
 import type { Deps } from '../../lib/command/deps.js';
 import { ApiError } from '../../lib/command/errors.js';
-import { addAttributeFlags, collectAttributes, requireAll } from '../../lib/command/flags.js';
+import { addAttributeFlags, collectAttributes } from '../../lib/command/flags.js';
+import { askMissing } from '../../lib/command/prompting.js';
 import type { Invoke } from '../../lib/command/registry.js';
 import { examples } from '../../lib/command/registry.js';
 import { runGet } from '../../lib/command/resource.js';
@@ -12,7 +13,7 @@ import { PLAN } from './index.js';
 
 export async function run(attributes: Record<string, unknown>, deps: Deps): Promise<void> {
   const core = await deps.core('plans create');
-  requireAll(planCreateShape, attributes);
+  await askMissing(deps, planCreateShape, attributes);
   if (deps.globals.dryRun) {
     deps.io.out(`${JSON.stringify({ create: PLAN.type, attributes }, null, 2)}\n`);
     return;

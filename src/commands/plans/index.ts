@@ -3,6 +3,11 @@ import type { Group } from '../../lib/command/registry.js';
 export const plans: Group = {
   name: 'plans',
   summary: 'subscription plans: what is collected, how much and how often',
+  examples: [
+    'billing plans list',
+    'billing plans get 3 --json',
+    'billing plans create --name "Monthly membership" --amount 12,50',
+  ],
   verbs: {
     list: { summary: 'list subscription plans', load: () => import('./list.js') },
     get: { summary: 'show one plan', load: () => import('./get.js') },

@@ -1,6 +1,12 @@
-// billing profiles list|add|use|remove. Keys live only in the config file (mode 0600), never in output.
+// billing profiles list|add|use|remove. Keys live only in the config file (mode 0600), never in
+// output. Every change is one locked read-modify-write of the file (see lib/config/file.ts); the
+// existence checks are made again inside it, so a profile another process changed meanwhile is
+// never overwritten unasked.
 import type { Command } from 'commander';
-import { configPath, readConfig, updateConfig } from '../../lib/config/file.js';
+import { configPath, emptyRecord, own, readConfig, updateConfig, type ConfigFile, type ProfileEntry } from '../../lib/config/file.js';
+import { isSendableKey, unsendableKey } from '../../lib/config/settings.js';
+import { confirmAction, DeclinedError } from '../../lib/command/confirm.js';
+import type { Deps } from '../../lib/command/deps.js';
 import { UsageError } from '../../lib/command/errors.js';
 import type { Invoke, VerbModule } from '../../lib/command/registry.js';
 import { examples } from '../../lib/command/registry.js';
@@ -13,22 +19,35 @@ function checkName(name: string): string {
   return name;
 }
 
-function requireProfile(env: NodeJS.ProcessEnv, name: string): void {
-  if (!readConfig(env).profiles?.[name]) throw new UsageError(`no profile named "${name}" (see: billing profiles list)`);
+const noProfile = (name: string) => new UsageError(`no profile named "${name}" (see: billing profiles list)`);
+
+/** The profile of that name in the file, never one of Object's own properties ("constructor"). */
+const profileOf = (config: ConfigFile, name: string): ProfileEntry | undefined => own(config.profiles, name);
+
+function requireProfile(env: NodeJS.ProcessEnv, name: string): ProfileEntry {
+  const profile = profileOf(readConfig(env), name);
+  if (!profile) throw noProfile(name);
+  return profile;
 }
+
+/** A profile as people see it: keys hidden, database passwords as ***. */
+const shownProfile = (name: string, p: ProfileEntry, current: boolean) => ({
+  name,
+  base_url: p.base_url === undefined ? null : redact(p.base_url),
+  api_key: p.api_key ? '(set, hidden)' : null,
+  db: p.db === undefined ? null : redact(p.db),
+  current,
+});
+
+/** --dry-run: what would change, as one JSON document on stdout; nothing is written. */
+const printDryRun = (deps: Deps, document: Record<string, unknown>): void => deps.io.out(`${JSON.stringify({ dry_run: true, ...document }, null, 2)}\n`);
 
 export const list: VerbModule = {
   configure(cmd: Command, invoke: Invoke) {
     cmd.addHelpText('after', examples('billing profiles list', 'billing profiles list --json')).action((_o: unknown, command: Command) =>
       invoke(command, async (deps) => {
         const config = readConfig(deps.env);
-        const rows = Object.entries(config.profiles ?? {}).map(([name, p]) => ({
-          name,
-          base_url: p.base_url === undefined ? null : redact(p.base_url),
-          api_key: p.api_key ? '(set, hidden)' : null,
-          db: p.db === undefined ? null : redact(p.db),
-          current: config.current_profile === name,
-        }));
+        const rows = Object.entries(config.profiles ?? {}).map(([name, p]) => shownProfile(name, p, config.current_profile === name));
         if (deps.globals.output === 'json') {
           deps.io.out(`${JSON.stringify(rows, null, 2)}\n`);
           return;
@@ -37,8 +56,8 @@ export const list: VerbModule = {
           deps.io.err('no profiles (add one: billing profiles add NAME --base-url URL --api-key KEY)\n');
           return;
         }
-        const { listTable } = await import('../../lib/output/table.js');
-        deps.io.out(listTable(rows.map(({ name, ...attributes }) => ({ type: 'profile', id: name, attributes })), 'profile', deps.globals.color));
+        const { listTable, viewOf } = await import('../../lib/output/table.js');
+        deps.io.out(await listTable(rows.map(({ name, ...attributes }) => ({ type: 'profile', id: name, attributes })), 'profile', viewOf(deps.globals, deps.io)));
       }),
     );
   },
@@ -49,27 +68,54 @@ export const add: VerbModule = {
     cmd
       .argument('<name>', 'profile name')
       .option('--base-url <url>', 'the service (remote mode)')
-      .option('--api-key <key>', 'its API key (stored in the config file, mode 0600)')
+      .option('--api-key <key>', 'its API key (stored in the config file, mode 0600; sent only to this base URL)')
       .option('--db <path|url>', 'an embedded store instead: a SQLite file or a postgres:// URL')
       .option('--use', 'also make it the current profile')
-      .addHelpText('after', examples('billing profiles add prod --base-url https://api.example.com --api-key "$KEY" --use', 'billing profiles add test --db ~/billing/test.db', 'billing profiles add shared --db postgres://billing:secret@db.example.com/billing'))
+      .option('--force', 'replace a profile of the same name without asking')
+      .addHelpText('after', examples('billing profiles add prod --base-url https://api.example.com --api-key "$KEY" --use', 'billing profiles add test --db ~/billing/test.db', 'billing profiles add shared --db postgres://billing:secret@db.example.com/billing', 'billing profiles add prod --base-url https://api2.example.com --api-key "$KEY" --force'))
       .action((name: string, _o: unknown, command: Command) =>
         invoke(command, async (deps) => {
           checkName(name);
           // --base-url, --api-key and --db are also global options; read them from either level.
-          const opts = command.optsWithGlobals() as { baseUrl?: string; apiKey?: string; db?: string; use?: boolean };
+          const opts = command.optsWithGlobals() as { baseUrl?: string; apiKey?: string; db?: string; use?: boolean; force?: boolean };
           if (!opts.baseUrl && !opts.db) throw new UsageError('give --base-url URL (remote) or --db PATH|URL (embedded)');
+          if (opts.baseUrl && opts.db) throw new UsageError('a profile is remote (--base-url) or embedded (--db), not both: give one of them');
           if (opts.db) parseLocation(opts.db);
           if (opts.baseUrl && !/^https?:\/\/[^/]+/i.test(opts.baseUrl)) throw new UsageError('--base-url must be an absolute http(s) URL');
+          if (opts.apiKey) {
+            if (!opts.baseUrl) throw new UsageError('--api-key goes with --base-url: the key of an embedded profile would never be sent');
+            if (!isSendableKey(opts.apiKey)) throw new UsageError(unsendableKey('from --api-key'));
+          }
+          const entry: ProfileEntry = opts.baseUrl ? { base_url: opts.baseUrl.replace(/\/+$/, ''), ...(opts.apiKey ? { api_key: opts.apiKey } : {}) } : { db: opts.db };
+          const existing = profileOf(readConfig(deps.env), name);
+          if (deps.globals.dryRun) {
+            printDryRun(deps, { would: `${existing ? 'replace' : 'add'} profile ${name}`, profile: shownProfile(name, entry, Boolean(opts.use)) });
+            return;
+          }
+          const replace = existing !== undefined && (await confirmReplace(deps, name, existing, Boolean(opts.force)));
           await updateConfig(deps.env, (config) => {
-            config.profiles = { ...config.profiles, [name]: { base_url: opts.baseUrl, api_key: opts.apiKey, db: opts.db } };
+            const profiles = (config.profiles ??= emptyRecord());
+            // Made by another process since the question (or its absence): not replaced unasked.
+            if (Object.hasOwn(profiles, name) && !replace) throw exists(name);
+            profiles[name] = entry;
             if (opts.use) config.current_profile = name;
           });
-          if (!deps.globals.quiet) deps.io.err(`saved profile ${name}${opts.use ? ' (now current)' : ''} in ${configPath(deps.env)}\n`);
+          if (!deps.globals.quiet) deps.io.err(`${replace ? 'replaced' : 'saved'} profile ${name}${opts.use ? ' (now current)' : ''} in ${configPath(deps.env)}\n`);
         }),
       );
   },
 };
+
+const exists = (name: string) => new UsageError(`a profile named "${name}" exists already: add --force to replace it`);
+
+/** Replacing a profile: --force (or --yes) says so; on a terminal a person is asked; otherwise exit 2. */
+async function confirmReplace(deps: Deps, name: string, existing: ProfileEntry, force: boolean): Promise<boolean> {
+  if (force || deps.globals.yes) return true;
+  if (!deps.canPrompt) throw exists(name);
+  const what = existing.base_url === undefined ? (existing.db === undefined ? '' : ` (${redact(existing.db)})`) : ` (${redact(existing.base_url)}${existing.api_key ? ', with an API key' : ''})`;
+  if (!(await deps.prompter.confirm({ message: `Profile ${name}${what} exists already. Replace it?`, default: false }))) throw new DeclinedError(`replace profile ${name}`);
+  return true;
+}
 
 export const use: VerbModule = {
   configure(cmd: Command, invoke: Invoke) {
@@ -79,7 +125,12 @@ export const use: VerbModule = {
       .action((name: string, _o: unknown, command: Command) =>
         invoke(command, async (deps) => {
           requireProfile(deps.env, name);
+          if (deps.globals.dryRun) {
+            printDryRun(deps, { would: `make profile ${name} the current profile`, current_profile: name });
+            return;
+          }
           await updateConfig(deps.env, (config) => {
+            if (!profileOf(config, name)) throw noProfile(name); // removed meanwhile
             config.current_profile = name;
           });
           if (!deps.globals.quiet) deps.io.err(`using profile ${name}\n`);
@@ -92,11 +143,18 @@ export const remove: VerbModule = {
   configure(cmd: Command, invoke: Invoke) {
     cmd
       .argument('<name>', 'profile name')
-      .addHelpText('after', examples('billing profiles remove old'))
+      .addHelpText('after', examples('billing profiles remove old', 'billing profiles remove old --yes   # without asking (scripts)'))
       .action((name: string, _o: unknown, command: Command) =>
         invoke(command, async (deps) => {
-          requireProfile(deps.env, name);
+          const profile = requireProfile(deps.env, name);
+          if (deps.globals.dryRun) {
+            printDryRun(deps, { would: `remove profile ${name}`, profile: shownProfile(name, profile, readConfig(deps.env).current_profile === name) });
+            return;
+          }
+          const where = profile.base_url === undefined ? (profile.db === undefined ? '' : ` (${redact(profile.db)})`) : ` (${redact(profile.base_url)})`;
+          await confirmAction(deps, `remove profile ${name}`, `Remove profile ${name}${where}${profile.api_key ? ' and its saved API key' : ''}? This cannot be undone.`);
           await updateConfig(deps.env, (config) => {
+            if (!profileOf(config, name)) throw noProfile(name); // removed meanwhile
             delete config.profiles![name];
             if (config.current_profile === name) delete config.current_profile;
           });

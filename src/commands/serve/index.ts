@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import type { Deps } from '../../lib/command/deps.js';
 import { UsageError } from '../../lib/command/errors.js';
 import type { Invoke } from '../../lib/command/registry.js';
-import { examples } from '../../lib/command/registry.js';
+import { examples, prose, refusesDryRun } from '../../lib/command/registry.js';
 
 export interface ServeOptions {
   host: string;
@@ -105,15 +105,13 @@ export async function run(options: ServeOptions, deps: Deps, signals: SignalSour
 }
 
 export function configure(cmd: Command, invoke: Invoke): void {
-  cmd
+  refusesDryRun(cmd, 'a server answers requests as they come; there is nothing to show in advance')
     .option('--port <port>', `port to listen on, 0 for a free one (default ${DEFAULT_PORT})`)
     .option('--host <host>', `address to listen on (default ${DEFAULT_HOST})`)
     .option('--public-url <url>', 'base URL of links in documents, as clients reach this server (default http://HOST:PORT)')
     .option('--allow-private-webhooks', 'allow webhook URLs on loopback and private networks')
-    .addHelpText(
-      'after',
-      `\nServes the embedded store (--db, BILLING_DB) over HTTP. Every request needs an account's API key in\nX-Authorization (see: billing accounts create, billing accounts rotate-key). Stops on Ctrl-C or SIGTERM,\nafter finishing requests in progress.\n${examples('billing serve', 'billing serve --port 0', 'billing serve --host 0.0.0.0 --port 8080 --public-url https://billing.example.com')}`,
-    )
+    .addHelpText('after', prose("Serves the embedded store (--db, BILLING_DB) over HTTP. Every request needs an account's API key in X-Authorization (see: billing accounts create, billing accounts rotate-key). Stops on Ctrl-C or SIGTERM, after finishing requests in progress."))
+    .addHelpText('after', examples('billing serve', 'billing serve --port 0', 'billing serve --host 0.0.0.0 --port 8080 --public-url https://billing.example.com'))
     .action((flags: ServeFlags, command: Command) =>
       invoke(command, async (deps) => {
         await run(parseServeOptions(flags), deps);

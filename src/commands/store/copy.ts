@@ -5,7 +5,7 @@ import type { Deps } from '../../lib/command/deps.js';
 import { CliError, UsageError } from '../../lib/command/errors.js';
 import type { IO } from '../../lib/command/io.js';
 import type { Invoke } from '../../lib/command/registry.js';
-import { examples } from '../../lib/command/registry.js';
+import { examples, prose } from '../../lib/command/registry.js';
 import { renderPlain } from '../../lib/output/render.js';
 import type { CopyProgress, CopyResult } from '../../lib/store/copy.js';
 import { redact } from '../../lib/store/store.js';
@@ -57,8 +57,8 @@ const total = (result: CopyResult): number => Object.values(result.rows).reduce(
 
 async function print(deps: Deps, result: CopyResult): Promise<void> {
   await renderPlain({ ...result }, deps.globals, deps.io, async () => {
-    const { resourceTable } = await import('../../lib/output/table.js');
-    return resourceTable({ type: 'copy', id: result.from, attributes: { to: result.to, ...result.rows } }, deps.globals.color, 'from');
+    const { resourceTable, viewOf } = await import('../../lib/output/table.js');
+    return resourceTable({ type: 'copy', id: result.from, attributes: { to: result.to, ...result.rows } }, viewOf(deps.globals, deps.io), 'from');
   });
 }
 
@@ -91,11 +91,17 @@ export function configure(cmd: Command, invoke: Invoke): void {
     .requiredOption('--to <path|url>', 'the store to copy into: a SQLite file (made if missing) or a postgres:// URL; it must be empty')
     .addHelpText(
       'after',
-      `\nCopies every table of the store (--db, BILLING_DB) into an empty store of either engine, keeping the ids,\nin one transaction: a failure leaves the target empty, and a target with any row is refused (exit 2). The\ntarget is migrated on open like every store. The source is read in one snapshot; on SQLite its writers wait\nuntil the copy ends. --dry-run shows what would be copied and opens nothing at the target.\n${examples(
+      prose(
+        'Copies every table of the store (--db, BILLING_DB) into an empty store of either engine, keeping the ids, in one transaction: a failure leaves the target empty, and a target with any row is refused (exit 2). The target is migrated on open like every store. The source is read in one snapshot; on SQLite its writers wait until the copy ends. --dry-run shows what would be copied and opens nothing at the target.',
+      ),
+    )
+    .addHelpText(
+      'after',
+      examples(
         'billing store copy --to ./billing-copy.db',
         'billing --db ./billing.db store copy --to postgres://billing:secret@db.example.com/billing',
         'billing --db postgres://billing@db.example.com/billing store copy --to ./local.db --json',
-      )}`,
+      ),
     )
     .action((opts: { to: string }, command: Command) => invoke(command, (deps) => run(deps, opts.to)));
 }

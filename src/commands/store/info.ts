@@ -11,9 +11,9 @@ export async function run(deps: Deps): Promise<void> {
   // Reads only: no default account is made on an empty store.
   const info = await storeInfo(core.store);
   await renderPlain({ ...info }, deps.globals, deps.io, async () => {
-    const { resourceTable } = await import('../../lib/output/table.js');
+    const { resourceTable, viewOf } = await import('../../lib/output/table.js');
     const { engine, counts, ...rest } = info;
-    return resourceTable({ type: 'store', id: engine, attributes: { ...rest, ...counts } }, deps.globals.color, 'engine');
+    return resourceTable({ type: 'store', id: engine, attributes: { ...rest, ...counts } }, viewOf(deps.globals, deps.io), 'engine');
   });
 }
 

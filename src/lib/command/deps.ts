@@ -19,8 +19,16 @@ export interface Deps {
   canPrompt: boolean;
   /** Asks a person; use only when canPrompt (the prompt helpers of ./prompting.ts and ./confirm.ts check it). */
   prompter: Prompter;
+  /**
+   * The transport of the mode. Embedded, the store is opened at the first request, and its method
+   * decides what may be made: a GET needs an existing store (StoreMissingError otherwise), any
+   * other request may create it.
+   */
   transport(): Promise<Transport>;
-  /** The embedded core itself, for embedded-only commands; a usage error in remote mode. */
+  /**
+   * The embedded core itself, for embedded-only commands; a usage error in remote mode. The
+   * commands of READING need an existing store; every other one may create it.
+   */
   core(commandName: string): Promise<EmbeddedCore>;
   close(): Promise<void>;
 }
@@ -33,6 +41,13 @@ export interface DepsOverrides {
   canPrompt?: boolean;
 }
 
+/** Embedded-only commands that only read: they find the store or stop (exit 2), and make nothing. */
+const READING = new Set(['accounts list', 'accounts show', 'store info', 'store copy']);
+
+/** The usage error of an embedded-only command in remote mode. */
+export const embeddedOnly = (commandName: string, baseUrl: string | undefined): UsageError =>
+  new UsageError(`${commandName} works only on the embedded store; it cannot run against ${baseUrl} (drop --base-url / BILLING_BASE_URL)`);
+
 export function createDeps(io: IO, globals: GlobalOptions, env: NodeJS.ProcessEnv, overrides: DepsOverrides = {}): Deps {
   // Resolved on first use: `profiles add` and `config set` must work even when the profile in use
   // does not exist yet.
@@ -41,13 +56,16 @@ export function createDeps(io: IO, globals: GlobalOptions, env: NodeJS.ProcessEn
   let core: EmbeddedCore | undefined = overrides.core;
   let transport: Transport | undefined = overrides.transport;
 
-  const openCore = async () => {
+  /** The first opening decides: a command that writes may make the store (its folders too, at the default location only). */
+  const openCore = async (write: boolean) => {
     if (!core) {
       const { openCore } = await import('../transport/embedded.js');
       // With --verbose, a failure inside the core shows its stack; the answer is a 500 either way.
       const { redact } = await import('../store/store.js');
       const onError = globals.verbose ? (error: unknown) => io.err(`${redact(error instanceof Error ? (error.stack ?? error.message) : String(error))}\n`) : undefined;
-      core = await openCore({ dbPath: resolved().dbPath, poolSize: globals.poolSize, account: resolved().account, onError });
+      const { dbPath, dbSource, account } = resolved();
+      const create = !write ? 'nothing' : dbSource === 'default' ? 'folders' : 'file';
+      core = await openCore({ dbPath, poolSize: globals.poolSize, account, onError, create });
     }
     return core;
   };
@@ -66,11 +84,22 @@ export function createDeps(io: IO, globals: GlobalOptions, env: NodeJS.ProcessEn
         const settings = resolved();
         if (settings.mode === 'remote') {
           if (!/^https?:\/\/[^/]+/i.test(settings.baseUrl!)) throw new UsageError(`the base URL must be an absolute http(s) URL, not "${settings.baseUrl}"`);
+          if (settings.refusal !== undefined) throw new UsageError(settings.refusal);
           const { httpTransport } = await import('../transport/http.js');
           transport = httpTransport({ baseUrl: settings.baseUrl!, apiKey: settings.apiKey, timeoutMs: settings.timeoutMs });
         } else {
           const { embeddedTransport } = await import('../transport/embedded.js');
-          transport = embeddedTransport(await openCore());
+          let embedded: Transport | undefined;
+          transport = {
+            mode: 'embedded',
+            async request(request) {
+              embedded ??= embeddedTransport(await openCore(request.method.toUpperCase() !== 'GET'));
+              return embedded.request(request);
+            },
+            async close() {
+              await embedded?.close();
+            },
+          };
         }
         if (globals.verbose) {
           const { verbose } = await import('../transport/verbose.js');
@@ -81,10 +110,8 @@ export function createDeps(io: IO, globals: GlobalOptions, env: NodeJS.ProcessEn
     },
     async core(commandName) {
       const settings = resolved();
-      if (settings.mode === 'remote') {
-        throw new UsageError(`${commandName} works only on the embedded store; it cannot run against ${settings.baseUrl} (drop --base-url / BILLING_BASE_URL)`);
-      }
-      return openCore();
+      if (settings.mode === 'remote') throw embeddedOnly(commandName, settings.baseUrl);
+      return openCore(!READING.has(commandName));
     },
     async close() {
       await transport?.close();

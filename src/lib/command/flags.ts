@@ -27,7 +27,7 @@ export function addAttributeFlags(cmd: Command, shape: Shape, options: { create:
       cmd.option(flag, help);
       cmd.option(`--no-${kebab(name)}`, `the opposite of ${flag}`);
     } else {
-      const placeholder = meta?.kind === 'enum' ? 'value' : meta?.kind === 'date' ? 'date' : meta?.kind === 'amount' ? 'euro' : meta?.kind === 'integer' ? 'n' : 'text';
+      const placeholder = meta?.kind === 'enum' ? 'value' : meta?.kind === 'date' ? 'date' : meta?.kind === 'amount' ? 'euro' : meta?.kind === 'integer' || meta?.kind === 'id' ? 'n' : 'text';
       cmd.option(`${flag} <${placeholder}>`, help);
     }
   }
@@ -58,25 +58,51 @@ async function readData(source: string, io: IO): Promise<Record<string, unknown>
   return { ...(attributes as Record<string, unknown>) };
 }
 
-/** Attributes from --data, then the flags on top of them. */
+/**
+ * An amount as people type it: `12,50` (a decimal comma), `1.234,50` and `1,234.50` become `12.50`,
+ * `1234.50`. Anything else is left for the schema to judge.
+ */
+export function amountInput(value: string): string {
+  const text = value.trim().replace(/^€\s*/, '');
+  if (/^-?\d+,\d{1,2}$/.test(text)) return text.replace(',', '.');
+  if (/^-?\d{1,3}(\.\d{3})+,\d{1,2}$/.test(text)) return text.replace(/\./g, '').replace(',', '.');
+  if (/^-?\d{1,3}(,\d{3})+(\.\d{1,2})?$/.test(text)) return text.replace(/,/g, '');
+  return text;
+}
+
+/**
+ * Attributes from --data, then the flags on top of them. A flag's value is checked here by the
+ * attribute's own schema, so a value the CLI can judge (`--language xx`) is exit 2 naming the flag
+ * before anything is sent; --data is the service's to judge (its 400 names the attribute).
+ */
 export async function collectAttributes(opts: Record<string, unknown>, shape: Shape, io: IO): Promise<Record<string, unknown>> {
   const attributes = typeof opts.data === 'string' ? await readData(opts.data, io) : {};
-  for (const name of Object.keys(shape)) {
-    const value = opts[optionKey(name)];
-    if (value !== undefined) attributes[name] = value;
+  const problems: string[] = [];
+  for (const [name, schema] of Object.entries(shape)) {
+    let value = opts[optionKey(name)];
+    if (value === undefined) continue;
+    if (typeof value === 'string' && metaOf(schema)?.kind === 'amount') value = amountInput(value);
+    const problem = checkValue(schema, value);
+    if (problem) problems.push(`--${kebab(name)}: ${problem}`);
+    attributes[name] = value;
   }
+  if (problems.length) throw new UsageError(problems.join('\nerror: '));
   return attributes;
+}
+
+/** Why a value breaks an attribute's rule, or undefined when it keeps it. */
+export function checkValue(schema: z.ZodType, value: unknown): string | undefined {
+  const parsed = schema.safeParse(value);
+  return parsed.success ? undefined : parsed.error.issues[0]?.message ?? 'is not valid';
 }
 
 /** Flags of required attributes that are absent, e.g. ["--first-name", "--email"]. */
 export function missingRequired(shape: Shape, attributes: Record<string, unknown>): string[] {
-  return Object.entries(shape)
-    .filter(([name, schema]) => isRequired(schema) && (attributes[name] === undefined || attributes[name] === null || attributes[name] === ''))
-    .map(([name]) => `--${kebab(name)}`);
+  return missingNames(shape, attributes).map((name) => `--${kebab(name)}`);
 }
 
-/** Required attributes must come from flags or --data; prompting arrives in a later issue. */
-export function requireAll(shape: Shape, attributes: Record<string, unknown>): void {
-  const missing = missingRequired(shape, attributes);
-  if (missing.length) throw new UsageError(`missing required ${missing.length === 1 ? 'flag' : 'flags'}: ${missing.join(', ')}`);
+export function missingNames(shape: Shape, attributes: Record<string, unknown>): string[] {
+  return Object.entries(shape)
+    .filter(([name, schema]) => isRequired(schema) && (attributes[name] === undefined || attributes[name] === null || attributes[name] === ''))
+    .map(([name]) => name);
 }

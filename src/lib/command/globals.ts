@@ -43,7 +43,7 @@ export function addGlobalOptions(program: Command): void {
     .option('--no-color', 'plain output (NO_COLOR is honoured too)')
     .option('--query <expr>', 'JMESPath expression applied to the result, printed as JSON')
     .option('--dry-run', 'for commands that change something: print the request, send nothing')
-    .option('-y, --yes', 'skip confirmations of delete, cancel and credit')
+    .option('-y, --yes', 'skip the confirmation of what cannot be undone (delete, cancel, credit, rotate-key, profiles remove, store restore|reset); needed without a terminal')
     .option('--timeout <seconds>', 'remote mode: request timeout in seconds (default 30)')
     .option('--pool-size <n>', 'PostgreSQL store: the most database connections to open (default 10)');
 }

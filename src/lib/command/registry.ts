@@ -19,11 +19,13 @@ export interface Group {
   name: string;
   summary: string;
   verbs: Record<string, Verb>;
+  /** Shown in the group's help, e.g. `billing customers list --search jan`. */
+  examples?: string[];
 }
 
 /** "Examples:" help text, the same shape in every command. */
 export function examples(...lines: string[]): string {
-  return `\nExamples:\n${lines.map((line) => `  $ ${line}`).join('\n')}\n`;
+  return `\nExamples:\n${lines.map((line) => `  $ ${line}`).join('\n')}`;
 }
 
 const refusals = new WeakMap<Command, string>();
@@ -38,3 +40,28 @@ export function refusesDryRun(cmd: Command, reason: string): Command {
 }
 
 export const dryRunRefusal = (cmd: Command): string | undefined => refusals.get(cmd);
+
+/** Text wrapped at words to a width (help paragraphs: lines never break inside a word). */
+export function wrapWords(text: string, width = 80): string {
+  return text
+    .split('\n')
+    .map((line) => {
+      const lines: string[] = [];
+      let current = '';
+      for (const word of line.split(' ')) {
+        if (current && current.length + 1 + word.length > width) {
+          lines.push(current);
+          current = word;
+        } else current = current ? `${current} ${word}` : word;
+      }
+      lines.push(current);
+      return lines.join('\n');
+    })
+    .join('\n');
+}
+
+/** A help paragraph, wrapped at words to the help's width when it is shown. */
+export const prose = (text: string) => (context: { command: Command }): string => {
+  const width = (context.command as unknown as { _outputConfiguration?: { getOutHelpWidth?: () => number } })._outputConfiguration?.getOutHelpWidth?.() ?? 80;
+  return `\n${wrapWords(text, width)}`;
+};

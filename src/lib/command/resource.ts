@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import type { ResourceLike } from '../output/columns.js';
 import type { Document } from '../output/render.js';
 import { render } from '../output/render.js';
+import { safeText } from '../output/format.js';
 import type { TransportRequest, TransportResponse } from '../transport/types.js';
 import type { Deps } from './deps.js';
 import { ProtocolError } from '../transport/types.js';
@@ -32,11 +33,17 @@ export function parseId(value: string, what = 'ID'): number {
   return Number(value.trim());
 }
 
-function positive(value: unknown, flag: string): number | undefined {
+function positive(value: unknown, flag: string, max = Number.MAX_SAFE_INTEGER): number | undefined {
   if (value === undefined) return undefined;
-  if (!/^\d+$/.test(String(value)) || Number(value) < 1) throw new UsageError(`${flag} must be a whole number of at least 1`);
-  return Number(value);
+  const text = String(value).trim();
+  if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > max) {
+    throw new UsageError(`${flag} must be a whole number ${max === Number.MAX_SAFE_INTEGER ? 'of at least 1' : `from 1 to ${max}`}`);
+  }
+  return Number(text);
 }
+
+/** The service's largest page. */
+const MAX_PAGE_SIZE = 100;
 
 // ---- reading ----
 
@@ -77,7 +84,7 @@ export function readOptions(opts: Record<string, unknown>): ReadOptions {
 }
 
 export function listOptions(opts: Record<string, unknown>): ListOptions {
-  return { ...readOptions(opts), page: positive(opts.page, '--page'), pageSize: positive(opts.pageSize, '--page-size'), all: Boolean(opts.all) };
+  return { ...readOptions(opts), page: positive(opts.page, '--page'), pageSize: positive(opts.pageSize, '--page-size', MAX_PAGE_SIZE), all: Boolean(opts.all) };
 }
 
 const readQuery = (o: ReadOptions) => ({ include: o.include, ...o.fields });
@@ -118,7 +125,7 @@ export async function runList(deps: Deps, path: string, type: string, options: L
     if (!document.included) delete document.included;
     document.links = { ...first.links, next: null };
   }
-  await render(document, deps.globals, deps.io, { type, all: options.all });
+  await render(document, deps.globals, deps.io, { type, all: options.all, pageSize: options.pageSize });
 }
 
 export async function runGet(deps: Deps, path: string, options: ReadOptions): Promise<void> {
@@ -151,7 +158,7 @@ export async function runWrite(deps: Deps, request: WriteRequest): Promise<void>
   const response = await send(deps, { method: request.method, path: request.path, body });
   const document = response.body as Document | undefined;
   const resource = document?.data && !Array.isArray(document.data) ? document.data : undefined;
-  if (!deps.globals.quiet) deps.io.err(`${request.done}${resource ? ` ${resource.id}` : request.id ? ` ${request.id}` : ''}\n`);
+  if (!deps.globals.quiet) deps.io.err(safeText(`${request.done}${resource ? ` ${resource.id}` : request.id ? ` ${request.id}` : ''}\n`));
   if (document) await render(document, deps.globals, deps.io);
 }
 

@@ -1,14 +1,58 @@
 // Reading customers. Writes live in customer-writes.ts, which loads the request schemas.
+import type { CustomerSortField } from '../schemas/vocabulary.js';
 import type { CustomerRow, SubscriptionRow } from '../store/schema.js';
 import { prepared, type Unit } from '../store/unit.js';
 import type { CoreContext } from './context.js';
-import { pageOf, type PageOf, type PageRequest } from './paging.js';
+import { findPage, ID_KEY, lowerAscii, pageOf, plain, type Condition, type Find, type PageOf, type PageRequest, type Sort, type SortKey } from './paging.js';
 
 export type Customer = Omit<CustomerRow, 'id'> & { id: number };
 export type Subscription = Omit<SubscriptionRow, 'id'> & { id: number };
 
-export function listCustomers(ctx: CoreContext, page: PageRequest): Unit<PageOf<Customer>> {
-  return pageOf('customers', ctx.account.id, page);
+/** Which customers, in which order: every one given must hold (filter[...] and sort of GET /customers). */
+export interface CustomerFind {
+  /** The email, exactly but for case (A-Z). */
+  email?: string;
+  /** Text inside the first, middle, last or company name or the email, case aside (A-Z). */
+  search?: string;
+  archived?: boolean;
+  sort?: Sort<CustomerSortField>;
+}
+
+// Names and emails in the order of lower(): case aside (A-Z), then by code point. Each key has its
+// index, (account_id, key, id).
+const SORT_KEYS: ReadonlyMap<CustomerSortField, SortKey> = new Map<CustomerSortField, SortKey>([
+  ['id', ID_KEY],
+  ['created_at', { column: 'created_at', as: 'value' }],
+  ['last_name', { column: 'last_name', as: 'lower' }],
+  ['email', { column: 'email', as: 'lower' }],
+]);
+
+function emailIs(email: string): Condition {
+  const wanted = lowerAscii(email.trim());
+  // The customers_email index (account_id, lower(email), id).
+  return { selective: true, where: (eb, dialect) => eb(dialect.lower('email'), '=', wanted) };
+}
+
+function searching(text: string): Condition {
+  const term = lowerAscii(text.trim());
+  // A term of 3 characters or more is found through the engine's trigram index (and is selective);
+  // a shorter one by a scan of the account's rows.
+  return { selective: [...term].length >= 3, where: (_eb, dialect) => dialect.customerSearch(term) };
+}
+
+/** One page of the account's customers that match, in the order asked for (ascending id by default). */
+export function listCustomers(ctx: CoreContext, page: PageRequest, find: CustomerFind = {}): Unit<PageOf<Customer>> {
+  const where: Condition[] = [];
+  if (find.email !== undefined) where.push(emailIs(find.email));
+  if (find.search !== undefined) where.push(searching(find.search));
+  if (find.archived !== undefined) {
+    const archived = find.archived ? 1 : 0;
+    where.push({ where: (eb) => eb('archived', '=', archived) }); // customers_archived (account_id, archived, id)
+  }
+  const query: Find = { where, order: find.sort && { key: SORT_KEYS.get(find.sort.field)!, descending: find.sort.descending } };
+  // The hottest list, unchanged: nothing to find, ascending id.
+  if (plain(query)) return pageOf('customers', ctx.account.id, page);
+  return findPage('customers', ctx.account.id, page, query);
 }
 
 const byId = prepared<Customer, [number, number]>('customers.find', (q, p) => q.selectFrom('customers').selectAll().where('id', '=', p(0)).where('account_id', '=', p(1)));

@@ -1,6 +1,8 @@
-// One page of an account's resources, ordered by id, plus the total, read from one snapshot.
+// One page of an account's resources plus the total, read from one snapshot: in id order (the
+// fast path, pageOf), or found by conditions and sorted by a key (findPage).
+import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
 import type { DB } from '../store/store.js';
-import { all, get, type Unit } from '../store/unit.js';
+import { all, get, type Dialect, type Unit } from '../store/unit.js';
 
 export interface PageRequest {
   number: number;
@@ -40,4 +42,100 @@ export function* pageOf<T extends Table>(table: T, accountId: number, page: Page
       .limit(page.size),
   );
   return { rows: rows as unknown as (DB[T] & { id: number })[], total };
+}
+
+// ---- finding and sorting ----
+
+/** A sort as the API asks for it: `field` or `-field`. */
+export interface Sort<F extends string = string> {
+  field: F;
+  descending: boolean;
+}
+
+/**
+ * How a column orders: as stored (`value`: numbers, instants), or as text with A-Z folded to a-z
+ * (`lower`, Dialect.lower). The migrations index these very expressions, so the order can use the index.
+ */
+export interface SortKey {
+  column: string;
+  as: 'value' | 'lower';
+}
+
+export const ID_KEY: SortKey = { column: 'id', as: 'value' };
+
+/** Text with A-Z folded to a-z, as Dialect.lower folds a column: for the values compared with one. */
+export const lowerAscii = (text: string): string => text.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
+
+function keyOf(key: SortKey, dialect: Dialect, qualifier?: string): Expression<unknown> {
+  const column = qualifier ? `${qualifier}.${key.column}` : key.column;
+  if (key.as === 'lower') return dialect.lower(column);
+  return sql.ref(column);
+}
+
+/** Any paged table's rows, untyped: conditions and keys are written for whichever table they find in. */
+type AnyDB = Record<string, Record<string, unknown>>;
+export type AnyExpressionBuilder = ExpressionBuilder<AnyDB, string>;
+
+/** One condition on the rows of a page, beyond the account. */
+export interface Condition {
+  where(eb: AnyExpressionBuilder, dialect: Dialect): Expression<SqlBool>;
+  /**
+   * The condition finds its rows through an index of its own and leaves few of them (an exact
+   * email, a search term): the page is then sorted from those rows, rather than read by walking an
+   * ordering index and testing every row on the way.
+   */
+  selective?: boolean;
+}
+
+export interface Find {
+  where: readonly Condition[];
+  /** Ascending id when absent. Ties go by id, in the same direction. */
+  order?: { key: SortKey; descending: boolean };
+}
+
+/** Whether a find asks for nothing beyond pageOf: no condition, ascending id. */
+export const plain = (find: Find): boolean => find.where.length === 0 && (!find.order || (find.order.key.column === 'id' && !find.order.descending));
+
+/**
+ * A page of the rows that meet the conditions, in the order asked for, and their total, in one
+ * snapshot (run it inside Store.read). Three shapes, by what serves the order best:
+ * - a selective condition: its rows are read through its index and sorted, the page cut from them.
+ *   The inner query is fenced by OFFSET 0 (neither engine merges such a subquery into the outer
+ *   query), so it is planned alone: by the condition's index. Without the fence both planners may
+ *   walk an ordering index instead, testing every row of the account to find a handful.
+ * - id order: pageOf's way, the first id by an offset over the index that serves the conditions
+ *   (account_id, <condition column>, id), then the page read by id; in either direction.
+ * - another key: ORDER BY key, id over the (account_id, key, id) index, LIMIT and OFFSET.
+ */
+export function* findPage<T extends Table>(table: T, accountId: number, page: PageRequest, find: Find): Unit<PageOf<DB[T] & { id: number }>> {
+  const scoped = (q: Kysely<DB>, dialect: Dialect) => {
+    let query = (q as unknown as Kysely<AnyDB>).selectFrom(table as string).where('account_id', '=', accountId);
+    for (const condition of find.where) query = query.where((eb) => condition.where(eb, dialect));
+    return query;
+  };
+  const { total } = (yield* get((q, d) => scoped(q, d).select((eb) => eb.fn.countAll<number>().as('total'))))!;
+  const offset = (page.number - 1) * page.size;
+  if (offset >= total) return { rows: [], total };
+  const key = find.order?.key ?? ID_KEY;
+  const direction = find.order?.descending ? 'desc' : 'asc';
+  let rows: unknown[];
+  if (find.where.some((condition) => condition.selective)) {
+    rows = yield* all((q, d) => {
+      const found = d.fenced(scoped(q, d).selectAll());
+      let query = (q as unknown as Kysely<AnyDB>).selectFrom(found.as('found')).selectAll().orderBy(keyOf(key, d, 'found'), direction);
+      if (key.column !== 'id') query = query.orderBy('found.id', direction);
+      return query.limit(page.size).offset(offset);
+    });
+  } else if (key.column === 'id') {
+    rows = yield* all((q, d) =>
+      scoped(q, d)
+        .selectAll()
+        .where('id', direction === 'asc' ? '>=' : '<=', scoped(q, d).select('id').orderBy('id', direction).limit(1).offset(offset))
+        .orderBy('id', direction)
+        .limit(page.size),
+    );
+  } else {
+    rows = yield* all((q, d) => scoped(q, d).selectAll().orderBy(keyOf(key, d), direction).orderBy('id', direction).limit(page.size).offset(offset));
+  }
+  return { rows: rows as (DB[T] & { id: number })[], total };
 }

@@ -1,14 +1,31 @@
 // Reading subscription plans. Making them (embedded only) lives in plan-writes.ts.
+import type { PlanSortField, PLAN_STATUSES } from '../schemas/vocabulary.js';
 import type { PlanRow } from '../store/schema.js';
 import { prepared, type Unit } from '../store/unit.js';
 import type { CoreContext } from './context.js';
-import { pageOf, type PageOf, type PageRequest } from './paging.js';
+import { findPage, ID_KEY, pageOf, plain, type Condition, type Find, type PageOf, type PageRequest, type Sort, type SortKey } from './paging.js';
 import { notFound, ok, type Result } from './result.js';
 
 export type Plan = Omit<PlanRow, 'id'> & { id: number };
 
-export function listPlans(ctx: CoreContext, page: PageRequest): Unit<PageOf<Plan>> {
-  return pageOf('subscription_plans', ctx.account.id, page);
+/** Which plans, in which order (filter[...] and sort of GET /subscription-plans). */
+export interface PlanFind {
+  status?: (typeof PLAN_STATUSES)[number];
+  sort?: Sort<PlanSortField>;
+}
+
+const SORT_KEYS: ReadonlyMap<PlanSortField, SortKey> = new Map<PlanSortField, SortKey>([
+  ['id', ID_KEY],
+  ['created_at', { column: 'created_at', as: 'value' }], // plans_created (account_id, created_at, id)
+]);
+
+export function listPlans(ctx: CoreContext, page: PageRequest, find: PlanFind = {}): Unit<PageOf<Plan>> {
+  const where: Condition[] = [];
+  const { status } = find;
+  if (status !== undefined) where.push({ where: (eb) => eb('status', '=', status) }); // plans_status (account_id, status, id)
+  const query: Find = { where, order: find.sort && { key: SORT_KEYS.get(find.sort.field)!, descending: find.sort.descending } };
+  if (plain(query)) return pageOf('subscription_plans', ctx.account.id, page);
+  return findPage('subscription_plans', ctx.account.id, page, query);
 }
 
 const byId = prepared<Plan, [number, number]>('plans.find', (q, p) => q.selectFrom('subscription_plans').selectAll().where('id', '=', p(0)).where('account_id', '=', p(1)));

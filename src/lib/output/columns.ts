@@ -1,5 +1,13 @@
-// The columns a person needs first, per resource type, for list tables.
-import { formatDate, formatValue } from './format.js';
+// The columns of list tables, per resource type, and how each behaves when the terminal is narrow.
+//
+// priority: how much a person needs the column; 0 is kept longest (the id), the highest number is
+// dropped first when the table does not fit the terminal.
+// truncate: the column is flexible: long values may be cut (ending in "…") down to minWidth, and
+// it is cut rather than dropped while cutting is enough. Names, emails, URLs and codes are; ids,
+// states, money, dates and short enumerations are not (a cut amount or date would mislead; a
+// payment method is better left out whole than cut).
+// state: the value is a state (status, archived) and is coloured by its meaning on a terminal.
+import { formatDate, formatValue, label, MONEY } from './format.js';
 
 export interface ResourceLike {
   type: string;
@@ -11,36 +19,102 @@ export interface ResourceLike {
 export interface Column {
   header: string;
   value(resource: ResourceLike): string;
+  priority: number;
+  align: 'left' | 'right';
+  /** The narrowest a truncatable column is cut to (non-truncatable columns keep their width). */
+  minWidth: number;
+  truncate: boolean;
+  state?: boolean;
+  /** On a terminal, left out when no row has a value (TSV keeps every column, so fields stay put). */
+  hideWhenEmpty?: boolean;
 }
 
-const attr = (name: string, header = name.replace(/_/g, ' ')): Column => ({ header, value: (r) => formatValue(name, r.attributes?.[name]) });
-const date = (name: string, header: string): Column => ({ header, value: (r) => formatDate(r.attributes?.[name]) });
-const related = (name: string, header = name): Column => ({
+type Options = Partial<Omit<Column, 'header' | 'value'>>;
+
+const column = (header: string, value: Column['value'], options: Options = {}): Column => ({
   header,
-  value: (r) => {
-    const data = r.relationships?.[name]?.data as { id?: string } | null | undefined;
-    return data && !Array.isArray(data) && data.id ? data.id : '';
-  },
+  value,
+  priority: options.priority ?? 1,
+  align: options.align ?? 'left',
+  minWidth: options.minWidth ?? header.length,
+  truncate: options.truncate ?? false,
+  state: options.state,
+  hideWhenEmpty: options.hideWhenEmpty,
 });
-const id: Column = { header: 'id', value: (r) => r.id };
+
+const attr = (name: string, header: string, options: Options = {}): Column => column(header, (r) => formatValue(name, r.attributes?.[name]), options);
+const money = (name: string, header: string, priority: number): Column => attr(name, header, { priority, align: 'right' });
+const status = (priority: number): Column => attr('status', 'status', { priority, state: true });
+const date = (name: string, header: string, priority: number): Column => column(header, (r) => formatDate(r.attributes?.[name]), { priority });
+const related = (name: string, header: string, priority: number): Column =>
+  column(
+    header,
+    (r) => {
+      const data = r.relationships?.[name]?.data as { id?: string } | null | undefined;
+      return data && !Array.isArray(data) && data.id ? data.id : '';
+    },
+    { priority },
+  );
+const id = column('id', (r) => r.id, { priority: 0 });
+/** Accounts and profiles are named, not numbered: the name is their id. */
+const name = column('name', (r) => r.id, { priority: 0, truncate: true, minWidth: 8 });
+
+const fullName = (r: ResourceLike): string =>
+  ['first_name', 'middle_name', 'last_name']
+    .map((n) => r.attributes?.[n])
+    .filter(Boolean)
+    .join(' ') || formatValue('company_name', r.attributes?.company_name);
 
 export const COLUMNS: Record<string, Column[]> = {
+  // The archived state gets a column of its own ("archived", or empty for a customer in use): a
+  // marker inside the name would be cut off with the name, and a column keeps TSV fields stable.
+  // On a terminal it shows only when a customer on the page is archived: it costs no width otherwise.
   customer: [
     id,
-    { header: 'name', value: (r) => ['first_name', 'middle_name', 'last_name'].map((n) => r.attributes?.[n]).filter(Boolean).join(' ') },
-    attr('email'),
-    attr('payment_method', 'payment method'),
-    date('created_at', 'created'),
+    column('name', fullName, { priority: 1, truncate: true, minWidth: 10 }),
+    attr('email', 'email', { priority: 3, truncate: true, minWidth: 10 }),
+    attr('payment_method', 'payment method', { priority: 5 }),
+    date('created_at', 'created', 4),
+    column('state', (r) => (r.attributes?.archived === true ? 'archived' : ''), { priority: 2, state: true, hideWhenEmpty: true }),
   ],
-  'subscription-plan': [id, attr('name'), attr('amount'), attr('frequency'), attr('status'), attr('mandate_authentication_method', 'mandate method')],
-  account: [{ header: 'name', value: (r) => r.id }, attr('invoice_prefix', 'invoice prefix'), attr('time_zone', 'time zone'), attr('default')],
-  profile: [{ header: 'name', value: (r) => r.id }, attr('base_url', 'base url'), attr('api_key', 'api key'), attr('db'), attr('current')],
-  subscription: [id, related('customer'), related('subscription-plan', 'plan'), attr('status'), attr('mandate_code', 'mandate'), date('start_date', 'start')],
+  'subscription-plan': [
+    id,
+    attr('name', 'name', { priority: 1, truncate: true, minWidth: 10 }),
+    money('amount', 'amount', 2),
+    attr('frequency', 'frequency', { priority: 3 }),
+    status(1),
+    attr('mandate_authentication_method', 'mandate method', { priority: 5 }),
+  ],
+  subscription: [
+    id,
+    related('customer', 'customer', 1),
+    related('subscription-plan', 'plan', 2),
+    status(1),
+    attr('mandate_code', 'mandate', { priority: 5, truncate: true, minWidth: 7 }),
+    date('start_date', 'start', 4),
+  ],
+  account: [name, attr('invoice_prefix', 'invoice prefix', { priority: 3, truncate: true, minWidth: 6 }), attr('time_zone', 'time zone', { priority: 2, truncate: true, minWidth: 9 }), attr('default', 'default', { priority: 1 })],
+  profile: [
+    name,
+    attr('base_url', 'base URL', { priority: 2, truncate: true, minWidth: 12 }),
+    attr('api_key', 'API key', { priority: 4 }),
+    attr('db', 'db', { priority: 3, truncate: true, minWidth: 12 }),
+    attr('current', 'current', { priority: 1 }),
+  ],
 };
 
 /** Columns for a type this CLI does not know yet (the hosted service may add some): id and a few attributes. */
 export function columnsFor(type: string, sample: ResourceLike | undefined): Column[] {
-  return COLUMNS[type] ?? [id, ...Object.keys(sample?.attributes ?? {}).slice(0, 5).map((name) => attr(name))];
+  return (
+    COLUMNS[type] ?? [
+      id,
+      ...Object.keys(sample?.attributes ?? {})
+        .slice(0, 5)
+        .map((key, i) =>
+          key === 'status' ? status(i + 1) : MONEY.has(key) ? money(key, label(key), i + 1) : attr(key, label(key), { priority: i + 1, truncate: true, minWidth: 8 }),
+        ),
+    ]
+  );
 }
 
 /** Plural nouns for messages: "no customers", "47 customers". */

@@ -1,23 +1,102 @@
-// Values as a person reads them: money with a euro sign, dates without seconds, yes/no.
-const MONEY = new Set(['amount', 'amount_excl', 'amount_incl', 'tax_amount']);
-const DATETIME = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}):\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})$/;
+// Values as a person reads them: money with a euro sign and thousands separators, times with their
+// zone, yes/no, labels in words. Light on purpose (no imports): error messages use safeText too.
 
-export function formatMoney(value: string | number): string {
-  const text = typeof value === 'number' ? value.toFixed(2) : value;
-  return text.startsWith('-') ? `-€ ${text.slice(1)}` : `€ ${text}`;
+/**
+ * Text from data made safe to print on a terminal: control characters (ESC, BEL, CR, backspace,
+ * DEL, the C1 controls 0x80–0x9f) and bidirectional overrides and isolates (U+202A–U+202E,
+ * U+2066–U+2069, and the marks U+061C, U+200E, U+200F) become visible escapes such as `\x1b` and
+ * `\u202e`. Tab and newline are kept (they cannot move the cursor back or recolour anything); a
+ * CRLF line end becomes a newline.
+ */
+export function safeText(text: string): string {
+  if (SAFE.test(text)) return text;
+  return text.replace(/\r\n/g, '\n').replace(UNSAFE, escapeChar);
 }
 
+// Printable ASCII, tab and newline: nothing to do (the common case, tested first).
+const SAFE = /^[\t\n\x20-\x7e]*$/;
+const UNSAFE = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+const escapeChar = (char: string): string => {
+  const code = char.charCodeAt(0);
+  return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+};
+
+/** safeText on one line: tabs and line breaks become spaces (table cells, TSV fields, messages). */
+export const oneLine = (text: string): string => safeText(text).replace(/[\t\n]/g, ' ');
+
+export const MONEY = new Set(['amount', 'amount_excl', 'amount_incl', 'tax_amount']);
+const DECIMAL = /^(-?)(\d+)(?:\.(\d+))?$/;
+const DATETIME = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})(?::\d{2}(?:\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
+
+/**
+ * "€ 1,234.50", "-€ 12.00", "€ 1,000,000.00": on the decimal string itself, never through a
+ * float. At least two decimals; more are kept as given. Anything that is not a plain decimal is
+ * returned as it is.
+ */
+export function formatMoney(value: string | number): string {
+  const text = String(value);
+  const match = DECIMAL.exec(text);
+  if (!match) return text;
+  const [, sign, whole, fraction = ''] = match;
+  const digits = whole.replace(/^0+(?=\d)/, '');
+  const grouped = digits.replace(/\B(?=(\d{3})+$)/g, ',');
+  return `${sign ? '-' : ''}€ ${grouped}.${fraction.padEnd(2, '0')}`;
+}
+
+export const isMoney = (name: string, value: unknown): boolean =>
+  MONEY.has(name) && (typeof value === 'number' ? Number.isFinite(value) : typeof value === 'string' && DECIMAL.test(value));
+
+/**
+ * "2026-12-01 14:03 +01:00" from "2026-12-01T14:03:00+01:00": the offset the service gave (the
+ * account's zone) is kept; no conversion, no Intl. Undefined when the value is not such a datetime.
+ */
+export function formatDateTime(value: string): string | undefined {
+  const match = DATETIME.exec(value);
+  if (!match) return undefined;
+  const offset = match[3] === 'Z' ? '+00:00' : match[3];
+  return `${match[1]} ${match[2]} ${offset}`;
+}
+
+/** A value as a person reads it; '' for nothing (null, undefined, ''). Not yet made safe: see safeText. */
 export function formatValue(name: string, value: unknown): string {
   if (value === null || value === undefined || value === '') return '';
   if (typeof value === 'boolean') return value ? 'yes' : 'no';
-  if (MONEY.has(name) && (typeof value === 'number' || /^-?\d+(\.\d+)?$/.test(String(value)))) return formatMoney(value as string | number);
-  if (typeof value === 'string') {
-    const match = DATETIME.exec(value);
-    return match ? `${match[1]} ${match[2]}` : value;
+  if (isMoney(name, value)) return formatMoney(value as string | number);
+  if (typeof value === 'string') return formatDateTime(value) ?? value;
+  // A list of objects (a transaction's history): one entry per line in the single view.
+  if (Array.isArray(value)) {
+    const items = value.map((item) => formatValue(name, item)).filter(Boolean);
+    return value.some((item) => item !== null && typeof item === 'object') ? items.join(';\n') : items.join(', ');
   }
-  if (typeof value === 'object') return JSON.stringify(value);
+  if (typeof value === 'object') {
+    // tax_rates and the like: "rate: 21, amount: € 2.10", money inside formatted too.
+    return Object.entries(value as Record<string, unknown>)
+      .map(([key, item]) => [key, formatValue(key, item)])
+      .filter(([, shown]) => shown !== '')
+      .map(([key, shown]) => `${label(key)}: ${shown}`)
+      .join(', ');
+  }
   return String(value);
 }
 
 /** "2026-12-01" from a datetime, for narrow list columns. */
 export const formatDate = (value: unknown): string => (typeof value === 'string' && DATETIME.test(value) ? value.slice(0, 10) : formatValue('', value));
+
+const LABELS: Record<string, string> = {
+  iban: 'IBAN',
+  vat_number: 'VAT number',
+  country_iso2: 'country',
+  postalcode: 'postal code',
+  house_number_add: 'house number addition',
+  created_at: 'created',
+  updated_at: 'updated',
+  api_key: 'API key',
+  api_keys: 'API keys',
+  base_url: 'base URL',
+  mandate_authentication_method: 'mandate method',
+  'subscription-plan': 'plan',
+};
+
+/** An attribute or relationship name as a person reads it: "first name", not first_name. */
+export const label = (name: string): string => LABELS[name] ?? name.replace(/[_-]/g, ' ');

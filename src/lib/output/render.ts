@@ -4,6 +4,7 @@ import type { GlobalOptions } from '../command/globals.js';
 import { UsageError } from '../command/errors.js';
 import type { IO } from '../command/io.js';
 import { noun, type ResourceLike } from './columns.js';
+import { oneLine } from './format.js';
 
 export interface Document {
   data?: ResourceLike | ResourceLike[] | null;
@@ -17,6 +18,8 @@ export interface ListContext {
   type: string;
   /** Whether every page was fetched (--all). */
   all?: boolean;
+  /** The --page-size the person gave, repeated in the footer's hint for the next page. */
+  pageSize?: number;
 }
 
 /** A --query expression that cannot be parsed is a usage error, found before anything is sent. */
@@ -32,7 +35,9 @@ export async function checkQuery(expression: string): Promise<void> {
 
 async function printQuery(value: unknown, expression: string, io: IO): Promise<void> {
   const { search } = (await import('jmespath')).default;
-  io.out(`${JSON.stringify(search(value, expression), null, 2)}\n`);
+  const result = search(value, expression);
+  // A string prints raw, as `jq -r` does: id=$(billing customers create … --query data.id) works.
+  io.out(typeof result === 'string' ? `${result}\n` : `${JSON.stringify(result, null, 2)}\n`);
 }
 
 /**
@@ -75,33 +80,48 @@ export async function render(document: Document, globals: GlobalOptions, io: IO,
       return;
     }
     case 'table': {
-      const { listTable, resourceTable } = await import('./table.js');
+      const { listTable, resourceTable, viewOf } = await import('./table.js');
+      const view = viewOf(globals, io);
       if (!Array.isArray(data)) {
-        if (data) io.out(resourceTable(data, globals.color));
+        if (data) io.out(await resourceTable(data, view));
         return;
       }
       const type = data[0]?.type ?? list?.type ?? 'resource';
       if (data.length === 0) {
-        io.err(`no ${noun(type, 0)}${document.meta?.total ? ' on this page' : ''}\n`);
+        io.err(`no ${oneLine(noun(type, 0))}${document.meta?.total ? ' on this page' : ''}\n`);
         return;
       }
-      io.out(listTable(data, type, globals.color));
-      if (!globals.quiet) io.err(`${footer(document, data.length, type, list?.all)}\n`);
+      io.out(await listTable(data, type, view));
+      if (!globals.quiet) io.err(`${footer(document, data.length, type, list?.all, list?.pageSize)}\n`);
     }
   }
 }
 
 const pageNumber = (link: string | null | undefined): number | undefined => {
   if (!link) return undefined;
-  const value = new URL(link).searchParams.get('page[number]');
-  return value === null ? undefined : Number(value);
+  try {
+    const value = new URL(link, 'http://localhost').searchParams.get('page[number]');
+    const number = value === null ? NaN : Number(value);
+    return Number.isSafeInteger(number) && number > 0 ? number : undefined;
+  } catch {
+    return undefined;
+  }
 };
 
-/** "page 1 of 5, 47 customers" */
-export function footer(document: Document, shown: number, type: string, all = false): string {
-  const total = document.meta?.total ?? shown;
-  if (all) return `all ${total} ${noun(type, total)}`;
+/**
+ * "page 1 of 5, 47 customers (next: --page 2)"; on the last page without the hint; with --all,
+ * "all 47 customers". Made from data (the type, the links), so made safe for the terminal.
+ */
+export function footer(document: Document, shown: number, type: string, all = false, pageSize?: number): string {
+  const count = document.meta?.total ?? shown;
+  // meta.total comes from the service: a number, or made safe if it is not.
+  const total = typeof count === 'number' ? count : oneLine(String(count));
+  const things = oneLine(noun(type, Number(count)));
+  if (all) return `all ${total} ${things}`;
   const current = pageNumber(document.links?.self) ?? 1;
   const last = pageNumber(document.links?.last) ?? current;
-  return `page ${current} of ${last}, ${total} ${noun(type, total)}`;
+  const next = pageNumber(document.links?.next) ?? (document.links?.next === undefined && current < last ? current + 1 : undefined);
+  // The page size is repeated only when it is not the service's default (10), which --page keeps anyway.
+  const hint = next === undefined ? '' : ` (next: --page ${next}${pageSize === undefined || pageSize === 10 ? '' : ` --page-size ${pageSize}`})`;
+  return `page ${current} of ${last}, ${total} ${things}${hint}`;
 }

@@ -1,28 +1,171 @@
-// Tables for people. Loaded only for table output (cli-table3 is not on the --json path).
-import Table from 'cli-table3';
-import { columnsFor, type ResourceLike } from './columns.js';
-import { formatValue } from './format.js';
+// Views for people. On a terminal: a table with borders that fits the terminal's width (the least
+// needed columns dropped, long names and emails ending in "…"), coloured when colour is on. Not on
+// a terminal: tab-separated lines with a header row, nothing cut (as gh does). Everything from
+// data goes through safeText: no control or bidi character reaches the terminal.
+//
+// Drawn here rather than with cli-table3: fitting needs the widths decided first anyway, and this
+// is smaller and quicker to load.
+import { columnsFor, type Column, type ResourceLike } from './columns.js';
+import { formatValue, isMoney, label, oneLine, safeText } from './format.js';
+import type { Painter } from './paint.js';
+import { displayWidth, pad, truncate, wrap } from './text.js';
+import { terminalWidth, type View } from './view.js';
 
-const plain = { head: [] as string[], border: [] as string[] };
-// Rows without separator lines between them: lists stay one line per resource.
-const compact = { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' };
+export { viewOf, type View } from './view.js';
 
-export function resourceTable(resource: ResourceLike, color: boolean, idLabel = 'id'): string {
-  const table = new Table({ chars: compact, style: color ? { head: ['cyan'], border: ['grey'] } : plain });
-  table.push({ [idLabel]: resource.id });
-  for (const [name, value] of Object.entries(resource.attributes ?? {})) table.push({ [name]: formatValue(name, value) });
-  for (const [name, relationship] of Object.entries(resource.relationships ?? {})) {
-    const data = relationship.data;
-    if (data === undefined) continue;
-    const shown = data === null ? '' : Array.isArray(data) ? data.map((d: { id: string }) => d.id).join(', ') : (data as { id: string }).id;
-    table.push({ [name]: shown });
-  }
-  return `${table.toString()}\n`;
+/** chalk is loaded only when colour is on. */
+const painterFor = async (view: View): Promise<Painter | undefined> => (view.color ? (await import('./paint.js')).painter() : undefined);
+
+// ---- lists ----
+
+export async function listTable(resources: ResourceLike[], type: string, view: View): Promise<string> {
+  const columns = columnsFor(type, resources[0]);
+  const headers = columns.map((c) => oneLine(c.header));
+  const rows = resources.map((resource) => columns.map((c) => oneLine(c.value(resource))));
+  const paint = await painterFor(view);
+  if (!view.tty) return tsv(columns, headers, rows, paint);
+
+  const shown = columns.map((_, i) => i).filter((i) => !columns[i].hideWhenEmpty || rows.some((cells) => cells[i] !== ''));
+  const natural = shown.map((i) => rows.reduce((width, cells) => Math.max(width, displayWidth(cells[i])), displayWidth(headers[i])));
+  const fitted = fitColumns(
+    shown.map((i, k) => ({ priority: columns[i].priority, truncate: columns[i].truncate, minWidth: columns[i].minWidth, natural: natural[k] })),
+    terminalWidth(view),
+  );
+  const kept = fitted.kept.map((k) => shown[k]);
+  const widths = fitted.widths;
+  const border = paint ? paint.border : (text: string) => text;
+  const line = (left: string, join: string, right: string) => border(`${left}${widths.map((w) => '─'.repeat(w + 2)).join(join)}${right}`);
+  const row = (cells: string[], header: boolean) => {
+    const parts = kept.map((index, k) => {
+      const column = columns[index];
+      const text = truncate(cells[index], widths[k]);
+      let painted = text;
+      if (paint && header) painted = paint.header(text);
+      else if (paint && column.state) painted = paint.state(cells[index], text);
+      const fill = ' '.repeat(widths[k] - displayWidth(text));
+      return ` ${column.align === 'right' ? fill + painted : painted + fill} `;
+    });
+    return `${border('│')}${parts.join(border('│'))}${border('│')}`;
+  };
+  const lines = [line('┌', '┬', '┐'), row(headers, true), line('├', '┼', '┤'), ...rows.map((cells) => row(cells, false)), line('└', '┴', '┘')];
+  return `${lines.join('\n')}\n`;
 }
 
-export function listTable(resources: ResourceLike[], type: string, color: boolean): string {
-  const columns = columnsFor(type, resources[0]);
-  const table = new Table({ head: columns.map((c) => c.header), chars: compact, style: color ? { head: ['cyan'], border: ['grey'] } : plain });
-  for (const resource of resources) table.push(columns.map((c) => c.value(resource)));
-  return `${table.toString()}\n`;
+function tsv(columns: Column[], headers: string[], rows: string[][], paint: Painter | undefined): string {
+  // Colour here only when it was forced (FORCE_COLOR): globals.color is off without a terminal otherwise.
+  const header = headers.map((h) => (paint ? paint.header(h) : h)).join('\t');
+  const body = rows.map((cells) => cells.map((cell, i) => (paint && columns[i].state ? paint.state(cell, cell) : cell)).join('\t'));
+  return `${[header, ...body].join('\n')}\n`;
+}
+
+export interface FitSpec {
+  /** 0 is needed most; the highest is dropped first. */
+  priority: number;
+  truncate: boolean;
+  minWidth: number;
+  /** The widest value or header. */
+  natural: number;
+}
+
+/** Up to this wide, a flexible (truncatable) column counts as it is when deciding which columns to drop. */
+const COMFORTABLE = 30;
+
+/** The space a table's borders and padding take: "│ a │ b │". */
+const frame = (count: number): number => 3 * count + 1;
+const sum = (values: number[]): number => values.reduce((a, b) => a + b, 0);
+
+/**
+ * Which columns to show, and how wide, in a table `available` columns wide. While the table does
+ * not fit, the least needed column is dropped; a flexible column (one that may be cut) is cut
+ * rather than dropped when cutting flexible columns to their minimum is enough. Then flexible
+ * columns are cut, widest first. When deciding, a flexible column counts at most 30 wide, so one
+ * 200-character name does not push out every other column. One column is always kept, cut to fit
+ * if it must be.
+ */
+export function fitColumns(specs: FitSpec[], available: number): { kept: number[]; widths: number[] } {
+  const kept = specs.map((_, i) => i);
+  const total = (width: (spec: FitSpec) => number) => sum(kept.map((i) => width(specs[i]))) + frame(kept.length);
+  const comfortable = (spec: FitSpec) => (spec.truncate ? Math.min(spec.natural, Math.max(spec.minWidth, COMFORTABLE)) : spec.natural);
+  const narrowest = (spec: FitSpec) => (spec.truncate ? Math.min(spec.natural, Math.max(1, spec.minWidth)) : spec.natural);
+  while (kept.length > 1 && total(comfortable) > available) {
+    let least = 0;
+    for (let k = 1; k < kept.length; k++) if (specs[kept[k]].priority >= specs[kept[least]].priority) least = k;
+    if (specs[kept[least]].truncate && total(narrowest) <= available) break;
+    kept.splice(least, 1);
+  }
+
+  const widths = kept.map((i) => specs[i].natural);
+  let over = sum(widths) + frame(kept.length) - available;
+  while (over > 0) {
+    let widest = -1;
+    for (let k = 0; k < kept.length; k++) if (widths[k] > narrowest(specs[kept[k]]) && (widest < 0 || widths[k] > widths[widest])) widest = k;
+    if (widest < 0) break;
+    widths[widest]--;
+    over--;
+  }
+  // Left over only when a single column is wider than the terminal: it is cut, whatever it is.
+  if (over > 0) widths[widths.length - 1] = Math.max(1, widths[widths.length - 1] - over);
+  return { kept, widths };
+}
+
+// ---- one resource ----
+
+export interface Field {
+  label: string;
+  value: string;
+  money: boolean;
+  state: boolean;
+}
+
+/** The fields of one resource as a person reads them, empty ones (null, '', no related resources) left out. */
+export function fieldsOf(resource: ResourceLike, view: View, idLabel = 'id'): Field[] {
+  const fields: Field[] = [{ label: idLabel, value: resource.id, money: false, state: false }];
+  for (const [name, value] of Object.entries(resource.attributes ?? {})) {
+    const shown = formatValue(name, value);
+    if (shown !== '') fields.push({ label: label(name), value: shown, money: isMoney(name, value), state: name === 'status' });
+  }
+  for (const [name, relationship] of Object.entries(resource.relationships ?? {})) {
+    const data = relationship?.data as { id?: unknown } | { id?: unknown }[] | null | undefined;
+    const idOf = (d: { id?: unknown } | null | undefined) => (d?.id === undefined || d.id === null ? '' : String(d.id));
+    const shown = !data ? '' : Array.isArray(data) ? data.map(idOf).filter(Boolean).join(', ') : idOf(data);
+    if (shown) fields.push({ label: label(name), value: shown, money: false, state: false });
+  }
+  return fields;
+}
+
+/** One resource as labelled fields: a two-column table on a terminal, `field<TAB>value` lines otherwise. */
+export async function resourceTable(resource: ResourceLike, view: View, idLabel = 'id'): Promise<string> {
+  const fields = fieldsOf(resource, view, idLabel);
+  const paint = await painterFor(view);
+  if (!view.tty) {
+    const lines = fields.map((f) => {
+      const value = oneLine(f.value);
+      return `${paint ? paint.header(oneLine(f.label)) : oneLine(f.label)}\t${paint && f.state ? paint.state(value, value) : value}`;
+    });
+    return `${lines.join('\n')}\n`;
+  }
+
+  const labels = fields.map((f) => oneLine(f.label));
+  // Money right-aligned among itself, so that amounts line up on the decimal point.
+  const moneyWidth = Math.max(0, ...fields.filter((f) => f.money).map((f) => displayWidth(oneLine(f.value))));
+  const values = fields.map((f) => (f.money ? [pad(oneLine(f.value), moneyWidth, 'right')] : safeText(f.value).split('\n').map((l) => l.replace(/\t/g, ' '))));
+
+  const content = Math.max(2, terminalWidth(view) - frame(2));
+  const labelWidth = Math.max(1, Math.min(Math.max(...labels.map(displayWidth)), Math.floor(content / 2)));
+  const valueWidth = Math.max(1, Math.min(Math.max(1, ...values.flat().map(displayWidth)), content - labelWidth));
+  const border = paint ? paint.border : (text: string) => text;
+  const rule = (left: string, join: string, right: string) => border(`${left}${'─'.repeat(labelWidth + 2)}${join}${'─'.repeat(valueWidth + 2)}${right}`);
+  const lines = [rule('┌', '┬', '┐')];
+  fields.forEach((field, i) => {
+    const wrapped = field.money ? values[i].map((v) => truncate(v, valueWidth)) : values[i].flatMap((v) => wrap(v, valueWidth));
+    wrapped.forEach((text, n) => {
+      const name = n === 0 ? truncate(labels[i], labelWidth) : '';
+      const labelCell = (paint && name ? paint.header(name) : name) + ' '.repeat(labelWidth - displayWidth(name));
+      const fill = ' '.repeat(Math.max(0, valueWidth - displayWidth(text)));
+      const valueCell = (paint && field.state ? paint.state(field.value, text) : text) + fill;
+      lines.push(`${border('│')} ${labelCell} ${border('│')} ${valueCell} ${border('│')}`);
+    });
+  });
+  lines.push(rule('└', '┴', '┘'));
+  return `${lines.join('\n')}\n`;
 }

@@ -9,7 +9,15 @@ export interface AttributeProblem {
   detail: string;
 }
 
-export type FieldKind = 'string' | 'boolean' | 'integer' | 'amount' | 'enum' | 'date';
+export type FieldKind = 'string' | 'boolean' | 'integer' | 'amount' | 'enum' | 'date' | 'id';
+
+/** The resource an id attribute points at: a prompt offers its resources in a searchable list. */
+export interface RelatedMeta {
+  /** Collection path, e.g. `/customers`. */
+  path: string;
+  /** Noun for the question, e.g. `customer`. */
+  noun: string;
+}
 
 export interface FieldMeta {
   kind: FieldKind;
@@ -18,6 +26,8 @@ export interface FieldMeta {
   choices?: readonly string[];
   /** Shown in help; applied by the use case, not the schema, so PATCH never fills it in. */
   default?: string;
+  /** For kind `id`: the related resource. */
+  related?: RelatedMeta;
 }
 
 export const MAX_TEXT = 255;

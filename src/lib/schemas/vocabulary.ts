@@ -29,3 +29,12 @@ export const FIELDS: Record<ResourceType, readonly string[]> = {
     'metadata', 'archived', 'created_at', 'updated_at',
   ],
 };
+
+/**
+ * The fields a collection can be sorted by: `sort=field` ascending, `sort=-field` descending; ties
+ * go by id in the same direction, so pages are stable. Without sort, a collection is in ascending id.
+ */
+export const CUSTOMER_SORT_FIELDS = ['id', 'created_at', 'last_name', 'email'] as const;
+export const PLAN_SORT_FIELDS = ['id', 'created_at'] as const;
+export type CustomerSortField = (typeof CUSTOMER_SORT_FIELDS)[number];
+export type PlanSortField = (typeof PLAN_SORT_FIELDS)[number];

@@ -1,6 +1,6 @@
 // What both engines do alike with Kysely: build queries in their dialect without a driver (the
 // store runs them itself), and compile a prepared query once into SQL plus a binder.
-import { DummyDriver, Kysely, type DialectAdapter, type DatabaseIntrospector, type QueryCompiler } from 'kysely';
+import { DummyDriver, Kysely, sql, type DialectAdapter, type DatabaseIntrospector, type QueryCompiler, type RawBuilder, type SqlBool } from 'kysely';
 import type { DB } from './schema.js';
 import type { Dialect, Param, PreparedQuery } from './unit.js';
 
@@ -35,3 +35,13 @@ export function compilePrepared(query: PreparedQuery<unknown, unknown[]>, q: Kys
     bind: (args) => (direct && args.length === sources.length ? args : sources.map((source) => (source.index >= 0 ? args[source.index] : source.value))),
   };
 }
+
+/** The customer columns filter[search] looks in; both engines index their lowered copies. */
+export const SEARCHED = ['first_name', 'middle_name', 'last_name', 'company_name', 'email'] as const;
+
+/** A LIKE pattern for the text anywhere, its wildcards (and the escape character) taken literally. */
+const containing = (text: string): string => `%${text.replace(/[\\%_]/g, '\\$&')}%`;
+
+/** Any of the searched columns, folded by `lower`, holds the text: the scan both engines can do. */
+export const searchedLike = (lower: Dialect['lower'], text: string): RawBuilder<SqlBool> =>
+  sql<SqlBool>`(${sql.join(SEARCHED.map((column) => sql`${lower(column)} LIKE ${containing(text)} ESCAPE '\\'`), sql` OR `)})`;

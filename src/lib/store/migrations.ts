@@ -67,6 +67,43 @@ export const sqliteMigrations: string[] = [
   CREATE INDEX subscriptions_customer ON subscriptions(customer_id, id);
   CREATE INDEX subscriptions_plan ON subscriptions(subscription_plan_id, id);
   `,
+  // 2: finding customers and plans (filter[...] and sort). Each index serves one filter or one sort
+  // key with ties by id; the expressions are exactly those the core's queries use (core/paging.ts).
+  // filter[search] is a substring match, which no b-tree can serve: customers_search is an FTS5
+  // table with the trigram tokenizer (a quoted term of 3 or more characters is a substring match
+  // within one column), contentless and kept by triggers. It holds lower() of each column, as the
+  // query lowercases the term, so case is folded for A-Z only, as lower() and LIKE do everywhere else.
+  // customers_account is made again, last: to SQLite's planner the expression indexes look as narrow
+  // as it is, and of equally cheap indexes it takes the newest, so the count of the plain list (the
+  // hottest read) would move to a wider index. A test holds that plan (test/store/indexes.test.ts).
+  `
+  CREATE INDEX customers_email ON customers(account_id, lower(email), id);
+  CREATE INDEX customers_archived ON customers(account_id, archived, id);
+  CREATE INDEX customers_created ON customers(account_id, created_at, id);
+  CREATE INDEX customers_last_name ON customers(account_id, lower(last_name), id);
+  CREATE INDEX plans_status ON subscription_plans(account_id, status, id);
+  CREATE INDEX plans_created ON subscription_plans(account_id, created_at, id);
+  CREATE VIRTUAL TABLE customers_search USING fts5(
+    first_name, middle_name, last_name, company_name, email,
+    content = '', contentless_delete = 1, tokenize = 'trigram case_sensitive 1'
+  );
+  INSERT INTO customers_search (rowid, first_name, middle_name, last_name, company_name, email)
+    SELECT id, lower(first_name), lower(middle_name), lower(last_name), lower(company_name), lower(email) FROM customers;
+  CREATE TRIGGER customers_search_insert AFTER INSERT ON customers BEGIN
+    INSERT INTO customers_search (rowid, first_name, middle_name, last_name, company_name, email)
+      VALUES (new.id, lower(new.first_name), lower(new.middle_name), lower(new.last_name), lower(new.company_name), lower(new.email));
+  END;
+  CREATE TRIGGER customers_search_update AFTER UPDATE OF id, first_name, middle_name, last_name, company_name, email ON customers BEGIN
+    DELETE FROM customers_search WHERE rowid = old.id;
+    INSERT INTO customers_search (rowid, first_name, middle_name, last_name, company_name, email)
+      VALUES (new.id, lower(new.first_name), lower(new.middle_name), lower(new.last_name), lower(new.company_name), lower(new.email));
+  END;
+  CREATE TRIGGER customers_search_delete AFTER DELETE ON customers BEGIN
+    DELETE FROM customers_search WHERE rowid = old.id;
+  END;
+  DROP INDEX customers_account;
+  CREATE INDEX customers_account ON customers(account_id, id);
+  `,
 ];
 
 export const postgresMigrations: string[] = [
@@ -129,6 +166,23 @@ export const postgresMigrations: string[] = [
   CREATE INDEX subscriptions_account ON subscriptions(account_id, id);
   CREATE INDEX subscriptions_customer ON subscriptions(customer_id, id);
   CREATE INDEX subscriptions_plan ON subscriptions(subscription_plan_id, id);
+  `,
+  // 2: as SQLite's 2. Text is lowered and ordered under COLLATE "C" (lower() folds A-Z only, the
+  // order is by code point), whatever the database's collation, so both engines find and order
+  // alike; the queries use these exact expressions. filter[search] uses pg_trgm (a trusted extension: the
+  // database owner may create it) through one GIN index over the five lowercased columns.
+  `
+  CREATE EXTENSION IF NOT EXISTS pg_trgm;
+  CREATE INDEX customers_email ON customers(account_id, lower(email COLLATE "C"), id);
+  CREATE INDEX customers_archived ON customers(account_id, archived, id);
+  CREATE INDEX customers_created ON customers(account_id, created_at, id);
+  CREATE INDEX customers_last_name ON customers(account_id, lower(last_name COLLATE "C"), id);
+  CREATE INDEX plans_status ON subscription_plans(account_id, status, id);
+  CREATE INDEX plans_created ON subscription_plans(account_id, created_at, id);
+  CREATE INDEX customers_search ON customers USING gin (
+    lower(first_name COLLATE "C") gin_trgm_ops, lower(middle_name COLLATE "C") gin_trgm_ops, lower(last_name COLLATE "C") gin_trgm_ops,
+    lower(company_name COLLATE "C") gin_trgm_ops, lower(email COLLATE "C") gin_trgm_ops
+  );
   `,
 ];
 

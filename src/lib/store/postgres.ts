@@ -7,11 +7,11 @@
 // one REPEATABLE READ snapshot; a read of one query needs none, and the store learns which reads
 // those are, so the hot lookups cost one round trip.
 import { PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, sql } from 'kysely';
-import { compilePrepared, queryBuilder } from './compile.js';
+import { compilePrepared, queryBuilder, searchedLike } from './compile.js';
 import pg from 'pg';
 import { parse as parseConnectionString } from 'pg-connection-string';
 import { postgresMigrations } from './migrations.js';
-import { KeyGuardError, StoreAuthError, StoreOpenError, StoreUnreachableError, redact, type KeyGuard, type OpenOptions, type PostgresStore } from './store.js';
+import { KeyGuardError, MAKE_A_STORE, StoreAuthError, StoreMissingError, StoreOpenError, StoreUnreachableError, redact, type KeyGuard, type OpenOptions, type PostgresStore } from './store.js';
 import { get, type Dialect, type Op, type PreparedQuery, type Unit } from './unit.js';
 
 export const DEFAULT_POOL_SIZE = 10;
@@ -44,6 +44,13 @@ const guarded = (text: string, n: number) =>
 
 const dialect: Dialect = {
   joinedIds: (column) => sql<string | null>`string_agg(${sql.ref(column)}::text, ',')`,
+  // COLLATE "C": lower() folds A-Z only and the order is by code point, whatever the database's own
+  // collation (under another, lower() and the order would follow its locale).
+  lower: (column) => sql<string>`lower(${sql.ref(column)} COLLATE "C")`,
+  fenced: (query) => query.offset(0),
+  // The pg_trgm GIN index customers_search is on these very expressions; a term shorter than a
+  // trigram has none to look up, and the planner scans the account's rows instead.
+  customerSearch: (text) => searchedLike(dialect.lower, text),
 };
 
 /** Values as the core sees them on SQLite too: safe integers as numbers, flags as 0/1, instants as ISO text, JSON as written. */
@@ -144,10 +151,10 @@ export async function openPostgresStore(url: string, options: OpenOptions = {}):
   };
 
   try {
-    await migrate(await connect());
+    await migrate(await connect(), options.create === 'nothing' ? `the database "${where.database}" on ${where.server} has no billing store yet: ${MAKE_A_STORE}` : undefined);
   } catch (error) {
     await pool.end().catch(() => {});
-    throw error instanceof StoreOpenError || error instanceof StoreAuthError || error instanceof StoreUnreachableError ? error : connectError(error, where);
+    throw error instanceof StoreOpenError || error instanceof StoreAuthError || error instanceof StoreUnreachableError || error instanceof StoreMissingError ? error : connectError(error, where);
   }
 
   const q = queryBuilder({ adapter: () => new PostgresAdapter(), introspector: (db) => new PostgresIntrospector(db), compiler: () => new PostgresQueryCompiler() });
@@ -194,7 +201,7 @@ export async function openPostgresStore(url: string, options: OpenOptions = {}):
       values = entry.bind(op.args);
       mode = op.mode;
     } else {
-      const built = op.build(q).compile();
+      const built = op.build(q, dialect).compile();
       text = built.sql;
       values = built.parameters as unknown[];
       mode = op.kind;
@@ -317,12 +324,17 @@ const isConnectionError = (error: unknown): boolean => {
 
 /**
  * Applies what is missing, in one transaction under an advisory lock: instances starting at the
- * same moment wait for the first, then find nothing left to do.
+ * same moment wait for the first, then find nothing left to do. With `missing` (a command that
+ * only reads), a database without the billing schema is left as it is: StoreMissingError(missing).
  */
-async function migrate(client: pg.PoolClient): Promise<void> {
+async function migrate(client: pg.PoolClient, missing?: string): Promise<void> {
   try {
     await client.query('BEGIN');
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+    if (missing !== undefined) {
+      const { rows } = await client.query<{ present: boolean }>("SELECT to_regclass('billing_schema') IS NOT NULL AS present");
+      if (!rows[0]?.present) throw new StoreMissingError(missing);
+    }
     await client.query('CREATE TABLE IF NOT EXISTS billing_schema (version integer NOT NULL)');
     const { rows } = await client.query<{ version: number }>('SELECT version FROM billing_schema');
     let version = rows[0]?.version ?? 0;
@@ -335,7 +347,8 @@ async function migrate(client: pg.PoolClient): Promise<void> {
     client.release();
   } catch (error) {
     await client.query('ROLLBACK').catch(() => {});
-    client.release(true);
+    // The connection is fine after a refusal of ours; after anything else it is not trusted.
+    client.release(error instanceof StoreMissingError ? undefined : true);
     throw error;
   }
 }

@@ -4,12 +4,12 @@
 // the event loop, so nothing else in the process can interleave with it; writes are BEGIN
 // IMMEDIATE, so processes queue on the write lock instead of deadlocking on a lock upgrade.
 import Database from 'better-sqlite3';
-import { SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler, sql, type Compilable } from 'kysely';
-import { compilePrepared, queryBuilder } from './compile.js';
-import { existsSync, mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler, sql, type Compilable, type SqlBool } from 'kysely';
+import { compilePrepared, queryBuilder, searchedLike } from './compile.js';
+import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
 import { sqliteMigrations } from './migrations.js';
-import { StoreOpenError, type SqliteStore } from './store.js';
+import { MAKE_A_STORE, StoreMissingError, StoreOpenError, StoreReadOnlyError, type Create, type SqliteStore } from './store.js';
 import { get, type Build, type Dialect, type Op, type PreparedQuery, type Unit } from './unit.js';
 
 const BUSY_TIMEOUT_MS = 10_000;
@@ -17,7 +17,21 @@ const BUSY_TIMEOUT_MS = 10_000;
 const dialect: Dialect = {
   // Unordered: an ORDER BY inside the aggregate costs SQLite a sorter on every read.
   joinedIds: (column) => sql<string | null>`group_concat(${sql.ref(column)})`,
+  // lower() folds ASCII only, and the default collation (BINARY) orders by code point.
+  lower: (column) => sql<string>`lower(${sql.ref(column)})`,
+  // SQLite has no OFFSET without a LIMIT; -1 is no limit.
+  fenced: (query) => query.limit(-1).offset(0),
+  customerSearch(text) {
+    // The FTS5 trigram table customers_search holds lowercased copies of the five columns (kept by
+    // triggers): a phrase of 3 characters or more matches where it is a substring of one column.
+    if ([...text].length >= 3) return sql<SqlBool>`${sql.ref('id')} IN (SELECT rowid FROM customers_search WHERE customers_search MATCH ${phrase(text)})`;
+    // Shorter than a trigram: a scan of the account's rows.
+    return searchedLike(dialect.lower, text);
+  },
 };
+
+/** An FTS5 query that is the text as one phrase: quoted, its quotes doubled, no syntax left in it. */
+const phrase = (text: string): string => `"${text.replaceAll('"', '""')}"`;
 
 /** A prepared query compiled for this connection: raw statements and the row mapper. */
 interface Compiled {
@@ -26,19 +40,37 @@ interface Compiled {
   run(args: unknown[]): number;
 }
 
-export function openSqliteStore(path: string): SqliteStore {
-  if (path !== ':memory:') makeFolder(dirname(path));
-  let sqlite: Database.Database;
+export function openSqliteStore(path: string, options: { create?: Create } = {}): SqliteStore {
+  const create = options.create ?? 'folders';
+  const readOnly = path !== ':memory:' && path !== '' && prepareFile(path, create);
+  let opened: Database.Database | undefined;
   try {
-    sqlite = new Database(path, { timeout: BUSY_TIMEOUT_MS });
-    enableWal(sqlite);
+    const sqlite = (opened = new Database(path, { timeout: BUSY_TIMEOUT_MS, readonly: readOnly, fileMustExist: create === 'nothing' }));
+    // A read finds no billing store in a file without its schema (an empty file, another program's
+    // database), and leaves it as it is: this is asked before anything (WAL) is written.
+    if (create === 'nothing' && sqlite.pragma('user_version', { simple: true }) === 0) throw new StoreMissingError(`${path} is not a billing store yet: ${MAKE_A_STORE}`);
+    if (!readOnly) enableWal(sqlite);
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('foreign_keys = ON');
+    if (readOnly && (sqlite.pragma('user_version', { simple: true }) as number) < sqliteMigrations.length) {
+      throw new StoreReadOnlyError(`the store ${path} is read-only and needs upgrading to this version of billing, which only a user who can write it can do (open it once with write access)`);
+    }
     migrate(sqlite);
   } catch (error) {
-    if (error instanceof StoreOpenError) throw error;
+    if (opened?.open) opened.close();
+    if (error instanceof StoreOpenError || error instanceof StoreMissingError || error instanceof StoreReadOnlyError) throw error;
+    const code = (error as { code?: string }).code;
+    if (readOnly && (code === 'SQLITE_READONLY_DIRECTORY' || code === 'SQLITE_CANTOPEN')) {
+      throw new StoreOpenError(`cannot read the store ${path}: its folder ${dirname(path)} is read-only, and SQLite needs to make its shared-memory file (${basename(path)}-shm) beside it; let this user write the folder, or copy the store elsewhere`);
+    }
     throw new StoreOpenError(`cannot open the store ${path}: ${(error as Error).message}`);
   }
+  const sqlite = opened!;
+  const writeRefusal = readOnly ? `the store ${path} is read-only: ${readOnlyReason(path)}; reads still work` : undefined;
+  const refuseWrites = (): void => {
+    // A read (opened read-only) that would still write, e.g. the default account on first use.
+    if (writeRefusal !== undefined) throw new StoreReadOnlyError(writeRefusal);
+  };
 
   const q = queryBuilder({ adapter: () => new SqliteAdapter(), introspector: (db) => new SqliteIntrospector(db), compiler: () => new SqliteQueryCompiler() });
 
@@ -108,15 +140,15 @@ export function openSqliteStore(path: string): SqliteStore {
         return compiled[op.mode](op.args);
       }
       case 'all': {
-        const { statement, parameters } = prepare(op.build(q));
+        const { statement, parameters } = prepare(op.build(q, dialect));
         return statement.all(...parameters);
       }
       case 'get': {
-        const { statement, parameters } = prepare(op.build(q));
+        const { statement, parameters } = prepare(op.build(q, dialect));
         return statement.reader ? statement.get(...parameters) : (statement.run(...parameters), undefined);
       }
       case 'run': {
-        const { statement, parameters } = prepare(op.build(q));
+        const { statement, parameters } = prepare(op.build(q, dialect));
         return statement.run(...parameters).changes;
       }
       case 'wait':
@@ -157,6 +189,7 @@ export function openSqliteStore(path: string): SqliteStore {
     engine: 'sqlite',
     path,
     location: path,
+    writeRefusal,
     read<T>(unit: () => Unit<T>): T {
       // Inside another transaction the reads already share its snapshot (a savepoint adds nothing).
       return open > 0 ? drive(unit()) : (inside(() => transaction.deferred(() => drive(unit()))) as T);
@@ -165,6 +198,7 @@ export function openSqliteStore(path: string): SqliteStore {
       return open > 0 ? fn() : (inside(() => transaction.deferred(fn)) as T);
     },
     write<T>(unit: () => Unit<T>, keep?: (value: T) => boolean): T {
+      refuseWrites();
       ownWrites++;
       let refused: { value: T } | undefined;
       try {
@@ -185,6 +219,7 @@ export function openSqliteStore(path: string): SqliteStore {
       return store.write(() => get(build));
     },
     bulkWrite<T>(unit: () => Unit<T>): Promise<T> {
+      refuseWrites();
       ownWrites++;
       return driveAsync('BEGIN IMMEDIATE', unit);
     },
@@ -228,6 +263,39 @@ export function openSqliteStore(path: string): SqliteStore {
       open--;
     }
   }
+}
+
+const writable = (path: string): boolean => {
+  try {
+    accessSync(path, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** Why this process cannot write the store at path (the file, or its folder where SQLite keeps its journal). */
+const readOnlyReason = (path: string): string =>
+  writable(path) ? `its folder ${dirname(path)} cannot be written (SQLite keeps its journal beside the store)` : 'this user cannot write the file';
+
+/**
+ * Before opening: makes what `create` allows and checks what is there. Returns whether to open the
+ * store read-only: a read of a store this process cannot write. The kernel decides (access(2) with
+ * W_OK: modes, ACLs, a read-only mount), not a guess from the mode bits.
+ */
+function prepareFile(path: string, create: Create): boolean {
+  const folder = dirname(path);
+  if (!existsSync(path)) {
+    if (create === 'nothing') throw new StoreMissingError(`no store at ${path}: ${MAKE_A_STORE}`);
+    if (create === 'folders') makeFolder(folder);
+    else if (!existsSync(folder)) throw new StoreOpenError(`cannot make the store ${path}: there is no folder ${folder} (make it first, or give --db a path in an existing folder)`);
+    if (!statSync(folder).isDirectory()) throw new StoreOpenError(`cannot make the store ${path}: ${folder} is not a folder`);
+    if (!writable(folder)) throw new StoreReadOnlyError(`cannot make the store ${path}: the folder ${folder} is read-only`);
+    return false;
+  }
+  if (writable(path) && writable(folder)) return false;
+  if (create === 'nothing') return true;
+  throw new StoreReadOnlyError(`the store ${path} is read-only: ${readOnlyReason(path)}; reads still work`);
 }
 
 /**

@@ -12,6 +12,11 @@ export interface Store {
   /** Where the store is, safe to print: a file path, or a URL with its password as ***. */
   readonly location: string;
   /**
+   * Set when this store refuses every write: a SQLite file this user cannot write, opened for a
+   * command that reads. The message of the StoreReadOnlyError a write gets.
+   */
+  readonly writeRefusal?: string;
+  /**
    * Runs a unit in one read snapshot: every query it makes sees the same moment. `key` names the
    * kind of read (a route), so PostgreSQL can learn which reads make one query only and need no
    * transaction around it.
@@ -79,17 +84,28 @@ export class KeyGuardError extends Error {
   override name = 'KeyGuardError';
 }
 
+/**
+ * What opening a store may make. 'nothing': a command that only reads; the store must exist
+ * (a missing SQLite file, or a database without the billing schema, is StoreMissingError) and a
+ * SQLite file that cannot be written is opened read-only. 'file': a command that writes; a missing
+ * SQLite file is made, in a folder that must exist. 'folders': its missing folders are made too
+ * (the default location of the store).
+ */
+export type Create = 'nothing' | 'file' | 'folders';
+
 export interface OpenOptions {
   /** PostgreSQL: the most connections the pool opens (default 10). */
   poolSize?: number;
   /** PostgreSQL: the longest one statement may run, in ms (default 30 s). */
   statementTimeoutMs?: number;
+  /** Default 'folders'. */
+  create?: Create;
 }
 
 /** Opens the store at a file path (SQLite) or a postgres:// URL, migrating it to this version. */
 export async function openStore(location: string, options: OpenOptions = {}): Promise<Store> {
   const where = parseLocation(location);
-  if (where.engine === 'sqlite') return (await import('./sqlite.js')).openSqliteStore(where.path);
+  if (where.engine === 'sqlite') return (await import('./sqlite.js')).openSqliteStore(where.path, { create: options.create });
   return (await import('./postgres.js')).openPostgresStore(where.url, options);
 }
 
@@ -115,6 +131,19 @@ export function redact(text: string): string {
 /** The store could not be opened: a bad path, not a store, an unknown database (exit 2). */
 export class StoreOpenError extends Error {
   override name = 'StoreOpenError';
+}
+
+/** How to get a store, for a read that found none. */
+export const MAKE_A_STORE = 'make one with `billing demo` (a sample) or any command that creates something, or point --db (BILLING_DB) at an existing store';
+
+/** A command that only reads found no store there; nothing was made (exit 2). */
+export class StoreMissingError extends Error {
+  override name = 'StoreMissingError';
+}
+
+/** A command that writes found the store read-only (exit 2); reads still work. */
+export class StoreReadOnlyError extends Error {
+  override name = 'StoreReadOnlyError';
 }
 
 /** The database server could not be reached (exit 3). */

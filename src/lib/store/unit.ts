@@ -6,14 +6,14 @@
 // interleave, and reads stay as fast as before), PostgreSQL awaits each step on one pooled
 // connection inside one transaction, and can run the whole unit again after a serialization
 // failure, because a generator function is a replayable recipe rather than work already done.
-import type { Compilable, Kysely, RawBuilder } from 'kysely';
+import type { Compilable, Kysely, RawBuilder, SqlBool } from 'kysely';
 import type { DB } from './schema.js';
 
 /** A value now (SQLite) or later (PostgreSQL). */
 export type MaybePromise<T> = T | Promise<T>;
 
 /** Builds a query with the engine's own Kysely instance (its SQL dialect). */
-export type Build<R> = (q: Kysely<DB>) => Compilable<R>;
+export type Build<R> = (q: Kysely<DB>, dialect: Dialect) => Compilable<R>;
 
 /** Stands for the i-th argument of a prepared query. */
 export type Param = (index: number) => never;
@@ -22,6 +22,21 @@ export type Param = (index: number) => never;
 export interface Dialect {
   /** The aggregate of an integer column's values as text `1,2,3`, in any order (null for no rows). */
   joinedIds(column: string): RawBuilder<string | null>;
+  /**
+   * A text column with A-Z folded to a-z and nothing else, compared and ordered by code point, alike
+   * on both engines. The migrations index these very expressions, so a sort or a match can use them.
+   */
+  lower(column: string): RawBuilder<string>;
+  /**
+   * A subquery the planner must plan alone (OFFSET 0: neither engine merges it into the outer
+   * query), so it is read by its own conditions' index, not by the outer query's order.
+   */
+  fenced<Q extends { offset(n: number): Q; limit(n: number): Q }>(query: Q): Q;
+  /**
+   * Customers whose first, middle, last or company name or email holds the text (already folded
+   * A-Z to a-z): through the engine's trigram index when the text has 3 characters or more.
+   */
+  customerSearch(text: string): RawBuilder<SqlBool>;
 }
 
 export type PreparedBuild<R> = (q: Kysely<DB>, param: Param, dialect: Dialect) => Compilable<R>;

@@ -4,7 +4,7 @@ import type { Clock } from '../core/clock.js';
 import { systemClock } from '../core/clock.js';
 import type { Account } from '../core/context.js';
 import { createRouter, type Router } from '../api/router.js';
-import { openStore, type Store } from '../store/store.js';
+import { openStore, StoreReadOnlyError, type Create, type Store } from '../store/store.js';
 import { target, type Transport, type TransportRequest, type TransportResponse } from './types.js';
 
 export interface EmbeddedOptions {
@@ -12,6 +12,8 @@ export interface EmbeddedOptions {
   dbPath: string;
   /** PostgreSQL: the most connections the pool opens. */
   poolSize?: number;
+  /** What opening may make (see Create): 'nothing' for a command that only reads. Default 'folders'. */
+  create?: Create;
   /** Account name to act as; the store's default account when absent. */
   account?: string;
   /** Base of the links in documents; the default is where `billing serve` listens by default. */
@@ -36,7 +38,7 @@ export interface EmbeddedCore {
 }
 
 export async function openCore(options: EmbeddedOptions): Promise<EmbeddedCore> {
-  const store = await openStore(options.dbPath, { poolSize: options.poolSize });
+  const store = await openStore(options.dbPath, { poolSize: options.poolSize, create: options.create });
   const clock = options.clock ?? systemClock;
   let account: Account | undefined;
   return {
@@ -58,6 +60,9 @@ export function embeddedTransport(core: EmbeddedCore): Transport {
   return {
     mode: 'embedded',
     async request(request: TransportRequest): Promise<TransportResponse> {
+      // A store opened for reading that cannot be written: a change is refused here, plainly, not
+      // as the 500 the router would make of the store's refusal.
+      if (core.store.writeRefusal !== undefined && request.method.toUpperCase() !== 'GET') throw new StoreReadOnlyError(core.store.writeRefusal);
       const { path, query } = target(request);
       // The body crosses as text, exactly as it would over HTTP, so both doors behave the same.
       const body = request.body === undefined ? undefined : JSON.stringify(request.body);

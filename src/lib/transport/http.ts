@@ -3,6 +3,7 @@
 // Requests go through Node's built-in fetch, which is undici, loaded by Node only on first use (so
 // only in remote mode). The undici package's own request() opens sockets that nock cannot see
 // (nock#2183); the built-in fetch is what the fault and replay tests can intercept.
+import { isSendableKey, unsendableKey } from '../config/settings.js';
 import { ProtocolError, target, ServiceUnreachableError, type Transport, type TransportRequest, type TransportResponse } from './types.js';
 
 export interface HttpOptions {
@@ -50,7 +51,14 @@ function describe(error: unknown): string {
   return cause?.message ?? (error as Error).message ?? String(error);
 }
 
+/** A key that no HTTP header can carry as it is (exit 2); the message never quotes it. */
+export class UnsendableKeyError extends Error {
+  override name = 'UnsendableKeyError';
+}
+
 export function httpTransport(options: HttpOptions): Transport {
+  // Checked before any request: fetch would otherwise refuse it with a message that quotes the key.
+  if (options.apiKey !== undefined && options.apiKey !== '' && !isSendableKey(options.apiKey)) throw new UnsendableKeyError(unsendableKey('given'));
   const base = new URL(`${options.baseUrl.replace(/\/+$/, '')}/`);
   const retries = options.retries ?? 3;
   const backoffMs = options.backoffMs ?? 250;

@@ -2,7 +2,7 @@ import type { CoreContext } from '../../core/context.js';
 import type { Result } from '../../core/result.js';
 import { failureResponse } from '../errors.js';
 import { JSONAPI, type ApiResponse } from '../http.js';
-import { parseGetQuery, type GetQuery } from '../query.js';
+import { parseGetQuery, type CollectionQuery, type GetQuery } from '../query.js';
 import type { Unit } from '../../store/unit.js';
 import type { Rendering } from '../documents.js';
 
@@ -30,7 +30,7 @@ export const idParam = (rc: RequestContext): number => Number(rc.params.id);
  * generator function defined once at module level: a generator closure made per request kept its
  * objects past the next scavenge in billing serve (about 250 KB promoted per scavenge).
  */
-export function withQuery(rc: RequestContext, includes: readonly string[], then: (rc: RequestContext, query: GetQuery, r: Rendering) => Unit<ApiResponse>): Unit<ApiResponse> {
+export function withQuery(rc: RequestContext, includes: readonly string[] | CollectionQuery, then: (rc: RequestContext, query: GetQuery, r: Rendering) => Unit<ApiResponse>): Unit<ApiResponse> {
   const parsed = parseGetQuery(rc.query, includes);
   if (!parsed.ok) return answered(failureResponse(parsed.failure, null));
   return then(rc, parsed.value, { baseUrl: rc.baseUrl, timeZone: rc.core.account.time_zone, fields: parsed.value.fields });

@@ -5,18 +5,26 @@ import type { Unit } from '../../store/unit.js';
 import { collectionDocument, customerResource, singleDocument, subscriptionResource, type Rendering } from '../documents.js';
 import { simpleError } from '../errors.js';
 import type { ApiResponse } from '../http.js';
-import type { GetQuery } from '../query.js';
+import { BOOLEAN_FILTER, collectionQuery, filtersOf, sortOf, TEXT_FILTER, type GetQuery } from '../query.js';
+import { CUSTOMER_SORT_FIELDS } from '../../schemas/vocabulary.js';
 import { includedSubscriptions } from './subscriptions.js';
 import { idParam, respond, withQuery, type RequestContext } from './context.js';
 
 const INCLUDES = ['subscriptions'] as const;
 
-export const list = (rc: RequestContext): Unit<ApiResponse> => withQuery(rc, INCLUDES, listing);
+/** GET /customers: filter[email] (exact, case aside), filter[search] (a substring), filter[archived], sort. */
+const LIST = collectionQuery({
+  include: INCLUDES,
+  filter: { email: TEXT_FILTER, search: TEXT_FILTER, archived: BOOLEAN_FILTER },
+  sort: CUSTOMER_SORT_FIELDS,
+});
+
+export const list = (rc: RequestContext): Unit<ApiResponse> => withQuery(rc, LIST, listing);
 export const get = (rc: RequestContext): Unit<ApiResponse> => withQuery(rc, INCLUDES, one);
 export const subscriptions = (rc: RequestContext): Unit<ApiResponse> => withQuery(rc, [], subscriptionsOfOne);
 
 function* listing(rc: RequestContext, query: GetQuery, r: Rendering): Unit<ApiResponse> {
-  const { rows, total } = yield* listCustomers(rc.core, query.page);
+  const { rows, total } = yield* listCustomers(rc.core, query.page, { ...filtersOf(query, LIST), sort: sortOf(query, LIST) });
   const subscriptions = yield* subscriptionIdsBy(rc.core, 'customer_id', rows.map((c) => c.id));
   const data = rows.map((c) => customerResource(c, subscriptions.get(c.id)!, r));
   return respond(200, collectionDocument(r, '/customers', query, total, data, yield* includedSubscriptions(rc, query.include, subscriptions.values(), r)));

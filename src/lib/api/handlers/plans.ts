@@ -5,16 +5,20 @@ import type { Unit } from '../../store/unit.js';
 import { collectionDocument, planResource, singleDocument, subscriptionResource, type Rendering } from '../documents.js';
 import { failureResponse } from '../errors.js';
 import type { ApiResponse } from '../http.js';
-import type { GetQuery } from '../query.js';
+import { collectionQuery, filtersOf, oneOf, sortOf, type GetQuery } from '../query.js';
+import { PLAN_SORT_FIELDS, PLAN_STATUSES } from '../../schemas/vocabulary.js';
 import { includedSubscriptions } from './subscriptions.js';
 import { idParam, respond, withQuery, type RequestContext } from './context.js';
 
-export const list = (rc: RequestContext): Unit<ApiResponse> => withQuery(rc, ['subscriptions'], listing);
+/** GET /subscription-plans: filter[status] (active or inactive), sort. */
+const LIST = collectionQuery({ include: ['subscriptions'], filter: { status: oneOf(PLAN_STATUSES) }, sort: PLAN_SORT_FIELDS });
+
+export const list = (rc: RequestContext): Unit<ApiResponse> => withQuery(rc, LIST, listing);
 export const get = (rc: RequestContext): Unit<ApiResponse> => withQuery(rc, [], one);
 export const subscriptions = (rc: RequestContext): Unit<ApiResponse> => withQuery(rc, [], subscriptionsOfOne);
 
 function* listing(rc: RequestContext, query: GetQuery, r: Rendering): Unit<ApiResponse> {
-  const { rows, total } = yield* listPlans(rc.core, query.page);
+  const { rows, total } = yield* listPlans(rc.core, query.page, { ...filtersOf(query, LIST), sort: sortOf(query, LIST) });
   const subscriptions = yield* subscriptionIdsBy(rc.core, 'subscription_plan_id', rows.map((p) => p.id));
   const data = rows.map((p) => planResource(p, subscriptions.get(p.id)!, r));
   return respond(200, collectionDocument(r, '/subscription-plans', query, total, data, yield* includedSubscriptions(rc, query.include, subscriptions.values(), r)));
