@@ -1,6 +1,8 @@
 // Runs the CLI's sources in child processes (see fixtures/billing-source.ts): as this user, or, when
-// the tests run as root (whom file modes do not stop), as the unprivileged user `nobody` through
-// runuser, so that a file without write permission really cannot be written.
+// the tests run as root (whom file modes do not stop), as root without the capabilities that
+// override file modes (setpriv drops CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH), so that a file
+// without write permission really cannot be written. Root stays the owner of everything it made,
+// so the repository and the temporary files stay readable wherever the checkout is.
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -19,7 +21,7 @@ export interface SourceResult {
 
 export interface SourceOptions {
   env?: Record<string, string | undefined>;
-  /** Run as `nobody` when root (a user without write permission anywhere it was not given). */
+  /** When root, run without the capabilities that override file modes. */
   unprivileged?: boolean;
   timeoutMs?: number;
 }
@@ -28,7 +30,8 @@ export function runSource(args: string[], options: SourceOptions = {}): Promise<
   return new Promise((resolve, reject) => {
     const env: Record<string, string | undefined> = { PATH: process.env.PATH, NO_COLOR: '1', ...options.env };
     const node = [process.execPath, '--import', TSX, ENTRY, ...args];
-    const [command, ...rest] = options.unprivileged && isRoot() ? ['runuser', '-u', 'nobody', '--', ...node] : node;
+    const dropped = ['setpriv', '--bounding-set=-dac_override,-dac_read_search', '--inh-caps=-dac_override,-dac_read_search', '--'];
+    const [command, ...rest] = options.unprivileged && isRoot() ? [...dropped, ...node] : node;
     const child = spawn(command, rest, { env: env as NodeJS.ProcessEnv, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';

@@ -152,7 +152,8 @@ const sha = (path: string) => createHash('sha256').update(readFileSync(path)).di
 
 /**
  * A store made by this process, then taken out of the reach of the one that runs the CLI: as root
- * (whom modes do not stop) the CLI runs as `nobody` (runuser), otherwise as this user after chmod.
+ * (whom modes do not stop) the CLI runs without the capabilities that override modes (setpriv),
+ * otherwise as this user after chmod.
  * The kernel's access(2) decides in the CLI, so this is the check a person meets; and were the CLI
  * able to write after all, the refused writes below would succeed and the tests fail.
  */
