@@ -34,6 +34,11 @@ describe('--dry-run prints the request, sends nothing, exits 0', () => {
     expect(JSON.parse(result.stdout).attributes.amount).toBe('12.50');
     const thousands = await cli().run(['--dry-run', 'plans', 'create', '--name', 'Gold', '--amount', '1.234,50']);
     expect(JSON.parse(thousands.stdout).attributes.amount).toBe('1234.50');
+    const english = await cli().run(['--dry-run', 'plans', 'create', '--name', 'Gold', '--amount', '1,234.50']);
+    expect(JSON.parse(english.stdout).attributes.amount).toBe('1234.50');
+    // Twelve and a half, or twelve thousand five hundred? Neither is guessed.
+    const ambiguous = await cli().run(['--dry-run', 'plans', 'create', '--name', 'Gold', '--amount', '12,500']);
+    expect(ambiguous).toEqual({ code: 2, stdout: '', stderr: 'error: --amount: must be an amount in euro with at most two decimals, for example 12.50\n' });
   });
 });
 

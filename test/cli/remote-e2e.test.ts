@@ -2,7 +2,7 @@
 // with the same commands on an embedded store: the same output, the same exit codes.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, runCli, type CliResult } from '../helpers/cli.js';
+import { BIN, runCli, TEST_CONFIG_DIR, type CliResult } from '../helpers/cli.js';
 import { tempDbPath } from '../helpers/store.js';
 
 const EMBEDDED_BASE = 'http://127.0.0.1:8080'; // where the embedded store's links point
@@ -34,7 +34,7 @@ beforeAll(async () => {
     if (db === servedDb) key = JSON.parse(made.stdout).api_key;
   }
   server = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--db', servedDb], {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1' },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', BILLING_CONFIG_DIR: TEST_CONFIG_DIR },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   url = await new Promise<string>((resolve, reject) => {

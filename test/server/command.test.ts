@@ -11,7 +11,7 @@ import { createAccount } from '../../src/lib/core/accounts.js';
 import { systemClock } from '../../src/lib/core/clock.js';
 import { openStore } from '../../src/lib/store/store.js';
 import { all } from '../../src/lib/store/unit.js';
-import { tempDbPath } from '../helpers/store.js';
+import { tempDbPath, tempDir } from '../helpers/store.js';
 
 describe('parseServeOptions', () => {
   it('defaults to 127.0.0.1:8080, no public URL, private webhooks refused', () => {
@@ -43,7 +43,8 @@ describe('parseServeOptions', () => {
 
 function depsFor(globals: Record<string, unknown>) {
   const io = memoryIO();
-  const deps = createDeps(io, readGlobals(globals, {}), {});
+  // A config folder of its own: a person's saved profiles never take part.
+  const deps = createDeps(io, readGlobals(globals, {}), { BILLING_CONFIG_DIR: tempDir('billing-config-') });
   return { io, deps };
 }
 

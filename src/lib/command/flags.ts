@@ -60,13 +60,14 @@ async function readData(source: string, io: IO): Promise<Record<string, unknown>
 
 /**
  * An amount as people type it: `12,50` (a decimal comma), `1.234,50` and `1,234.50` become `12.50`,
- * `1234.50`. Anything else is left for the schema to judge.
+ * `1234.50`. `12,500` is left alone (twelve and a half, or twelve thousand five hundred?): the
+ * schema refuses it, as it does anything else that is not an amount.
  */
 export function amountInput(value: string): string {
   const text = value.trim().replace(/^€\s*/, '');
   if (/^-?\d+,\d{1,2}$/.test(text)) return text.replace(',', '.');
   if (/^-?\d{1,3}(\.\d{3})+,\d{1,2}$/.test(text)) return text.replace(/\./g, '').replace(',', '.');
-  if (/^-?\d{1,3}(,\d{3})+(\.\d{1,2})?$/.test(text)) return text.replace(/,/g, '');
+  if (/^-?\d{1,3}(,\d{3})+\.\d{1,2}$/.test(text)) return text.replace(/,/g, '');
   return text;
 }
 
