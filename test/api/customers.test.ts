@@ -191,7 +191,6 @@ describe('POST /customers', () => {
       ['the body has no data', '{"attributes": {}}', '/data', { attributes: {} }],
       ['data is an array', '{"data": []}', '/data', { data: [] }],
       ['the body is a JSON string', '"customer"', '/data', 'customer'],
-      ['data.type is another type', JSON.stringify({ data: { type: 'subscription', attributes: minimalCustomer() } }), '/data/type', { data: { type: 'subscription', attributes: minimalCustomer() } }],
       ['data.type is missing', JSON.stringify({ data: { attributes: minimalCustomer() } }), '/data/type', { data: { attributes: minimalCustomer() } }],
       ['data.attributes is an array', JSON.stringify({ data: { type: 'customer', attributes: [] } }), '/data/attributes', { data: { type: 'customer', attributes: [] } }],
     ])('when %s, answers 400 Invalid Document and writes nothing', async (_situation, raw, pointer, original) => {
@@ -199,6 +198,13 @@ describe('POST /customers', () => {
       const answer = await send(core, 'POST', '/customers', { body: raw });
       expectError(answer, 400, 'Invalid Document', { pointer });
       expect(answer.body.meta).toEqual({ original });
+      expect(await totalCustomers(core)).toBe(0);
+    });
+
+    it('when data.type is another type, answers 409 Conflict on /data/type and writes nothing', async () => {
+      const core = await testCore();
+      const answer = await send(core, 'POST', '/customers', { body: { data: { type: 'subscription', attributes: minimalCustomer() } } });
+      expectError(answer, 409, 'Conflict', { pointer: '/data/type' });
       expect(await totalCustomers(core)).toBe(0);
     });
   });
@@ -337,15 +343,24 @@ describe('PATCH /customers/{id}', () => {
   });
 
   it.each([
-    ['data.id differs from the path', { data: { type: 'customer', id: '2', attributes: {} } }, '/data/id'],
     ['data.id is missing', { data: { type: 'customer', attributes: {} } }, '/data/id'],
-    ['data.type is wrong', { data: { type: 'customers', id: '1', attributes: {} } }, '/data/type'],
+    ['data.type is missing', { data: { id: '1', attributes: {} } }, '/data/type'],
     ['data is missing', { type: 'customer', id: '1' }, '/data'],
   ])('when %s, answers 400 Invalid Document', async (_situation, body, pointer) => {
     const { core, before } = await setup();
     const answer = await send(core, 'PATCH', '/customers/1', { body });
     expectError(answer, 400, 'Invalid Document', { pointer });
     expect(answer.body.meta).toEqual({ original: body });
+    expect((await send(core, 'GET', '/customers/1')).body).toEqual(before);
+  });
+
+  it.each([
+    ['data.id differs from the path', { data: { type: 'customer', id: '2', attributes: {} } }, '/data/id'],
+    ['data.type is another type', { data: { type: 'customers', id: '1', attributes: {} } }, '/data/type'],
+  ])('when %s, answers 409 Conflict (JSON:API 1.0) and changes nothing', async (_situation, body, pointer) => {
+    const { core, before } = await setup();
+    const answer = await send(core, 'PATCH', '/customers/1', { body });
+    expectError(answer, 409, 'Conflict', { pointer });
     expect((await send(core, 'GET', '/customers/1')).body).toEqual(before);
   });
 
@@ -378,6 +393,7 @@ describe('GET /customers/{id}', () => {
     const answer = await send(core, 'GET', `/customers/${id}`, { query: 'fields[customer]=first_name,email' });
     expect(answer.status).toBe(200);
     expect(answer.body.data.attributes).toEqual({ first_name: 'First1', email: 'person1@example.com' });
+    expect(answer.body.data).not.toHaveProperty('relationships');
   });
 
   it('when include=subscriptions, embeds the customer subscriptions', async () => {
@@ -579,7 +595,11 @@ describe('GET /customers', () => {
       { first_name: 'First1', email: 'person1@example.com' },
       { first_name: 'First2', email: 'person2@example.com' },
     ]);
-    expect(answer.body.data[0].relationships.subscriptions.links.related).toBe(`${BASE}/customers/1/subscriptions`);
+    // A sparse fieldset covers relationships too: subscriptions is not among the fields.
+    expect(answer.body.data[0]).not.toHaveProperty('relationships');
+    const kept = await send(core, 'GET', '/customers', { query: 'fields[customer]=first_name,subscriptions' });
+    expect(kept.body.data[0].attributes).toEqual({ first_name: 'First1' });
+    expect(kept.body.data[0].relationships.subscriptions.links.related).toBe(`${BASE}/customers/1/subscriptions`);
   });
 });
 

@@ -1,5 +1,6 @@
 // Property: whatever bad customer document is thrown at POST /customers or PATCH /customers/1, the
-// answer is a 400 naming each problem (never a 500, never a throw), and the store is unchanged.
+// answer is a 400 naming each problem, or a 409 for another type or id (never a 500, never a
+// throw), and the store is unchanged. (hostile.test.ts throws wilder input at every route.)
 import fc from 'fast-check';
 import { isValidIBAN } from 'ibantools';
 import { describe, expect, it } from 'vitest';
@@ -51,12 +52,16 @@ const unknownName = fc
 
 /** Any JSON value, for unknown and read-only attributes. */
 const anyValue = fc.jsonValue({ maxDepth: 2 });
+/** A value no read-only attribute of customer 1 has (payment_method is directdebit, the card fields null). */
+const notCurrent = anyValue.filter((v) => v !== null && v !== 'directdebit');
 
 const pointerOf = (name: string) => `/data/attributes/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`;
 
 interface Case {
   /** The raw body sent. */
   raw: string;
+  /** A document that names another type or id: 409 Conflict rather than 400. */
+  conflict?: boolean;
   /** Pointers that must be among the errors; empty for document-level cases. */
   mustReport: string[];
   /** For attribute cases: the exact set of pointers expected (undefined when only "at least"). */
@@ -81,7 +86,8 @@ function attributeCase(forPatch: boolean): fc.Arbitrary<Case> {
       good,
       badNames.chain((names) => fc.tuple(...names.map((n) => badValue[n].map((v) => [n, v] as const)))),
       fc.uniqueArray(fc.tuple(unknownName, anyValue), { maxLength: 3, selector: ([n]) => n }),
-      fc.subarray([...READ_ONLY], { maxLength: 2 }).chain((names) => fc.tuple(...names.map((n) => anyValue.map((v) => [n, v] as const)))),
+      // Each with a value the customer does not have (on PATCH, the current value is accepted and ignored).
+      fc.subarray([...READ_ONLY], { maxLength: 2 }).chain((names) => fc.tuple(...names.map((n) => notCurrent.map((v) => [n, v] as const)))),
     )
     .filter(([, bad, unknown, readOnly]) => bad.length + unknown.length + readOnly.length > 0 || !forPatch)
     .map(([goodAttributes, bad, unknown, readOnly]) => {
@@ -116,13 +122,32 @@ function documentCase(forPatch: boolean): fc.Arbitrary<Case> {
     }),
     fc.jsonValue({ maxDepth: 2 }).filter((v) => typeof v !== 'object' || v === null || Array.isArray(v) || !('data' in v)).map((v) => JSON.stringify(v)),
     fc.oneof(fc.constant(null), fc.string(), fc.integer(), fc.array(fc.jsonValue({ maxDepth: 1 }), { maxLength: 2 })).map((data) => JSON.stringify({ data })),
-    fc.tuple(fc.oneof(fc.constantFrom('customers', 'Customer', 'subscription', '', null), fc.integer()), attributes).map(([type, a]) => JSON.stringify({ data: { type, ...(forPatch ? { id: '1' } : {}), attributes: a } })),
     fc.oneof(fc.constant(null), fc.string({ maxLength: 5 }), fc.integer(), fc.array(fc.integer(), { maxLength: 2 })).map((a) => JSON.stringify({ data: { type: 'customer', ...(forPatch ? { id: '1' } : {}), attributes: a } })),
-    ...(forPatch ? [fc.oneof(fc.constantFrom('2', '01', '1 ', '', 'one', null), fc.integer({ min: 2 })).map((id) => JSON.stringify({ data: { type: 'customer', id, attributes: {} } }))] : []),
-  ).map((raw) => ({ raw, mustReport: [] }));
+    // No type, or one that is not a string: not a resource object.
+    fc.tuple(fc.constantFrom(undefined, null, 1, true, ['customer']), attributes).map(([type, a]) => JSON.stringify({ data: { type, ...(forPatch ? { id: '1' } : {}), attributes: a } })),
+    ...(forPatch ? [fc.constantFrom(undefined, null, true, {}, ['1']).map((id) => JSON.stringify({ data: { type: 'customer', id, attributes: {} } }))] : []),
+  ).map((raw): Case => ({ raw, mustReport: [] }));
+}
+
+/** Documents of another type, or (PATCH) of another id than the path's: 409 Conflict, nothing written. */
+function conflictCase(forPatch: boolean): fc.Arbitrary<Case> {
+  const attributes = fc.constant(minimalCustomer(9));
+  return fc
+    .oneof(
+      fc.tuple(fc.oneof(fc.constantFrom('customers', 'Customer', 'subscription', '', 'customer ', 'constructor'), fc.string({ maxLength: 8 }).filter((t) => t !== 'customer')), attributes).map(([type, a]) => JSON.stringify({ data: { type, ...(forPatch ? { id: '1' } : {}), attributes: a } })),
+      ...(forPatch ? [fc.oneof(fc.constantFrom('2', '01', '1 ', '', 'one', '1.0', 1.5, 9007199254740993), fc.integer({ min: 2 })).map((id) => JSON.stringify({ data: { type: 'customer', id, attributes: {} } }))] : []),
+    )
+    .map((raw) => ({ raw, mustReport: [], conflict: true }));
 }
 
 function check(answer: Answer, c: Case): void {
+  if (c.conflict) {
+    expect(answer.status, `${c.raw} -> ${JSON.stringify(answer.body)}`).toBe(409);
+    expect(answer.body.errors).toHaveLength(1);
+    expect(answer.body.errors[0]).toMatchObject({ status: '409', title: 'Conflict', source: { pointer: expect.stringMatching(/^\/data\/(type|id)$/) } });
+    expect(answer.body.meta).toBeUndefined();
+    return;
+  }
   expect(answer.status, `${c.raw} -> ${JSON.stringify(answer.body)}`).toBe(400);
   expect(answer.headers['content-type']).toBe('application/vnd.api+json');
   const errors = answer.body.errors as { status: string; title: string; detail: string; source?: { pointer?: string; parameter?: string } }[];
@@ -159,7 +184,7 @@ describe('bad customer documents', () => {
     const core = await arrange();
     const before = await customerRows(core);
     await fc.assert(
-      fc.asyncProperty(fc.oneof(attributeCase(false), documentCase(false)), async (c) => {
+      fc.asyncProperty(fc.oneof(attributeCase(false), documentCase(false), conflictCase(false)), async (c) => {
         check(await send(core, 'POST', '/customers', { body: c.raw }), c);
         expect(await customerRows(core)).toEqual(before);
       }),
@@ -171,7 +196,7 @@ describe('bad customer documents', () => {
     const core = await arrange();
     const before = await customerRows(core);
     await fc.assert(
-      fc.asyncProperty(fc.oneof(attributeCase(true), documentCase(true)), async (c) => {
+      fc.asyncProperty(fc.oneof(attributeCase(true), documentCase(true), conflictCase(true)), async (c) => {
         check(await send(core, 'PATCH', '/customers/1', { body: c.raw }), c);
         expect(await customerRows(core)).toEqual(before);
       }),

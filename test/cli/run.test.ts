@@ -757,6 +757,13 @@ describe('--verbose', () => {
 });
 
 describe('api', () => {
+  it('--data nested 100,000 levels deep is exit 2 before anything is sent, not a crash', async () => {
+    const c = cli();
+    const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+    expect(await c.run(['api', 'POST', '/customers', '--data', deep])).toEqual({ code: 2, stdout: '', stderr: 'error: --data is nested deeper than 64 levels\n' });
+    expect(await c.customerCount()).toBe(0);
+  });
+
   it('GET prints the raw document', async () => {
     const c = cli();
     await seedTwo(c);

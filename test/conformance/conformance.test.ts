@@ -16,8 +16,9 @@ const statuses = (recorded: Recorded[]) => recorded.map((r) => `${r.step}: ${r.s
 const JSONAPI = 'application/vnd.api+json';
 const ids = (document: Json): string[] => document.data.map((r: Json) => r.id);
 
+/** Links as the API writes them: absolute, brackets percent-encoded (RFC 3986), page[...] last. */
 const pageLinks = (path: string, size: number, current: number, last: number, extra = '') => {
-  const url = (n: number) => `${BASE}${path}?${extra}page[number]=${n}&page[size]=${size}`;
+  const url = (n: number) => `${BASE}${path}?${extra}page%5Bnumber%5D=${n}&page%5Bsize%5D=${size}`;
   return { self: url(current), first: url(1), last: url(last), prev: current > 1 ? url(Math.min(current - 1, last)) : null, next: current < last ? url(current + 1) : null };
 };
 
@@ -112,10 +113,10 @@ const checks: Record<string, (recorded: Recorded[]) => void> = {
     expect(statuses(recorded)).toEqual([
       'create with many problems: 400',
       'create without data: 400',
-      'create with the wrong type: 400',
+      'create with the wrong type: 409',
       'list after refusals: 200',
       'create: 201',
-      'patch with another id: 400',
+      'patch with another id: 409',
       'patch with problems: 400',
       'patch a read-only attribute: 400',
       'get after refusals: 200',
@@ -142,19 +143,24 @@ const checks: Record<string, (recorded: Recorded[]) => void> = {
       errors: [{ status: '400', title: 'Invalid Document', detail: 'the body must be an object with a data object', source: { pointer: '/data' } }],
       meta: { original: { customer: customerAttributes(1) } },
     });
-    expect(s['create with the wrong type'].body.errors).toEqual([{ status: '400', title: 'Invalid Document', detail: 'data.type must be "customer"', source: { pointer: '/data/type' } }]);
+    expect(s['create with the wrong type'].body).toEqual({
+      errors: [{ status: '409', title: 'Conflict', detail: 'data.type must be "customer", the type of this endpoint', source: { pointer: '/data/type' } }],
+    });
     expect(s['list after refusals'].body.meta).toEqual({ total: 0 }); // nothing was written
     expect(s['list after refusals'].body.data).toEqual([]);
 
-    expect(s['patch with another id'].body.errors).toEqual([
-      { status: '400', title: 'Invalid Document', detail: 'data.id must be "1", the id in the path', source: { pointer: '/data/id' } },
-    ]);
+    expect(s['patch with another id'].body).toEqual({
+      errors: [{ status: '409', title: 'Conflict', detail: 'data.id must be "1", the id in the path', source: { pointer: '/data/id' } }],
+    });
     expect(s['patch with problems'].body.errors).toEqual([
       invalidAttribute('email', 'must be a valid email address'),
       invalidAttribute('bank_holder', 'is required when iban is given'),
     ]);
     expect(s['patch with problems'].body.meta.original.data.attributes).toEqual({ email: 'bad', iban: 'NL91ABNA0417164300', city: 'Utrecht' });
-    expect(s['patch a read-only attribute'].body.errors).toEqual([invalidAttribute('payment_method', 'is read-only'), invalidAttribute('created_at', 'is read-only')]);
+    expect(s['patch a read-only attribute'].body.errors).toEqual([
+      invalidAttribute('payment_method', 'is read-only: it may be sent only with its current value'),
+      invalidAttribute('created_at', 'is read-only: it may be sent only with its current value'),
+    ]);
     // A refused PATCH changes nothing, not even the attributes that were valid (city).
     expect(s['get after refusals'].body).toEqual(s.create.body);
   },
@@ -182,11 +188,11 @@ const checks: Record<string, (recorded: Recorded[]) => void> = {
     expect(past.data).toEqual([]);
     expect(past.meta).toEqual({ total: 12 });
     expect(past.links.next).toBeNull();
-    expect(past.links.last).toBe(`${BASE}/customers?page[number]=3&page[size]=5`);
+    expect(past.links.last).toBe(`${BASE}/customers?page%5Bnumber%5D=3&page%5Bsize%5D=5`);
 
     // Links keep the other parameters.
     const fields = s['with fields'].body;
-    expect(fields.links).toEqual(pageLinks('/customers', 5, 2, 3, 'fields[customer]=email&'));
+    expect(fields.links).toEqual(pageLinks('/customers', 5, 2, 3, 'fields%5Bcustomer%5D=email&'));
     expect(fields.data.map((r: Json) => r.attributes)).toEqual([6, 7, 8, 9, 10].map((n) => ({ email: `customer${n}@example.com` })));
 
     // Following links.next (absolute URLs) walks every page once.
@@ -218,12 +224,13 @@ const checks: Record<string, (recorded: Recorded[]) => void> = {
     expect(s['get with include'].body.included).toEqual([]);
     expect(s['get with include'].body.data).toEqual(s['create 1'].body.data);
     expect(s['list with include'].body.included).toEqual([]);
-    expect(s['list with include'].body.links.self).toBe(`${BASE}/customers?include=subscriptions&page[number]=1&page[size]=10`);
+    expect(s['list with include'].body.links.self).toBe(`${BASE}/customers?include=subscriptions&page%5Bnumber%5D=1&page%5Bsize%5D=10`);
     expect(s['list without include'].body).not.toHaveProperty('included');
 
     const narrowed = s['get with fields'].body.data;
     expect(narrowed.attributes).toEqual({ first_name: 'First1', email: 'customer1@example.com' });
-    expect(narrowed.relationships).toEqual(s['create 1'].body.data.relationships);
+    // A sparse fieldset covers relationships too: without subscriptions among the fields, none.
+    expect(narrowed).not.toHaveProperty('relationships');
     expect(s['list with fields'].body.data.map((r: Json) => r.attributes)).toEqual([{ last_name: 'Last1' }, { last_name: 'Last2' }]);
 
     expect(s['plans with include'].body.included).toEqual([]);
@@ -318,8 +325,79 @@ const checks: Record<string, (recorded: Recorded[]) => void> = {
       expect(s[step].body.errors[0]).toMatchObject({ status: '405', title: 'Method Not Allowed' });
     }
     expect(s['unknown plan'].body).toEqual({ errors: [{ status: '404', title: 'Not Found', detail: 'no subscription plan with id 3' }] });
-    expect(s['subscriptions of plan'].body).toMatchObject({ meta: { total: 0 }, data: [], links: { self: `${BASE}/subscription-plans/1/subscriptions?page[number]=1&page[size]=10` } });
+    expect(s['subscriptions of plan'].body).toMatchObject({ meta: { total: 0 }, data: [], links: { self: `${BASE}/subscription-plans/1/subscriptions?page%5Bnumber%5D=1&page%5Bsize%5D=10` } });
     expect(s['list after'].body).toEqual(s.list.body);
+  },
+
+  'real clients'(recorded) {
+    expect(statuses(recorded)).toEqual([
+      'create: 201',
+      'get: 200',
+      'send back every attribute as read: 200',
+      'get again: 200',
+      'send back every attribute, one changed: 200',
+      'get before saving the whole resource object: 200',
+      'send back the whole resource object, one attribute changed: 200',
+      'a read-only attribute with another value: 400',
+      'relationships inside attributes: 400',
+      'get after: 200',
+      'create with an id of its own: 403',
+      'list after: 200',
+    ]);
+    const s = byStep(recorded);
+    // Sent back unchanged, read-only attributes included: accepted, nothing changes (the clock stands still).
+    expect(s['send back every attribute as read'].body).toEqual(s.get.body);
+    expect(s['send back every attribute, one changed'].body.data.attributes).toEqual({ ...s.get.body.data.attributes, city: 'Utrecht' });
+    expect(s['send back the whole resource object, one attribute changed'].body.data.attributes).toEqual({ ...s.get.body.data.attributes, city: 'Delft' });
+    expect(s['a read-only attribute with another value'].body.errors).toEqual([invalidAttribute('payment_method', 'is read-only: it may be sent only with its current value')]);
+    // The member JSON:API keeps out of attributes, pointed at alone (not at what it holds), and the valid city not applied.
+    expect(s['relationships inside attributes'].body).toEqual({
+      errors: [invalidAttribute('relationships', 'is not allowed inside attributes: JSON:API keeps relationships, links, id and type out of them')],
+      meta: { original: { data: { type: 'customer', id: '1', attributes: { city: 'Leiden', relationships: { subscriptions: { data: [{ type: 'subscription', id: '1' }] } } } } } },
+    });
+    expect(s['get after'].body.data.attributes.city).toBe('Delft');
+    expect(s['create with an id of its own'].body).toEqual({
+      errors: [{ status: '403', title: 'Forbidden', detail: 'client-generated ids are not supported: leave data.id out, the service assigns it', source: { pointer: '/data/id' } }],
+    });
+    expect(s['list after'].body.meta).toEqual({ total: 1 });
+  },
+
+  'strict input'(recorded) {
+    expect(statuses(recorded)).toEqual([
+      'create: 201',
+      'a lone surrogate: 400',
+      'a control character: 400',
+      'tab and newline are text: 201',
+      'nested 100 levels deep: 400',
+      'an id above 2^53 - 1: 404',
+      'patch an id above 2^53 - 1: 404',
+      'an unknown parameter: 400',
+      '__proto__ as a parameter: 400',
+      'a parameter given twice: 400',
+      'page[foo]: 400',
+      'brackets percent-encoded: 200',
+      'list after: 200',
+    ]);
+    const s = byStep(recorded);
+    expect(s['a lone surrogate'].body.errors).toEqual([invalidAttribute('first_name', 'must be valid Unicode text (it holds a lone surrogate)')]);
+    // Echoed as sent: never replaced, not even in meta.original.
+    expect(s['a lone surrogate'].body.meta.original.data.attributes.first_name).toBe('Jan\ud800');
+    const control = 'must not contain control characters (tab and newline are the only ones allowed)';
+    expect([...s['a control character'].body.errors].sort(bySource)).toEqual([invalidAttribute('city', control), invalidAttribute('street', control)].sort(bySource));
+    expect(s['tab and newline are text'].body.data.attributes.street).toBe('Keizersgracht\t313\nachterhuis');
+    const deep = s['nested 100 levels deep'].body;
+    expect(deep.errors).toEqual([{ status: '400', title: 'Invalid Document', detail: 'the body is nested deeper than 64 levels', source: { pointer: '/data' } }]);
+    expect(typeof deep.meta.original).toBe('string'); // the text as sent: it was never parsed
+    expect(s['an id above 2^53 - 1'].body).toEqual({ errors: [{ status: '404', title: 'Not Found', detail: 'no such path: /customers/9007199254740993' }] });
+    expect(s['patch an id above 2^53 - 1'].body).toEqual(s['an id above 2^53 - 1'].body);
+    expect(s['an unknown parameter'].body).toEqual(invalidParameter('foo', '"foo" is not a parameter of this API; it knows page[number], page[size], include, fields[TYPE], filter[NAME] and sort'));
+    expect(s['__proto__ as a parameter'].body.errors[0].source).toEqual({ parameter: '__proto__' });
+    expect(s['a parameter given twice'].body).toEqual(invalidParameter('page[size]', 'page[size] is given more than once'));
+    expect(s['page[foo]'].body).toEqual(invalidParameter('page[foo]', '"page[foo]" is not a page parameter: page[number] and page[size] are'));
+    const encoded = s['brackets percent-encoded'].body;
+    expect(encoded.data.map((r: Json) => r.attributes)).toEqual([{ email: 'customer1@example.com' }]);
+    expect(encoded.links).toEqual(pageLinks('/customers', 1, 1, 2, 'fields%5Bcustomer%5D=email&'));
+    expect(s['list after'].body.meta).toEqual({ total: 2 }); // the refused ones wrote nothing
   },
 
   'invalid parameters'(recorded) {
@@ -345,13 +423,77 @@ const checks: Record<string, (recorded: Recorded[]) => void> = {
     expect(s['plans page[size]=0'].body).toEqual(badSize);
     expect(s['customer subscriptions page[number]=0'].body).toEqual(badNumber);
     expect(ids(s['page[size]=1'].body)).toEqual(['1']);
-    expect(s['page[size]=100'].body.links.self).toBe(`${BASE}/customers?page[number]=1&page[size]=100`);
+    expect(s['page[size]=100'].body.links.self).toBe(`${BASE}/customers?page%5Bnumber%5D=1&page%5Bsize%5D=100`);
   },
 };
 
 it('every scenario has its checks, and there is at least one door', () => {
   expect(Object.keys(checks).sort()).toEqual(Object.keys(scenarios).sort());
   expect(doors.length).toBeGreaterThan(0);
+});
+
+// What only the HTTP door can show: requests exactly as real clients send them, headers and bytes
+// included. The in-process door has no headers (the embedded transport hands the router a body
+// and nothing else), so these run against the doors that can send raw requests: loopback HTTP.
+describe('raw HTTP requests, as real clients send them', () => {
+  const raw = doors.filter((door) => door.name !== 'in-process');
+  const document = JSON.stringify({ data: { type: 'customer', attributes: customerAttributes(1) } });
+
+  it('there is a door for them', () => {
+    expect(raw.length).toBeGreaterThan(0);
+  });
+
+  for (const door of raw) {
+    describe(`through the ${door.name} door`, () => {
+      it.each([
+        ['without a Content-Type', {}],
+        ['with an empty Content-Type', { 'content-type': '' }],
+        ['with application/json', { 'content-type': 'application/json; charset=utf-8' }],
+      ])('a body %s is read as JSON: 201', async (_how, headers: Record<string, string>) => {
+        const open = await door.open();
+        try {
+          const answer = await open.raw!({ method: 'POST', path: '/customers', headers, body: document });
+          expect(answer.status, JSON.stringify(answer.body)).toBe(201);
+          expect(answer.body.data.attributes).toMatchObject(customerAttributes(1));
+        } finally {
+          await open.close();
+        }
+      });
+
+      it('brackets percent-encoded on the wire read as raw ones; links come back encoded', async () => {
+        const open = await door.open();
+        try {
+          for (let n = 1; n <= 2; n++) expect((await open.raw!({ method: 'POST', path: '/customers', headers: { 'content-type': JSONAPI }, body: JSON.stringify({ data: { type: 'customer', attributes: customerAttributes(n) } }) })).status).toBe(201);
+          const encoded = await open.raw!({ method: 'GET', path: '/customers?page%5Bsize%5D=1&fields%5Bcustomer%5D=email', headers: {} });
+          const plain = await open.raw!({ method: 'GET', path: '/customers?page[size]=1&fields[customer]=email', headers: {} });
+          expect(encoded.status).toBe(200);
+          expect(encoded.body).toEqual(plain.body);
+          expect(encoded.body.links.next).toBe(`${open.baseUrl}/customers?fields%5Bcustomer%5D=email&page%5Bnumber%5D=2&page%5Bsize%5D=1`);
+          const twice = await open.raw!({ method: 'GET', path: '/customers?page[size]=1&page%5Bsize%5D=1', headers: {} });
+          expect(twice.status).toBe(400);
+          expect(twice.body.errors[0].source).toEqual({ parameter: 'page[size]' });
+        } finally {
+          await open.close();
+        }
+      });
+
+      it('an escaped lone surrogate is refused on the attribute; JSON 100,000 levels deep is refused before it is parsed', async () => {
+        const open = await door.open();
+        try {
+          const surrogate = await open.raw!({ method: 'POST', path: '/customers', headers: { 'content-type': JSONAPI }, body: document.replace('"First1"', '"First\\udc01"') });
+          expect(surrogate.status).toBe(400);
+          expect(surrogate.body.errors).toEqual([invalidAttribute('first_name', 'must be valid Unicode text (it holds a lone surrogate)')]);
+          const deep = await open.raw!({ method: 'POST', path: '/customers', headers: { 'content-type': JSONAPI }, body: `${'['.repeat(100_000)}${']'.repeat(100_000)}` });
+          expect(deep.status).toBe(400);
+          expect(deep.body.errors[0]).toMatchObject({ title: 'Invalid Document', detail: 'the body is nested deeper than 64 levels' });
+          const list = await open.raw!({ method: 'GET', path: '/customers', headers: {} });
+          expect(list.body.meta).toEqual({ total: 0 });
+        } finally {
+          await open.close();
+        }
+      });
+    });
+  }
 });
 
 for (const [name, scenario] of Object.entries(scenarios)) {

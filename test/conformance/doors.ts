@@ -5,6 +5,7 @@
 // Two doors: the router in process (the embedded transport), and `billing serve` on a loopback
 // port spoken to by the HTTP transport, with an API key, exactly as a remote client would. Both
 // open their store on the engine of the run (SQLite, or PostgreSQL in the postgres project).
+import { request as httpRequest } from 'node:http';
 import { createAccount } from '../../src/lib/core/accounts.js';
 import { createPlan } from '../../src/lib/core/plan-writes.js';
 import { startServer } from '../../src/lib/server/serve.js';
@@ -12,8 +13,26 @@ import { httpTransport } from '../../src/lib/transport/http.js';
 import type { Transport } from '../../src/lib/transport/types.js';
 import { testCore } from '../helpers/store.js';
 
+/** One request exactly as given, headers and all: what a Transport never sends (no Content-Type, say). */
+export interface RawRequest {
+  method: string;
+  /** Path with its query, sent as it is (brackets raw or percent-encoded). */
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+export interface RawAnswer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  /** The parsed document; undefined for an empty body. */
+  body: any;
+}
+
 export interface OpenDoor {
   transport: Transport;
+  /** HTTP doors only (the in-process door has no headers): a request as a real client may send it, with the door's key. */
+  raw?(request: RawRequest): Promise<RawAnswer>;
   /** The base of the absolute links in the documents, so documents of different doors compare. */
   baseUrl: string;
   /** Makes a subscription plan for the account the transport acts as. */
@@ -57,9 +76,11 @@ export const loopback: Door = {
     if (!made.ok) throw new Error('could not make the conformance account');
     const account = made.value.account;
     const server = await startServer({ store: core.store, clock: core.clock, host: '127.0.0.1', port: 0, log: () => {} });
+    const apiKey = made.value.apiKey;
     return {
-      transport: httpTransport({ baseUrl: server.url, apiKey: made.value.apiKey, timeoutMs: 10_000, retries: 0 }),
+      transport: httpTransport({ baseUrl: server.url, apiKey, timeoutMs: 10_000, retries: 0 }),
       baseUrl: server.baseUrl,
+      raw: (request) => sendRaw(server.url, apiKey, request),
       async seedPlan(attributes) {
         const result = await createPlan({ store: core.store, clock: core.clock, account }, attributes);
         if (!result.ok) throw new Error(`seedPlan refused: ${JSON.stringify(result.failure)}`);
@@ -70,5 +91,26 @@ export const loopback: Door = {
     };
   },
 };
+
+/** node:http, not fetch: fetch adds a Content-Type of its own to a text body. */
+function sendRaw(base: string, apiKey: string, raw: RawRequest): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    const url = new URL(base);
+    const payload = raw.body === undefined ? undefined : Buffer.from(raw.body, 'utf8');
+    const headers: Record<string, string | number> = { 'x-authorization': apiKey, ...raw.headers };
+    if (payload) headers['content-length'] = payload.length;
+    const req = httpRequest({ host: url.hostname, port: url.port, method: raw.method, path: raw.path, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text === '' ? undefined : JSON.parse(text) });
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
 
 export const doors: Door[] = [inProcess, loopback];

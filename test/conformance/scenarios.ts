@@ -44,7 +44,8 @@ type Json = any; // documents are read loosely here
 
 function recorder(t: Transport) {
   const log: Recorded[] = [];
-  async function send(step: string, request: TransportRequest): Promise<Recorded & { body: Json }> {
+  /** Records the step; gives it back with `raw`, the document as it came (a client that sends back what it read needs that). */
+  async function send(step: string, request: TransportRequest): Promise<Recorded & { body: Json; raw: Json }> {
     if (log.some((r) => r.step === step)) throw new Error(`step "${step}" is recorded twice`);
     const response = await t.request(request);
     const headers: Record<string, string> = {};
@@ -56,7 +57,7 @@ function recorder(t: Transport) {
     const path = query.size ? `${request.path}${request.path.includes('?') ? '&' : '?'}${decodeURIComponent(query.toString())}` : request.path;
     const recorded = { step, method: request.method, path, status: response.status, headers, body: normalise(response.body ?? null) };
     log.push(recorded);
-    return recorded;
+    return { ...recorded, raw: response.body };
   }
   return { send, log };
 }
@@ -211,6 +212,54 @@ export const scenarios: Record<string, Scenario> = {
     await send('subscriptions of plan', get('/subscription-plans/1/subscriptions'));
     await send('subscriptions of unknown plan', get('/subscription-plans/3/subscriptions'));
     await send('list after', get('/subscription-plans'));
+    return log;
+  },
+
+  /**
+   * What real clients do: save by sending back what they read (read-only attributes unchanged, or
+   * the whole resource object), put JSON:API members inside attributes, bring their own id.
+   */
+  async 'real clients'(t) {
+    const { send, log } = recorder(t);
+    const created = await send('create', post('customer', JAN, '/customers'));
+    const id: string = created.body.data.id;
+    const path = `/customers/${id}`;
+    const read = await send('get', get(path));
+    await send('send back every attribute as read', patch('customer', id, read.raw.data.attributes, path));
+    const again = await send('get again', get(path));
+    await send('send back every attribute, one changed', patch('customer', id, { ...again.raw.data.attributes, city: 'Utrecht' }, path));
+    const before = await send('get before saving the whole resource object', get(path));
+    await send('send back the whole resource object, one attribute changed', {
+      method: 'PATCH',
+      path,
+      body: { data: { ...before.raw.data, attributes: { ...before.raw.data.attributes, city: 'Delft' } } },
+    });
+    await send('a read-only attribute with another value', patch('customer', id, { ...before.raw.data.attributes, payment_method: 'creditcard' }, path));
+    await send('relationships inside attributes', patch('customer', id, { city: 'Leiden', relationships: { subscriptions: { data: [{ type: 'subscription', id: '1' }] } } }, path));
+    await send('get after', get(path));
+    await send('create with an id of its own', { method: 'POST', path: '/customers', body: { data: { type: 'customer', id: '42', attributes: customerAttributes(2) } } });
+    await send('list after', get('/customers'));
+    return log;
+  },
+
+  /** Text that is not valid Unicode or holds control characters, nesting, ids that would round, strict parameters. */
+  async 'strict input'(t) {
+    const { send, log } = recorder(t);
+    await send('create', post('customer', customerAttributes(1), '/customers'));
+    await send('a lone surrogate', post('customer', { ...customerAttributes(2), first_name: 'Jan\ud800' }, '/customers'));
+    await send('a control character', post('customer', { ...customerAttributes(2), city: 'Amster\u0007dam', street: 'Dam\u0000' }, '/customers'));
+    await send('tab and newline are text', post('customer', { ...customerAttributes(2), street: ' Keizersgracht\t313\nachterhuis ' }, '/customers'));
+    let deep: unknown = 'x';
+    for (let i = 0; i < 100; i++) deep = [deep];
+    await send('nested 100 levels deep', post('customer', { ...customerAttributes(3), city: deep }, '/customers'));
+    await send('an id above 2^53 - 1', get('/customers/9007199254740993'));
+    await send('patch an id above 2^53 - 1', patch('customer', '9007199254740993', { city: 'X' }, '/customers/9007199254740993'));
+    await send('an unknown parameter', get('/customers', { foo: 'bar' }));
+    await send('__proto__ as a parameter', get('/customers?__proto__=1'));
+    await send('a parameter given twice', get('/customers?page[size]=1&page[size]=2'));
+    await send('page[foo]', get('/customers', { 'page[foo]': 1 }));
+    await send('brackets percent-encoded', get('/customers?page%5Bsize%5D=1&fields%5Bcustomer%5D=email'));
+    await send('list after', get('/customers'));
     return log;
   },
 

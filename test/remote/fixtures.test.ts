@@ -189,6 +189,29 @@ describe('links', () => {
     expect(document).not.toHaveProperty('included');
   });
 
+  it('links written with percent-encoded brackets (as billing serve writes them) are followed the same way', async () => {
+    const { page1, page2, scope } = twoPages();
+    const encode = (link: string | null) => link && link.replace(/\[/g, '%5B').replace(/\]/g, '%5D');
+    for (const page of [page1, page2]) for (const name of Object.keys(page.links)) page.links[name] = encode(page.links[name]);
+    expect(page1.links.next).toBe(`${BASE}/customers?page%5Bnumber%5D=2&page%5Bsize%5D=10`);
+    const r = await run(['customers', 'list', '--all', '--json'], remoteEnv());
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    scope.done(); // page 2 asked for exactly as with raw brackets
+    expect((JSON.parse(r.stdout) as Collection).data).toEqual([...page1.data, ...page2.data]);
+  });
+
+  it('the page footer reads percent-encoded links too', async () => {
+    const f = fixture('customer-list-customer.json');
+    const body = rebase(f.response.body as Collection);
+    for (const name of Object.keys(body.links)) body.links[name] = body.links[name] && body.links[name]!.replace(/\[/g, '%5B').replace(/\]/g, '%5D');
+    const scope = nock(BASE).get('/customers').reply(200, body, { 'content-type': JSONAPI });
+    const r = await run(['customers', 'list'], remoteEnv());
+    expect(r.code).toBe(0);
+    scope.done();
+    expect(r.stderr).toBe('page 1 of 18, 10 customers (next: --page 2)\n');
+  });
+
   it('customers list --all as a table shows both pages', async () => {
     const { scope } = twoPages();
     const r = await run(['customers', 'list', '--all'], remoteEnv());

@@ -15,8 +15,8 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BUNDLE = `${ROOT}dist/billing.cjs`;
 
 beforeAll(() => {
-  // Build when the bundle is missing, or predates `billing serve`.
-  if (existsSync(BUNDLE) && readFileSync(BUNDLE, 'utf8').includes('billing serve: listening on')) return;
+  // Build when the bundle is missing, or predates `billing serve`'s connection limits.
+  if (existsSync(BUNDLE) && readFileSync(BUNDLE, 'utf8').includes('--max-connections')) return;
   const built = spawnSync(process.execPath, [`${ROOT}scripts/build.mjs`], { cwd: ROOT, stdio: 'pipe' });
   if (built.status !== 0) throw new Error(`build failed: ${built.stderr}`);
 }, 120_000);
@@ -120,5 +120,26 @@ describe('billing serve (the built CLI)', () => {
     expect(badUrl.stderr).toContain('--public-url');
     const remote = await runCli(['serve', '--port', '0', '--base-url', 'https://billing.example.com']);
     expect(remote.code).toBe(2);
+  });
+
+  it('exits 2 for a bad --max-connections or timeout, naming the flag; --help lists them with their defaults', async () => {
+    const db = tempDbPath();
+    for (const [flag, value] of [
+      ['--max-connections', '0'],
+      ['--max-connections', 'many'],
+      ['--headers-timeout', '0'],
+      ['--request-timeout', '-5'],
+      ['--keep-alive-timeout', 'forever'],
+    ]) {
+      const result = await runCli(['serve', '--port', '0', '--db', db, flag, value]);
+      expect(result.code, `${flag} ${value}`).toBe(2);
+      expect(result.stderr).toContain(flag);
+    }
+    const help = await runCli(['serve', '--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/--max-connections <n>[\s\S]*open-files\s+limit/);
+    expect(help.stdout).toMatch(/--headers-timeout <seconds>[\s\S]*\(default 10\)/);
+    expect(help.stdout).toMatch(/--request-timeout <seconds>[\s\S]*\(default 30\)/);
+    expect(help.stdout).toMatch(/--keep-alive-timeout <seconds>[\s\S]*\(default 65\)/);
   });
 });

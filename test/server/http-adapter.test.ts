@@ -1,10 +1,11 @@
 // The adapter alone, on a bare node:http server: a stub router, a stub authenticator, a captured log.
-import { createServer, type Server } from 'node:http';
+import { createServer, request as httpRequest, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { JSONAPI, type ApiRequest, type ApiResponse } from '../../src/lib/api/http.js';
 import type { Account } from '../../src/lib/core/context.js';
-import { createHttpAdapter, requestKey, type AdapterOptions, type RequestHandler } from '../../src/lib/server/http-adapter.js';
+import { acceptedMediaType, bodyText, createHttpAdapter, requestKey, type AdapterOptions, type RequestHandler } from '../../src/lib/server/http-adapter.js';
+import { RawConnection, writeAllThenRead } from './raw.js';
 
 const KEY = 'bk_test-key-123';
 const ACCOUNT = { id: 7, name: 'alpha' } as unknown as Account;
@@ -142,6 +143,129 @@ describe('http adapter', () => {
     expect((await post('{}', 'application/x-www-form-urlencoded')).status).toBe(415);
     expect((await post('{}', 'APPLICATION/VND.API+JSON; charset=utf-8')).status).toBe(200);
     expect(called).toBe(2);
+  });
+
+  it('reads a body sent without a Content-Type, or with an empty one, as JSON', async () => {
+    const seen: (string | undefined)[] = [];
+    const { url } = await serve({ handle: async (request) => (seen.push(request.body), ok()) });
+    // node:http, not fetch: fetch gives a string body a text/plain type of its own.
+    const post = (headers: Record<string, string>) =>
+      new Promise<number>((resolve, reject) => {
+        const req = httpRequest(`${url}/customers`, { method: 'POST', headers: { 'x-authorization': KEY, 'content-length': '2', ...headers } }, (res) => {
+          res.resume();
+          resolve(res.statusCode!);
+        });
+        req.on('error', reject);
+        req.end('{}');
+      });
+    expect(await post({})).toBe(200);
+    expect(await post({ 'content-type': '' })).toBe(200);
+    expect(await post({ 'content-type': ' ' })).toBe(200);
+    expect(await post({ 'content-type': 'text/plain' })).toBe(415);
+    expect(seen).toEqual(['{}', '{}', '{}']);
+    expect(acceptedMediaType(undefined)).toBe(true);
+    expect(acceptedMediaType('application/json')).toBe(true);
+    expect(acceptedMediaType('application/vnd.api+json; charset=utf-8')).toBe(true);
+    expect(acceptedMediaType('text/json')).toBe(false);
+    expect(acceptedMediaType('multipart/form-data; boundary=x')).toBe(false);
+  });
+
+  it('refuses a body that is not valid UTF-8 with 400 Invalid Document (pointer /data, meta.original null), before the handler', async () => {
+    let called = 0;
+    const { url } = await serve({ handle: async () => (called++, ok()) });
+    const post = (body: Buffer<ArrayBuffer>) => fetch(`${url}/customers`, { method: 'POST', headers: { 'x-authorization': KEY, 'content-type': JSONAPI }, body });
+    const prefix = Buffer.from('{"data":{"type":"customer","attributes":{"first_name":"');
+    const suffix = Buffer.from('"}}}');
+    for (const bad of [[0xff], [0xc3], [0xc3, 0x28], [0xed, 0xa0, 0x80] /* a surrogate, encoded */, [0xf8, 0x88, 0x80, 0x80, 0x80], [0xc0, 0xaf] /* overlong */]) {
+      const response = await post(Buffer.concat([prefix, Buffer.from(bad), suffix]));
+      expect(response.status).toBe(400);
+      expect(response.headers.get('content-type')).toBe(JSONAPI);
+      expect(await response.json()).toEqual({
+        errors: [{ status: '400', title: 'Invalid Document', detail: expect.stringContaining('UTF-8'), source: { pointer: '/data' } }],
+        meta: { original: null },
+      });
+    }
+    expect(called).toBe(0);
+  });
+
+  it('hands valid UTF-8 over as it is, without a leading byte order mark', async () => {
+    const seen: (string | undefined)[] = [];
+    const { url } = await serve({ handle: async (request) => (seen.push(request.body), ok()) });
+    const text = '{"data":{"attributes":{"first_name":"Zoë 🐘 Øre"}}}';
+    for (const body of [Buffer.from(text), Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)])]) {
+      const response = await fetch(`${url}/customers`, { method: 'POST', headers: { 'x-authorization': KEY, 'content-type': JSONAPI }, body });
+      expect(response.status).toBe(200);
+    }
+    expect(seen).toEqual([text, text]);
+    expect(bodyText(Buffer.from([0xef, 0xbb, 0xbf, 0x7b, 0x7d]))).toBe('{}');
+    expect(bodyText(Buffer.from('\ufeff\ufeff{}'))).toBe('\ufeff{}'); // one mark only
+    expect(bodyText(Buffer.from([0x7b, 0xff, 0x7d]))).toBeUndefined();
+  });
+
+  it('reads and discards the rest of a refused body, then closes: the client that writes it all first reads the answer', async () => {
+    let called = 0;
+    const { url, lines } = await serve({ handle: async () => (called++, ok()) }, { maxBodyBytes: 1024 });
+    const port = Number(new URL(url).port);
+    const body = Buffer.alloc(8 * 1024 * 1024, 0x20);
+    const head = (key: string, type: string) => `POST /customers HTTP/1.1\r\nHost: x\r\nX-Authorization: ${key}\r\nContent-Type: ${type}\r\nContent-Length: ${body.length}\r\n\r\n`;
+    for (const [key, type, status] of [
+      [KEY, JSONAPI, 413],
+      ['nope', JSONAPI, 401],
+      [KEY, 'text/plain', 415],
+    ] as const) {
+      const answer = await writeAllThenRead(port, head(key, type), body, { chunkSize: 256 * 1024 });
+      expect(answer.error).toBeUndefined();
+      expect(answer.written).toBe(body.length);
+      expect(answer.status).toBe(status);
+      expect(answer.text).toMatch(/\r\nconnection: close\r\n/i);
+    }
+    expect(called).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(lines.map((line) => line.replace(/ \d+ms$/, ''))).toEqual(['POST /customers 413', 'POST /customers 401', 'POST /customers 415']);
+  });
+
+  it('closes without reading more once a refused body passes the drain bound in bytes, or at once when its declared length is past it', async () => {
+    const { url } = await serve({ handle: async () => ok() }, { maxBodyBytes: 1024, drainBytes: 256 * 1024 });
+    const port = Number(new URL(url).port);
+    const body = Buffer.alloc(16 * 1024 * 1024, 0x20);
+    // Chunked: no declared length, so the server reads until the bound, then closes.
+    const chunked = `POST /customers HTTP/1.1\r\nHost: x\r\nX-Authorization: ${KEY}\r\nContent-Type: ${JSONAPI}\r\nTransfer-Encoding: chunked\r\n\r\n`;
+    const framed = Buffer.concat([Buffer.from(`${body.length.toString(16)}\r\n`), body, Buffer.from('\r\n0\r\n\r\n')]);
+    const cut = await writeAllThenRead(port, chunked, framed, { chunkSize: 64 * 1024 });
+    expect(cut.written).toBeLessThan(framed.length);
+    expect(cut.error).toBeDefined(); // the broken pipe, past the bound: what the bound is for
+
+    const declared = await RawConnection.open(port);
+    declared.write(`POST /customers HTTP/1.1\r\nHost: x\r\nX-Authorization: ${KEY}\r\nContent-Type: ${JSONAPI}\r\nContent-Length: ${body.length}\r\n\r\n`);
+    expect((await declared.response()).status).toBe(413);
+    expect(await declared.closedWithin(5_000)).toBe(true);
+  });
+
+  it('closes a refused request whose body stops coming once the drain time bound passes', async () => {
+    const { url, lines } = await serve({ handle: async () => ok() }, { drainMs: 300 });
+    const connection = await RawConnection.open(Number(new URL(url).port));
+    connection.write(`POST /customers HTTP/1.1\r\nHost: x\r\nX-Authorization: nope\r\nContent-Type: ${JSONAPI}\r\nContent-Length: 1000\r\n\r\n{"data":`);
+    expect((await connection.response()).status).toBe(401);
+    expect(connection.isClosed).toBe(false); // still reading what comes
+    expect(await connection.closedWithin(5_000)).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(lines.at(-1)).toMatch(/^POST \/customers 401 \d+ms$/);
+    connection.destroy();
+  });
+
+  it('answers what admit() gives instead of handling the request, and closes the connection', async () => {
+    let called = 0;
+    const { url, lines } = await serve(
+      { handle: async () => (called++, ok()) },
+      { admit: (req) => (req.url === '/full' ? { status: 503, headers: { 'retry-after': '1' }, body: { errors: [{ status: '503' }] } } : undefined) },
+    );
+    const refused = await fetch(`${url}/full`, { headers: { 'x-authorization': KEY } });
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect(refused.headers.get('connection')).toBe('close');
+    expect((await fetch(`${url}/customers`, { headers: { 'x-authorization': KEY } })).status).toBe(200);
+    expect(called).toBe(1);
+    expect(lines[0]).toMatch(/^GET \/full 503 \d+ms$/);
   });
 
   it('logs method, path without query, status and the measured ms, and never a header', async () => {

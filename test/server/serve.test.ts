@@ -197,7 +197,7 @@ describe('billing serve: routing', () => {
   it('passes the query string to the router', async () => {
     const { request, keyA } = await setup();
     expect((await request('GET', '/customers?page[size]=0', { key: keyA })).json.errors[0]).toMatchObject({ title: 'Invalid Parameter', source: { parameter: 'page[size]' } });
-    expect((await request('GET', '/customers?page[size]=5', { key: keyA })).json.links.self).toContain('page[size]=5');
+    expect((await request('GET', '/customers?page[size]=5', { key: keyA })).json.links.self).toContain('page%5Bsize%5D=5');
   });
 });
 

@@ -21,6 +21,9 @@ export async function run(options: ApiOptions, deps: Deps): Promise<void> {
   let body: unknown;
   if (options.data !== undefined) {
     const text = options.data === '-' ? await deps.io.readStdin() : options.data.startsWith('@') ? await (await import('node:fs/promises')).readFile(options.data.slice(1), 'utf8') : options.data;
+    // The service refuses more than 64 levels anyway; past that the document is not even sent.
+    const { MAX_DEPTH, nestedDeeperThan } = await import('../../lib/api/body.js');
+    if (nestedDeeperThan(text, MAX_DEPTH)) throw new UsageError(`--data is nested deeper than ${MAX_DEPTH} levels`);
     try {
       body = JSON.parse(text);
     } catch {

@@ -4,12 +4,29 @@ import type { Deps } from '../../lib/command/deps.js';
 import { UsageError } from '../../lib/command/errors.js';
 import type { Invoke } from '../../lib/command/registry.js';
 import { examples, prose, refusesDryRun } from '../../lib/command/registry.js';
+import {
+  connectionsWithin,
+  DEFAULT_HEADERS_TIMEOUT_S,
+  DEFAULT_KEEP_ALIVE_TIMEOUT_S,
+  DEFAULT_REQUEST_TIMEOUT_S,
+  defaultMaxConnections,
+  FALLBACK_MAX_CONNECTIONS,
+  MAX_DEFAULT_CONNECTIONS,
+  openFilesLimit,
+  RESERVED_FDS,
+} from '../../lib/server/limits.js';
 
 export interface ServeOptions {
   host: string;
   port: number;
   publicUrl?: string;
   allowPrivateWebhooks: boolean;
+  /** Undefined: derived from the open-files limit when the server starts. */
+  maxConnections?: number;
+  /** Seconds. */
+  headersTimeout: number;
+  requestTimeout: number;
+  keepAliveTimeout: number;
 }
 
 export interface ServeFlags {
@@ -17,6 +34,34 @@ export interface ServeFlags {
   host?: string;
   publicUrl?: string;
   allowPrivateWebhooks?: boolean;
+  maxConnections?: string;
+  headersTimeout?: string;
+  requestTimeout?: string;
+  keepAliveTimeout?: string;
+}
+
+/** The most --max-connections accepted at all (the open-files limit, when known, allows fewer). */
+export const MAX_CONNECTIONS_FLAG = 1_000_000;
+/** The longest any of the timeouts may be, in seconds. */
+export const MAX_TIMEOUT_S = 3_600;
+
+/** A whole number of connections from 1 to MAX_CONNECTIONS_FLAG. */
+function connectionsFlag(text: string): number {
+  const value = Number(text);
+  if (!/^\d+$/.test(text.trim()) || value < 1 || value > MAX_CONNECTIONS_FLAG) {
+    throw new UsageError(`--max-connections must be a whole number from 1 to ${MAX_CONNECTIONS_FLAG}, not "${text}"`);
+  }
+  return value;
+}
+
+/** Seconds above 0 and at most MAX_TIMEOUT_S; fractions allowed (0.5). */
+function secondsFlag(flag: string, text: string | undefined, fallback: number): number {
+  if (text === undefined) return fallback;
+  const value = Number(text);
+  if (!/^\d+(\.\d+)?$/.test(text.trim()) || value <= 0 || value > MAX_TIMEOUT_S) {
+    throw new UsageError(`${flag} must be a number of seconds above 0 and at most ${MAX_TIMEOUT_S}, not "${text}"`);
+  }
+  return value;
 }
 
 export const DEFAULT_PORT = 8080;
@@ -42,7 +87,29 @@ export function parseServeOptions(flags: ServeFlags): ServeOptions {
     }
     publicUrl = `${parsed.origin}${parsed.pathname}`.replace(/\/+$/, '');
   }
-  return { host, port, publicUrl, allowPrivateWebhooks: Boolean(flags.allowPrivateWebhooks) };
+  const maxConnections = flags.maxConnections === undefined ? undefined : connectionsFlag(flags.maxConnections);
+  const headersTimeout = secondsFlag('--headers-timeout', flags.headersTimeout, DEFAULT_HEADERS_TIMEOUT_S);
+  const requestTimeout = secondsFlag('--request-timeout', flags.requestTimeout, DEFAULT_REQUEST_TIMEOUT_S);
+  const keepAliveTimeout = secondsFlag('--keep-alive-timeout', flags.keepAliveTimeout, DEFAULT_KEEP_ALIVE_TIMEOUT_S);
+  if (headersTimeout > requestTimeout) {
+    throw new UsageError(`--headers-timeout (${headersTimeout} s) must not be longer than --request-timeout (${requestTimeout} s): the headers are part of the request`);
+  }
+  return { host, port, publicUrl, allowPrivateWebhooks: Boolean(flags.allowPrivateWebhooks), maxConnections, headersTimeout, requestTimeout, keepAliveTimeout };
+}
+
+/**
+ * The cap on connections: --max-connections, else derived from the open-files limit (less what the
+ * store needs: a PostgreSQL pool holds a descriptor per connection). A cap the limit cannot hold is
+ * a usage error: past it, accepting a connection fails and every client is locked out.
+ */
+export function connectionCap(requested: number | undefined, limit: number | undefined, storeFds: number): number {
+  if (requested === undefined) return defaultMaxConnections(limit, storeFds);
+  if (limit !== undefined && requested > connectionsWithin(limit, RESERVED_FDS + storeFds)) {
+    throw new UsageError(
+      `--max-connections ${requested} is more than this process's open-files limit allows: ${limit} files (ulimit -n), less ${RESERVED_FDS + storeFds} kept for the store and the server, leaves at most ${connectionsWithin(limit, RESERVED_FDS + storeFds)}`,
+    );
+  }
+  return requested;
 }
 
 /** Where shutdown signals come from; `process` in the CLI, an emitter in tests. */
@@ -54,6 +121,9 @@ export interface SignalSource {
 /** Serves until the first SIGINT or SIGTERM, then shuts down gracefully (a second signal cuts connections). */
 export async function run(options: ServeOptions, deps: Deps, signals: SignalSource = process): Promise<void> {
   const core = await deps.core('serve');
+  // A PostgreSQL store holds one descriptor per pooled connection (the pool is open by now).
+  const storeFds = core.store.engine === 'postgres' ? (deps.globals.poolSize ?? (await import('../../lib/store/postgres.js')).DEFAULT_POOL_SIZE) : 0;
+  const maxConnections = connectionCap(options.maxConnections, openFilesLimit(), storeFds);
   const { startServer } = await import('../../lib/server/serve.js');
   const { lineBuffer } = await import('../../lib/server/line-buffer.js');
   const log = lineBuffer((text) => deps.io.err(text));
@@ -67,6 +137,10 @@ export async function run(options: ServeOptions, deps: Deps, signals: SignalSour
       publicUrl: options.publicUrl,
       allowPrivateWebhooks: options.allowPrivateWebhooks,
       log: log.line,
+      maxConnections,
+      headersTimeoutMs: options.headersTimeout * 1000,
+      requestTimeoutMs: options.requestTimeout * 1000,
+      keepAliveTimeoutMs: options.keepAliveTimeout * 1000,
     });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
@@ -110,8 +184,15 @@ export function configure(cmd: Command, invoke: Invoke): void {
     .option('--host <host>', `address to listen on (default ${DEFAULT_HOST})`)
     .option('--public-url <url>', 'base URL of links in documents, as clients reach this server (default http://HOST:PORT)')
     .option('--allow-private-webhooks', 'allow webhook URLs on loopback and private networks')
+    .option(
+      '--max-connections <n>',
+      `most connections at once; at the limit, one doing nothing (idle, else stalled in its first request) is closed for a newcomer, else the newcomer gets 503 (default: the open-files limit, ulimit -n, less ${RESERVED_FDS}, at most ${MAX_DEFAULT_CONNECTIONS}; ${FALLBACK_MAX_CONNECTIONS} where the limit cannot be read)`,
+    )
+    .option('--headers-timeout <seconds>', `time a request's headers may take to arrive, from their first byte (default ${DEFAULT_HEADERS_TIMEOUT_S})`)
+    .option('--request-timeout <seconds>', `time a whole request, body included, may take to arrive (default ${DEFAULT_REQUEST_TIMEOUT_S})`)
+    .option('--keep-alive-timeout <seconds>', `time an idle connection is kept open between requests (default ${DEFAULT_KEEP_ALIVE_TIMEOUT_S})`)
     .addHelpText('after', prose("Serves the embedded store (--db, BILLING_DB) over HTTP. Every request needs an account's API key in X-Authorization (see: billing accounts create, billing accounts rotate-key). Stops on Ctrl-C or SIGTERM, after finishing requests in progress."))
-    .addHelpText('after', examples('billing serve', 'billing serve --port 0', 'billing serve --host 0.0.0.0 --port 8080 --public-url https://billing.example.com'))
+    .addHelpText('after', examples('billing serve', 'billing serve --port 0', 'billing serve --host 0.0.0.0 --port 8080 --public-url https://billing.example.com', 'billing serve --max-connections 500 --headers-timeout 5'))
     .action((flags: ServeFlags, command: Command) =>
       invoke(command, async (deps) => {
         await run(parseServeOptions(flags), deps);

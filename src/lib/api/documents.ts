@@ -33,10 +33,19 @@ const PATHS: Record<ResourceType, string> = {
 
 function resource(type: ResourceType, id: number, attributes: Record<string, unknown>, r: Rendering, relationships?: ResourceObject['relationships']): ResourceObject {
   const wanted = r.fields?.[type];
-  if (wanted) for (const name of Object.keys(attributes)) if (!wanted.has(name)) delete attributes[name];
   const self = `${r.baseUrl}/${PATHS[type]}/${id}`;
   const object: ResourceObject = { type, id: String(id), links: { self }, attributes };
-  if (relationships) object.relationships = relationships;
+  if (!wanted) {
+    if (relationships) object.relationships = relationships;
+    return object;
+  }
+  // A sparse fieldset names attributes and relationships alike; a resource left without any
+  // relationship has no relationships member.
+  for (const name of Object.keys(attributes)) if (!wanted.has(name)) delete attributes[name];
+  if (relationships) {
+    for (const name of Object.keys(relationships)) if (!wanted.has(name)) delete relationships[name];
+    if (Object.keys(relationships).length) object.relationships = relationships;
+  }
   return object;
 }
 

@@ -17,8 +17,10 @@ export function errorResponse(status: number, errors: ErrorObject[], extra: { he
 
 export const TITLES: Record<number, string> = {
   401: 'Unauthorized',
+  403: 'Forbidden',
   404: 'Not Found',
   405: 'Method Not Allowed',
+  409: 'Conflict',
   413: 'Payload Too Large',
   415: 'Unsupported Media Type',
   500: 'Internal Error',
@@ -54,6 +56,10 @@ export function failureResponse(failure: Failure, original: unknown): ApiRespons
       );
     case 'invalid_document':
       return errorResponse(400, [{ status: '400', title: 'Invalid Document', detail: failure.detail, source: { pointer: failure.pointer } }], { original });
+    case 'conflict':
+      return errorResponse(409, [{ status: '409', title: TITLES[409], detail: failure.detail, source: { pointer: failure.pointer } }]);
+    case 'forbidden':
+      return errorResponse(403, [{ status: '403', title: TITLES[403], detail: failure.detail, source: { pointer: failure.pointer } }]);
     case 'invalid_parameter':
       return errorResponse(400, [{ status: '400', title: 'Invalid Parameter', detail: failure.detail, source: { parameter: failure.parameter } }], { original });
   }

@@ -102,35 +102,84 @@ const either = (names: Iterable<string>): string => {
   return list.length > 1 ? `${list.slice(0, -1).join(', ')} or ${list[list.length - 1]}` : (list[0] ?? '');
 };
 
+/** Query text decoded as a form would be (`+` is a space): undefined when a %-escape is not UTF-8. */
+function decode(text: string): string | undefined {
+  const spaced = text.includes('+') ? text.replace(/\+/g, ' ') : text;
+  if (!spaced.includes('%')) return spaced;
+  try {
+    return decodeURIComponent(spaced);
+  } catch {
+    return undefined;
+  }
+}
+
+const isWellFormed = (text: string): boolean => (text as unknown as { isWellFormed(): boolean }).isWellFormed();
+/** A name fit to be shown in an answer: a lone surrogate shown as U+FFFD (the name itself is refused). */
+const shown = (text: string): string => (text as unknown as { toWellFormed(): string }).toWellFormed();
+
+const KNOWN = 'page[number], page[size], include, fields[TYPE], filter[NAME] and sort';
+
+/**
+ * Reads a query string strictly: the parameters are page[number], page[size], include, fields[TYPE],
+ * filter[NAME] and sort, each at most once, brackets raw or percent-encoded (`page%5Bsize%5D`).
+ * Anything else (an unknown name, one given twice, a %-escape that is not UTF-8, text that is not
+ * valid Unicode) is 400 Invalid Parameter naming the parameter. No query is the frozen default.
+ */
 export function parseGetQuery(raw: string | undefined, accepted: readonly string[] | CollectionQuery): Result<GetQuery> {
   if (!raw) return ok(NO_QUERY); // the common case, and every default
   const declaration = isDeclaration(accepted) ? accepted : undefined;
   const allowed = declaration ? declaration.include : (accepted as readonly string[]);
-  const params = new URLSearchParams(raw ?? '');
-  const number = positiveInt(params.get('page[number]'), 1);
-  if (number === null || number < 1) return invalid('page[number]', 'page[number] must be a whole number of at least 1');
-  const size = positiveInt(params.get('page[size]'), DEFAULT_PAGE_SIZE);
-  if (size === null || size < 1 || size > MAX_PAGE_SIZE) return invalid('page[size]', `page[size] must be a whole number from 1 to ${MAX_PAGE_SIZE}`);
 
+  let number = 1;
+  let size = DEFAULT_PAGE_SIZE;
   const include: string[] = [];
-  for (const name of (params.get('include') ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
-    if (!allowed.includes(name)) {
-      const may = allowed.length ? `allowed here: ${allowed.join(', ')}` : 'nothing can be included here';
-      return invalid('include', `cannot include "${name}"; ${may}`);
-    }
-    if (!include.includes(name)) include.push(name);
-  }
-
   const fields: GetQuery['fields'] = {};
   let filter: Map<string, unknown> | undefined;
   let sort: Sort | undefined;
   const kept: [string, string][] = [];
-  for (const [key, value] of params) {
-    if (key === 'page[number]' || key === 'page[size]') continue;
+  // A set, not an object: "__proto__" or "constructor" is a name like any other here.
+  const seen = new Set<string>();
+
+  for (const pair of raw.split('&')) {
+    if (pair === '') continue;
+    const eq = pair.indexOf('=');
+    const rawKey = eq < 0 ? pair : pair.slice(0, eq);
+    const key = decode(rawKey);
+    if (key === undefined) return invalid(shown(rawKey), `"${shown(rawKey)}" is not a parameter name: its %-escapes are not UTF-8`);
+    if (!isWellFormed(key)) return invalid(shown(key), 'a parameter name must be valid Unicode text (it holds a lone surrogate)');
+    const value = decode(eq < 0 ? '' : pair.slice(eq + 1));
+    if (value === undefined) return invalid(key, `${key} has a value whose %-escapes are not UTF-8`);
+    if (!isWellFormed(value)) return invalid(key, `${key} must be valid Unicode text (it holds a lone surrogate)`);
+    if (seen.has(key)) return invalid(key, `${key} is given more than once`);
+    seen.add(key);
+
+    if (key === 'page[number]') {
+      const parsed = positiveInt(value, 1);
+      if (parsed === null || parsed < 1) return invalid(key, 'page[number] must be a whole number of at least 1');
+      number = parsed;
+      continue;
+    }
+    if (key === 'page[size]') {
+      const parsed = positiveInt(value, DEFAULT_PAGE_SIZE);
+      if (parsed === null || parsed < 1 || parsed > MAX_PAGE_SIZE) return invalid(key, `page[size] must be a whole number from 1 to ${MAX_PAGE_SIZE}`);
+      size = parsed;
+      continue;
+    }
+    if (key === 'page' || key.startsWith('page[')) return invalid(key, `"${key}" is not a page parameter: page[number] and page[size] are`);
     kept.push([key, value]);
+
+    if (key === 'include') {
+      for (const name of value.split(',').map((s) => s.trim()).filter(Boolean)) {
+        if (!allowed.includes(name)) {
+          const may = allowed.length ? `allowed here: ${allowed.join(', ')}` : 'nothing can be included here';
+          return invalid('include', `cannot include "${name}"; ${may}`);
+        }
+        if (!include.includes(name)) include.push(name);
+      }
+      continue;
+    }
     if (key === 'sort') {
       if (!declaration?.sorts.size) return invalid(key, `${key} is not available here: nothing here can be sorted`);
-      if (sort) return invalid(key, 'sort is given more than once');
       const descending = value.startsWith('-');
       const field = descending ? value.slice(1) : value;
       if (!declaration.sorts.has(field)) return invalid(key, `cannot sort by "${value}": sort by ${either(declaration.sorts)}, with a leading - for descending order`);
@@ -144,30 +193,38 @@ export function parseGetQuery(raw: string | undefined, accepted: readonly string
         const may = declaration?.filters.size ? `filters here: ${[...declaration.filters.keys()].map((n) => `filter[${n}]`).join(', ')}` : 'nothing can be filtered here';
         return invalid(key, `${name === undefined ? `"${key}" is not a filter[NAME] parameter` : `"${name}" is not a filter`}; ${may}`);
       }
-      if (filter?.has(name)) return invalid(key, `${key} is given more than once`);
       const parsed = kind.parse(value);
       if (parsed === undefined) return invalid(key, `${key} must be ${kind.expects}, not "${value}"`);
       (filter ??= new Map()).set(name, parsed);
       continue;
     }
-    const match = /^fields\[(.*)\]$/.exec(key);
-    if (!match) continue;
-    const type = match[1] as ResourceType;
-    if (!Object.hasOwn(FIELDS, type)) return invalid(key, `"${match[1]}" is not a resource type`);
-    const known = FIELDS[type];
-    const names = value.split(',').map((s) => s.trim()).filter(Boolean);
-    const unknown = names.filter((n) => !known.includes(n));
-    if (unknown.length) return invalid(key, `unknown field${unknown.length > 1 ? 's' : ''} of ${type}: ${unknown.join(', ')}`);
-    fields[type] = new Set(names);
+    if (key === 'fields' || key.startsWith('fields[')) {
+      const match = /^fields\[(.*)\]$/.exec(key);
+      if (!match) return invalid(key, `"${key}" is not a fields[TYPE] parameter`);
+      const type = match[1] as ResourceType;
+      if (!Object.hasOwn(FIELDS, type)) return invalid(key, `"${match[1]}" is not a resource type`);
+      const known = FIELDS[type];
+      const names = value.split(',').map((s) => s.trim()).filter(Boolean);
+      const unknown = names.filter((n) => !known.includes(n));
+      if (unknown.length) return invalid(key, `unknown field${unknown.length > 1 ? 's' : ''} of ${type}: ${unknown.join(', ')}`);
+      fields[type] = new Set(names);
+      continue;
+    }
+    return invalid(key, `"${key}" is not a parameter of this API; it knows ${KNOWN}`);
   }
   return ok({ page: { number, size }, include, fields, filter: filter ?? NO_FILTER, sort, kept });
 }
 
-const encode = (value: string) => encodeURIComponent(value).replace(/%2C/g, ',').replace(/%5B/g, '[').replace(/%5D/g, ']');
+/** A query component, percent-encoded as RFC 3986 asks (brackets too: `%5B`, `%5D`); commas stay, as lists read better. */
+const encode = (value: string) => encodeURIComponent(value).replace(/%2C/g, ',');
 
-/** An absolute URL keeping the request's other parameters, with page[...] last, as the hosted service writes it. */
+/**
+ * An absolute URL keeping the request's other parameters, with page[...] last. Brackets are
+ * percent-encoded (`page%5Bnumber%5D=2`), as RFC 3986 and JSON:API ask; the parsers (this API's,
+ * the CLI's) read either spelling.
+ */
 export function pageUrl(base: string, path: string, query: GetQuery, pageNumber?: number): string {
   const parts = query.kept.map(([k, v]) => `${encode(k)}=${encode(v)}`);
-  if (pageNumber !== undefined) parts.push(`page[number]=${pageNumber}`, `page[size]=${query.page.size}`);
+  if (pageNumber !== undefined) parts.push(`page%5Bnumber%5D=${pageNumber}`, `page%5Bsize%5D=${query.page.size}`);
   return parts.length ? `${base}${path}?${parts.join('&')}` : `${base}${path}`;
 }

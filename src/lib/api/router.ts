@@ -18,7 +18,10 @@ type Methods = { GET?: ReadHandler } & Partial<Record<'POST' | 'PATCH' | 'DELETE
 
 const customerWrites = () => import('./handlers/customer-writes.js');
 
-/** Path patterns; `:id` matches a numeric id only, so `/customers/abc` is 404 like any unknown path. */
+/**
+ * Path patterns; `:id` matches a numeric id only, so `/customers/abc` is 404 like any unknown path,
+ * and so is an id above 2^53 - 1 (Number.MAX_SAFE_INTEGER), which no resource can have.
+ */
 const ROUTES: Record<string, Methods> = {
   '/customers': {
     GET: customers.list,
@@ -73,6 +76,9 @@ export function createRouter(options: RouterOptions): Router {
       for (const route of COMPILED) {
         const match = route.regex.exec(request.path);
         if (!match) continue;
+        // A 16-digit id above 2^53 - 1 would round to another id: no resource has it.
+        const id = match.groups?.id;
+        if (id !== undefined && id.length > 15 && !Number.isSafeInteger(Number(id))) return simpleError(404, `no such path: ${request.path}`);
         const method = request.method.toUpperCase() as keyof Methods;
         const handler = route.methods[method];
         if (!handler) {

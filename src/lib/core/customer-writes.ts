@@ -11,6 +11,35 @@ import { andThen, run } from '../store/unit.js';
 import { nowIso, transact, type CoreContext } from './context.js';
 import { findCustomer, findCustomerWithSubscriptionIds, type Customer } from './customers.js';
 import { invalidAttributes, notFound, ok, type Result } from './result.js';
+import { formatInstant, parseDateInput } from './time.js';
+
+/** How the iban attribute is stored: uppercase, without spaces (as the schema makes it). */
+const normaliseIban = (text: string): string => text.replace(/\s+/g, '').toUpperCase();
+
+/**
+ * Whether a read-only attribute of a PATCH carries the value the customer has, as a GET shows it:
+ * a client that saves by sending back what it read. Instants compare as instants, to the second
+ * (as shown), in any offset; everything else exactly.
+ */
+function isCurrentValue(customer: Customer, name: string, given: unknown, timeZone: string): boolean {
+  switch (name) {
+    case 'created_at':
+    case 'updated_at': {
+      if (typeof given !== 'string') return false;
+      const shown = formatInstant(customer[name], timeZone);
+      if (given === shown) return true;
+      const instant = parseDateInput(given.trim(), timeZone);
+      return instant !== null && formatInstant(instant, timeZone) === shown;
+    }
+    case 'payment_method':
+    case 'bank_verification_method':
+    case 'card_holder':
+    case 'card_number':
+      return given === customer[name];
+    default:
+      return false;
+  }
+}
 
 /** A customer as the answer to a write shows it: with the ids of its subscriptions. */
 export interface CustomerWithSubscriptions {
@@ -62,9 +91,14 @@ export function updateCustomer(ctx: CoreContext, id: number, attributes: Record<
   return transact(store, function* () {
     const customer = yield* findCustomer(ctx, id);
     if (!customer) return notFound(`no customer with id ${id}`);
-    const { value, problems } = validateAttributes(customerUpdateSchema, attributes, { readOnly: CUSTOMER_READ_ONLY_ON_UPDATE });
-    // PATCH rules 1 and 2 of the reference: a new IBAN needs direct debit and a holder name.
-    if (typeof attributes.iban === 'string' && attributes.iban.trim() !== '') {
+    const tz = ctx.account.time_zone;
+    const { value, problems } = validateAttributes(customerUpdateSchema, attributes, {
+      readOnly: CUSTOMER_READ_ONLY_ON_UPDATE,
+      unchanged: (name, given) => isCurrentValue(customer, name, given, tz),
+    });
+    // PATCH rules 1 and 2 of the reference: a new IBAN needs direct debit and a holder name. The
+    // IBAN the customer has, sent back as it was read, is not a new one.
+    if (typeof attributes.iban === 'string' && attributes.iban.trim() !== '' && normaliseIban(attributes.iban) !== customer.iban) {
       if (customer.payment_method !== 'directdebit') {
         problems.push({ attribute: 'iban', detail: `can be changed only for a customer paying by direct debit (this one pays by ${customer.payment_method})` });
       }

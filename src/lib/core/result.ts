@@ -8,6 +8,10 @@ export type Failure =
   | { kind: 'invalid_attribute'; problems: AttributeProblem[] }
   | { kind: 'invalid_state'; attribute?: string; detail: string }
   | { kind: 'invalid_document'; pointer: string; detail: string }
+  /** The document names another type, or another id than the path (JSON:API: 409). */
+  | { kind: 'conflict'; pointer: string; detail: string }
+  /** A request the API refuses as such, e.g. a create with a client-generated id (JSON:API: 403). */
+  | { kind: 'forbidden'; pointer: string; detail: string }
   | { kind: 'invalid_parameter'; parameter: string; detail: string };
 
 export type Result<T> = { ok: true; value: T } | { ok: false; failure: Failure };

@@ -35,21 +35,37 @@ export const MAX_TEXT = 255;
 const stringError = (issue: { input?: unknown }) =>
   issue.input === undefined ? 'is required' : issue.input === null ? 'must not be empty' : 'must be a string';
 
-/** A required string: trimmed, not empty, at most 255 characters. */
-export const requiredText = (meta: Omit<FieldMeta, 'kind'>, max = MAX_TEXT) =>
-  z
-    .string({ error: stringError })
-    .trim()
-    .min(1, 'must not be empty')
-    .max(max, `must be at most ${max} characters`)
-    .meta({ kind: 'string', ...meta });
+/** Characters (Unicode code points, so a character outside the BMP counts once), at most `max`. */
+export function fitsLength(text: string, max: number): boolean {
+  if (text.length <= max) return true; // code units: never fewer than code points
+  let count = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) i++;
+    }
+    if (++count > max) return false;
+  }
+  return true;
+}
 
-/** An optional string; empty (after trimming) or null clears it. */
+/** C0 and C1 control characters and DEL, but for tab and newline. */
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+export const hasControlCharacter = (text: string): boolean => CONTROL.test(text);
+const CONTROL_MESSAGE = 'must not contain control characters (tab and newline are the only ones allowed)';
+
+/** A text attribute's rules after trimming: its length in characters, no control characters. */
+const textRules = <T extends z.ZodString>(schema: T, max: number) =>
+  schema.refine((value) => fitsLength(value, max), `must be at most ${max} characters`).refine((value) => !hasControlCharacter(value), CONTROL_MESSAGE);
+
+/** A required string: trimmed, not empty, at most 255 characters, no control characters but tab and newline. */
+export const requiredText = (meta: Omit<FieldMeta, 'kind'>, max = MAX_TEXT) =>
+  textRules(z.string({ error: stringError }).trim().min(1, 'must not be empty'), max).meta({ kind: 'string', ...meta });
+
+/** An optional string; empty (after trimming) or null clears it. Same rules as requiredText otherwise. */
 export const optionalText = (meta: Omit<FieldMeta, 'kind'>, max = MAX_TEXT) =>
-  z
-    .string({ error: 'must be a string or null' })
-    .trim()
-    .max(max, `must be at most ${max} characters`)
+  textRules(z.string({ error: 'must be a string or null' }).trim(), max)
     .transform((value) => (value === '' ? null : value))
     .nullable()
     .optional()
@@ -113,6 +129,28 @@ export const isRequired = (schema: z.ZodType): boolean => !schema.safeParse(unde
 
 export interface AttributeRules {
   readOnly: readonly string[];
+  /**
+   * Whether a read-only attribute was sent with its current value (a PATCH that sends back what was
+   * read): it is then ignored rather than refused. Without it, a read-only attribute is always refused.
+   */
+  unchanged?: (name: string, value: unknown) => boolean;
+}
+
+/** Members JSON:API keeps out of `attributes`: they are the resource object's own. */
+const RESERVED = new Set(['relationships', 'links', 'id', 'type']);
+
+/** Whether a value holds text that is not valid Unicode (a lone surrogate), in a string or a member name. */
+function holdsLoneSurrogate(value: unknown): boolean {
+  const stack = [value];
+  while (stack.length) {
+    const item = stack.pop();
+    if (typeof item === 'string') {
+      if (!(item as unknown as { isWellFormed(): boolean }).isWellFormed()) return true;
+    } else if (typeof item === 'object' && item !== null) {
+      for (const [key, inner] of Object.entries(item)) stack.push(key, inner);
+    }
+  }
+  return false;
 }
 
 /**
@@ -129,8 +167,13 @@ export function validateAttributes<S extends z.ZodObject>(
   // it is reported as unknown instead of becoming the prototype whose properties zod would read.
   const input: Record<string, unknown> = Object.create(null);
   for (const [name, value] of Object.entries(attributes)) {
-    if (rules.readOnly.includes(name)) problems.push({ attribute: name, detail: 'is read-only' });
-    else input[name] = value;
+    if (RESERVED.has(name)) problems.push({ attribute: name, detail: 'is not allowed inside attributes: JSON:API keeps relationships, links, id and type out of them' });
+    else if (rules.readOnly.includes(name)) {
+      if (!rules.unchanged?.(name, value)) problems.push({ attribute: name, detail: rules.unchanged ? 'is read-only: it may be sent only with its current value' : 'is read-only' });
+    } else if (Object.hasOwn(schema.shape, name) && holdsLoneSurrogate(value)) {
+      // Never stored with a replacement character: refused, whatever the attribute's type.
+      problems.push({ attribute: name, detail: 'must be valid Unicode text (it holds a lone surrogate)' });
+    } else input[name] = value;
   }
   const parsed = schema.safeParse(input);
   if (!parsed.success) {

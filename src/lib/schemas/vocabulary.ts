@@ -12,7 +12,7 @@ export const SUBSCRIPTION_STATUSES = ['unverified', 'active', 'paused', 'cancell
 export type ResourceType = 'customer' | 'subscription' | 'subscription-plan';
 
 /** Output attributes per type, in the order the hosted service sends them. */
-export const FIELDS: Record<ResourceType, readonly string[]> = {
+export const ATTRIBUTES: Record<ResourceType, readonly string[]> = {
   customer: [
     'gender', 'first_name', 'middle_name', 'last_name', 'company_name', 'vat_number', 'bank_holder', 'iban',
     'payment_method', 'bank_verification_method', 'card_holder', 'card_number', 'postalcode', 'house_number',
@@ -28,6 +28,23 @@ export const FIELDS: Record<ResourceType, readonly string[]> = {
     'confirmation_page', 'confirmation_sent', 'subscription_webhook_url', 'transaction_webhook_url', 'success_redirect_url',
     'metadata', 'archived', 'created_at', 'updated_at',
   ],
+};
+
+/** Relationships per type, as the resource objects carry them. */
+export const RELATIONSHIPS: Record<ResourceType, readonly string[]> = {
+  customer: ['subscriptions'],
+  'subscription-plan': ['subscriptions'],
+  subscription: ['subscription-plan', 'customer', 'transactions'],
+};
+
+/**
+ * The names fields[TYPE] may list: JSON:API sparse fieldsets cover attributes and relationships
+ * alike (fields[customer]=first_name leaves the relationships out; =first_name,subscriptions keeps one).
+ */
+export const FIELDS: Record<ResourceType, readonly string[]> = {
+  customer: [...ATTRIBUTES.customer, ...RELATIONSHIPS.customer],
+  'subscription-plan': [...ATTRIBUTES['subscription-plan'], ...RELATIONSHIPS['subscription-plan']],
+  subscription: [...ATTRIBUTES.subscription, ...RELATIONSHIPS.subscription],
 };
 
 /**

@@ -1,13 +1,24 @@
 // The HTTP door's adapter: one node:http request in, the router's answer out. It adds only what
 // only HTTP has (the key header, body size and media type, bytes on the wire, one log line per
 // request); everything a request means is decided by the router, exactly as in the embedded door.
+import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Account } from '../core/context.js';
-import { simpleError } from '../api/errors.js';
+import { failureResponse, simpleError } from '../api/errors.js';
 import { JSONAPI, type ApiRequest, type ApiResponse } from '../api/http.js';
 
 /** Largest request body accepted; one byte more is 413. */
 export const MAX_BODY_BYTES = 1024 * 1024;
+
+/**
+ * A request refused before its body was read (401, 413, 415) is answered at once, then the rest of
+ * its body is read and thrown away, so that a client that writes its whole body before it reads
+ * (curl, PHP's stream handler, most simple clients) reads the answer instead of a broken pipe.
+ * Up to this many bytes of body in all, for at most DRAIN_MS; past either bound the connection is
+ * closed (and a body declared larger than this is not drained at all).
+ */
+export const DRAIN_BYTES = 64 * 1024 * 1024;
+export const DRAIN_MS = 10_000;
 
 /** What the adapter hands each request to: the router, or a stand-in in tests. */
 export interface RequestHandler {
@@ -34,6 +45,14 @@ export interface AdapterOptions {
   closing?: () => boolean;
   /** Called when a request has been answered (or abandoned), e.g. to close idle connections during shutdown. */
   onSettled?: () => void;
+  /**
+   * Asked first for every request: an answer to give instead of handling it (e.g. 503 when the
+   * server is at its connection limit), or undefined to go on. The answer closes the connection.
+   */
+  admit?(req: IncomingMessage): ApiResponse | undefined;
+  /** Bounds on reading and discarding the body of a refused request; default DRAIN_BYTES, DRAIN_MS. */
+  drainBytes?: number;
+  drainMs?: number;
 }
 
 export interface HttpAdapter {
@@ -66,11 +85,28 @@ function hasBody(req: IncomingMessage): boolean {
   return req.headers['transfer-encoding'] !== undefined;
 }
 
-/** application/vnd.api+json or application/json, any parameters (charset) allowed. */
-function acceptedMediaType(contentType: string | undefined): boolean {
-  if (!contentType) return false;
-  return ACCEPTED_TYPES.has(contentType.split(';', 1)[0].trim().toLowerCase());
+/**
+ * application/vnd.api+json or application/json, any parameters (charset) allowed. A body sent
+ * without a Content-Type, or with an empty one, is read as JSON: real clients do that (curl
+ * without -H, PHP's stream handler with an empty header).
+ */
+export function acceptedMediaType(contentType: string | undefined): boolean {
+  if (!contentType) return true;
+  const type = contentType.split(';', 1)[0].trim().toLowerCase();
+  return type === '' || ACCEPTED_TYPES.has(type);
 }
+
+/**
+ * The body as text, or undefined when it is not valid UTF-8 (never decoded with replacement
+ * characters). A leading UTF-8 byte order mark is dropped, as JSON (RFC 8259, 8.1) lets a parser do.
+ */
+export function bodyText(raw: Buffer): string | undefined {
+  if (!isUtf8(raw)) return undefined;
+  const text = raw.toString('utf8');
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+const notUtf8 = () => failureResponse({ kind: 'invalid_document', pointer: '/data', detail: 'the request body is not valid UTF-8 text' }, null);
 
 /** Splits the request target into path and raw query; absolute-form targets keep only their path. */
 function splitTarget(url: string): { path: string; query?: string } {
@@ -87,10 +123,15 @@ function splitTarget(url: string): { path: string; query?: string } {
   return q < 0 ? { path: target } : { path: target.slice(0, q), query: target.slice(q + 1) };
 }
 
-class TooLarge extends Error {}
+class TooLarge extends Error {
+  /** Bytes of body read when the limit was passed. */
+  constructor(readonly read: number) {
+    super('request body too large');
+  }
+}
 
-/** Reads the body as UTF-8 text, refusing (without buffering the rest) once it passes `limit` bytes. */
-function readBody(req: IncomingMessage, limit: number): Promise<string> {
+/** Reads the body's bytes, refusing (without buffering the rest) once it passes `limit` bytes. */
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -99,14 +140,14 @@ function readBody(req: IncomingMessage, limit: number): Promise<string> {
       if (size > limit) {
         cleanup();
         chunks.length = 0;
-        reject(new TooLarge());
+        reject(new TooLarge(size));
         return;
       }
       chunks.push(chunk);
     };
     const onEnd = () => {
       cleanup();
-      resolve(Buffer.concat(chunks).toString('utf8'));
+      resolve(Buffer.concat(chunks));
     };
     const onError = (error: Error) => {
       cleanup();
@@ -130,10 +171,70 @@ function readBody(req: IncomingMessage, limit: number): Promise<string> {
   });
 }
 
+/** Connections whose request was refused and answered, and whose body is being read only to be thrown away. */
+const draining = new WeakSet<object>();
+
+/**
+ * Whether the connection is only reading the rest of a refused request's body (its answer is out):
+ * the connection cap may close it for a newcomer, after the idle and stalled ones.
+ */
+export const isDraining = (socket: object): boolean => draining.has(socket);
+
+/**
+ * After an answer written ahead of the body (headers and payload out, the response not ended):
+ * reads and discards the rest of the body, then ends the response, which closes the connection
+ * (the answer says `Connection: close`). Past `maxBytes` of body in all, or `maxMs`, it ends at
+ * once; the connection then closes with the rest of the body unread.
+ */
+function drainThenEnd(req: IncomingMessage, res: ServerResponse, read: number, maxBytes: number, maxMs: number): void {
+  const socket = req.socket;
+  draining.add(socket);
+  const done = () => {
+    draining.delete(socket);
+    clearTimeout(timer);
+    req.off('data', onData);
+    req.off('end', done);
+    res.off('close', done);
+    if (!res.writableEnded && !res.destroyed) res.end();
+  };
+  const onData = (chunk: Buffer) => {
+    read += chunk.length;
+    if (read > maxBytes) done();
+  };
+  const timer = setTimeout(done, maxMs);
+  timer.unref();
+  req.on('data', onData);
+  req.on('end', done);
+  res.on('close', done);
+}
+
+/**
+ * An answer given before the body was read (401, 413, 415, 503): `Connection: close`, and the rest
+ * of the body (beyond the `read` bytes already taken) is read and discarded before the connection
+ * closes, up to the drain bounds, so the client reads the answer. A body already complete needs no
+ * draining, and then the connection stays open (unless `close`).
+ */
+function refuseEarly(
+  req: IncomingMessage,
+  res: ServerResponse,
+  response: ApiResponse,
+  read: number,
+  send: (response: ApiResponse, close?: boolean, hold?: boolean) => boolean,
+  drainBytes: number,
+  drainMs: number,
+  close = false,
+): void {
+  if (req.complete || !hasBody(req)) return void send(response, close || !req.complete);
+  if (Number(req.headers['content-length']) > drainBytes) return void send(response, true); // past the bound already: close
+  if (send(response, true, true)) drainThenEnd(req, res, read, drainBytes, drainMs);
+}
+
 export function createHttpAdapter(options: AdapterOptions): HttpAdapter {
   const limit = options.maxBodyBytes ?? MAX_BODY_BYTES;
+  const drainBytes = options.drainBytes ?? DRAIN_BYTES;
+  const drainMs = options.drainMs ?? DRAIN_MS;
   const now = options.now ?? (() => performance.now());
-  const { atOnce } = options;
+  const { atOnce, admit } = options;
   let inFlight = 0;
 
   // GETs are answered together once every GET that arrived in this turn of the event loop has
@@ -171,8 +272,11 @@ export function createHttpAdapter(options: AdapterOptions): HttpAdapter {
     const watchClose = () =>
       res.once('close', () => settle(res.writableFinished ? res.statusCode : `${res.headersSent ? res.statusCode : '-'} (connection closed)`));
 
-    /** Writes the answer; false when there was nobody left to write it to. */
-    const send = (response: ApiResponse, close = false): boolean => {
+    /**
+     * Writes the answer; false when there was nobody left to write it to. `hold` writes it all but
+     * leaves the response open (a refusal that still reads the rest of the body; see drainThenEnd).
+     */
+    const send = (response: ApiResponse, close = false, hold = false): boolean => {
       if (res.headersSent || res.destroyed) return false;
       // Serialised before anything is written, so a failure still leaves a clean 500.
       const payload = response.body === undefined || response.status === 204 ? undefined : JSON.stringify(response.body);
@@ -185,7 +289,8 @@ export function createHttpAdapter(options: AdapterOptions): HttpAdapter {
       if (payload !== undefined) headers['content-length'] = Buffer.byteLength(payload);
       if (close || options.closing?.()) headers.connection = 'close';
       res.writeHead(response.status, headers);
-      res.end(payload);
+      if (!hold) res.end(payload);
+      else if (payload !== undefined) res.write(payload);
       return true;
     };
 
@@ -228,6 +333,15 @@ export function createHttpAdapter(options: AdapterOptions): HttpAdapter {
       failed(error);
     };
 
+    if (admit !== undefined) {
+      const refusal = admit(req);
+      if (refusal !== undefined) {
+        watchClose();
+        // Whatever the request, the connection goes: it is over the limit.
+        return refuseEarly(req, res, refusal, 0, send, drainBytes, drainMs, true);
+      }
+    }
+
     const key = requestKey(req.headers);
     if (!hasBody(req)) {
       if (!atOnce) {
@@ -260,12 +374,7 @@ export function createHttpAdapter(options: AdapterOptions): HttpAdapter {
     }
 
     watchClose();
-    /**
-     * An answer given before the body was read (401, 413, 415): `Connection: close`, so node:http
-     * closes the connection once the answer is out, and the rest of the body is never read.
-     */
-    const refuse = (response: ApiResponse) => send(response, !req.complete);
-
+    const refuse = (response: ApiResponse, read = 0) => refuseEarly(req, res, response, read, send, drainBytes, drainMs);
     void (async () => {
       const account = key === undefined ? undefined : await options.authenticate(key);
       if (!account) return refuse(unauthorised(key));
@@ -274,16 +383,26 @@ export function createHttpAdapter(options: AdapterOptions): HttpAdapter {
       }
       const declared = Number(req.headers['content-length']);
       if (declared > limit) return refuse(simpleError(413, `the request body is larger than ${limit} bytes`));
-      let body: string | undefined;
+      let raw: Buffer;
       try {
-        body = await readBody(req, limit);
+        raw = await readBody(req, limit);
       } catch (error) {
-        if (error instanceof TooLarge) return refuse(simpleError(413, `the request body is larger than ${limit} bytes`));
+        if (error instanceof TooLarge) return refuse(simpleError(413, `the request body is larger than ${limit} bytes`), error.read);
         res.destroy(); // the client went away while sending; nobody to answer
         return;
       }
+      const body = bodyText(raw);
+      if (body === undefined) return void send(notUtf8());
       send(await options.handler.handle({ method, path, query, body: body === '' ? undefined : body }, account, key!));
-    })().catch(failed);
+    })().catch((error) => {
+      // Failed before the body was read (the key check): the same care as a refusal.
+      if (!req.complete && !res.headersSent) {
+        const message = error instanceof Error ? error.message : String(error);
+        options.log(`billing serve: internal error on ${method} ${path}: ${message}`);
+        return refuse(simpleError(500, 'the server failed to answer this request'));
+      }
+      failed(error);
+    });
   };
 
   Object.defineProperty(listener, 'inFlight', { get: () => inFlight });

@@ -10,7 +10,9 @@ import { createRouter, type Router } from '../api/router.js';
 import { simpleError } from '../api/errors.js';
 import type { ApiRequest, ApiResponse } from '../api/http.js';
 import type { KeyGuard, SqliteStore, Store } from '../store/store.js';
+import { guardConnections } from './connections.js';
 import { createHttpAdapter, type RequestHandler } from './http-adapter.js';
+import { DEFAULT_HEADERS_TIMEOUT_S, DEFAULT_KEEP_ALIVE_TIMEOUT_S, DEFAULT_REQUEST_TIMEOUT_S, defaultMaxConnections, openFilesLimit } from './limits.js';
 
 export interface ServeOptions {
   store: Store;
@@ -30,6 +32,14 @@ export interface ServeOptions {
   shutdownTimeoutMs?: number;
   /** Whether close() closes the store too (default true). */
   closeStore?: boolean;
+  /** The most connections at once (see connections.ts); default from the open-files limit (limits.ts). */
+  maxConnections?: number;
+  /** How long a request's headers may take to arrive, from its first byte; default 10 s. */
+  headersTimeoutMs?: number;
+  /** How long a whole request may take to arrive; default 30 s. */
+  requestTimeoutMs?: number;
+  /** How long an idle keep-alive connection is kept; default 65 s. */
+  keepAliveTimeoutMs?: number;
 }
 
 export interface RunningServer {
@@ -121,12 +131,23 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   let handler: RequestHandler | undefined;
   let router: Router | undefined;
 
-  const server = createServer({ keepAlive: true, keepAliveInitialDelay: 30_000 });
+  const headersTimeout = options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_S * 1000;
+  const requestTimeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_S * 1000;
+  const server = createServer({
+    keepAlive: true,
+    keepAliveInitialDelay: 30_000,
+    // node:http looks for requests past their timeouts this often (its default, 30 s, would let a
+    // 10 s headers timeout run to 40 s): one sweep over the connections, not a timer per request.
+    connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(Math.min(headersTimeout, requestTimeout) / 4))),
+  });
   // Keep-alive friendly: idle connections live longer than a typical proxy's 60 s idle timeout,
-  // so the proxy, not this server, closes them; slow or stalled requests are still bounded.
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
-  server.requestTimeout = 120_000;
+  // so the proxy, not this server, closes them (and at the connection cap, idle ones go first).
+  // A request's headers must arrive within seconds of its first byte, the whole request soon after:
+  // a client that stalls half-way gives its connection back.
+  server.keepAliveTimeout = options.keepAliveTimeoutMs ?? DEFAULT_KEEP_ALIVE_TIMEOUT_S * 1000;
+  server.headersTimeout = headersTimeout;
+  server.requestTimeout = requestTimeout;
+  const connections = guardConnections(server, options.maxConnections ?? defaultMaxConnections(openFilesLimit()), { silentMs: 2 * headersTimeout, log });
 
   const guarded = store.engine === 'postgres' && !options.handler ? guardedAuthentication(store) : undefined;
   const adapter = createHttpAdapter({
@@ -138,6 +159,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         }
       : { authenticate: guarded ? guarded.authenticate : (key: string) => authenticate(store, key) }),
     log,
+    admit: connections.admit,
     closing: () => closing,
     onSettled: () => {
       if (closing) server.closeIdleConnections();

@@ -29,7 +29,9 @@ export function target(request: TransportRequest): { path: string; query: string
   for (const [key, value] of Object.entries(request.query ?? {})) {
     if (value !== undefined) url.searchParams.set(key, String(value));
   }
-  // URLSearchParams encodes brackets; the API's own links do not. Both decode the same.
+  // A link may spell brackets either way: this API's links percent-encode them (page%5Bnumber%5D,
+  // as RFC 3986 asks), the hosted service's do not, and URLSearchParams encodes them. Both decode
+  // the same; requests go out with raw brackets, the spelling every server of this API reads.
   const query = url.search.slice(1).replace(/%5B/gi, '[').replace(/%5D/gi, ']').replace(/%2C/gi, ',');
   return { path: decodeURIComponent(url.pathname), query };
 }
