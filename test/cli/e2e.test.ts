@@ -1,10 +1,9 @@
 // The built CLI (bin/billing.js running dist/), spawned as a user runs it, against temporary
 // stores chosen with --db and with BILLING_DB. Spawns are kept few: each costs ~100 ms.
-import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runCli, type CliResult } from '../helpers/cli.js';
+import { ensureBundle, runCli, type CliResult } from '../helpers/cli.js';
 import { tempDbPath, tempDir } from '../helpers/store.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -15,11 +14,7 @@ const configDir = tempDir('billing-config-');
 const billing = (args: string[], options: { env?: Record<string, string | undefined>; stdin?: string } = {}): Promise<CliResult> =>
   runCli(args, { ...options, env: { BILLING_CONFIG_DIR: configDir, ...options.env } });
 
-beforeAll(() => {
-  if (existsSync(`${ROOT}dist/billing.cjs`)) return;
-  const build = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, encoding: 'utf8' });
-  if (build.status !== 0) throw new Error(`build failed:\n${build.stderr}`);
-}, 120_000);
+beforeAll(() => ensureBundle(), 120_000);
 
 describe('a demo store (--db, then BILLING_DB)', () => {
   const db = tempDbPath();

@@ -2,19 +2,16 @@
 // progress bar a terminal gets). The PostgreSQL stores are databases on the run's server; their
 // URLs carry a password (the test server trusts every connection) that must never be printed.
 import { postgresMigrations, sqliteMigrations } from '../../src/lib/store/migrations.js';
-import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli.js';
 import { memoryIO } from '../../src/lib/command/io.js';
 import { openStore } from '../../src/lib/store/store.js';
-import { runCli, type CliResult } from '../helpers/cli.js';
+import { ensureBundle, runCli, type CliResult } from '../helpers/cli.js';
 import { freshPostgresUrl } from '../helpers/engine.js';
 import { tempDbPath, tempDir } from '../helpers/store.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const configDir = tempDir('billing-config-');
 const SECRET = 'pw-s3cret';
 
@@ -28,11 +25,7 @@ const withPassword = async () => {
 const EMPTY = { accounts: 0, api_keys: 0, customers: 0, subscription_plans: 0, subscriptions: 0 };
 const DEMO = { accounts: 2, api_keys: 1, customers: 12, subscription_plans: 3, subscriptions: 0 };
 
-beforeAll(() => {
-  if (existsSync(`${ROOT}dist/billing.cjs`)) return;
-  const build = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, encoding: 'utf8' });
-  if (build.status !== 0) throw new Error(`build failed:\n${build.stderr}`);
-}, 120_000);
+beforeAll(() => ensureBundle(), 120_000);
 
 /** The demo store plus a second account (so api_keys has a row). */
 async function demoStore(): Promise<string> {

@@ -1,14 +1,11 @@
 // The built CLI in a real terminal (tmux, 80 columns): prompts as a support person answers them,
 // Ctrl-C inside a prompt, and a table after `billing demo` that fits the screen.
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, runCli } from '../helpers/cli.js';
+import { BIN, ensureBundle, runCli } from '../helpers/cli.js';
 import { tempDbPath, tempDir } from '../helpers/store.js';
 import { terminal, type Terminal } from '../helpers/tmux.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const configDir = tempDir('billing-config-');
 const env = { BILLING_CONFIG_DIR: configDir, NO_COLOR: '1' };
 const billing = (db: string, args: string) => `'${process.execPath}' '${BIN}' --db '${db}' ${args}`;
@@ -21,9 +18,7 @@ afterEach(() => {
 
 beforeAll(() => {
   if (spawnSync('tmux', ['-V']).status !== 0) throw new Error('these tests need tmux (apt-get install tmux)');
-  if (existsSync(`${ROOT}dist/billing.cjs`)) return;
-  const build = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, encoding: 'utf8' });
-  if (build.status !== 0) throw new Error(`build failed:\n${build.stderr}`);
+  ensureBundle();
 }, 120_000);
 
 const customers = async (db: string) => JSON.parse((await runCli(['--db', db, 'customers', 'list', '--all', '--json'], { env })).stdout || '{"data":[]}').data;

@@ -1,6 +1,6 @@
 // Runs the built CLI (bin/billing.js, the bundle) as a user would, with a clean environment.
-import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,4 +32,17 @@ export function runCli(args: string[], options: { env?: Record<string, string | 
     });
     child.stdin.end(options.stdin ?? '');
   });
+}
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const BUNDLE = join(ROOT, 'dist', 'billing.cjs');
+
+/**
+ * Builds the bundle the spawned CLI runs when it is missing, or when it lacks `marker` (text only
+ * code newer than the last build has): `npm test` builds first, a single test file run may not.
+ */
+export function ensureBundle(marker?: string): void {
+  if (existsSync(BUNDLE) && (marker === undefined || readFileSync(BUNDLE, 'utf8').includes(marker))) return;
+  const built = spawnSync(process.execPath, [join(ROOT, 'scripts', 'build.mjs')], { cwd: ROOT, encoding: 'utf8' });
+  if (built.status !== 0) throw new Error(`build failed:\n${built.stderr}`);
 }

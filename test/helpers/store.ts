@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach } from 'vitest';
-import { fixedClock, type Clock } from '../../src/lib/core/clock.js';
+import { createAccount } from '../../src/lib/core/accounts.js';
+import { fixedClock, systemClock, type Clock } from '../../src/lib/core/clock.js';
 import { openStore, type Store } from '../../src/lib/store/store.js';
 import { openCore, embeddedTransport, type EmbeddedCore } from '../../src/lib/transport/embedded.js';
 import type { Transport } from '../../src/lib/transport/types.js';
@@ -64,4 +65,13 @@ export async function testCore(options: { clock?: Clock; account?: string; dbPat
   const core = await openCore({ dbPath, poolSize: TEST_POOL_SIZE, clock: options.clock ?? fixedClock(TEST_NOW), account: options.account, baseUrl: options.baseUrl });
   closeLater(core.store);
   return Object.assign(core, { transport: embeddedTransport(core), dbPath });
+}
+
+/** A SQLite store with one account, closed again: its path and the account's API key (serve tests). */
+export async function storeWithAccount(name = 'alpha'): Promise<{ dbPath: string; key: string }> {
+  const dbPath = tempDbPath();
+  const store = await openStore(dbPath);
+  const made = await createAccount(store, systemClock, name).finally(() => store.close());
+  if (!made.ok) throw new Error(`could not make account ${name}`);
+  return { dbPath, key: made.value.apiKey };
 }

@@ -5,31 +5,21 @@
 // newcomer waits for the stalled ones to time out. Loopback only; bounded in count (1,100 + 200
 // connections) and time (a few seconds); everything started here is stopped here.
 // "Within a second or two" in the issue; asserted as 5 s, generously, for a shared 2-core machine.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount } from '../../src/lib/core/accounts.js';
-import { systemClock } from '../../src/lib/core/clock.js';
 import { openFilesLimit } from '../../src/lib/server/limits.js';
-import { openStore } from '../../src/lib/store/store.js';
-import { BIN, TEST_CONFIG_DIR } from '../helpers/cli.js';
-import { tempDbPath } from '../helpers/store.js';
+import { BIN, ensureBundle, TEST_CONFIG_DIR } from '../helpers/cli.js';
+import { storeWithAccount } from '../helpers/store.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const BUNDLE = `${ROOT}dist/billing.cjs`;
 const FD_LIMIT = 1024;
 const STALLED = 1_100;
 const SOON_MS = 5_000;
 
-beforeAll(() => {
-  // Build when the bundle is missing, or predates the connection cap.
-  if (existsSync(BUNDLE) && readFileSync(BUNDLE, 'utf8').includes('--max-connections')) return;
-  const built = spawnSync(process.execPath, [`${ROOT}scripts/build.mjs`], { cwd: ROOT, stdio: 'pipe' });
-  if (built.status !== 0) throw new Error(`build failed: ${built.stderr}`);
-}, 120_000);
+// Built again when the bundle predates `billing serve`'s connection limits.
+beforeAll(() => ensureBundle('--max-connections'), 120_000);
 
 const children: ChildProcess[] = [];
 const sockets: Socket[] = [];
@@ -38,13 +28,6 @@ afterEach(() => {
   for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 });
 
-async function seededStore(): Promise<{ dbPath: string; key: string }> {
-  const dbPath = tempDbPath();
-  const store = await openStore(dbPath);
-  const made = await createAccount(store, systemClock, 'alpha').finally(() => store.close());
-  if (!made.ok) throw new Error('account');
-  return { dbPath, key: made.value.apiKey };
-}
 
 /** `billing serve` in `sh -c 'ulimit -n 1024 && exec node …'`. */
 function startLimited(args: string[]) {
@@ -111,7 +94,7 @@ describe('billing serve under ulimit -n 1024', () => {
   it(`answers a normal client within ${SOON_MS / 1000} s while ${STALLED} connections hang half-way, and recovers when they go`, async () => {
     const ours = openFilesLimit();
     if (ours !== undefined && ours < STALLED + 400) throw new Error(`this test opens ${STALLED + 200} connections: it needs an open-files limit of ${STALLED + 400}, not ${ours} (ulimit -n)`);
-    const { dbPath, key } = await seededStore();
+    const { dbPath, key } = await storeWithAccount();
     // A headers timeout far beyond the test: only the connection cap can keep the door open.
     const server = startLimited(['--port', '0', '--db', dbPath, '--headers-timeout', '30']);
     const port = await server.port;
@@ -150,7 +133,7 @@ describe('billing serve under ulimit -n 1024', () => {
   }, 60_000);
 
   it('refuses a --max-connections the open-files limit cannot hold (exit 2, naming the flag)', async () => {
-    const { dbPath } = await seededStore();
+    const { dbPath } = await storeWithAccount();
     const server = startLimited(['--port', '0', '--db', dbPath, '--max-connections', '2000']);
     server.port.catch(() => {});
     expect(await server.exited).toBe(2);

@@ -1,42 +1,25 @@
 // End to end: the built CLI (`bin/billing.js serve`) in a child process, a request over loopback,
 // SIGTERM, exit 0.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount } from '../../src/lib/core/accounts.js';
-import { systemClock } from '../../src/lib/core/clock.js';
 import { openStore } from '../../src/lib/store/store.js';
 import { all } from '../../src/lib/store/unit.js';
-import { BIN, runCli } from '../helpers/cli.js';
-import { tempDbPath } from '../helpers/store.js';
+import { BIN, ensureBundle, runCli, TEST_CONFIG_DIR } from '../helpers/cli.js';
+import { storeWithAccount, tempDbPath } from '../helpers/store.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const BUNDLE = `${ROOT}dist/billing.cjs`;
 
-beforeAll(() => {
-  // Build when the bundle is missing, or predates `billing serve`'s connection limits.
-  if (existsSync(BUNDLE) && readFileSync(BUNDLE, 'utf8').includes('--max-connections')) return;
-  const built = spawnSync(process.execPath, [`${ROOT}scripts/build.mjs`], { cwd: ROOT, stdio: 'pipe' });
-  if (built.status !== 0) throw new Error(`build failed: ${built.stderr}`);
-}, 120_000);
+// Built again when the bundle predates `billing serve`'s connection limits.
+beforeAll(() => ensureBundle('--max-connections'), 120_000);
 
 const children: ChildProcess[] = [];
 afterEach(() => {
   for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 });
 
-async function seededStore(): Promise<{ dbPath: string; key: string }> {
-  const dbPath = tempDbPath();
-  const store = await openStore(dbPath);
-  const made = await createAccount(store, systemClock, 'alpha').finally(() => store.close());
-  if (!made.ok) throw new Error('account');
-  return { dbPath, key: made.value.apiKey };
-}
 
 function startCli(args: string[]) {
   const child = spawn(process.execPath, [BIN, ...args], {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1' },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', BILLING_CONFIG_DIR: TEST_CONFIG_DIR },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
@@ -69,7 +52,7 @@ const within = <T>(promise: Promise<T>, ms: number, what: string): Promise<T> =>
 
 describe('billing serve (the built CLI)', () => {
   it('listens on a free port, answers with the store, and exits 0 on SIGTERM', async () => {
-    const { dbPath, key } = await seededStore();
+    const { dbPath, key } = await storeWithAccount();
     const cli = startCli(['serve', '--port', '0', '--db', dbPath]);
     const port = await cli.port;
     expect(cli.output().stderr).toContain(`(store: ${dbPath})`);
@@ -101,7 +84,7 @@ describe('billing serve (the built CLI)', () => {
   });
 
   it('exits 0 on SIGINT as well, using --public-url for links', async () => {
-    const { dbPath, key } = await seededStore();
+    const { dbPath, key } = await storeWithAccount();
     const cli = startCli(['serve', '--port', '0', '--db', dbPath, '--public-url', 'https://billing.example.com']);
     const port = await cli.port;
     const list = await fetch(`http://127.0.0.1:${port}/customers`, { headers: { 'x-authorization': key } });
