@@ -1,5 +1,5 @@
 // Runs the built CLI (bin/billing.js, the bundle) as a user would, with a clean environment.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -45,4 +45,37 @@ export function ensureBundle(marker?: string): void {
   if (existsSync(BUNDLE) && (marker === undefined || readFileSync(BUNDLE, 'utf8').includes(marker))) return;
   const built = spawnSync(process.execPath, [join(ROOT, 'scripts', 'build.mjs')], { cwd: ROOT, encoding: 'utf8' });
   if (built.status !== 0) throw new Error(`build failed:\n${built.stderr}`);
+}
+
+/** A running `billing serve` child: the port its "listening on" line names, its exit, what it wrote. */
+export interface ServeChild {
+  child: ChildProcess;
+  port: Promise<number>;
+  exited: Promise<number | null>;
+  output(): { stdout: string; stderr: string };
+}
+
+/** Watches a spawned `billing serve` (stderr piped; stdout too if piped) for its port, within 10 s. */
+export function watchServe(child: ChildProcess): ServeChild {
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (d) => (stdout += d));
+  child.stderr!.on('data', (d) => (stderr += d));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const port = new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no listening line within 10 s; stderr: ${stderr}`)), 10_000);
+    const check = () => {
+      const match = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(stderr);
+      if (!match) return;
+      clearTimeout(timer);
+      child.stderr!.off('data', check);
+      resolve(Number(match[1]));
+    };
+    child.stderr!.on('data', check);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited ${code} before listening; stderr: ${stderr}`));
+    });
+  });
+  return { child, port, exited, output: () => ({ stdout, stderr }) };
 }

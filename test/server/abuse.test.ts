@@ -11,7 +11,7 @@ import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openFilesLimit } from '../../src/lib/server/limits.js';
-import { BIN, ensureBundle, TEST_CONFIG_DIR } from '../helpers/cli.js';
+import { BIN, ensureBundle, watchServe, TEST_CONFIG_DIR } from '../helpers/cli.js';
 import { storeWithAccount } from '../helpers/store.js';
 
 const FD_LIMIT = 1024;
@@ -36,25 +36,7 @@ function startLimited(args: string[]) {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   children.push(child);
-  let stderr = '';
-  child.stderr!.on('data', (d) => (stderr += d));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const port = new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no listening line within 10 s; stderr: ${stderr}`)), 10_000);
-    const check = () => {
-      const match = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(stderr);
-      if (!match) return;
-      clearTimeout(timer);
-      child.stderr!.off('data', check);
-      resolve(Number(match[1]));
-    };
-    child.stderr!.on('data', check);
-    void exited.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`exited ${code} before listening; stderr: ${stderr}`));
-    });
-  });
-  return { child, port, exited, stderr: () => stderr };
+  return watchServe(child);
 }
 
 /** One GET on a connection of its own; resolves with the status and how long it took. */
@@ -118,7 +100,7 @@ describe('billing serve under ulimit -n 1024', () => {
     // cap under 1024 files is 960), and never ran out of descriptors.
     expect(stalled.filter((s) => !s.closed).length).toBeLessThanOrEqual(960);
     expect(stalled.filter((s) => s.closed).length).toBeGreaterThanOrEqual(STALLED - 960);
-    expect(server.stderr()).not.toMatch(/EMFILE|too many open files/i);
+    expect(server.output().stderr).not.toMatch(/EMFILE|too many open files/i);
 
     // They go; 200 clients at once are all answered.
     for (const s of stalled) s.socket.destroy();
@@ -129,7 +111,7 @@ describe('billing serve under ulimit -n 1024', () => {
 
     server.child.kill('SIGTERM');
     expect(await server.exited).toBe(0);
-    expect(server.stderr()).not.toMatch(/EMFILE|too many open files|internal error/i);
+    expect(server.output().stderr).not.toMatch(/EMFILE|too many open files|internal error/i);
   }, 60_000);
 
   it('refuses a --max-connections the open-files limit cannot hold (exit 2, naming the flag)', async () => {
@@ -137,7 +119,7 @@ describe('billing serve under ulimit -n 1024', () => {
     const server = startLimited(['--port', '0', '--db', dbPath, '--max-connections', '2000']);
     server.port.catch(() => {});
     expect(await server.exited).toBe(2);
-    expect(server.stderr()).toContain('--max-connections');
-    expect(server.stderr()).toContain('1024');
+    expect(server.output().stderr).toContain('--max-connections');
+    expect(server.output().stderr).toContain('1024');
   });
 });

@@ -4,7 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/lib/store/store.js';
 import { all } from '../../src/lib/store/unit.js';
-import { BIN, ensureBundle, runCli, TEST_CONFIG_DIR } from '../helpers/cli.js';
+import { BIN, ensureBundle, watchServe, runCli, TEST_CONFIG_DIR } from '../helpers/cli.js';
 import { storeWithAccount, tempDbPath } from '../helpers/store.js';
 
 
@@ -23,28 +23,7 @@ function startCli(args: string[]) {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
-  let stderr = '';
-  let stdout = '';
-  child.stderr!.on('data', (d) => (stderr += d));
-  child.stdout!.on('data', (d) => (stdout += d));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const port = new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no listening line within 10 s; stderr: ${stderr}`)), 10_000);
-    const check = () => {
-      const match = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(stderr);
-      if (match) {
-        clearTimeout(timer);
-        child.stderr!.off('data', check);
-        resolve(Number(match[1]));
-      }
-    };
-    child.stderr!.on('data', check);
-    void exited.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`exited ${code} before listening; stderr: ${stderr}`));
-    });
-  });
-  return { child, port, exited, output: () => ({ stdout, stderr }) };
+  return watchServe(child);
 }
 
 const within = <T>(promise: Promise<T>, ms: number, what: string): Promise<T> =>
