@@ -97,11 +97,7 @@ export function checkValue(schema: z.ZodType, value: unknown): string | undefine
   return parsed.success ? undefined : parsed.error.issues[0]?.message ?? 'is not valid';
 }
 
-/** Flags of required attributes that are absent, e.g. ["--first-name", "--email"]. */
-export function missingRequired(shape: Shape, attributes: Record<string, unknown>): string[] {
-  return missingNames(shape, attributes).map((name) => `--${kebab(name)}`);
-}
-
+/** Required attributes that are absent, e.g. ["first_name", "email"]. */
 export function missingNames(shape: Shape, attributes: Record<string, unknown>): string[] {
   return Object.entries(shape)
     .filter(([name, schema]) => isRequired(schema) && (attributes[name] === undefined || attributes[name] === null || attributes[name] === ''))

@@ -7,6 +7,7 @@ import type { Choice, Prompter } from '../prompts/prompter.js';
 import type { Deps } from './deps.js';
 import { UsageError } from './errors.js';
 import { amountInput, checkValue, kebab, missingNames, type Shape } from './flags.js';
+import { safeText } from '../output/format.js';
 import { send } from './resource.js';
 
 const label = (name: string, meta: FieldMeta | undefined): string => meta?.description ?? name.replace(/_/g, ' ');
@@ -96,7 +97,6 @@ async function pickRelated(deps: Deps, prompter: Prompter, message: string, rela
       const query: Record<string, string | number> = { 'page[size]': 20 };
       if (term.trim()) query['filter[search]'] = term.trim();
       const body = (await send(deps, { method: 'GET', path: related.path, query })).body as { data?: Listed[] };
-      const { safeText } = await import('../output/format.js');
       return (body.data ?? []).map((r) => ({ value: r.id, name: safeText(describe(r)) }));
     },
   });

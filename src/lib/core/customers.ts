@@ -3,7 +3,7 @@ import type { CustomerSortField } from '../schemas/vocabulary.js';
 import type { CustomerRow, SubscriptionRow } from '../store/schema.js';
 import { prepared, type Unit } from '../store/unit.js';
 import type { CoreContext } from './context.js';
-import { findPage, ID_KEY, lowerAscii, pageOf, plain, type Condition, type Find, type PageOf, type PageRequest, type Sort, type SortKey } from './paging.js';
+import { findPage, ID_KEY, lowerAscii, orderOf, type Condition, type PageOf, type PageRequest, type Sort, type SortKey } from './paging.js';
 
 export type Customer = Omit<CustomerRow, 'id'> & { id: number };
 export type Subscription = Omit<SubscriptionRow, 'id'> & { id: number };
@@ -49,10 +49,7 @@ export function listCustomers(ctx: CoreContext, page: PageRequest, find: Custome
     const archived = find.archived ? 1 : 0;
     where.push({ where: (eb) => eb('archived', '=', archived) }); // customers_archived (account_id, archived, id)
   }
-  const query: Find = { where, order: find.sort && { key: SORT_KEYS.get(find.sort.field)!, descending: find.sort.descending } };
-  // The hottest list, unchanged: nothing to find, ascending id.
-  if (plain(query)) return pageOf('customers', ctx.account.id, page);
-  return findPage('customers', ctx.account.id, page, query);
+  return findPage('customers', ctx.account.id, page, { where, order: orderOf(SORT_KEYS, find.sort) });
 }
 
 const byId = prepared<Customer, [number, number]>('customers.find', (q, p) => q.selectFrom('customers').selectAll().where('id', '=', p(0)).where('account_id', '=', p(1)));

@@ -93,8 +93,22 @@ export interface Find {
   order?: { key: SortKey; descending: boolean };
 }
 
+/** The order a sort asks for, by the resource's sort keys; absent for the default, ascending id. */
+export function orderOf<F extends string>(keys: ReadonlyMap<F, SortKey>, sort: Sort<F> | undefined): Find['order'] {
+  return sort && { key: keys.get(sort.field)!, descending: sort.descending };
+}
+
 /** Whether a find asks for nothing beyond pageOf: no condition, ascending id. */
-export const plain = (find: Find): boolean => find.where.length === 0 && (!find.order || (find.order.key.column === 'id' && !find.order.descending));
+const plain = (find: Find): boolean => find.where.length === 0 && (!find.order || (find.order.key.column === 'id' && !find.order.descending));
+
+/**
+ * A page of the rows that meet the conditions, in the order asked for. Nothing to find in id order
+ * is pageOf itself (the hottest lists, unchanged); anything else is foundPage. Not a generator:
+ * it hands back the unit that does the work, one level less for every query to pass through.
+ */
+export function findPage<T extends Table>(table: T, accountId: number, page: PageRequest, find: Find): Unit<PageOf<DB[T] & { id: number }>> {
+  return plain(find) ? pageOf(table, accountId, page) : foundPage(table, accountId, page, find);
+}
 
 /**
  * A page of the rows that meet the conditions, in the order asked for, and their total, in one
@@ -107,7 +121,7 @@ export const plain = (find: Find): boolean => find.where.length === 0 && (!find.
  *   (account_id, <condition column>, id), then the page read by id; in either direction.
  * - another key: ORDER BY key, id over the (account_id, key, id) index, LIMIT and OFFSET.
  */
-export function* findPage<T extends Table>(table: T, accountId: number, page: PageRequest, find: Find): Unit<PageOf<DB[T] & { id: number }>> {
+function* foundPage<T extends Table>(table: T, accountId: number, page: PageRequest, find: Find): Unit<PageOf<DB[T] & { id: number }>> {
   const scoped = (q: Kysely<DB>, dialect: Dialect) => {
     let query = (q as unknown as Kysely<AnyDB>).selectFrom(table as string).where('account_id', '=', accountId);
     for (const condition of find.where) query = query.where((eb) => condition.where(eb, dialect));

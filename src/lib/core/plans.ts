@@ -3,7 +3,7 @@ import type { PlanSortField, PLAN_STATUSES } from '../schemas/vocabulary.js';
 import type { PlanRow } from '../store/schema.js';
 import { prepared, type Unit } from '../store/unit.js';
 import type { CoreContext } from './context.js';
-import { findPage, ID_KEY, pageOf, plain, type Condition, type Find, type PageOf, type PageRequest, type Sort, type SortKey } from './paging.js';
+import { findPage, ID_KEY, orderOf, type Condition, type PageOf, type PageRequest, type Sort, type SortKey } from './paging.js';
 import { notFound, ok, type Result } from './result.js';
 
 export type Plan = Omit<PlanRow, 'id'> & { id: number };
@@ -23,9 +23,7 @@ export function listPlans(ctx: CoreContext, page: PageRequest, find: PlanFind = 
   const where: Condition[] = [];
   const { status } = find;
   if (status !== undefined) where.push({ where: (eb) => eb('status', '=', status) }); // plans_status (account_id, status, id)
-  const query: Find = { where, order: find.sort && { key: SORT_KEYS.get(find.sort.field)!, descending: find.sort.descending } };
-  if (plain(query)) return pageOf('subscription_plans', ctx.account.id, page);
-  return findPage('subscription_plans', ctx.account.id, page, query);
+  return findPage('subscription_plans', ctx.account.id, page, { where, order: orderOf(SORT_KEYS, find.sort) });
 }
 
 const byId = prepared<Plan, [number, number]>('plans.find', (q, p) => q.selectFrom('subscription_plans').selectAll().where('id', '=', p(0)).where('account_id', '=', p(1)));
