@@ -92,6 +92,8 @@ export async function insertSubscription(core: EmbeddedCore, customerId: number 
           archived: 0,
           created_at: now,
           updated_at: now,
+          cycle_anchor: null,
+          next_cycle: 0,
         })
         .returning('id'),
     ),

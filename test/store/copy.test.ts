@@ -86,10 +86,22 @@ async function seed(location: string, customers = 7): Promise<{ core: EmbeddedCo
             archived: 0,
             created_at: TEST_NOW,
             updated_at: TEST_NOW,
+            cycle_anchor: null,
+            next_cycle: 0,
           }),
         ),
       );
     }
+  }
+  // Subscriptions made through the API: an active one (a scheduled transaction, its due work and
+  // events) and one awaiting its mandate (a notification), so every table has rows.
+  if (customers > 1) {
+    for (const status of ['active', 'unverified']) {
+      const body = JSON.stringify({ data: { type: 'subscription', attributes: { customer_id: 2, subscription_plan_id: 1, status, start_date: '2026-12-01' } } });
+      const made = await c.router.handle({ method: 'POST', path: '/subscriptions', body }, owner);
+      if (made.status !== 201) throw new Error(`seeding a subscription answered ${made.status}: ${JSON.stringify(made.body)}`);
+    }
+    await c.store.write(() => get((q) => q.insertInto('store_clock').values({ id: 1, test_time: '2026-11-21T10:00:00.000Z' })));
   }
   return { core: c, acmeKey };
 }
@@ -97,7 +109,7 @@ async function seed(location: string, customers = 7): Promise<{ core: EmbeddedCo
 const rowsOf = (s: Store) =>
   s.read(function* () {
     const rows: Record<string, unknown[]> = {};
-    for (const table of TABLES) rows[table] = yield* all((q) => q.selectFrom(table).selectAll().orderBy('id'));
+    for (const table of TABLES) rows[table] = yield* all((q) => q.selectFrom(table).selectAll().orderBy(table === 'transactions' ? 'seq' : 'id'));
     return rows;
   });
 
@@ -113,6 +125,9 @@ async function documents(c: EmbeddedCore, acmeKey: string): Promise<unknown[]> {
       ['/customers/2', undefined],
       ['/customers/2/subscriptions', undefined],
       ['/subscription-plans/1/subscriptions', 'page[size]=100'],
+      ['/subscriptions', 'page[size]=100&include=customer'],
+      ['/subscriptions/9/transactions', undefined],
+      ['/notifications', undefined],
     ] as const) {
       const response = await c.router.handle({ method: 'GET', path, query }, account);
       seen.push({ path, status: response.status, body: response.body });
@@ -163,7 +178,7 @@ describe(`store copy from ${ENGINE} (this project's engine is the source; each c
 
       const before = await storeInfo(source.store);
       expect(result).toEqual({ from: source.store.location, to: target.location, rows: before.counts });
-      expect(before.counts).toEqual({ accounts: 2, api_keys: 1, customers: 14, subscription_plans: 4, subscriptions: 8 });
+      expect(before.counts).toEqual({ accounts: 2, api_keys: 1, customers: 14, subscription_plans: 4, subscriptions: 10, transactions: 1, events: 5, notifications: 2, due_work: 1, store_clock: 1 });
       expect(await storeInfo(target)).toMatchObject({ engine: targetEngine, counts: before.counts });
       expect(await rowsOf(target)).toEqual(await rowsOf(source.store));
       // Progress: every table, in order, from 0 to its total, batch by batch (3 rows, then the rest).
@@ -213,7 +228,7 @@ describe(`store copy from ${ENGINE} (this project's engine is the source; each c
       expect(await totalRows(target)).toBe(0);
 
       const again = await copyStore(source.store, target);
-      expect(again.rows.subscriptions).toBe(8);
+      expect(again.rows.subscriptions).toBe(10);
       expect(await rowsOf(target)).toEqual(await rowsOf(source.store));
     });
 
@@ -231,7 +246,7 @@ describe(`store copy from ${ENGINE} (this project's engine is the source; each c
       const source = await store(await freshStoreLocation(ENGINE));
       const targetLocation = await freshStoreLocation(targetEngine);
       const result = await copyStore(source, await store(targetLocation));
-      expect(result.rows).toEqual({ accounts: 0, api_keys: 0, customers: 0, subscription_plans: 0, subscriptions: 0 });
+      expect(result.rows).toEqual({ accounts: 0, api_keys: 0, customers: 0, subscription_plans: 0, subscriptions: 0, transactions: 0, events: 0, notifications: 0, due_work: 0, store_clock: 0 });
       expect((await (await core(targetLocation)).account()).id).toBe(1);
     });
   });

@@ -134,7 +134,7 @@ describe.runIf(ENGINE === 'sqlite')('openStore on a SQLite file (SQLite only)', 
     const seen = pragmas(path);
     expect(seen.userVersion).toBe(sqliteMigrations.length);
     expect(seen.journalMode).toBe('wal');
-    expect(seen.tables).toEqual(['accounts', 'api_keys', 'customers', 'subscription_plans', 'subscriptions']);
+    expect(seen.tables).toEqual(['accounts', 'api_keys', 'customers', 'due_work', 'events', 'notifications', 'store_clock', 'subscription_plans', 'subscriptions', 'transactions']);
   });
 
   it('when the store is opened again, keeps user_version', async () => {

@@ -1,7 +1,7 @@
 // JSON:API documents: resource objects for each type, and the single and collection documents.
 import { formatAmount } from '../schemas/money.js';
 import { formatInstant, formatNullableInstant } from '../core/time.js';
-import type { CustomerRow, PlanRow, SubscriptionRow } from '../store/schema.js';
+import type { CustomerRow, NotificationRow, PlanRow, SubscriptionRow, TransactionRow } from '../store/schema.js';
 import { pageUrl, type GetQuery } from './query.js';
 import type { ResourceType } from '../schemas/vocabulary.js';
 
@@ -29,9 +29,11 @@ const PATHS: Record<ResourceType, string> = {
   customer: 'customers',
   subscription: 'subscriptions',
   'subscription-plan': 'subscription-plans',
+  transaction: 'transactions',
+  notification: 'notifications',
 };
 
-function resource(type: ResourceType, id: number, attributes: Record<string, unknown>, r: Rendering, relationships?: ResourceObject['relationships']): ResourceObject {
+function resource(type: ResourceType, id: number | string, attributes: Record<string, unknown>, r: Rendering, relationships?: ResourceObject['relationships']): ResourceObject {
   const wanted = r.fields?.[type];
   const self = `${r.baseUrl}/${PATHS[type]}/${id}`;
   const object: ResourceObject = { type, id: String(id), links: { self }, attributes };
@@ -112,7 +114,7 @@ export function planResource(row: Row<PlanRow>, subscriptionIds: number[], r: Re
   );
 }
 
-export function subscriptionResource(row: Row<SubscriptionRow>, r: Rendering): ResourceObject {
+export function subscriptionResource(row: Row<SubscriptionRow>, transactionIds: readonly string[], r: Rendering): ResourceObject {
   const { timeZone: tz } = r;
   return resource(
     'subscription',
@@ -139,7 +141,62 @@ export function subscriptionResource(row: Row<SubscriptionRow>, r: Rendering): R
     {
       'subscription-plan': { links: { related: `${r.baseUrl}/subscription-plans/${row.subscription_plan_id}` }, data: { type: 'subscription-plan', id: String(row.subscription_plan_id) } },
       customer: { links: { related: `${r.baseUrl}/customers/${row.customer_id}` }, data: { type: 'customer', id: String(row.customer_id) } },
-      transactions: { links: { related: `${r.baseUrl}/subscriptions/${row.id}/transactions` }, data: [] },
+      transactions: { links: { related: `${r.baseUrl}/subscriptions/${row.id}/transactions` }, data: transactionIds.map((id) => ({ type: 'transaction', id })) },
+    },
+  );
+}
+
+interface StoredHistoryItem {
+  attempt: number;
+  reason: string | null;
+  reason_code: string | null;
+  recorded_on: string;
+  status: string;
+  new_due_date: string | null;
+}
+
+/** A transaction: no relationships (the hosted service shows none); amount a number of euro, as it sends it. */
+export function transactionResource(row: Omit<TransactionRow, 'seq'>, r: Rendering): ResourceObject {
+  const { timeZone: tz } = r;
+  const history = (JSON.parse(row.history) as StoredHistoryItem[]).map((item) => ({
+    attempt: item.attempt,
+    reason: item.reason,
+    reason_code: item.reason_code,
+    recorded_on: formatInstant(item.recorded_on, tz),
+    status: item.status,
+    new_due_date: formatNullableInstant(item.new_due_date, tz),
+  }));
+  return resource('transaction', row.id, {
+    status: row.status,
+    scheduled_on: formatNullableInstant(row.scheduled_on, tz),
+    due_date: formatInstant(row.due_date, tz),
+    // Exact: the decimal text of the cents, read as a number (12.5, never 12.499999).
+    amount: Number(formatAmount(row.amount_cents)),
+    canceled_on: formatNullableInstant(row.canceled_on, tz),
+    webhook_url: row.webhook_url,
+    payment_method: row.payment_method,
+    description: row.description,
+    history,
+  }, r);
+}
+
+export function notificationResource(row: Row<NotificationRow>, r: Rendering): ResourceObject {
+  return resource(
+    'notification',
+    row.id,
+    {
+      kind: row.kind,
+      channel: row.channel,
+      language: row.language,
+      recipient: row.recipient,
+      subject: row.subject,
+      body: row.body,
+      created_at: formatInstant(row.created_at, r.timeZone),
+    },
+    r,
+    {
+      customer: { links: { related: `${r.baseUrl}/customers/${row.customer_id}` }, data: { type: 'customer', id: String(row.customer_id) } },
+      subscription: { links: { related: `${r.baseUrl}/subscriptions/${row.subscription_id}` }, data: { type: 'subscription', id: String(row.subscription_id) } },
     },
   );
 }

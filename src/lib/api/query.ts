@@ -44,6 +44,11 @@ export const TEXT_FILTER: FilterKind<string> = {
   },
 };
 export const BOOLEAN_FILTER: FilterKind<boolean> = { expects: 'true or false', parse: (raw) => (raw === 'true' ? true : raw === 'false' ? false : undefined) };
+/** An id: a whole number from 1 to 2^53 - 1. */
+export const ID_FILTER: FilterKind<number> = {
+  expects: 'an id (a whole number of at least 1)',
+  parse: (raw) => (/^[1-9]\d{0,15}$/.test(raw.trim()) && Number.isSafeInteger(Number(raw.trim())) ? Number(raw.trim()) : undefined),
+};
 export const oneOf = <T extends string>(values: readonly T[]): FilterKind<T> => ({ expects: `one of ${values.join(', ')}`, parse: (raw) => values.find((value) => value === raw) });
 
 type Filters = Record<string, FilterKind<unknown>>;

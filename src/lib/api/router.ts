@@ -9,6 +9,8 @@ import type { ApiRequest, ApiResponse } from './http.js';
 import type { RequestContext } from './handlers/context.js';
 import * as customers from './handlers/customers.js';
 import * as plans from './handlers/plans.js';
+import * as subscriptions from './handlers/subscriptions.js';
+import * as transactions from './handlers/transactions.js';
 
 /** A read is a unit run inside one read snapshot of the store: its rows, counts and ids agree. */
 type ReadHandler = (rc: RequestContext) => Unit<ApiResponse>;
@@ -17,6 +19,8 @@ type WriteHandler = (rc: RequestContext) => Promise<ApiResponse>;
 type Methods = { GET?: ReadHandler } & Partial<Record<'POST' | 'PATCH' | 'DELETE', WriteHandler>>;
 
 const customerWrites = () => import('./handlers/customer-writes.js');
+const subscriptionWrites = () => import('./handlers/subscription-writes.js');
+const transactionWrites = () => import('./handlers/transaction-writes.js');
 
 /**
  * Path patterns; `:id` matches a numeric id only, so `/customers/abc` is 404 like any unknown path,
@@ -35,11 +39,29 @@ const ROUTES: Record<string, Methods> = {
   '/subscription-plans': { GET: plans.list },
   '/subscription-plans/:id': { GET: plans.get },
   '/subscription-plans/:id/subscriptions': { GET: plans.subscriptions },
+  '/subscriptions': {
+    GET: subscriptions.list,
+    POST: async (rc) => (await subscriptionWrites()).create(rc),
+  },
+  '/subscriptions/:id': {
+    GET: subscriptions.get,
+    PATCH: async (rc) => (await subscriptionWrites()).update(rc),
+  },
+  '/subscriptions/:id/transactions': { GET: subscriptions.transactions },
+  '/transactions': { POST: async (rc) => (await transactionWrites()).create(rc) },
+  '/transactions/:uuid': {
+    GET: transactions.get,
+    DELETE: async (rc) => (await transactionWrites()).remove(rc),
+  },
+  '/notifications': { GET: transactions.notifications },
 };
+
+/** What a path parameter matches: ids are numeric, transaction ids UUIDs (either case). */
+const PARAMETERS: Record<string, string> = { id: '[1-9][0-9]{0,15}', uuid: '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}' };
 
 const COMPILED = Object.entries(ROUTES).map(([pattern, methods]) => ({
   pattern,
-  regex: new RegExp(`^${pattern.replace(/:(\w+)/g, '(?<$1>[1-9][0-9]{0,15})')}/?$`),
+  regex: new RegExp(`^${pattern.replace(/:(\w+)/g, (_, name: string) => `(?<${name}>${PARAMETERS[name]})`)}/?$`),
   methods,
 }));
 
@@ -50,6 +72,8 @@ export interface RouterOptions {
   baseUrl: string;
   /** Told of an exception a handler threw (the answer is a 500 without details either way). */
   onError?: (error: unknown) => void;
+  /** Whether webhook URLs may name loopback and private hosts (the embedded CLI: yes; billing serve: only when started so). Default true. */
+  allowPrivateWebhooks?: boolean;
 }
 
 export interface Router {
@@ -86,7 +110,7 @@ export function createRouter(options: RouterOptions): Router {
           return simpleError(405, `${method} is not allowed on ${request.path}; allowed: ${allow}`, { allow });
         }
         const context: RequestContext = {
-          core: { store, clock: options.clock, account },
+          core: { store, clock: options.clock, account, baseUrl, allowPrivateWebhooks: options.allowPrivateWebhooks ?? true },
           params: match.groups ?? {},
           path: request.path,
           query: request.query,

@@ -11,6 +11,13 @@ export interface CoreContext {
   store: Store;
   clock: Clock;
   account: Account;
+  /** The public base URL of the service (confirmation pages), without a trailing slash. */
+  baseUrl?: string;
+  /**
+   * Whether webhook URLs may point at loopback and private networks: yes for the embedded CLI (a
+   * person's own machine), no for `billing serve` unless it was started to allow them.
+   */
+  allowPrivateWebhooks?: boolean;
 }
 
 export const nowIso = (ctx: { clock: Clock }): string => ctx.clock.now().toISOString();

@@ -14,7 +14,7 @@ export interface PageOf<T> {
   total: number;
 }
 
-type Table = 'customers' | 'subscription_plans' | 'subscriptions';
+type Table = 'customers' | 'subscription_plans' | 'subscriptions' | 'notifications';
 type Filter = { column: 'customer_id' | 'subscription_plan_id'; value: number };
 
 /**

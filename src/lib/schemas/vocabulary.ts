@@ -9,7 +9,7 @@ export const MANDATE_METHODS = ['email', 'sms', 'ideal', 'online_payment', 'firs
 
 export const SUBSCRIPTION_STATUSES = ['unverified', 'active', 'paused', 'cancelled'] as const;
 
-export type ResourceType = 'customer' | 'subscription' | 'subscription-plan';
+export type ResourceType = 'customer' | 'subscription' | 'subscription-plan' | 'transaction' | 'notification';
 
 /** Output attributes per type, in the order the hosted service sends them. */
 export const ATTRIBUTES: Record<ResourceType, readonly string[]> = {
@@ -28,6 +28,8 @@ export const ATTRIBUTES: Record<ResourceType, readonly string[]> = {
     'confirmation_page', 'confirmation_sent', 'subscription_webhook_url', 'transaction_webhook_url', 'success_redirect_url',
     'metadata', 'archived', 'created_at', 'updated_at',
   ],
+  transaction: ['status', 'scheduled_on', 'due_date', 'amount', 'canceled_on', 'webhook_url', 'payment_method', 'description', 'history'],
+  notification: ['kind', 'channel', 'language', 'recipient', 'subject', 'body', 'created_at'],
 };
 
 /** Relationships per type, as the resource objects carry them. */
@@ -35,6 +37,8 @@ export const RELATIONSHIPS: Record<ResourceType, readonly string[]> = {
   customer: ['subscriptions'],
   'subscription-plan': ['subscriptions'],
   subscription: ['subscription-plan', 'customer', 'transactions'],
+  transaction: [],
+  notification: ['customer', 'subscription'],
 };
 
 /**
@@ -45,6 +49,8 @@ export const FIELDS: Record<ResourceType, readonly string[]> = {
   customer: [...ATTRIBUTES.customer, ...RELATIONSHIPS.customer],
   'subscription-plan': [...ATTRIBUTES['subscription-plan'], ...RELATIONSHIPS['subscription-plan']],
   subscription: [...ATTRIBUTES.subscription, ...RELATIONSHIPS.subscription],
+  transaction: ATTRIBUTES.transaction,
+  notification: [...ATTRIBUTES.notification, ...RELATIONSHIPS.notification],
 };
 
 /**
@@ -55,3 +61,14 @@ export const CUSTOMER_SORT_FIELDS = ['id', 'created_at', 'last_name', 'email'] a
 export const PLAN_SORT_FIELDS = ['id', 'created_at'] as const;
 export type CustomerSortField = (typeof CUSTOMER_SORT_FIELDS)[number];
 export type PlanSortField = (typeof PLAN_SORT_FIELDS)[number];
+
+export const TRANSACTION_STATUSES = ['queued', 'scheduled', 'succeeded', 'fulfilled', 'charged_back', 'failed', 'rescheduled', 'canceled'] as const;
+export type TransactionStatus = (typeof TRANSACTION_STATUSES)[number];
+export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
+export const SUBSCRIPTION_SORT_FIELDS = ['id', 'created_at', 'start_date'] as const;
+export type SubscriptionSortField = (typeof SUBSCRIPTION_SORT_FIELDS)[number];
+export const TRANSACTION_SORT_FIELDS = ['due_date', 'created_at'] as const;
+export type TransactionSortField = (typeof TRANSACTION_SORT_FIELDS)[number];
+/** Outcomes an operator may set for a transaction of the embedded store (it collects by simulation). */
+export const OUTCOMES = ['charged_back', 'failed'] as const;
+export type Outcome = (typeof OUTCOMES)[number];

@@ -4,6 +4,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { authenticate, authenticateKey, hashKey } from '../core/accounts.js';
 import type { Clock } from '../core/clock.js';
+import { runDue } from '../core/due.js';
+import { catchUp, StoreClock } from '../core/store-clock.js';
 import type { Account } from '../core/context.js';
 import { JSONAPI } from '../api/http.js';
 import { createRouter, type Router } from '../api/router.js';
@@ -22,8 +24,10 @@ export interface ServeOptions {
   port: number;
   /** Base of the links in documents; default http://HOST:PORT of the bound address. */
   publicUrl?: string;
-  /** Kept for webhook delivery (not yet built): allow loopback and private-network targets. */
+  /** Accept webhook URLs of loopback and private-network hosts (refused by default: 400). */
   allowPrivateWebhooks?: boolean;
+  /** How often due work runs (and the store's test time is read again), in ms; 0 never. Default 1 s. */
+  dueEveryMs?: number;
   /** Where the listening line and the request lines go; stderr by default. Lines without newline. */
   log?: (line: string) => void;
   /** Replaces the router, given the base URL it would have used (tests: slow or failing handlers). */
@@ -49,6 +53,8 @@ export interface RunningServer {
   baseUrl: string;
   port: number;
   server: Server;
+  /** Reads the store's clock and does the work due by it now (what the timer does every dueEveryMs). */
+  catchUp(): Promise<void>;
   /** Stops accepting, lets in-flight requests finish, closes the store. Safe to call more than once. */
   close(): Promise<void>;
 }
@@ -199,21 +205,42 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const onError = (error: unknown) => log(`billing serve: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   if (options.handler) handler = options.handler(baseUrl);
   else {
-    const created = createRouter({ store, clock: options.clock, baseUrl, onError });
+    const created = createRouter({ store, clock: options.clock, baseUrl, onError, allowPrivateWebhooks: options.allowPrivateWebhooks ?? false });
     router = created;
     handler = { handle: (request, account) => created.handle(request, account) };
   }
   log(`billing serve: listening on ${url} (store: ${store.location}${options.publicUrl ? `; links: ${baseUrl}` : ''})`);
 
+  // Due work on a timer: one run at a time; several instances on one PostgreSQL database each claim
+  // their own rows. A failure is logged and tried again at the next tick.
+  let running: Promise<void> | undefined;
+  const catchingUp = (): Promise<void> =>
+    (running ??= (async () => {
+      try {
+        if (options.clock instanceof StoreClock) await catchUp(store, options.clock);
+        else await runDue(store, options.clock.now().toISOString());
+      } catch (error) {
+        log(`billing serve: due work failed (tried again in a moment): ${error instanceof Error ? error.message : String(error)}`);
+      } finally {
+        running = undefined;
+      }
+    })());
+  const every = options.dueEveryMs ?? 1_000;
+  const ticker = every > 0 ? setInterval(() => void catchingUp(), every) : undefined;
+  ticker?.unref();
+
   let closed: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closed ??= new Promise<void>((resolve) => {
       closing = true;
+      if (ticker) clearInterval(ticker);
       const timer = setTimeout(() => server.closeAllConnections(), options.shutdownTimeoutMs ?? 10_000);
       server.close(() => {
         clearTimeout(timer);
-        if (options.closeStore !== false) void store.close().then(resolve, resolve);
-        else resolve();
+        // The due work in progress finishes before the store closes.
+        void Promise.resolve(running)
+          .then(() => (options.closeStore !== false ? store.close() : undefined))
+          .then(resolve, resolve);
       });
       // Idle keep-alive connections go now; busy ones once their answer is out (onSettled).
       server.closeIdleConnections();
@@ -221,5 +248,5 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     return closed;
   };
 
-  return { url, baseUrl, port: address.port, server, close };
+  return { url, baseUrl, port: address.port, server, catchUp: catchingUp, close };
 }

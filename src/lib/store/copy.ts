@@ -14,7 +14,9 @@ import { sql } from 'kysely';
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { raw, tableStats, untyped, type Table, type TableStats } from './info.js';
-import { TABLES } from './migrations.js';
+import { KEYS, TABLES } from './migrations.js';
+
+const keyOf = (table: (typeof TABLES)[number]): string => KEYS[table] ?? 'id';
 import { parseLocation, type Store } from './store.js';
 import { all, get, run, wait, type Unit } from './unit.js';
 
@@ -61,12 +63,13 @@ export async function copyStore(source: Store, target: Store, options: CopyOptio
   function* read(): Unit<void> {
     yield* wait(channel.put({ stats: yield* tableStats() }));
     for (const table of TABLES) {
+      const key = keyOf(table);
       for (let last = 0; ; ) {
-        const rows = (yield* all((q) => untyped(q).selectFrom(table).selectAll().where('id', '>', last).orderBy('id').limit(batchSize))) as Row[];
+        const rows = (yield* all((q) => untyped(q).selectFrom(table).selectAll().where(key, '>', last).orderBy(key).limit(batchSize))) as Row[];
         if (rows.length === 0) break;
         yield* wait(channel.put({ table, rows }));
         if (rows.length < batchSize) break;
-        last = rows[rows.length - 1].id;
+        last = rows[rows.length - 1][key] as number;
       }
     }
     yield* wait(channel.put({ end: true }));
@@ -79,7 +82,7 @@ export async function copyStore(source: Store, target: Store, options: CopyOptio
     // Nobody else writes to the target until this transaction ends (SQLite: the write lock of BEGIN IMMEDIATE).
     if (target.engine === 'postgres') yield* run(raw(() => sql`LOCK TABLE ${sql.join(TABLES.map((table) => sql.table(table)))} IN EXCLUSIVE MODE`));
     const filled: string[] = [];
-    for (const table of TABLES) if (yield* get((q) => untyped(q).selectFrom(table).select('id').limit(1))) filled.push(table);
+    for (const table of TABLES) if (yield* get((q) => untyped(q).selectFrom(table).select(keyOf(table)).limit(1))) filled.push(table);
     if (filled.length > 0) {
       throw new CopyRefusedError(`the target ${target.location} is not empty (it has rows in ${filled.join(', ')}): store copy writes only into an empty store`);
     }
@@ -118,7 +121,7 @@ export async function copyStore(source: Store, target: Store, options: CopyOptio
     if (target.engine === 'postgres') {
       for (const table of TABLES) {
         if (rows[table] === 0) continue;
-        yield* get(raw(() => sql`SELECT setval(pg_get_serial_sequence(${table}, 'id'), (SELECT max(id) FROM ${sql.table(table)}))`));
+        yield* get(raw(() => sql`SELECT setval(pg_get_serial_sequence(${table}, ${keyOf(table)}), (SELECT max(${sql.ref(keyOf(table))}) FROM ${sql.table(table)}))`));
       }
     }
   }

@@ -12,7 +12,7 @@ import pg from 'pg';
 import { parse as parseConnectionString } from 'pg-connection-string';
 import { postgresMigrations } from './migrations.js';
 import { KeyGuardError, MAKE_A_STORE, StoreAuthError, StoreMissingError, StoreOpenError, StoreUnreachableError, redact, type KeyGuard, type OpenOptions, type PostgresStore } from './store.js';
-import { get, type Dialect, type Op, type PreparedQuery, type Unit } from './unit.js';
+import { get, type Dialect, type Op, type PreparedQuery, type RowsSpec, type Unit } from './unit.js';
 
 export const DEFAULT_POOL_SIZE = 10;
 const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
@@ -27,6 +27,8 @@ const BEGIN = {
   read: 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY',
   bulkRead: 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY',
   write: 'BEGIN ISOLATION LEVEL SERIALIZABLE',
+  // Claiming due work: row locks and SKIP LOCKED, which SERIALIZABLE would turn into serialization failures.
+  work: 'BEGIN ISOLATION LEVEL READ COMMITTED',
   bulk: 'BEGIN',
   one: '',
 } as const;
@@ -51,7 +53,21 @@ const dialect: Dialect = {
   // The pg_trgm GIN index customers_search is on these very expressions; a term shorter than a
   // trigram has none to look up, and the planner scans the account's rows instead.
   customerSearch: (text) => searchedLike(dialect.lower, text),
+  locked: (query, skip) => (skip ? query.forUpdate().skipLocked() : query.forUpdate()),
 };
+
+const ARRAY_TYPES = { text: 'text[]', integer: 'bigint[]', instant: 'timestamptz[]', flag: 'boolean[]', json: 'json[]' } as const;
+
+/** A bulk write as one statement: each column's values as one typed array, unnested into rows. */
+function rowsStatement(mode: 'insert' | 'update', spec: RowsSpec): { text: string; columns: string[] } {
+  const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
+  const columns = Object.keys(spec.columns);
+  const arrays = columns.map((c, i) => `$${i + 1}::${ARRAY_TYPES[spec.columns[c]]}`).join(', ');
+  if (mode === 'insert') return { text: `INSERT INTO ${quote(spec.table)} (${columns.map(quote).join(', ')}) SELECT * FROM unnest(${arrays})`, columns };
+  const by = spec.by!;
+  const set = columns.filter((c) => c !== by).map((c) => `${quote(c)} = u.${quote(c)}`).join(', ');
+  return { text: `UPDATE ${quote(spec.table)} AS t SET ${set} FROM unnest(${arrays}) AS u(${columns.map(quote).join(', ')}) WHERE t.${quote(by)} = u.${quote(by)}`, columns };
+}
 
 /** Values as the core sees them on SQLite too: safe integers as numbers, flags as 0/1, instants as ISO text, JSON as written. */
 const PARSERS: Record<number, (text: string) => unknown> = {
@@ -192,6 +208,13 @@ export async function openPostgresStore(url: string, options: OpenOptions = {}):
 
   async function execute(client: pg.PoolClient, op: Op, guard?: KeyGuard): Promise<unknown> {
     if (op.kind === 'wait') return op.promise;
+    if (op.kind === 'rows') {
+      const { text, columns } = rowsStatement(op.mode, op.spec);
+      // Flags are 0/1 in the core, boolean here.
+      const values = columns.map((c) => (op.spec.columns[c] === 'flag' ? op.rows.map((row) => (row[c] === null || row[c] === undefined ? null : row[c] === 1 || row[c] === true)) : op.rows.map((row) => row[c])));
+      await client.query({ name: nameOf(text), text, values });
+      return undefined;
+    }
     let text: string;
     let values: unknown[];
     let mode: 'all' | 'get' | 'run';
@@ -231,7 +254,7 @@ export async function openPostgresStore(url: string, options: OpenOptions = {}):
   const AGAIN = Symbol('again');
 
   /** kind 'one': one statement in its own transaction (autocommit), no BEGIN or COMMIT. */
-  async function runUnit<T>(make: () => Unit<T>, kind: 'read' | 'write' | 'one' | 'bulk' | 'bulkRead', keep?: (value: T) => boolean, key?: string, guard?: KeyGuard): Promise<T> {
+  async function runUnit<T>(make: () => Unit<T>, kind: 'read' | 'write' | 'work' | 'one' | 'bulk' | 'bulkRead', keep?: (value: T) => boolean, key?: string, guard?: KeyGuard): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       const client = await connect();
       let open = false;
@@ -282,7 +305,7 @@ export async function openPostgresStore(url: string, options: OpenOptions = {}):
           attempt--;
           continue;
         }
-        if ((kind === 'write' || kind === 'one') && isRetryable(error) && attempt < MAX_ATTEMPTS) {
+        if ((kind === 'write' || kind === 'work' || kind === 'one') && isRetryable(error) && attempt < MAX_ATTEMPTS) {
           await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
           continue;
         }
@@ -300,6 +323,7 @@ export async function openPostgresStore(url: string, options: OpenOptions = {}):
     read: (unit, key, guard) => runUnit(unit, 'read', undefined, key, guard),
     write: (unit, keep) => runUnit(unit, 'write', keep),
     writeOne: (build) => runUnit(() => get(build), 'one'),
+    work: (unit) => runUnit(unit, 'work'),
     bulkWrite: (unit) => runUnit(unit, 'bulk'),
     bulkRead: (unit) => runUnit(unit, 'bulkRead'),
     async schemaVersion() {

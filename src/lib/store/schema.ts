@@ -87,6 +87,75 @@ export interface SubscriptionRow {
   archived: number;
   created_at: string;
   updated_at: string;
+  /** The local day (YYYY-MM-DD) plan cycles count from; null until first activated. */
+  cycle_anchor: string | null;
+  /** The plan cycle the next plan transaction collects (0 is the first). */
+  next_cycle: number;
+}
+
+export interface TransactionRow {
+  seq: Generated<number>;
+  id: string;
+  account_id: number;
+  subscription_id: number;
+  /** 'plan' (scheduled by the plan) or 'manual' (POST /transactions). */
+  origin: string;
+  cycle: number | null;
+  status: string;
+  scheduled_on: string | null;
+  due_date: string;
+  amount_cents: number;
+  canceled_on: string | null;
+  webhook_url: string | null;
+  payment_method: string;
+  description: string | null;
+  attempt: number;
+  /** JSON array of history items, instants in UTC. */
+  history: string;
+  /** An outcome an operator set before collection (charged_back or failed) and its reason code. */
+  outcome: string | null;
+  outcome_code: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface DueWorkRow {
+  id: Generated<number>;
+  account_id: number;
+  due_at: string;
+  /** Of work due at the same instant, lower ranks run first (a cancel before a collection). */
+  rank: number;
+  kind: string;
+  subject: string;
+}
+
+export interface EventRow {
+  id: Generated<number>;
+  account_id: number;
+  name: string;
+  subscription_id: number;
+  transaction_id: string | null;
+  status: string;
+  occurred_at: string;
+}
+
+export interface NotificationRow {
+  id: Generated<number>;
+  account_id: number;
+  customer_id: number;
+  subscription_id: number;
+  kind: string;
+  channel: string;
+  language: string;
+  recipient: string | null;
+  subject: string;
+  body: string;
+  created_at: string;
+}
+
+export interface StoreClockRow {
+  id: number;
+  test_time: string;
 }
 
 export interface DB {
@@ -95,4 +164,9 @@ export interface DB {
   customers: CustomerRow;
   subscription_plans: PlanRow;
   subscriptions: SubscriptionRow;
+  transactions: TransactionRow;
+  due_work: DueWorkRow;
+  events: EventRow;
+  notifications: NotificationRow;
+  store_clock: StoreClockRow;
 }

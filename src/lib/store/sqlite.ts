@@ -10,7 +10,7 @@ import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs'
 import { basename, dirname } from 'node:path';
 import { sqliteMigrations } from './migrations.js';
 import { MAKE_A_STORE, StoreMissingError, StoreOpenError, StoreReadOnlyError, type Create, type SqliteStore } from './store.js';
-import { get, type Build, type Dialect, type Op, type PreparedQuery, type Unit } from './unit.js';
+import { get, type Build, type Dialect, type Op, type PreparedQuery, type RowsSpec, type Unit } from './unit.js';
 
 const BUSY_TIMEOUT_MS = 10_000;
 
@@ -28,6 +28,8 @@ const dialect: Dialect = {
     // Shorter than a trigram: a scan of the account's rows.
     return searchedLike(dialect.lower, text);
   },
+  // One writer at a time (BEGIN IMMEDIATE): what a write reads, nobody else changes meanwhile.
+  locked: (query) => query,
 };
 
 /** An FTS5 query that is the text as one phrase: quoted, its quotes doubled, no syntax left in it. */
@@ -129,8 +131,39 @@ export function openSqliteStore(path: string, options: { create?: Create } = {})
     };
   }
 
+  // A bulk write's statement per spec: one row per run, prepared once.
+  const rowStatements = new Map<string, { statement: Database.Statement; columns: string[] }>();
+  function rowStatement(mode: 'insert' | 'update', spec: RowsSpec) {
+    const key = `${mode}:${spec.key}`;
+    let entry = rowStatements.get(key);
+    if (!entry) {
+      const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
+      let columns = Object.keys(spec.columns);
+      let text: string;
+      if (mode === 'insert') text = `INSERT INTO ${quote(spec.table)} (${columns.map(quote).join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`;
+      else {
+        const by = spec.by!;
+        const set = columns.filter((c) => c !== by);
+        text = `UPDATE ${quote(spec.table)} SET ${set.map((c) => `${quote(c)} = ?`).join(', ')} WHERE ${quote(by)} = ?`;
+        columns = [...set, by];
+      }
+      entry = { statement: sqlite.prepare(text), columns };
+      rowStatements.set(key, entry);
+    }
+    return entry;
+  }
+
   function execute(op: Op): unknown {
     switch (op.kind) {
+      case 'rows': {
+        const { statement, columns } = rowStatement(op.mode, op.spec);
+        const values: unknown[] = new Array(columns.length);
+        for (const row of op.rows) {
+          for (let i = 0; i < columns.length; i++) values[i] = row[columns[i]];
+          statement.run(values);
+        }
+        return undefined;
+      }
       case 'prepared': {
         let compiled = compiledQueries.get(op.query.key);
         if (!compiled) {
@@ -217,6 +250,9 @@ export function openSqliteStore(path: string, options: { create?: Create } = {})
     },
     writeOne<R>(build: Build<R>): R | undefined {
       return store.write(() => get(build));
+    },
+    work<T>(unit: () => Unit<T>): T {
+      return store.write(unit);
     },
     bulkWrite<T>(unit: () => Unit<T>): Promise<T> {
       refuseWrites();

@@ -33,6 +33,12 @@ export interface Store {
    * insert): PostgreSQL runs it without BEGIN and COMMIT, one round trip instead of three.
    */
   writeOne<R>(build: Build<R>): MaybePromise<R | undefined>;
+  /**
+   * A write that claims rows others may claim at the same time (due work): SQLite's write lock
+   * serialises it like any write; PostgreSQL runs it READ COMMITTED, locking what it claims and
+   * skipping what another transaction holds (Dialect.locked), and runs it again after a deadlock.
+   */
+  work<T>(unit: () => Unit<T>): MaybePromise<T>;
   /** A write whose unit may also wait for other work between its queries (`yield* wait(p)`): copying a store in. Never retried. */
   bulkWrite<T>(unit: () => Unit<T>): Promise<T>;
   /** A read in one snapshot whose unit may wait between its queries (`yield* wait(p)`): copying a store out. Writers are not held back. */
@@ -48,6 +54,7 @@ export interface SqliteStore extends Store {
   read<T>(unit: () => Unit<T>, key?: string, guard?: KeyGuard): T;
   write<T>(unit: () => Unit<T>, keep?: (value: T) => boolean): T;
   writeOne<R>(build: Build<R>): R | undefined;
+  work<T>(unit: () => Unit<T>): T;
   /** Changes whenever anything is committed, by this connection or another: cached reads made under another value are stale. */
   dataVersion(): string;
   /**
@@ -64,6 +71,7 @@ export interface PostgresStore extends Store {
   read<T>(unit: () => Unit<T>, key?: string, guard?: KeyGuard): Promise<T>;
   write<T>(unit: () => Unit<T>, keep?: (value: T) => boolean): Promise<T>;
   writeOne<R>(build: Build<R>): Promise<R | undefined>;
+  work<T>(unit: () => Unit<T>): Promise<T>;
 }
 
 /**

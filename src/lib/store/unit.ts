@@ -37,6 +37,27 @@ export interface Dialect {
    * A-Z to a-z): through the engine's trigram index when the text has 3 characters or more.
    */
   customerSearch(text: string): RawBuilder<SqlBool>;
+  /**
+   * A SELECT that locks the rows it reads until the transaction ends (FOR UPDATE), skipping rows
+   * another transaction holds when `skip` (SKIP LOCKED): how due work is claimed. SQLite has one
+   * writer at a time, so its queries stay as they are.
+   */
+  locked<Q extends { forUpdate(): Q; skipLocked(): Q }>(query: Q, skip?: boolean): Q;
+}
+
+/** How a column of a bulk write travels: PostgreSQL sends each as one typed array. */
+export type ColumnType = 'text' | 'integer' | 'instant' | 'flag' | 'json';
+
+/**
+ * A bulk write's table and columns, defined once at module level (`key` names it, as a prepared
+ * query's does). Rows are objects with these columns; an update finds each row by `by`.
+ */
+export interface RowsSpec {
+  key: string;
+  table: keyof DB;
+  columns: Readonly<Record<string, ColumnType>>;
+  /** For updates: the column that finds the row (it is not changed). */
+  by?: string;
 }
 
 export type PreparedBuild<R> = (q: Kysely<DB>, param: Param, dialect: Dialect) => Compilable<R>;
@@ -44,7 +65,8 @@ export type PreparedBuild<R> = (q: Kysely<DB>, param: Param, dialect: Dialect) =
 export type Op =
   | { kind: 'all' | 'get' | 'run'; build: Build<unknown> }
   | { kind: 'prepared'; mode: 'all' | 'get' | 'run'; query: PreparedQuery<unknown, unknown[]>; args: unknown[] }
-  | { kind: 'wait'; promise: Promise<unknown> };
+  | { kind: 'wait'; promise: Promise<unknown> }
+  | { kind: 'rows'; mode: 'insert' | 'update'; spec: RowsSpec; rows: readonly Record<string, unknown>[] };
 
 /** Database work that yields queries and returns T. */
 export type Unit<T> = Generator<Op, T, unknown>;
@@ -61,6 +83,14 @@ export function* get<R>(build: Build<R>): Unit<R | undefined> {
 /** Runs a statement; gives the number of rows it changed. */
 export function* run(build: Build<unknown>): Unit<number> {
   return (yield { kind: 'run', build }) as number;
+}
+
+/**
+ * Inserts (or, by spec.by, updates) many rows of one table: SQLite runs one prepared statement per
+ * row, PostgreSQL one statement for them all (unnest of typed arrays), so a batch costs one round trip.
+ */
+export function* writeRows(mode: 'insert' | 'update', spec: RowsSpec, rows: readonly Record<string, unknown>[]): Unit<void> {
+  if (rows.length > 0) yield { kind: 'rows', mode, spec, rows };
 }
 
 /** Waits for other work between queries; only a bulk write (Store.bulkWrite) may. */

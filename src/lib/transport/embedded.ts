@@ -2,6 +2,7 @@
 import { defaultAccount, findAccount } from '../core/accounts.js';
 import type { Clock } from '../core/clock.js';
 import { systemClock } from '../core/clock.js';
+import { catchUp, StoreClock } from '../core/store-clock.js';
 import type { Account } from '../core/context.js';
 import { createRouter, type Router } from '../api/router.js';
 import { openStore, StoreReadOnlyError, type Create, type Store } from '../store/store.js';
@@ -39,7 +40,15 @@ export interface EmbeddedCore {
 
 export async function openCore(options: EmbeddedOptions): Promise<EmbeddedCore> {
   const store = await openStore(options.dbPath, { poolSize: options.poolSize, create: options.create });
-  const clock = options.clock ?? systemClock;
+  // The store's clock (its test time, when one is set) over real time, or over a test's own clock.
+  const clock = new StoreClock(options.clock ?? systemClock);
+  try {
+    // Nobody sees a stale state: what fell due while no process ran is done before anything else.
+    await catchUp(store, clock);
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
   let account: Account | undefined;
   return {
     store,

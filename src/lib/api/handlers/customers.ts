@@ -2,12 +2,12 @@
 import { findCustomer, findCustomerWithSubscriptionIds, listCustomers } from '../../core/customers.js';
 import { subscriptionIdsBy, subscriptionsOf } from '../../core/subscriptions.js';
 import type { Unit } from '../../store/unit.js';
-import { collectionDocument, customerResource, singleDocument, subscriptionResource, type Rendering } from '../documents.js';
+import { collectionDocument, customerResource, singleDocument, type Rendering } from '../documents.js';
 import { simpleError } from '../errors.js';
 import type { ApiResponse } from '../http.js';
 import { BOOLEAN_FILTER, collectionQuery, filtersOf, sortOf, TEXT_FILTER, type GetQuery } from '../query.js';
 import { CUSTOMER_SORT_FIELDS } from '../../schemas/vocabulary.js';
-import { includedSubscriptions } from './subscriptions.js';
+import { includedSubscriptions, subscriptionResources } from './subscriptions.js';
 import { idParam, respond, withQuery, type RequestContext } from './context.js';
 
 const INCLUDES = ['subscriptions'] as const;
@@ -43,5 +43,5 @@ function* subscriptionsOfOne(rc: RequestContext, query: GetQuery, r: Rendering):
   const id = idParam(rc);
   if (!(yield* findCustomer(rc.core, id))) return simpleError(404, `no customer with id ${id}`);
   const { rows, total } = yield* subscriptionsOf(rc.core, 'customer_id', id, query.page);
-  return respond(200, collectionDocument(r, `/customers/${id}/subscriptions`, query, total, rows.map((s) => subscriptionResource(s, r))));
+  return respond(200, collectionDocument(r, `/customers/${id}/subscriptions`, query, total, yield* subscriptionResources(rows, r)));
 }

@@ -2,12 +2,12 @@
 import { getPlan, listPlans } from '../../core/plans.js';
 import { subscriptionIdsBy, subscriptionsOf } from '../../core/subscriptions.js';
 import type { Unit } from '../../store/unit.js';
-import { collectionDocument, planResource, singleDocument, subscriptionResource, type Rendering } from '../documents.js';
+import { collectionDocument, planResource, singleDocument, type Rendering } from '../documents.js';
 import { failureResponse } from '../errors.js';
 import type { ApiResponse } from '../http.js';
 import { collectionQuery, filtersOf, oneOf, sortOf, type GetQuery } from '../query.js';
 import { PLAN_SORT_FIELDS, PLAN_STATUSES } from '../../schemas/vocabulary.js';
-import { includedSubscriptions } from './subscriptions.js';
+import { includedSubscriptions, subscriptionResources } from './subscriptions.js';
 import { idParam, respond, withQuery, type RequestContext } from './context.js';
 
 /** GET /subscription-plans: filter[status] (active or inactive), sort. */
@@ -36,5 +36,5 @@ function* subscriptionsOfOne(rc: RequestContext, query: GetQuery, r: Rendering):
   if (!found.ok) return failureResponse(found.failure, null);
   const plan = found.value;
   const { rows, total } = yield* subscriptionsOf(rc.core, 'subscription_plan_id', plan.id, query.page);
-  return respond(200, collectionDocument(r, `/subscription-plans/${plan.id}/subscriptions`, query, total, rows.map((s) => subscriptionResource(s, r))));
+  return respond(200, collectionDocument(r, `/subscription-plans/${plan.id}/subscriptions`, query, total, yield* subscriptionResources(rows, r)));
 }

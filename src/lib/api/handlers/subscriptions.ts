@@ -1,11 +1,82 @@
-// Subscription handlers (the subscriptions issue adds the routes); shared pieces for now.
-import { subscriptionsByIds } from '../../core/subscriptions.js';
+// GET /subscriptions, /subscriptions/{id}, /subscriptions/{id}/transactions, and the shared pieces
+// of the subscription lists of customers and plans.
+import { findCustomer } from '../../core/customers.js';
+import type { Subscription } from '../../core/customers.js';
+import { getPlan } from '../../core/plans.js';
+import { findSubscription, findSubscriptionWithTransactions, listSubscriptions, subscriptionIdsBy, subscriptionsByIds, transactionIdsBy } from '../../core/subscriptions.js';
+import { transactionsOf } from '../../core/transactions.js';
+import { SUBSCRIPTION_SORT_FIELDS, SUBSCRIPTION_STATUSES, TRANSACTION_SORT_FIELDS, TRANSACTION_STATUSES } from '../../schemas/vocabulary.js';
 import type { Unit } from '../../store/unit.js';
-import { subscriptionResource, type Rendering, type ResourceObject } from '../documents.js';
-import type { RequestContext } from './context.js';
+import { collectionDocument, customerResource, planResource, singleDocument, subscriptionResource, transactionResource, type Rendering, type ResourceObject } from '../documents.js';
+import { simpleError } from '../errors.js';
+import type { ApiResponse } from '../http.js';
+import { collectionQuery, filtersOf, ID_FILTER, oneOf, sortOf, TEXT_FILTER, type GetQuery } from '../query.js';
+import { idParam, respond, withQuery, type RequestContext } from './context.js';
+
+/** GET /subscriptions: filter[status], filter[customer_id], filter[subscription_plan_id], filter[search] (in the mandate code), sort. */
+const LIST = collectionQuery({
+  include: ['customer'],
+  filter: { status: oneOf(SUBSCRIPTION_STATUSES), customer_id: ID_FILTER, subscription_plan_id: ID_FILTER, search: TEXT_FILTER },
+  sort: SUBSCRIPTION_SORT_FIELDS,
+});
+const TRANSACTIONS = collectionQuery({ include: [], filter: { status: oneOf(TRANSACTION_STATUSES) }, sort: TRANSACTION_SORT_FIELDS });
+
+export const list = (rc: RequestContext): Unit<ApiResponse> => withQuery(rc, LIST, listing);
+export const get = (rc: RequestContext): Unit<ApiResponse> => withQuery(rc, ['customer', 'subscription-plan'], one);
+export const transactions = (rc: RequestContext): Unit<ApiResponse> => withQuery(rc, TRANSACTIONS, transactionsOfOne);
+
+/** Subscription resources with their transaction ids (one query for the page). */
+export function* subscriptionResources(rows: Subscription[], r: Rendering): Unit<ResourceObject[]> {
+  const ids = yield* transactionIdsBy(rows.map((s) => s.id));
+  return rows.map((s) => subscriptionResource(s, ids.get(s.id)!, r));
+}
+
+function* listing(rc: RequestContext, query: GetQuery, r: Rendering): Unit<ApiResponse> {
+  const { rows, total } = yield* listSubscriptions(rc.core, query.page, { ...filtersOf(query, LIST), sort: sortOf(query, LIST) });
+  const data = yield* subscriptionResources(rows, r);
+  const included = query.include.includes('customer') ? yield* customers(rc, rows.map((s) => s.customer_id), r) : undefined;
+  return respond(200, collectionDocument(r, '/subscriptions', query, total, data, included));
+}
+
+function* one(rc: RequestContext, query: GetQuery, r: Rendering): Unit<ApiResponse> {
+  const id = idParam(rc);
+  const found = yield* findSubscriptionWithTransactions(rc.core, id);
+  if (!found) return simpleError(404, `no subscription with id ${id}`);
+  const { subscription } = found;
+  let included: ResourceObject[] | undefined;
+  if (query.include.length) {
+    included = [];
+    if (query.include.includes('customer')) included.push(...(yield* customers(rc, [subscription.customer_id], r)));
+    if (query.include.includes('subscription-plan')) {
+      const plan = yield* getPlan(rc.core, subscription.subscription_plan_id);
+      const ids = yield* subscriptionIdsBy(rc.core, 'subscription_plan_id', [subscription.subscription_plan_id]);
+      if (plan.ok) included.push(planResource(plan.value, ids.get(plan.value.id)!, r));
+    }
+  }
+  return respond(200, singleDocument(subscriptionResource(subscription, found.transactionIds, r), included));
+}
+
+/** The customers of a page, each once, with their subscription ids (include=customer). */
+function* customers(rc: RequestContext, ids: number[], r: Rendering): Unit<ResourceObject[]> {
+  const unique = [...new Set(ids)].sort((a, b) => a - b);
+  const subscriptionIds = yield* subscriptionIdsBy(rc.core, 'customer_id', unique);
+  const found: ResourceObject[] = [];
+  for (const id of unique) {
+    const customer = yield* findCustomer(rc.core, id);
+    if (customer) found.push(customerResource(customer, subscriptionIds.get(id)!, r));
+  }
+  return found;
+}
+
+function* transactionsOfOne(rc: RequestContext, query: GetQuery, r: Rendering): Unit<ApiResponse> {
+  const id = idParam(rc);
+  if (!(yield* findSubscription(rc.core, id))) return simpleError(404, `no subscription with id ${id}`);
+  const { rows, total } = yield* transactionsOf(id, query.page, { ...filtersOf(query, TRANSACTIONS), sort: sortOf(query, TRANSACTIONS) });
+  return respond(200, collectionDocument(r, `/subscriptions/${id}/transactions`, query, total, rows.map((t) => transactionResource(t, r))));
+}
 
 /** The `included` array for `include=subscriptions` on customers or plans, or undefined. */
 export function* includedSubscriptions(rc: RequestContext, include: string[], idLists: Iterable<number[]>, r: Rendering): Unit<ResourceObject[] | undefined> {
   if (!include.includes('subscriptions')) return undefined;
-  return (yield* subscriptionsByIds(rc.core, [...idLists].flat())).map((s) => subscriptionResource(s, r));
+  return yield* subscriptionResources(yield* subscriptionsByIds(rc.core, [...idLists].flat()), r);
 }

@@ -1,0 +1,26 @@
+// What every write handler does first: the document, then the query. A write takes fields[TYPE]
+// for its answer (and page[...], which means nothing here); include, filter, sort and any unknown
+// parameter are refused like on a GET. Loaded only by writes (readDocument is not on the GET path).
+import { readDocument, type RequestDocument } from '../body.js';
+import { failureResponse } from '../errors.js';
+import type { ApiResponse } from '../http.js';
+import { parseGetQuery, type GetQuery } from '../query.js';
+import type { Rendering } from '../documents.js';
+import type { RequestContext } from './context.js';
+
+export interface WriteRequest {
+  document: RequestDocument;
+  query: GetQuery;
+  /** How the answer's resource is written: fields[TYPE] of the query applied. */
+  rendering: Rendering;
+}
+
+export function readWrite(rc: RequestContext, type: string, id?: string): WriteRequest | ApiResponse {
+  const document = readDocument(rc.body, type, id);
+  if (!document.ok) return failureResponse(document.failure, document.original);
+  const query = parseGetQuery(rc.query, []);
+  if (!query.ok) return failureResponse(query.failure, document.original);
+  return { document: document.value, query: query.value, rendering: { baseUrl: rc.baseUrl, timeZone: rc.core.account.time_zone, fields: query.value.fields } };
+}
+
+export const refused = (request: WriteRequest | ApiResponse): request is ApiResponse => 'status' in request;

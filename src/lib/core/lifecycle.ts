@@ -1,0 +1,489 @@
+// The life of subscriptions and their transactions, written once for requests and for due work.
+//
+// A Ledger holds the rows one write transaction works on (loaded in bulk, locked), changes them in
+// memory through the transition tables, and writes every change back at the end in bulk: the
+// changed rows, the new transactions, one event per status change, and the due work the changes
+// set up (a collection on its due date, a fulfilment 3 days on, a resume, a cancel). A request
+// loads one subscription; the due-work runner loads a batch of hundreds, so a thousand state
+// changes cost a handful of statements on PostgreSQL, not thousands of round trips.
+import { randomUUID } from 'node:crypto';
+import type { Outcome, SubscriptionStatus, TransactionStatus } from '../schemas/vocabulary.js';
+import { REASON_CODES } from '../schemas/sepa.js';
+import type { DueWorkRow, EventRow, NotificationRow, SubscriptionRow, TransactionRow } from '../store/schema.js';
+import { all, writeRows, type RowsSpec, type Unit } from '../store/unit.js';
+import type { Plan } from './plans.js';
+import { addDays, cycleDay, dayAt, firstCycleOnOrAfter, midnight, type Frequency } from './schedule.js';
+import { canMove, OPEN_STATUSES, SUBSCRIPTION_TRANSITIONS, TRANSACTION_TRANSITIONS, TransitionError } from './transitions.js';
+
+export type Sub = Omit<SubscriptionRow, 'id'> & { id: number; /** the customer's, at the time: a new transaction takes it */ customer_payment_method: string };
+export type Txn = Omit<TransactionRow, 'seq'> & { seq?: number };
+
+export interface HistoryItem {
+  attempt: number;
+  reason: string | null;
+  reason_code: string | null;
+  recorded_on: string;
+  status: TransactionStatus;
+  new_due_date: string | null;
+}
+
+/** Kinds of due work, and their rank among work due at the same instant: a subscription's change first. */
+export const WORK = {
+  'subscription.cancel': 0,
+  'subscription.resume': 0,
+  'transaction.schedule': 1,
+  'transaction.collect': 1,
+  'transaction.fulfil': 1,
+} as const;
+export type WorkKind = keyof typeof WORK;
+
+/** Days between collection and the funds being in (fulfilled), and between a return and its retry. */
+export const SETTLE_DAYS = 3;
+export const RETRY_DAYS = 3;
+
+/** Statement text cut for a payment method: SEPA allows 140 characters, card statements 22. */
+export const describeFor = (text: string | null, paymentMethod: string): string | null =>
+  text === null ? null : [...text].slice(0, paymentMethod === 'creditcard' ? 22 : 140).join('').trimEnd();
+
+type New<T> = Omit<T, 'id'>;
+
+export class Ledger {
+  readonly subs = new Map<number, Sub>();
+  readonly plans = new Map<number, Plan>();
+  readonly txns = new Map<string, Txn>();
+  /** Time zone per account id. */
+  readonly zones = new Map<number, string>();
+  readonly created: Txn[] = [];
+  readonly changedTxns = new Set<Txn>();
+  readonly changedSubs = new Set<Sub>();
+  readonly events: New<EventRow>[] = [];
+  readonly work: New<DueWorkRow>[] = [];
+  readonly notifications: New<NotificationRow>[] = [];
+  /** Status changes made, by `subscription.<status>` and `transaction.<status>`. */
+  readonly changes: Record<string, number> = {};
+  /** Parsed histories, by transaction id (parsed once, written back once). */
+  readonly histories = new Map<string, HistoryItem[]>();
+
+  zone(accountId: number): string {
+    const zone = this.zones.get(accountId);
+    if (zone === undefined) throw new Error(`the time zone of account ${accountId} was not loaded`);
+    return zone;
+  }
+
+  /** A subscription's transactions not yet collected, as they stand now. */
+  openOf(subscriptionId: number): Txn[] {
+    const open: Txn[] = [];
+    for (const tx of this.txns.values()) if (tx.subscription_id === subscriptionId && (OPEN_STATUSES as readonly string[]).includes(tx.status)) open.push(tx);
+    return open;
+  }
+
+  historyOf(tx: Txn): HistoryItem[] {
+    let items = this.histories.get(tx.id);
+    if (!items) {
+      items = JSON.parse(tx.history) as HistoryItem[];
+      this.histories.set(tx.id, items);
+    }
+    return items;
+  }
+
+  count(key: string): void {
+    this.changes[key] = (this.changes[key] ?? 0) + 1;
+  }
+
+  due(accountId: number, kind: WorkKind, subject: string | number, at: string): void {
+    this.work.push({ account_id: accountId, due_at: at, rank: WORK[kind], kind, subject: String(subject) });
+  }
+}
+
+// ---- loading (every row locked until the transaction ends) ----
+
+const SUBSCRIPTION_COLUMNS = [
+  's.id', 's.account_id', 's.customer_id', 's.subscription_plan_id', 's.mandate_code', 's.mandate_accepted', 's.mandate_accepted_date', 's.start_date',
+  's.status', 's.cancel_date', 's.resume_date', 's.confirmation_sent', 's.subscription_webhook_url', 's.transaction_webhook_url', 's.success_redirect_url',
+  's.metadata', 's.archived', 's.created_at', 's.updated_at', 's.cycle_anchor', 's.next_cycle',
+] as const;
+
+/** Loads subscriptions (with their customer's payment method), their plans, their open transactions and their accounts' zones. */
+export function* loadSubscriptions(l: Ledger, ids: Iterable<number>, accountId?: number): Unit<void> {
+  const wanted = [...new Set(ids)].filter((id) => !l.subs.has(id));
+  if (wanted.length === 0) return;
+  const rows = (yield* all((q, d) => {
+    let query = q
+      .selectFrom('subscriptions as s')
+      .innerJoin('customers as c', 'c.id', 's.customer_id')
+      .select([...SUBSCRIPTION_COLUMNS, 'c.payment_method as customer_payment_method'])
+      .where('s.id', 'in', wanted)
+      .orderBy('s.id');
+    if (accountId !== undefined) query = query.where('s.account_id', '=', accountId);
+    return d.locked(query);
+  })) as Sub[];
+  for (const row of rows) l.subs.set(row.id, row);
+  const planIds = [...new Set(rows.map((s) => s.subscription_plan_id))].filter((id) => !l.plans.has(id));
+  if (planIds.length) for (const plan of (yield* all((q) => q.selectFrom('subscription_plans').selectAll().where('id', 'in', planIds))) as Plan[]) l.plans.set(plan.id, plan);
+  const accounts = [...new Set(rows.map((s) => s.account_id))].filter((id) => !l.zones.has(id));
+  if (accounts.length) for (const a of yield* all((q) => q.selectFrom('accounts').select(['id', 'time_zone']).where('id', 'in', accounts))) l.zones.set(a.id as number, a.time_zone);
+  if (rows.length === 0) return;
+  const open = (yield* all((q, d) =>
+    d.locked(q.selectFrom('transactions').selectAll().where('subscription_id', 'in', rows.map((s) => s.id)).where('status', 'in', OPEN_STATUSES).orderBy('seq')),
+  )) as Txn[];
+  for (const tx of open) if (!l.txns.has(tx.id)) l.txns.set(tx.id, tx);
+}
+
+/** Loads transactions by id, and everything of their subscriptions. */
+export function* loadTransactions(l: Ledger, ids: Iterable<string>, accountId?: number): Unit<void> {
+  const wanted = [...new Set(ids)].filter((id) => !l.txns.has(id));
+  if (wanted.length) {
+    const rows = (yield* all((q, d) => {
+      let query = q.selectFrom('transactions').selectAll().where('id', 'in', wanted).orderBy('seq');
+      if (accountId !== undefined) query = query.where('account_id', '=', accountId);
+      return d.locked(query);
+    })) as Txn[];
+    for (const tx of rows) l.txns.set(tx.id, tx);
+  }
+  const subIds: number[] = [];
+  for (const id of ids) {
+    const tx = l.txns.get(id);
+    if (tx) subIds.push(tx.subscription_id);
+  }
+  yield* loadSubscriptions(l, subIds);
+}
+
+// ---- writing back ----
+
+const TRANSACTION_INSERT: RowsSpec = {
+  key: 'transactions.insert',
+  table: 'transactions',
+  columns: {
+    id: 'text', account_id: 'integer', subscription_id: 'integer', origin: 'text', cycle: 'integer', status: 'text', scheduled_on: 'instant',
+    due_date: 'instant', amount_cents: 'integer', canceled_on: 'instant', webhook_url: 'text', payment_method: 'text', description: 'text',
+    attempt: 'integer', history: 'text', outcome: 'text', outcome_code: 'text', created_at: 'instant', updated_at: 'instant',
+  },
+};
+const TRANSACTION_UPDATE: RowsSpec = {
+  key: 'transactions.update',
+  table: 'transactions',
+  by: 'id',
+  columns: { id: 'text', status: 'text', scheduled_on: 'instant', canceled_on: 'instant', attempt: 'integer', history: 'text', outcome: 'text', outcome_code: 'text', updated_at: 'instant' },
+};
+const SUBSCRIPTION_UPDATE: RowsSpec = {
+  key: 'subscriptions.update',
+  table: 'subscriptions',
+  by: 'id',
+  columns: {
+    id: 'integer', status: 'text', mandate_accepted: 'flag', mandate_accepted_date: 'instant', start_date: 'instant', cancel_date: 'instant',
+    resume_date: 'instant', confirmation_sent: 'flag', subscription_webhook_url: 'text', transaction_webhook_url: 'text',
+    success_redirect_url: 'text', metadata: 'json', cycle_anchor: 'text', next_cycle: 'integer', updated_at: 'instant',
+  },
+};
+const EVENT_INSERT: RowsSpec = {
+  key: 'events.insert',
+  table: 'events',
+  columns: { account_id: 'integer', name: 'text', subscription_id: 'integer', transaction_id: 'text', status: 'text', occurred_at: 'instant' },
+};
+const WORK_INSERT: RowsSpec = { key: 'due_work.insert', table: 'due_work', columns: { account_id: 'integer', due_at: 'instant', rank: 'integer', kind: 'text', subject: 'text' } };
+const NOTIFICATION_INSERT: RowsSpec = {
+  key: 'notifications.insert',
+  table: 'notifications',
+  columns: {
+    account_id: 'integer', customer_id: 'integer', subscription_id: 'integer', kind: 'text', channel: 'text', language: 'text', recipient: 'text',
+    subject: 'text', body: 'text', created_at: 'instant',
+  },
+};
+
+/** Writes every change of the ledger, in bulk. */
+export function* flush(l: Ledger): Unit<void> {
+  for (const [id, items] of l.histories) {
+    const tx = l.txns.get(id);
+    if (tx && (l.changedTxns.has(tx) || l.created.includes(tx))) tx.history = JSON.stringify(items);
+  }
+  const created = new Set(l.created);
+  yield* writeRows('insert', TRANSACTION_INSERT, l.created as unknown as Record<string, unknown>[]);
+  yield* writeRows('update', TRANSACTION_UPDATE, [...l.changedTxns].filter((tx) => !created.has(tx)) as unknown as Record<string, unknown>[]);
+  yield* writeRows('update', SUBSCRIPTION_UPDATE, [...l.changedSubs] as unknown as Record<string, unknown>[]);
+  yield* writeRows('insert', EVENT_INSERT, l.events as unknown as Record<string, unknown>[]);
+  yield* writeRows('insert', WORK_INSERT, l.work as unknown as Record<string, unknown>[]);
+  yield* writeRows('insert', NOTIFICATION_INSERT, l.notifications as unknown as Record<string, unknown>[]);
+}
+
+// ---- status changes ----
+
+export function moveSubscription(l: Ledger, sub: Sub, to: SubscriptionStatus, at: string): void {
+  if (sub.status === to) return;
+  if (!canMove(SUBSCRIPTION_TRANSITIONS, sub.status as SubscriptionStatus, to)) throw new TransitionError(`subscription ${sub.id} cannot go from ${sub.status} to ${to}`);
+  sub.status = to;
+  sub.updated_at = at;
+  l.changedSubs.add(sub);
+  l.events.push({ account_id: sub.account_id, name: 'subscription.status', subscription_id: sub.id, transaction_id: null, status: to, occurred_at: at });
+  l.count(`subscription.${to}`);
+}
+
+interface Because {
+  code?: string | null;
+  newDueDate?: string;
+}
+
+export function moveTransaction(l: Ledger, tx: Txn, to: TransactionStatus, at: string, because: Because = {}): void {
+  if (!canMove(TRANSACTION_TRANSITIONS, tx.status as TransactionStatus, to)) throw new TransitionError(`transaction ${tx.id} cannot go from ${tx.status} to ${to}`);
+  tx.status = to;
+  tx.updated_at = at;
+  const code = because.code ?? null;
+  l.historyOf(tx).push({ attempt: tx.attempt, reason: code === null ? null : (REASON_CODES.get(code) ?? null), reason_code: code, recorded_on: at, status: to, new_due_date: because.newDueDate ?? null });
+  l.changedTxns.add(tx);
+  l.events.push({ account_id: tx.account_id, name: 'transaction.status', subscription_id: tx.subscription_id, transaction_id: tx.id, status: to, occurred_at: at });
+  l.count(`transaction.${to}`);
+}
+
+/** A new transaction in the ledger; its first status counts as a change (an event), its history starts empty. */
+function newTransaction(l: Ledger, sub: Sub, at: string, fields: Pick<Txn, 'origin' | 'cycle' | 'due_date' | 'amount_cents' | 'description'>): Txn {
+  const tx: Txn = {
+    id: randomUUID(),
+    account_id: sub.account_id,
+    subscription_id: sub.id,
+    ...fields,
+    status: 'queued',
+    scheduled_on: null,
+    canceled_on: null,
+    webhook_url: sub.transaction_webhook_url,
+    payment_method: sub.customer_payment_method,
+    description: describeFor(fields.description, sub.customer_payment_method),
+    attempt: 1,
+    history: '[]',
+    outcome: null,
+    outcome_code: null,
+    created_at: at,
+    updated_at: at,
+  };
+  l.txns.set(tx.id, tx);
+  l.histories.set(tx.id, []);
+  l.created.push(tx);
+  l.events.push({ account_id: tx.account_id, name: 'transaction.status', subscription_id: sub.id, transaction_id: tx.id, status: 'queued', occurred_at: at });
+  l.count('transaction.queued');
+  return tx;
+}
+
+/** POST /transactions: queued now, scheduled by due work as soon as it runs. */
+export function addManualTransaction(l: Ledger, sub: Sub, at: string, amountCents: number, dueDate: string, description: string | null): Txn {
+  const tx = newTransaction(l, sub, at, { origin: 'manual', cycle: null, due_date: dueDate, amount_cents: amountCents, description });
+  l.due(sub.account_id, 'transaction.schedule', tx.id, at);
+  return tx;
+}
+
+/** Accepts a queued or new transaction for collection on its due date (or now, when that has passed). */
+function schedule(l: Ledger, tx: Txn, at: string): void {
+  moveTransaction(l, tx, 'scheduled', at);
+  tx.scheduled_on = at;
+  l.due(tx.account_id, 'transaction.collect', tx.id, tx.due_date > at ? tx.due_date : at);
+}
+
+const isFuturePlan = (tx: Txn) => tx.origin === 'plan' && (tx.status === 'queued' || tx.status === 'scheduled');
+
+/** Schedules plan cycle n, unless the subscription already has a future plan transaction: there is only ever one. */
+function schedulePlanCycle(l: Ledger, sub: Sub, n: number, at: string): void {
+  if (l.openOf(sub.id).some(isFuturePlan)) return;
+  const plan = l.plans.get(sub.subscription_plan_id)!;
+  const day = cycleDay(sub.cycle_anchor!, plan.frequency as Frequency, n);
+  if (day === null) return; // a plan collected once, already collected
+  sub.next_cycle = n;
+  l.changedSubs.add(sub);
+  const tx = newTransaction(l, sub, at, { origin: 'plan', cycle: n, due_date: midnight(day, l.zone(sub.account_id)), amount_cents: plan.amount_cents, description: plan.name });
+  schedule(l, tx, at);
+}
+
+/** The latest of the subscription's start, its plan's start and the day of `at`: nothing is collected before either start. */
+const firstDay = (l: Ledger, sub: Sub, at: string): string => {
+  const zone = l.zone(sub.account_id);
+  const days = [dayAt(at, zone), dayAt(sub.start_date, zone), dayAt(l.plans.get(sub.subscription_plan_id)!.start_date, zone)];
+  return days.reduce((a, b) => (b > a ? b : a));
+};
+
+/** Makes the subscription active and schedules its plan: from its anchor, or the first cycle on or after today when it has one. */
+export function activate(l: Ledger, sub: Sub, at: string): void {
+  moveSubscription(l, sub, 'active', at);
+  sub.resume_date = null;
+  l.changedSubs.add(sub);
+  const from = firstDay(l, sub, at);
+  if (sub.cycle_anchor === null) {
+    sub.cycle_anchor = from;
+    schedulePlanCycle(l, sub, 0, at);
+    return;
+  }
+  const plan = l.plans.get(sub.subscription_plan_id)!;
+  const next = firstCycleOnOrAfter(sub.cycle_anchor, plan.frequency as Frequency, sub.next_cycle, from);
+  if (next) schedulePlanCycle(l, sub, next.n, at);
+}
+
+/** A new start before the first collection: the plan's cycles start over from it (or from today). */
+export function restartCycles(l: Ledger, sub: Sub, at: string): void {
+  for (const tx of l.openOf(sub.id)) if (tx.origin === 'plan') cancelTransaction(l, tx, at);
+  sub.cycle_anchor = null;
+  sub.next_cycle = 0;
+  l.changedSubs.add(sub);
+  if (sub.status === 'active') {
+    sub.cycle_anchor = firstDay(l, sub, at);
+    schedulePlanCycle(l, sub, 0, at);
+  }
+}
+
+/** Cancels everything not yet collected (manual transactions too). */
+function cancelOpen(l: Ledger, sub: Sub, at: string): void {
+  for (const tx of l.openOf(sub.id)) cancelTransaction(l, tx, at);
+}
+
+export function cancelTransaction(l: Ledger, tx: Txn, at: string): void {
+  moveTransaction(l, tx, 'canceled', at);
+  tx.canceled_on = at;
+  tx.outcome = null;
+  tx.outcome_code = null;
+}
+
+export function pause(l: Ledger, sub: Sub, at: string, resumeDate: string | null): void {
+  moveSubscription(l, sub, 'paused', at);
+  setResumeDate(l, sub, resumeDate);
+  cancelOpen(l, sub, at);
+}
+
+export function setResumeDate(l: Ledger, sub: Sub, resumeDate: string | null): void {
+  sub.resume_date = resumeDate;
+  l.changedSubs.add(sub);
+  if (resumeDate !== null) l.due(sub.account_id, 'subscription.resume', sub.id, resumeDate);
+}
+
+export function setCancelDate(l: Ledger, sub: Sub, cancelDate: string | null): void {
+  sub.cancel_date = cancelDate;
+  l.changedSubs.add(sub);
+  if (cancelDate !== null) l.due(sub.account_id, 'subscription.cancel', sub.id, cancelDate);
+}
+
+/** Cancelled at `at`, for good; what is not yet collected is canceled, what was collected completes. */
+export function cancel(l: Ledger, sub: Sub, at: string): void {
+  moveSubscription(l, sub, 'cancelled', at);
+  sub.cancel_date = at;
+  sub.resume_date = null;
+  l.changedSubs.add(sub);
+  cancelOpen(l, sub, at);
+}
+
+// ---- collection ----
+
+/** After a return (failed, or charged back): a storno retry 3 days on while the plan allows one, else failed for good. */
+function retryOrEnd(l: Ledger, tx: Txn, at: string, code: string): void {
+  const sub = l.subs.get(tx.subscription_id)!;
+  const plan = l.plans.get(sub.subscription_plan_id)!;
+  // A paused subscription collects nothing, retries included.
+  if (tx.attempt <= plan.storno_retries && sub.status !== 'paused') {
+    const zone = l.zone(tx.account_id);
+    const retry = midnight(addDays(dayAt(at, zone), RETRY_DAYS), zone);
+    moveTransaction(l, tx, 'rescheduled', at, { newDueDate: retry });
+    tx.attempt += 1;
+    l.due(tx.account_id, 'transaction.collect', tx.id, retry);
+  } else if (tx.status === 'charged_back') {
+    moveTransaction(l, tx, 'failed', at, { code });
+  }
+}
+
+/** Takes the outcome an operator set for this attempt (it applies once). */
+function takeOutcome(l: Ledger, tx: Txn): { outcome: Outcome; code: string } | undefined {
+  if (tx.outcome === null) return undefined;
+  const taken = { outcome: tx.outcome as Outcome, code: tx.outcome_code! };
+  tx.outcome = null;
+  tx.outcome_code = null;
+  l.changedTxns.add(tx);
+  return taken;
+}
+
+/** The due date is reached: collected (or failed, as the operator set), and the plan's next cycle scheduled. */
+function collect(l: Ledger, tx: Txn, at: string): void {
+  if (tx.status !== 'scheduled' && tx.status !== 'rescheduled') return;
+  const firstAttempt = tx.attempt === 1;
+  const set = takeOutcome(l, tx);
+  if (set?.outcome === 'failed') moveTransaction(l, tx, 'failed', at, { code: set.code });
+  else {
+    if (set) {
+      // A charge-back set beforehand arrives instead of the funds.
+      tx.outcome = set.outcome;
+      tx.outcome_code = set.code;
+    }
+    moveTransaction(l, tx, 'succeeded', at);
+    const zone = l.zone(tx.account_id);
+    l.due(tx.account_id, 'transaction.fulfil', tx.id, midnight(addDays(dayAt(at, zone), SETTLE_DAYS), zone));
+  }
+  const sub = l.subs.get(tx.subscription_id)!;
+  if (tx.origin === 'plan' && firstAttempt && sub.status === 'active') schedulePlanCycle(l, sub, (tx.cycle ?? 0) + 1, at);
+  if (set?.outcome === 'failed') retryOrEnd(l, tx, at, set.code);
+}
+
+function fulfil(l: Ledger, tx: Txn, at: string): void {
+  if (tx.status !== 'succeeded') return;
+  const set = takeOutcome(l, tx);
+  if (set) {
+    moveTransaction(l, tx, set.outcome, at, { code: set.code });
+    retryOrEnd(l, tx, at, set.code);
+  } else moveTransaction(l, tx, 'fulfilled', at);
+}
+
+/**
+ * An operator's outcome for a transaction: before collection it is kept for the next attempt;
+ * after it, it happens now (and a storno retry follows where the plan allows). Gives the refusal,
+ * or undefined when done.
+ */
+export function setOutcome(l: Ledger, tx: Txn, outcome: Outcome, code: string, at: string): string | undefined {
+  if ((OPEN_STATUSES as readonly string[]).includes(tx.status)) {
+    tx.outcome = outcome;
+    tx.outcome_code = code;
+    tx.updated_at = at;
+    l.changedTxns.add(tx);
+    return undefined;
+  }
+  if (tx.status === 'succeeded' || (tx.status === 'fulfilled' && outcome === 'charged_back')) {
+    tx.outcome = null;
+    tx.outcome_code = null;
+    moveTransaction(l, tx, outcome, at, { code });
+    retryOrEnd(l, tx, at, code);
+    return undefined;
+  }
+  if (tx.status === 'fulfilled') return 'a fulfilled transaction can only be charged back (its funds are in)';
+  return `a ${tx.status} transaction has no outcome left to set`;
+}
+
+// ---- due work ----
+
+export interface DueItem {
+  id: number;
+  account_id: number;
+  due_at: string;
+  rank: number;
+  kind: string;
+  subject: string;
+}
+
+/** Does one piece of due work at its moment. Work that no longer applies (a canceled transaction, a moved date) is dropped. */
+export function doWork(l: Ledger, item: DueItem): void {
+  const at = item.due_at;
+  switch (item.kind as WorkKind) {
+    case 'transaction.schedule': {
+      const tx = l.txns.get(item.subject);
+      if (tx?.status === 'queued') schedule(l, tx, at);
+      return;
+    }
+    case 'transaction.collect': {
+      const tx = l.txns.get(item.subject);
+      if (tx) collect(l, tx, at);
+      return;
+    }
+    case 'transaction.fulfil': {
+      const tx = l.txns.get(item.subject);
+      if (tx) fulfil(l, tx, at);
+      return;
+    }
+    case 'subscription.resume': {
+      const sub = l.subs.get(Number(item.subject));
+      if (sub?.status === 'paused' && sub.resume_date !== null && sub.resume_date <= at) activate(l, sub, at);
+      return;
+    }
+    case 'subscription.cancel': {
+      const sub = l.subs.get(Number(item.subject));
+      if (sub && sub.status !== 'cancelled' && sub.cancel_date !== null && sub.cancel_date <= at) cancel(l, sub, at);
+      return;
+    }
+  }
+}

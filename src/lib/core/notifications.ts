@@ -1,0 +1,60 @@
+// Customer notifications: kept in the store as messages in the customer's language, listable by an
+// operator. Sending them (SMTP) is optional configuration, not a condition of recording them.
+import type { NotificationRow } from '../store/schema.js';
+import type { Unit } from '../store/unit.js';
+import type { CoreContext } from './context.js';
+import type { Customer } from './customers.js';
+import type { Sub } from './lifecycle.js';
+import { findPage, type Condition, type PageOf, type PageRequest } from './paging.js';
+import type { Plan } from './plans.js';
+
+export type Notification = Omit<NotificationRow, 'id'> & { id: number };
+
+export const DEFAULT_BASE_URL = 'http://127.0.0.1:8080';
+
+/** The page where the customer accepts the mandate (served by billing serve). */
+export const confirmationPage = (baseUrl: string, id: number, mandateCode: string): string => `${baseUrl}/mandate/accept/${id}/${encodeURIComponent(mandateCode)}`;
+
+type Words = { subject: string; body: (name: string, plan: string, url: string) => string };
+
+const MANDATE_CONFIRMATION: Record<string, Words> = {
+  nl: { subject: 'Bevestig je machtiging', body: (n, p, u) => `Beste ${n},\n\nBevestig de machtiging voor ${p} op ${u}\n` },
+  'nl-be': { subject: 'Bevestig uw domiciliëring', body: (n, p, u) => `Beste ${n},\n\nBevestig de domiciliëring voor ${p} op ${u}\n` },
+  en: { subject: 'Please confirm your mandate', body: (n, p, u) => `Dear ${n},\n\nPlease confirm the direct debit mandate for ${p} at ${u}\n` },
+  de: { subject: 'Bitte bestätigen Sie Ihr Mandat', body: (n, p, u) => `Guten Tag ${n},\n\nbitte bestätigen Sie das Lastschriftmandat für ${p} unter ${u}\n` },
+  fr: { subject: 'Veuillez confirmer votre mandat', body: (n, p, u) => `Bonjour ${n},\n\nVeuillez confirmer le mandat de prélèvement pour ${p} sur ${u}\n` },
+};
+
+/** The mandate confirmation of a new subscription: by the plan's channel, in the customer's language. */
+export function mandateConfirmation(ctx: CoreContext, customer: Customer, plan: Plan, sub: Sub, now: string): Omit<NotificationRow, 'id'> {
+  const words = MANDATE_CONFIRMATION[customer.language] ?? MANDATE_CONFIRMATION.nl;
+  const name = [customer.first_name, customer.middle_name, customer.last_name].filter(Boolean).join(' ');
+  const channel = plan.mandate_authentication_method;
+  const url = confirmationPage(ctx.baseUrl ?? DEFAULT_BASE_URL, sub.id, sub.mandate_code);
+  return {
+    account_id: ctx.account.id,
+    customer_id: customer.id,
+    subscription_id: sub.id,
+    kind: 'mandate_confirmation',
+    channel,
+    language: customer.language,
+    // A text goes to the telephone; every other channel starts with an email.
+    recipient: channel === 'sms' ? (customer.telephone ?? null) : customer.email,
+    subject: words.subject,
+    body: words.body(name, plan.name, url),
+    created_at: now,
+  };
+}
+
+export interface NotificationFind {
+  customer_id?: number;
+  subscription_id?: number;
+}
+
+export function listNotifications(ctx: CoreContext, page: PageRequest, find: NotificationFind = {}): Unit<PageOf<Notification>> {
+  const where: Condition[] = [];
+  const { customer_id, subscription_id } = find;
+  if (customer_id !== undefined) where.push({ where: (eb) => eb('customer_id', '=', customer_id) });
+  if (subscription_id !== undefined) where.push({ where: (eb) => eb('subscription_id', '=', subscription_id) });
+  return findPage('notifications', ctx.account.id, page, { where });
+}

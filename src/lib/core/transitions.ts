@@ -1,0 +1,38 @@
+// Every status change of a subscription or a transaction goes through these tables: nothing else
+// assigns a status. A change the table does not list is refused (Invalid State for a request; a
+// bug, thrown, for the core's own work).
+import type { SubscriptionStatus, TransactionStatus } from '../schemas/vocabulary.js';
+
+export const SUBSCRIPTION_TRANSITIONS: Readonly<Record<SubscriptionStatus, readonly SubscriptionStatus[]>> = {
+  unverified: ['active', 'cancelled'],
+  active: ['paused', 'cancelled'],
+  paused: ['active', 'cancelled'],
+  cancelled: [], // final
+};
+
+/**
+ * queued (made) -> scheduled (accepted for its due date) -> succeeded (collected) -> fulfilled
+ * (funds in, 3 days on). A return is charged_back (after collection) or failed (at it); a storno
+ * retry makes it rescheduled, collected again on its new due date; with no retry left it ends
+ * failed. canceled only before collection.
+ */
+export const TRANSACTION_TRANSITIONS: Readonly<Record<TransactionStatus, readonly TransactionStatus[]>> = {
+  queued: ['scheduled', 'canceled'],
+  scheduled: ['succeeded', 'failed', 'canceled'],
+  rescheduled: ['succeeded', 'failed', 'canceled'],
+  succeeded: ['fulfilled', 'charged_back', 'failed'],
+  fulfilled: ['charged_back'],
+  charged_back: ['rescheduled', 'failed'],
+  failed: ['rescheduled'],
+  canceled: [],
+};
+
+/** Not yet collected: what a pause or a cancel cancels, and what DELETE /transactions may cancel. */
+export const OPEN_STATUSES: readonly TransactionStatus[] = ['queued', 'scheduled', 'rescheduled'];
+
+export const canMove = <S extends string>(table: Readonly<Record<S, readonly S[]>>, from: S, to: S): boolean =>
+  Object.hasOwn(table, from) && table[from].includes(to);
+
+export class TransitionError extends Error {
+  override name = 'TransitionError';
+}
