@@ -1,11 +1,15 @@
 // The program: global options, command groups, and the one place where errors become exit codes.
 import { Command, CommanderError } from 'commander';
 import { accounts } from './commands/accounts/index.js';
+import { clock } from './commands/clock/index.js';
 import { config } from './commands/config/index.js';
 import { customers } from './commands/customers/index.js';
+import { notifications } from './commands/notifications/index.js';
 import { profiles } from './commands/profiles/index.js';
 import { plans } from './commands/plans/index.js';
 import { store } from './commands/store/index.js';
+import { subscriptions } from './commands/subscriptions/index.js';
+import { transactions } from './commands/transactions/index.js';
 import { createDeps, type DepsOverrides } from './lib/command/deps.js';
 import { ApiError, CliError, UsageError } from './lib/command/errors.js';
 import { redact } from './lib/store/store.js';
@@ -17,7 +21,7 @@ import { dryRunRefusal, examples, wrapWords, type Group, type Invoke, type Verb 
 declare const BILLING_VERSION: string;
 const VERSION = typeof BILLING_VERSION === 'string' ? BILLING_VERSION : '0.0.0-dev';
 
-const GROUPS: Group[] = [customers, plans, accounts, store, config, profiles];
+const GROUPS: Group[] = [customers, plans, subscriptions, transactions, notifications, clock, accounts, store, config, profiles];
 
 /** Commands without verbs. */
 const SINGLES: Record<string, Verb> = {
@@ -99,6 +103,8 @@ const SYNONYMS: Record<string, string[]> = {
   create: ['new', 'add'],
   add: ['new', 'create'],
   update: ['edit', 'set', 'change'],
+  cancel: ['stop', 'end', 'delete', 'remove', 'rm'],
+  advance: ['forward', 'move'],
 };
 
 /** `accounts get`: exit 2, suggesting the verb it probably means. */
@@ -166,7 +172,7 @@ export async function main(argv: string[], io: IO = processIO(), env: NodeJS.Pro
   } catch (error) {
     // Messages can carry data (a name the service echoes, an argument typed): never a control character.
     const code = report(error, { ...io, err: (text) => io.err(safeText(text)) }, globals ?? fallbackGlobals(argv));
-    const next = globals?.output === 'json' ? undefined : safeHint(hint, error);
+    const next = globals?.output === 'json' ? undefined : (carriedHint(error) ?? safeHint(hint, error));
     if (next) io.err(`hint: ${safeText(next)}\n`);
     return code;
   }
@@ -181,6 +187,12 @@ function nextStep(error: unknown, settings: { mode: string; apiKey?: string; bas
       : 'no API key was sent: use --api-key, BILLING_API_KEY or `billing profiles add NAME --base-url URL --api-key KEY`';
   }
   return undefined;
+}
+
+/** A hint a command attached to its error (`activate` refused for the mandate: give its date). */
+function carriedHint(error: unknown): string | undefined {
+  const hint = error instanceof CliError ? (error as CliError & { hint?: unknown }).hint : undefined;
+  return typeof hint === 'string' ? hint : undefined;
 }
 
 /** A hint must never turn one error into two (settings that cannot be resolved). */

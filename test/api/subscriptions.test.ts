@@ -337,3 +337,16 @@ describe('GET /subscriptions', () => {
     expect((await send(core, 'GET', '/subscriptions/77')).status).toBe(404);
   });
 });
+
+describe('GET /subscription-plans filter[search]', () => {
+  it('finds plans by text in their name, case aside (the plan picker of a prompt)', async () => {
+    const core = await testCore();
+    await makePlan(core, { name: 'Gold Monthly', amount: '10' });
+    const silver = await makePlan(core, { name: 'Silver 100%', amount: '5' });
+    const names = async (term: string) => ((await send(core, 'GET', '/subscription-plans', { query: `filter[search]=${encodeURIComponent(term)}` })).body.data as any[]).map((p) => p.id);
+    expect(await names('GOLD')).toEqual(['1']);
+    expect(await names('100%')).toEqual([String(silver)]);
+    expect(await names('%')).toEqual([String(silver)]); // a wildcard is taken literally
+    expect(await names('bronze')).toEqual([]);
+  });
+});

@@ -23,11 +23,13 @@ describe('a demo store (--db, then BILLING_DB)', () => {
     const result = await billing(['--db', db, 'demo']);
     expect(result.code).toBe(0);
     expect(result.stderr).toBe(
-      `added 3 plans and 12 customers to ${db}\nall 3 plans\npage 1 of 1, 12 customers\nnext: billing customers get 1 · billing customers create --help · billing plans list --json\n`,
+      `added 3 plans, 12 customers and 8 subscriptions to ${db}\nall 3 plans\npage 1 of 1, 8 subscriptions\npage 1 of 1, 12 customers\nnext: billing customers get 1 · billing subscriptions transactions 1 · billing clock advance P1M · billing plans list --json\n`,
     );
     // Not on a terminal: tab-separated lines.
     expect(result.stdout).toContain('\n1\tMonthly membership\t€ 12.50\tmonthly\tactive\tfirst_payment\n');
     expect(result.stdout).toContain('\n1\tJeroen van der Geer\tjeroen.geer@example.com\tdirectdebit\t');
+    expect(result.stdout).toMatch(/\n1\t1\t1\tactive\tMNDT-1\t\d{4}-\d\d-01\n/); // customer, plan, status, mandate, start
+    expect(result.stdout).toMatch(/\n7\t7\t1\tunverified\tMNDT-7\t/);
     expect(result.stdout).not.toContain('customers'); // no messages mixed into the data
   });
 

@@ -31,6 +31,10 @@ const PEOPLE: [string, string | null, string, string, string, string, string, st
   ['Camille', null, 'Dubois', 'Bruxelles', 'BE', 'fr', '', ''],
 ];
 
+/** How many customers get a subscription, and how many of those are active. */
+const SUBSCRIBED = 8;
+const ACTIVE = 6;
+
 function customerAttributes([first, middle, last, city, country, language, bank, account]: (typeof PEOPLE)[number], index: number) {
   const iban = bank ? composeIBAN({ countryCode: 'NL', bban: `${bank}${account}` }) : null;
   return {
@@ -60,13 +64,31 @@ export async function run(deps: Deps): Promise<void> {
     for (const [index, person] of PEOPLE.entries()) {
       await send(deps, { method: 'POST', path: '/customers', body: { data: { type: 'customer', attributes: customerAttributes(person, index) } } });
     }
-    if (!deps.globals.quiet) deps.io.err(`added ${PLANS.length} plans and ${PEOPLE.length} customers to ${core.store.location}\n`);
+    // Subscriptions of the first eight: six active from the first of next month (their mandates
+    // accepted today, a first collection scheduled each), two waiting for the customer to accept.
+    const today = new Date(core.clock.now());
+    const nextMonth = new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth() + 1, 1)).toISOString().slice(0, 10);
+    const accepted = today.toISOString().slice(0, 10);
+    for (let i = 0; i < SUBSCRIBED; i++) {
+      const active = i < ACTIVE;
+      const attributes = {
+        customer_id: i + 1,
+        subscription_plan_id: (i % PLANS.length) + 1,
+        start_date: nextMonth,
+        ...(active ? { status: 'active', mandate_accepted: true, mandate_accepted_date: accepted } : {}),
+      };
+      await send(deps, { method: 'POST', path: '/subscriptions', body: { data: { type: 'subscription', attributes } } });
+    }
+    if (!deps.globals.quiet) deps.io.err(`added ${PLANS.length} plans, ${PEOPLE.length} customers and ${SUBSCRIBED} subscriptions to ${core.store.location}\n`);
   }
   // With --json the output stays one document: the customers.
-  if (deps.globals.output === 'table') await runList(deps, '/subscription-plans', 'subscription-plan', { fields: {}, all: true });
+  if (deps.globals.output === 'table') {
+    await runList(deps, '/subscription-plans', 'subscription-plan', { fields: {}, all: true });
+    await runList(deps, '/subscriptions', 'subscription', { fields: {}, all: false, pageSize: 20 });
+  }
   await runList(deps, '/customers', 'customer', { fields: {}, all: false, pageSize: 20 });
   if (!deps.globals.quiet && deps.globals.output === 'table') {
-    deps.io.err('next: billing customers get 1 · billing customers create --help · billing plans list --json\n');
+    deps.io.err('next: billing customers get 1 · billing subscriptions transactions 1 · billing clock advance P1M · billing plans list --json\n');
   }
 }
 

@@ -278,10 +278,11 @@ function schedule(l: Ledger, tx: Txn, at: string): void {
 const isFuturePlan = (tx: Txn) => tx.origin === 'plan' && (tx.status === 'queued' || tx.status === 'scheduled');
 
 /** Schedules plan cycle n, unless the subscription already has a future plan transaction: there is only ever one. */
-function schedulePlanCycle(l: Ledger, sub: Sub, n: number, at: string): void {
+function schedulePlanCycle(l: Ledger, sub: Sub, n: number, at: string, onDay?: string): void {
   if (l.openOf(sub.id).some(isFuturePlan)) return;
   const plan = l.plans.get(sub.subscription_plan_id)!;
-  const day = cycleDay(sub.cycle_anchor!, plan.frequency as Frequency, n);
+  // A plan collected once has one cycle, on the anchor or, resumed after it, on the resume day.
+  const day = onDay ?? cycleDay(sub.cycle_anchor!, plan.frequency as Frequency, n);
   if (day === null) return; // a plan collected once, already collected
   sub.next_cycle = n;
   l.changedSubs.add(sub);
@@ -309,7 +310,7 @@ export function activate(l: Ledger, sub: Sub, at: string): void {
   }
   const plan = l.plans.get(sub.subscription_plan_id)!;
   const next = firstCycleOnOrAfter(sub.cycle_anchor, plan.frequency as Frequency, sub.next_cycle, from);
-  if (next) schedulePlanCycle(l, sub, next.n, at);
+  if (next) schedulePlanCycle(l, sub, next.n, at, next.day);
 }
 
 /** A new start before the first collection: the plan's cycles start over from it (or from today). */
@@ -408,7 +409,12 @@ function collect(l: Ledger, tx: Txn, at: string): void {
     l.due(tx.account_id, 'transaction.fulfil', tx.id, midnight(addDays(dayAt(at, zone), SETTLE_DAYS), zone));
   }
   const sub = l.subs.get(tx.subscription_id)!;
-  if (tx.origin === 'plan' && firstAttempt && sub.status === 'active') schedulePlanCycle(l, sub, (tx.cycle ?? 0) + 1, at);
+  if (tx.origin === 'plan' && firstAttempt) {
+    // The cycle is collected: the next one is due next, whether or not there is one (a plan collected once has none).
+    sub.next_cycle = (tx.cycle ?? 0) + 1;
+    l.changedSubs.add(sub);
+    if (sub.status === 'active') schedulePlanCycle(l, sub, sub.next_cycle, at);
+  }
   if (set?.outcome === 'failed') retryOrEnd(l, tx, at, set.code);
 }
 

@@ -3,7 +3,9 @@ import type { PlanSortField, PLAN_STATUSES } from '../schemas/vocabulary.js';
 import type { PlanRow } from '../store/schema.js';
 import { prepared, type Unit } from '../store/unit.js';
 import type { CoreContext } from './context.js';
-import { findPage, ID_KEY, orderOf, type Condition, type PageOf, type PageRequest, type Sort, type SortKey } from './paging.js';
+import { sql, type SqlBool } from 'kysely';
+import { containing } from '../store/compile.js';
+import { findPage, ID_KEY, lowerAscii, orderOf, type Condition, type PageOf, type PageRequest, type Sort, type SortKey } from './paging.js';
 import { notFound, ok, type Result } from './result.js';
 
 export type Plan = Omit<PlanRow, 'id'> & { id: number };
@@ -11,6 +13,8 @@ export type Plan = Omit<PlanRow, 'id'> & { id: number };
 /** Which plans, in which order (filter[...] and sort of GET /subscription-plans). */
 export interface PlanFind {
   status?: (typeof PLAN_STATUSES)[number];
+  /** Text inside the name, case aside (A-Z): the plan picker of a prompt. An account has a few plans, so a scan. */
+  search?: string;
   sort?: Sort<PlanSortField>;
 }
 
@@ -23,6 +27,10 @@ export function listPlans(ctx: CoreContext, page: PageRequest, find: PlanFind = 
   const where: Condition[] = [];
   const { status } = find;
   if (status !== undefined) where.push({ where: (eb) => eb('status', '=', status) }); // plans_status (account_id, status, id)
+  if (find.search !== undefined) {
+    const pattern = containing(lowerAscii(find.search.trim()));
+    where.push({ where: (_eb, d) => sql<SqlBool>`${d.lower('name')} LIKE ${pattern} ESCAPE '\\'` });
+  }
   return findPage('subscription_plans', ctx.account.id, page, { where, order: orderOf(SORT_KEYS, find.sort) });
 }
 

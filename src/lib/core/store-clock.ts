@@ -7,6 +7,7 @@ import { get, prepared, run } from '../store/unit.js';
 import type { Clock } from './clock.js';
 import { runDue, type DueReport } from './due.js';
 import { fail, ok, type Result } from './result.js';
+import { formatInstant } from './time.js';
 
 /** The clock of a store: the test time when one is set, otherwise the base clock (real time, or a test's own). */
 export class StoreClock implements Clock {
@@ -63,13 +64,13 @@ export async function showClock(core: ClockCore): Promise<{ now: string; test: b
  * Sets the test time to `to` and does everything due by then. Refused when it is before the time
  * the store is at: work done at a later time cannot be undone.
  */
-export async function setClock(core: ClockCore, toTime: string): Promise<Result<AdvanceReport>> {
+export async function setClock(core: ClockCore, toTime: string, timeZone = 'UTC'): Promise<Result<AdvanceReport>> {
   const to = new Date(toTime).toISOString();
   const real = baseOf(core).now().toISOString();
   const moved = await core.store.write(function* () {
     const test = (yield* get((q) => q.selectFrom('store_clock').select('test_time').where('id', '=', 1)))?.test_time ?? null;
     const from = test ?? real;
-    if (to < from) return fail<string>({ kind: 'invalid_state', detail: `the clock is at ${from} and never goes back; give a time on or after it (to try things again, work on a copy of the store)` });
+    if (to < from) return fail<string>({ kind: 'invalid_state', detail: `the clock is at ${formatInstant(from, timeZone)} and never goes back; give a time on or after it (to try things again, work on a copy of the store)` });
     if (test === null) yield* run((q) => q.insertInto('store_clock').values({ id: 1, test_time: to }));
     else yield* run((q) => q.updateTable('store_clock').set({ test_time: to }).where('id', '=', 1));
     return ok(from);
@@ -81,12 +82,12 @@ export async function setClock(core: ClockCore, toTime: string): Promise<Result<
 }
 
 /** Back to real time: allowed once real time has caught up with the test time (the clock never goes back). */
-export async function resetClock(core: ClockCore): Promise<Result<AdvanceReport>> {
+export async function resetClock(core: ClockCore, timeZone = 'UTC'): Promise<Result<AdvanceReport>> {
   const real = baseOf(core).now().toISOString();
   const removed = await core.store.write(function* () {
     const test = (yield* get((q) => q.selectFrom('store_clock').select('test_time').where('id', '=', 1)))?.test_time ?? null;
     if (test !== null && test > real) {
-      return fail<string | null>({ kind: 'invalid_state', detail: `the test time ${test} is ahead of real time (${real}); going back to real time would move the clock back, which it never does (reset when real time has passed it, or work on a copy of the store)` });
+      return fail<string | null>({ kind: 'invalid_state', detail: `the test time ${formatInstant(test, timeZone)} is ahead of real time (${formatInstant(real, timeZone)}); going back to real time would move the clock back, which it never does (reset when real time has passed it, or work on a copy of the store)` });
     }
     yield* run((q) => q.deleteFrom('store_clock'));
     return ok(test);

@@ -17,7 +17,7 @@ import { fail, invalidAttributes, ok, type Result } from './result.js';
 import { dayAt, midnight } from './schedule.js';
 import { findSubscriptionWithTransactions } from './subscriptions.js';
 import { formatInstant, parseDateInput } from './time.js';
-import { canMove, SUBSCRIPTION_TRANSITIONS } from './transitions.js';
+import { canMove, OPEN_STATUSES, SUBSCRIPTION_TRANSITIONS } from './transitions.js';
 import { isPrivateTarget } from './webhooks.js';
 import type { Customer, Subscription } from './customers.js';
 
@@ -138,17 +138,17 @@ export function createSubscription(ctx: CoreContext, attributes: Record<string, 
     l.plans.set(plan!.id, plan!);
     const sub: Sub = { ...inserted, customer_payment_method: customer!.payment_method };
     l.subs.set(sub.id, sub);
-    l.events.push({ account_id: sub.account_id, name: 'subscription.status', subscription_id: sub.id, transaction_id: null, status: 'unverified', occurred_at: now });
-    l.count('subscription.unverified');
-    // The status asked for, from the start: active schedules at once, mandate or not (rule 5 wins over rule 6).
+    // Its first status is the one asked for, as its one creation event: paused from the start is
+    // no move out of unverified. Active and cancelled are moves from unverified, with what they do:
+    // active schedules at once, mandate or not (rule 5 wins over rule 6).
+    const initial = status === 'paused' ? 'paused' : 'unverified';
+    sub.status = initial;
+    l.changedSubs.add(sub);
+    l.events.push({ account_id: sub.account_id, name: 'subscription.status', subscription_id: sub.id, transaction_id: null, status: initial, occurred_at: now });
+    l.count(`subscription.${initial}`);
     if (status === 'active') activate(l, sub, now);
-    else if (status === 'paused') {
-      // Paused from the start: never active yet, so nothing to cancel; the resume date brings it in.
-      sub.status = 'paused';
-      l.events.push({ account_id: sub.account_id, name: 'subscription.status', subscription_id: sub.id, transaction_id: null, status: 'paused', occurred_at: now });
-      l.count('subscription.paused');
-      setResumeDate(l, sub, dates.resume_date ?? null);
-    } else if (status === 'cancelled') cancel(l, sub, now);
+    else if (status === 'paused') setResumeDate(l, sub, dates.resume_date ?? null);
+    else if (status === 'cancelled') cancel(l, sub, now);
     if (dates.cancel_date && sub.status !== 'cancelled') {
       if (dates.cancel_date <= now) cancel(l, sub, now);
       else setCancelDate(l, sub, dates.cancel_date);
@@ -221,6 +221,24 @@ export function updateSubscription(ctx: CoreContext, id: number, attributes: Rec
       return stateFailure('start_date', 'the start date cannot change once the plan has collected: transactions are planned from it');
     }
     if (dates.start_date === null) return invalidAttributes<SubscriptionWithTransactions>([{ attribute: 'start_date', detail: 'must not be empty' }]);
+    if (dates.start_date !== undefined && dates.start_date > sub.start_date) {
+      // Nothing is collected before the start: a transaction that is (or was) due before the new one stands in the way.
+      const before = yield* get((q) =>
+        q
+          .selectFrom('transactions')
+          .select(['id', 'due_date'])
+          .where('subscription_id', '=', id)
+          .where('status', '!=', 'canceled')
+          .where('due_date', '<', dates.start_date!)
+          // The plan's own future transaction is planned again from the new start.
+          .where((eb) => eb.not(eb.and([eb('origin', '=', 'plan'), eb('status', 'in', OPEN_STATUSES)])))
+          .orderBy('due_date')
+          .limit(1),
+      );
+      if (before) {
+        return stateFailure('start_date', `transaction ${before.id} is due on ${dayAt(before.due_date, tz)}, before the new start date: cancel it first (a collected one keeps the start where it is)`);
+      }
+    }
 
     // Plain attributes.
     if (value.mandate_accepted !== undefined) sub.mandate_accepted = value.mandate_accepted ? 1 : 0;

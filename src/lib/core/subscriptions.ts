@@ -1,6 +1,7 @@
 // Reading subscriptions, alone or as the to-many relationship of customers and plans.
 import { sql, type SqlBool } from 'kysely';
 import type { SubscriptionSortField, SubscriptionStatus } from '../schemas/vocabulary.js';
+import { containing } from '../store/compile.js';
 import { all, prepared, type Unit } from '../store/unit.js';
 import type { CoreContext } from './context.js';
 import type { Subscription } from './customers.js';
@@ -53,7 +54,6 @@ const SORT_KEYS: ReadonlyMap<SubscriptionSortField, SortKey> = new Map<Subscript
   ['start_date', { column: 'start_date', as: 'value' }], // subscriptions_start
 ]);
 
-const containing = (text: string): string => `%${text.replace(/[\\%_]/g, '\\$&')}%`;
 
 export function listSubscriptions(ctx: CoreContext, page: PageRequest, find: SubscriptionFind = {}): Unit<PageOf<Subscription>> {
   const where: Condition[] = [];

@@ -59,6 +59,13 @@ const id = column('id', (r) => r.id, { priority: 0 });
 /** Accounts and profiles are named, not numbered: the name is their id. */
 const name = column('name', (r) => r.id, { priority: 0, truncate: true, minWidth: 8 });
 
+/** A transaction's collection attempts (from its history), shown when it was retried: '' for the first. */
+const attempts = (r: ResourceLike): string => {
+  const history = r.attributes?.history;
+  const highest = Array.isArray(history) ? Math.max(0, ...history.map((item) => Number((item as { attempt?: unknown } | null)?.attempt) || 0)) : 0;
+  return highest > 1 ? String(highest) : '';
+};
+
 const fullName = (r: ResourceLike): string =>
   ['first_name', 'middle_name', 'last_name']
     .map((n) => r.attributes?.[n])
@@ -93,6 +100,27 @@ export const COLUMNS: Record<string, Column[]> = {
     attr('mandate_code', 'mandate', { priority: 5, truncate: true, minWidth: 7 }),
     date('start_date', 'start', 4),
   ],
+  // Transaction ids are UUIDs: cut (to at least 8 characters, enough to tell them apart by eye) rather than dropped.
+  transaction: [
+    // Whole or not at all: a cut UUID cannot be given to `transactions get`.
+    column('id', (r) => r.id, { priority: 0 }),
+    status(1),
+    date('due_date', 'due date', 2),
+    money('amount', 'amount', 1),
+    attr('payment_method', 'payment method', { priority: 5 }),
+    attr('description', 'description', { priority: 4, truncate: true, minWidth: 10 }),
+    column('attempts', attempts, { priority: 6, align: 'right', hideWhenEmpty: true }),
+  ],
+  notification: [
+    id,
+    attr('kind', 'kind', { priority: 1 }),
+    attr('channel', 'channel', { priority: 3 }),
+    attr('recipient', 'recipient', { priority: 2, truncate: true, minWidth: 10 }),
+    attr('subject', 'subject', { priority: 4, truncate: true, minWidth: 10 }),
+    date('created_at', 'created', 5),
+  ],
+  // What moving the store's clock changed (billing clock advance): a kind of status change and how many.
+  'clock-change': [column('change', (r) => r.id, { priority: 0 }), attr('count', 'count', { priority: 0, align: 'right' })],
   account: [name, attr('invoice_prefix', 'invoice prefix', { priority: 3, truncate: true, minWidth: 6 }), attr('time_zone', 'time zone', { priority: 2, truncate: true, minWidth: 9 }), attr('default', 'default', { priority: 1 })],
   profile: [
     name,
@@ -122,6 +150,9 @@ export const NOUNS: Record<string, [string, string]> = {
   customer: ['customer', 'customers'],
   'subscription-plan': ['plan', 'plans'],
   subscription: ['subscription', 'subscriptions'],
+  transaction: ['transaction', 'transactions'],
+  notification: ['notification', 'notifications'],
+  'clock-change': ['change', 'changes'],
 };
 
 export const noun = (type: string, count: number): string => {

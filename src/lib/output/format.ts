@@ -66,7 +66,8 @@ export function formatValue(name: string, value: unknown): string {
   if (typeof value === 'string') return formatDateTime(value) ?? value;
   // A list of objects (a transaction's history): one entry per line in the single view.
   if (Array.isArray(value)) {
-    const items = value.map((item) => formatValue(name, item)).filter(Boolean);
+    const sentence = Object.hasOwn(ITEMS, name) ? ITEMS[name] : undefined;
+    const items = value.map((entry) => (sentence && entry !== null && typeof entry === 'object' ? sentence(entry as Record<string, unknown>) : formatValue(name, entry))).filter(Boolean);
     return value.some((item) => item !== null && typeof item === 'object') ? items.join(';\n') : items.join(', ');
   }
   if (typeof value === 'object') {
@@ -82,6 +83,20 @@ export function formatValue(name: string, value: unknown): string {
 
 /** "2026-12-01" from a datetime, for narrow list columns. */
 export const formatDate = (value: unknown): string => (typeof value === 'string' && DATETIME.test(value) ? value.slice(0, 10) : formatValue('', value));
+
+/**
+ * Items of a list attribute that read better as a sentence than as "key: value" pairs. A
+ * transaction's history: "2026-12-01 07:00 +01:00 charged_back AM04 Insufficient funds", and a
+ * retry "… rescheduled → 2026-12-04" (attempts after the first say so).
+ */
+const ITEMS: Record<string, (item: Record<string, unknown>) => string> = {
+  history: (item) => {
+    const text = (key: string) => formatValue(key, item[key]);
+    const attempt = typeof item.attempt === 'number' && item.attempt > 1 ? `(attempt ${item.attempt})` : '';
+    const due = text('new_due_date') ? `→ ${formatDate(item.new_due_date)}` : '';
+    return [text('recorded_on'), text('status'), text('reason_code'), text('reason'), due, attempt].filter(Boolean).join(' ');
+  },
+};
 
 const LABELS: Record<string, string> = {
   iban: 'IBAN',

@@ -40,7 +40,7 @@ export function compilePrepared(query: PreparedQuery<unknown, unknown[]>, q: Kys
 export const SEARCHED = ['first_name', 'middle_name', 'last_name', 'company_name', 'email'] as const;
 
 /** A LIKE pattern for the text anywhere, its wildcards (and the escape character) taken literally. */
-const containing = (text: string): string => `%${text.replace(/[\\%_]/g, '\\$&')}%`;
+export const containing = (text: string): string => `%${text.replace(/[\\%_]/g, '\\$&')}%`;
 
 /** Any of the searched columns, folded by `lower`, holds the text: the scan both engines can do. */
 export const searchedLike = (lower: Dialect['lower'], text: string): RawBuilder<SqlBool> =>

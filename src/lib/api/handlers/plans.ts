@@ -5,13 +5,13 @@ import type { Unit } from '../../store/unit.js';
 import { collectionDocument, planResource, singleDocument, type Rendering } from '../documents.js';
 import { failureResponse } from '../errors.js';
 import type { ApiResponse } from '../http.js';
-import { collectionQuery, filtersOf, oneOf, sortOf, type GetQuery } from '../query.js';
+import { collectionQuery, filtersOf, oneOf, sortOf, TEXT_FILTER, type GetQuery } from '../query.js';
 import { PLAN_SORT_FIELDS, PLAN_STATUSES } from '../../schemas/vocabulary.js';
 import { includedSubscriptions, subscriptionResources } from './subscriptions.js';
 import { idParam, respond, withQuery, type RequestContext } from './context.js';
 
-/** GET /subscription-plans: filter[status] (active or inactive), sort. */
-const LIST = collectionQuery({ include: ['subscriptions'], filter: { status: oneOf(PLAN_STATUSES) }, sort: PLAN_SORT_FIELDS });
+/** GET /subscription-plans: filter[status] (active or inactive), filter[search] (in the name), sort. */
+const LIST = collectionQuery({ include: ['subscriptions'], filter: { status: oneOf(PLAN_STATUSES), search: TEXT_FILTER }, sort: PLAN_SORT_FIELDS });
 
 export const list = (rc: RequestContext): Unit<ApiResponse> => withQuery(rc, LIST, listing);
 export const get = (rc: RequestContext): Unit<ApiResponse> => withQuery(rc, [], one);
