@@ -7,7 +7,9 @@
 // open their store on the engine of the run (SQLite, or PostgreSQL in the postgres project).
 import { request as httpRequest } from 'node:http';
 import { createAccount } from '../../src/lib/core/accounts.js';
+import type { CoreContext } from '../../src/lib/core/context.js';
 import { createPlan } from '../../src/lib/core/plan-writes.js';
+import { setClock } from '../../src/lib/core/store-clock.js';
 import { startServer } from '../../src/lib/server/serve.js';
 import { httpTransport } from '../../src/lib/transport/http.js';
 import type { Transport } from '../../src/lib/transport/types.js';
@@ -37,7 +39,23 @@ export interface OpenDoor {
   baseUrl: string;
   /** Makes a subscription plan for the account the transport acts as. */
   seedPlan(attributes: Record<string, unknown>): Promise<void>;
+  /**
+   * Moves the store's test time forward to `iso` (setClock: all work due on the way is done, in
+   * date order); the HTTP door's server then reads the new time, as its timer would.
+   */
+  advanceTo(iso: string): Promise<void>;
+  /**
+   * What an operator of the store does beside the API (simulated outcomes, reading rows): the
+   * core's context for the account the transport acts as, on the same store and clock.
+   */
+  operator: CoreContext;
   close(): Promise<void>;
+}
+
+/** setClock, failing the test when the clock refuses (it never goes back). */
+async function advance(context: CoreContext, iso: string): Promise<void> {
+  const moved = await setClock({ store: context.store, clock: context.clock }, iso);
+  if (!moved.ok) throw new Error(`setClock refused: ${JSON.stringify(moved.failure)}`);
 }
 
 export interface Door {
@@ -53,9 +71,12 @@ export const inProcess: Door = {
   async open() {
     const core = await testCore({ baseUrl: IN_PROCESS_BASE_URL });
     const account = await core.account();
+    const operator: CoreContext = { store: core.store, clock: core.clock, account, baseUrl: IN_PROCESS_BASE_URL };
     return {
       transport: core.transport,
       baseUrl: IN_PROCESS_BASE_URL,
+      operator,
+      advanceTo: (iso) => advance(operator, iso),
       async seedPlan(attributes) {
         const result = await createPlan({ store: core.store, clock: core.clock, account }, attributes);
         if (!result.ok) throw new Error(`seedPlan refused: ${JSON.stringify(result.failure)}`);
@@ -77,9 +98,15 @@ export const loopback: Door = {
     const account = made.value.account;
     const server = await startServer({ store: core.store, clock: core.clock, host: '127.0.0.1', port: 0, log: () => {} });
     const apiKey = made.value.apiKey;
+    const operator: CoreContext = { store: core.store, clock: core.clock, account, baseUrl: server.baseUrl };
     return {
       transport: httpTransport({ baseUrl: server.url, apiKey, timeoutMs: 10_000, retries: 0 }),
       baseUrl: server.baseUrl,
+      operator,
+      async advanceTo(iso) {
+        await advance(operator, iso);
+        await server.catchUp();
+      },
       raw: (request) => sendRaw(server.url, apiKey, request),
       async seedPlan(attributes) {
         const result = await createPlan({ store: core.store, clock: core.clock, account }, attributes);

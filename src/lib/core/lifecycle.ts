@@ -330,6 +330,19 @@ function cancelOpen(l: Ledger, sub: Sub, at: string): void {
   for (const tx of l.openOf(sub.id)) cancelTransaction(l, tx, at);
 }
 
+/**
+ * DELETE of a transaction: canceled. A plan's next collection canceled by hand skips that cycle;
+ * the plan goes on with the one after it (an active subscription always has its next collection).
+ */
+export function cancelByHand(l: Ledger, tx: Txn, at: string): void {
+  cancelTransaction(l, tx, at);
+  const sub = l.subs.get(tx.subscription_id);
+  if (!sub || tx.origin !== 'plan' || tx.attempt !== 1 || sub.status !== 'active') return;
+  sub.next_cycle = (tx.cycle ?? 0) + 1;
+  l.changedSubs.add(sub);
+  schedulePlanCycle(l, sub, sub.next_cycle, at);
+}
+
 export function cancelTransaction(l: Ledger, tx: Txn, at: string): void {
   moveTransaction(l, tx, 'canceled', at);
   tx.canceled_on = at;

@@ -5,7 +5,7 @@ import { transactionCreateSchema, TRANSACTION_READ_ONLY } from '../schemas/subsc
 import { OUTCOMES, type Outcome } from '../schemas/vocabulary.js';
 import type { MaybePromise } from '../store/unit.js';
 import { nowIso, transact, type CoreContext } from './context.js';
-import { addManualTransaction, cancelTransaction, flush, Ledger, loadSubscriptions, loadTransactions, setOutcome, type Txn } from './lifecycle.js';
+import { addManualTransaction, cancelByHand, flush, Ledger, loadSubscriptions, loadTransactions, setOutcome, type Txn } from './lifecycle.js';
 import { fail, invalidAttributes, notFound, ok, type Result } from './result.js';
 import { dayAt, midnight } from './schedule.js';
 import { findTransaction, UUID } from './transactions.js';
@@ -58,7 +58,7 @@ export function cancelManually(ctx: CoreContext, id: string): MaybePromise<Resul
     if (!(OPEN_STATUSES as readonly string[]).includes(tx.status)) {
       return fail<Txn>({ kind: 'invalid_state', detail: `the transaction is ${tx.status}: only a transaction not yet collected (queued, scheduled or rescheduled) can be canceled` });
     }
-    cancelTransaction(l, tx, nowIso(ctx));
+    cancelByHand(l, tx, nowIso(ctx));
     yield* flush(l);
     return ok(tx);
   });
