@@ -3,9 +3,10 @@
 // Work is a table (due_work), claimed in the database: a batch is deleted in the same transaction
 // that does it, so a piece is done exactly once whoever runs it, however many processes catch up
 // at the same moment (SQLite: the write lock; PostgreSQL: FOR UPDATE SKIP LOCKED, so each instance
-// takes other rows). A batch spans less than a day of due times: the work a piece sets up (a
-// fulfilment, a retry, the next cycle) is at least a day later, so it always falls in a later
-// batch, and the order holds.
+// takes other rows). A batch spans less than a day of due times. Work a piece sets up inside what
+// the batch covers (a resumed subscription's collection, due at once) is done in its place in the
+// same batch; the rest (a fulfilment, a retry, the next cycle: days on) is written for a later
+// batch. So the order holds however far the clock moves in one step.
 import type { Store } from '../store/store.js';
 import { all, prepared, type MaybePromise, type Unit } from '../store/unit.js';
 import { doWork, flush, Ledger, loadSubscriptions, loadTransactions, type DueItem } from './lifecycle.js';
@@ -28,8 +29,8 @@ export function* earliestDue(): Unit<string | undefined> {
   return (yield* nextDue.get())?.due_at;
 }
 
-/** Claims and does one batch of the work due by `until`. */
-function* batch(until: string, size: number): Unit<DueReport> {
+/** Claims and does one batch of the work due by `until`. `blocked`: work is due, but other transactions hold all of it. */
+function* batch(until: string, size: number): Unit<DueReport & { blocked?: boolean }> {
   const first = yield* earliestDue();
   if (first === undefined || first > until) return { done: 0, changes: {} };
   const windowEnd = new Date(Math.min(Date.parse(until), Date.parse(first) + DAY_MS - 1)).toISOString();
@@ -39,32 +40,74 @@ function* batch(until: string, size: number): Unit<DueReport> {
       .where('id', 'in', (eb) => d.locked(eb.selectFrom('due_work').select('id').where('due_at', '<=', windowEnd).orderBy('due_at').orderBy('rank').orderBy('id').limit(size), true))
       .returningAll(),
   )) as DueItem[];
-  if (claimed.length === 0) return { done: 0, changes: {} };
-  claimed.sort((a, b) => (a.due_at < b.due_at ? -1 : a.due_at > b.due_at ? 1 : a.rank - b.rank || a.id - b.id));
+  if (claimed.length === 0) return { done: 0, changes: {}, blocked: true };
+  claimed.sort(inOrder);
   const l = new Ledger();
   const txIds: string[] = [];
   const subIds: number[] = [];
+  const collecting = new Set<string>();
   for (const item of claimed) {
-    if (item.kind.startsWith('transaction.')) txIds.push(item.subject);
-    else subIds.push(Number(item.subject));
+    if (item.kind.startsWith('transaction.')) {
+      txIds.push(item.subject);
+      if (item.kind !== 'transaction.fulfil') collecting.add(item.subject);
+    } else subIds.push(Number(item.subject));
   }
-  yield* loadTransactions(l, txIds);
+  // A fulfilment needs its subscription only to retry an outcome set for it.
+  yield* loadTransactions(l, txIds, undefined, (tx) => collecting.has(tx.id) || tx.outcome !== null);
   yield* loadSubscriptions(l, subIds);
-  for (const item of claimed) doWork(l, item);
+  // Work a piece sets up inside what this batch covers (a resume's collection due at once, a manual
+  // transaction's) is done here, in its place in the order, not after later work of the batch.
+  const horizon = claimed.length < size ? windowEnd : claimed[claimed.length - 1].due_at;
+  const pending = claimed;
+  let added = 0;
+  for (let i = 0; i < pending.length; i++) {
+    const before = l.work.length;
+    doWork(l, pending[i]);
+    for (let w = before; w < l.work.length; ) {
+      const work = l.work[w];
+      if (work.due_at > horizon) {
+        w++;
+        continue;
+      }
+      l.work.splice(w, 1);
+      const item: DueItem = { ...work, id: Number.MAX_SAFE_INTEGER - 1_000_000 + ++added };
+      let at = i + 1;
+      while (at < pending.length && inOrder(pending[at], item) <= 0) at++;
+      pending.splice(at, 0, item);
+    }
+  }
   yield* flush(l);
-  return { done: claimed.length, changes: l.changes };
+  return { done: pending.length, changes: l.changes };
 }
+
+/** Date order; of work due at the same instant, the lower rank first, then the older. */
+const inOrder = (a: DueItem, b: DueItem): number => (a.due_at < b.due_at ? -1 : a.due_at > b.due_at ? 1 : a.rank - b.rank || a.id - b.id);
 
 const merge = (into: DueReport, report: DueReport): void => {
   into.done += report.done;
   for (const [key, n] of Object.entries(report.changes)) into.changes[key] = (into.changes[key] ?? 0) + n;
 };
 
-/** Does all work due by `until` (ISO), batch by batch, in date order. */
+/** How long a catch-up waits for work another process holds (PostgreSQL), before leaving it to that process. */
+const BLOCKED_WAIT_MS = 60_000;
+
+/**
+ * Does all work due by `until` (ISO), batch by batch, in date order. Work another instance has
+ * claimed (PostgreSQL) is waited for, so a catch-up returns only when nothing is due: what the
+ * caller reads next is current.
+ */
 export async function runDue(store: Store, until: string, options: { batchSize?: number } = {}): Promise<DueReport> {
   const total: DueReport = { done: 0, changes: {} };
+  let waited = 0;
   for (;;) {
     const report = await store.work(() => batch(until, options.batchSize ?? BATCH));
+    if (report.blocked) {
+      if (waited >= BLOCKED_WAIT_MS) return total;
+      const pause = 10 + Math.random() * 20;
+      await new Promise((resolve) => setTimeout(resolve, pause));
+      waited += pause;
+      continue;
+    }
     if (report.done === 0) return total;
     merge(total, report);
   }

@@ -70,11 +70,21 @@ export class Ledger {
     return zone;
   }
 
+  /** The loaded transactions per subscription: openOf looks at a subscription's own, not the whole batch. */
+  private readonly bySubscription = new Map<number, Txn[]>();
+
+  /** Adds a transaction to the ledger (once). */
+  put(tx: Txn): void {
+    if (this.txns.has(tx.id)) return;
+    this.txns.set(tx.id, tx);
+    const list = this.bySubscription.get(tx.subscription_id);
+    if (list) list.push(tx);
+    else this.bySubscription.set(tx.subscription_id, [tx]);
+  }
+
   /** A subscription's transactions not yet collected, as they stand now. */
   openOf(subscriptionId: number): Txn[] {
-    const open: Txn[] = [];
-    for (const tx of this.txns.values()) if (tx.subscription_id === subscriptionId && (OPEN_STATUSES as readonly string[]).includes(tx.status)) open.push(tx);
-    return open;
+    return (this.bySubscription.get(subscriptionId) ?? []).filter((tx) => (OPEN_STATUSES as readonly string[]).includes(tx.status));
   }
 
   historyOf(tx: Txn): HistoryItem[] {
@@ -126,11 +136,14 @@ export function* loadSubscriptions(l: Ledger, ids: Iterable<number>, accountId?:
   const open = (yield* all((q, d) =>
     d.locked(q.selectFrom('transactions').selectAll().where('subscription_id', 'in', rows.map((s) => s.id)).where('status', 'in', OPEN_STATUSES).orderBy('seq')),
   )) as Txn[];
-  for (const tx of open) if (!l.txns.has(tx.id)) l.txns.set(tx.id, tx);
+  for (const tx of open) l.put(tx);
 }
 
-/** Loads transactions by id, and everything of their subscriptions. */
-export function* loadTransactions(l: Ledger, ids: Iterable<string>, accountId?: number): Unit<void> {
+/**
+ * Loads transactions by id, and everything of the subscriptions of those `needs` says need theirs
+ * (all by default: a fulfilment without an outcome to apply does not).
+ */
+export function* loadTransactions(l: Ledger, ids: Iterable<string>, accountId?: number, needs: (tx: Txn) => boolean = () => true): Unit<void> {
   const wanted = [...new Set(ids)].filter((id) => !l.txns.has(id));
   if (wanted.length) {
     const rows = (yield* all((q, d) => {
@@ -138,12 +151,12 @@ export function* loadTransactions(l: Ledger, ids: Iterable<string>, accountId?: 
       if (accountId !== undefined) query = query.where('account_id', '=', accountId);
       return d.locked(query);
     })) as Txn[];
-    for (const tx of rows) l.txns.set(tx.id, tx);
+    for (const tx of rows) l.put(tx);
   }
   const subIds: number[] = [];
   for (const id of ids) {
     const tx = l.txns.get(id);
-    if (tx) subIds.push(tx.subscription_id);
+    if (tx && needs(tx)) subIds.push(tx.subscription_id);
   }
   yield* loadSubscriptions(l, subIds);
 }
@@ -253,7 +266,7 @@ function newTransaction(l: Ledger, sub: Sub, at: string, fields: Pick<Txn, 'orig
     created_at: at,
     updated_at: at,
   };
-  l.txns.set(tx.id, tx);
+  l.put(tx);
   l.histories.set(tx.id, []);
   l.created.push(tx);
   l.events.push({ account_id: tx.account_id, name: 'transaction.status', subscription_id: sub.id, transaction_id: tx.id, status: 'queued', occurred_at: at });

@@ -155,7 +155,11 @@ export function createSubscription(ctx: CoreContext, attributes: Record<string, 
     }
     if (!accepted && !value.confirmation_sent) l.notifications.push(mandateConfirmation(ctx, customer!, plan!, sub, now));
     yield* flush(l);
-    return yield* answer(ctx, sub.id);
+    // The answer from what was written, not read back: on PostgreSQL a read of the transactions
+    // index would take predicate locks that concurrent creates conflict on (serialization failures).
+    const { customer_payment_method: _, ...subscription } = sub;
+    const transactionIds = l.created.sort((a, b) => (a.due_date < b.due_date ? 1 : -1)).map((tx) => tx.id);
+    return ok({ subscription, transactionIds });
   });
 }
 

@@ -58,6 +58,21 @@ const dialect: Dialect = {
 
 const ARRAY_TYPES = { text: 'text[]', integer: 'bigint[]', instant: 'timestamptz[]', flag: 'boolean[]', json: 'json[]' } as const;
 
+/** Updates of at most this many rows go row by row (see execute). */
+const FEW_ROWS = 4;
+
+/** Flags are 0/1 in the core, boolean here. */
+const valueOf = (spec: RowsSpec, column: string, value: unknown): unknown =>
+  spec.columns[column] === 'flag' && value !== null && value !== undefined ? value === 1 || value === true : value;
+
+/** One row's update, found by its key. */
+function rowUpdate(spec: RowsSpec): { text: string; columns: string[] } {
+  const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
+  const by = spec.by!;
+  const set = Object.keys(spec.columns).filter((c) => c !== by);
+  return { text: `UPDATE ${quote(spec.table)} SET ${set.map((c, i) => `${quote(c)} = $${i + 1}`).join(', ')} WHERE ${quote(by)} = $${set.length + 1}`, columns: [...set, by] };
+}
+
 /** A bulk write as one statement: each column's values as one typed array, unnested into rows. */
 function rowsStatement(mode: 'insert' | 'update', spec: RowsSpec): { text: string; columns: string[] } {
   const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
@@ -66,7 +81,10 @@ function rowsStatement(mode: 'insert' | 'update', spec: RowsSpec): { text: strin
   if (mode === 'insert') return { text: `INSERT INTO ${quote(spec.table)} (${columns.map(quote).join(', ')}) SELECT * FROM unnest(${arrays})`, columns };
   const by = spec.by!;
   const set = columns.filter((c) => c !== by).map((c) => `${quote(c)} = u.${quote(c)}`).join(', ');
-  return { text: `UPDATE ${quote(spec.table)} AS t SET ${set} FROM unnest(${arrays}) AS u(${columns.map(quote).join(', ')}) WHERE t.${quote(by)} = u.${quote(by)}`, columns };
+  // `= ANY` of the keys too: the rows are found through the key's index, never by a scan of the
+  // table, which under SERIALIZABLE would lock the whole table against concurrent writers.
+  const key = `$${columns.indexOf(by) + 1}::${ARRAY_TYPES[spec.columns[by]]}`;
+  return { text: `UPDATE ${quote(spec.table)} AS t SET ${set} FROM unnest(${arrays}) AS u(${columns.map(quote).join(', ')}) WHERE t.${quote(by)} = ANY(${key}) AND t.${quote(by)} = u.${quote(by)}`, columns };
 }
 
 /** Values as the core sees them on SQLite too: safe integers as numbers, flags as 0/1, instants as ISO text, JSON as written. */
@@ -209,9 +227,17 @@ export async function openPostgresStore(url: string, options: OpenOptions = {}):
   async function execute(client: pg.PoolClient, op: Op, guard?: KeyGuard): Promise<unknown> {
     if (op.kind === 'wait') return op.promise;
     if (op.kind === 'rows') {
+      // A request changes a row or two: each by its key, so the row is found through the index. The
+      // planner may scan a small table for the join of a bulk update, and under SERIALIZABLE a scan
+      // locks the whole table against every concurrent writer (serialization failures).
+      if (op.mode === 'update' && op.rows.length <= FEW_ROWS) {
+        const { text, columns } = rowUpdate(op.spec);
+        for (const row of op.rows) await client.query({ name: nameOf(text), text, values: columns.map((c) => valueOf(op.spec, c, row[c])) });
+        return undefined;
+      }
       const { text, columns } = rowsStatement(op.mode, op.spec);
       // Flags are 0/1 in the core, boolean here.
-      const values = columns.map((c) => (op.spec.columns[c] === 'flag' ? op.rows.map((row) => (row[c] === null || row[c] === undefined ? null : row[c] === 1 || row[c] === true)) : op.rows.map((row) => row[c])));
+      const values = columns.map((c) => op.rows.map((row) => valueOf(op.spec, c, row[c])));
       await client.query({ name: nameOf(text), text, values });
       return undefined;
     }

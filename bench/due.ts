@@ -1,0 +1,281 @@
+// Due work at scale (issue 10): 10,000 active monthly subscriptions, then `clock advance P1Y`
+// (setClock a year on, which does all the work that falls due on the way), on each engine:
+//   status changes per second of the advance   target >= 20,000/s (SQLite), >= 5,000/s (PostgreSQL)
+//   peak memory of the process that advances  target <= 200 MB (RSS high-water mark)
+//   a catch-up when nothing is due            target < 2 ms (mean over many calls)
+// The advance runs in a child process of its own that does nothing else (opens the store, moves
+// the clock), so its RSS high-water mark is the advance's; its baseline (after loading, before the
+// advance) is printed beside it. SQLite: a file in a temporary folder. PostgreSQL: a server of its
+// own (test/helpers/postgres-server.ts) with durable settings, as bench/pg-serve.ts starts it.
+// Seeding: customers inserted in bulk, then each subscription made by the use case (created
+// active, its first transaction scheduled), as the API makes it.
+// Run: npm run bench:due   (SUBSCRIPTIONS=10000, CALLS=5000 catch-ups, ENGINES=sqlite,postgres;
+// PROFILE=1 writes a CPU profile of each advance to .prof/)
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+// The child that advances loads only these; what seeds and reports is imported where it is used.
+import { defaultAccount } from '../src/lib/core/accounts.js';
+import { systemClock } from '../src/lib/core/clock.js';
+import { addDuration } from '../src/lib/core/schedule.js';
+import { catchUp, setClock, showClock, StoreClock } from '../src/lib/core/store-clock.js';
+import { openStore, type Engine } from '../src/lib/store/store.js';
+import { all, get, run } from '../src/lib/store/unit.js';
+import type { PostgresServer } from '../test/helpers/postgres-server.js';
+
+const SUBSCRIPTIONS = Number(process.env.SUBSCRIPTIONS ?? 10_000);
+const CALLS = Number(process.env.CALLS ?? 5_000);
+const ENGINES = (process.env.ENGINES ?? 'sqlite,postgres').split(',') as Engine[];
+const PROFILE = process.env.PROFILE === '1';
+const DURATION = 'P1Y';
+const TARGETS = { changesPerSecond: { sqlite: 20_000, postgres: 5_000 } as Record<Engine, number>, peakMb: 200, idleCatchUpMs: 2 };
+/** Durable, as a production server runs (the test server turns these off for speed). */
+const DURABLE = { fsync: 'on', synchronous_commit: 'on', full_page_writes: 'on' };
+const POOL_SIZE = 10;
+const SELF = fileURLToPath(import.meta.url);
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+interface Advanced {
+  ms: number;
+  changes: Record<string, number>;
+  /** RSS high-water marks in KB: after loading and opening (before the advance), and at the end. */
+  baseRssKb: number;
+  peakRssKb: number;
+  /** CPU time of the advancing process during the advance (user + system). */
+  cpuMs: number;
+  from: string;
+  to: string;
+}
+
+// ---- the child: only the advance ----
+
+async function advanceChild(location: string): Promise<void> {
+  const store = await openStore(location, { poolSize: POOL_SIZE, create: 'nothing' });
+  try {
+    // As `billing clock advance P1Y` does, without the catch-up of opening: the whole year is the advance's.
+    const clock = new StoreClock(systemClock);
+    const core = { store, clock };
+    const zone = (await defaultAccount(store, clock)).time_zone;
+    const { now } = await showClock(core);
+    const to = addDuration(now, DURATION, zone)!;
+    const baseRssKb = process.resourceUsage().maxRSS;
+    const cpu = process.cpuUsage();
+    const started = performance.now();
+    const moved = await setClock(core, to);
+    const ms = performance.now() - started;
+    const used = process.cpuUsage(cpu);
+    if (!moved.ok) throw new Error(`setClock refused: ${JSON.stringify(moved.failure)}`);
+    const report: Advanced = { ms, changes: moved.value.changes, baseRssKb, peakRssKb: process.resourceUsage().maxRSS, cpuMs: (used.user + used.system) / 1000, from: now, to };
+    process.stdout.write(`${JSON.stringify(report)}\n`);
+  } finally {
+    await store.close();
+  }
+}
+
+function runAdvance(location: string, engine: Engine): Promise<Advanced> {
+  const flags = ['--import', 'tsx'];
+  if (PROFILE) {
+    mkdirSync(join(ROOT, '.prof'), { recursive: true });
+    flags.push('--cpu-prof', `--cpu-prof-dir=${join(ROOT, '.prof')}`, `--cpu-prof-name=due-advance-${engine}-${Date.now()}.cpuprofile`);
+  }
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...flags, SELF, 'advance', location], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30 * 60_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      const line = out.split('\n').find((l) => l.startsWith('{'));
+      if (code !== 0 || !line) return reject(new Error(`the advance exited ${code}: ${err}`));
+      resolve(JSON.parse(line) as Advanced);
+    });
+  });
+}
+
+// ---- seeding ----
+
+/**
+ * A SQLite store with customers inserted in bulk, one plan, then each subscription made active by
+ * the use case (its first collection scheduled), as POST /subscriptions makes it.
+ */
+async function seed(path: string): Promise<number> {
+  const { openCore } = await import('../src/lib/transport/embedded.js');
+  const { createPlan } = await import('../src/lib/core/plan-writes.js');
+  const { createSubscription } = await import('../src/lib/core/subscription-writes.js');
+  const started = performance.now();
+  const core = await openCore({ dbPath: path });
+  try {
+    const account = await core.account();
+    const ctx = { store: core.store, clock: core.clock, account };
+    const plan = await createPlan(ctx, { name: 'Monthly box', amount: '12.50', frequency: 'monthly' });
+    if (!plan.ok) throw new Error(`createPlan failed: ${JSON.stringify(plan.failure)}`);
+    const now = new Date().toISOString();
+    for (let from = 0; from < SUBSCRIPTIONS; from += 500) {
+      const rows = Array.from({ length: Math.min(500, SUBSCRIPTIONS - from) }, (_, i) => ({
+        account_id: account.id,
+        first_name: `First${from + i}`,
+        last_name: `Last${from + i}`,
+        email: `customer${from + i}@example.com`,
+        iban: 'NL91ABNA0417164300',
+        payment_method: 'directdebit',
+        language: 'nl',
+        archived: 0,
+        created_at: now,
+        updated_at: now,
+      }));
+      await core.store.write(() => run((q) => q.insertInto('customers').values(rows)));
+    }
+    const customers = (await core.store.read(() => all((q) => q.selectFrom('customers').select('id').orderBy('id')))).map((r) => Number(r.id));
+    for (const customer of customers) {
+      const made = await createSubscription(ctx, { customer_id: customer, subscription_plan_id: plan.value.id, status: 'active', mandate_accepted: true, mandate_accepted_date: now.slice(0, 10) });
+      if (!made.ok) throw new Error(`createSubscription failed: ${JSON.stringify(made.failure)}`);
+    }
+  } finally {
+    await core.store.close();
+  }
+  return performance.now() - started;
+}
+
+/** The seeded store copied into an empty PostgreSQL database, as `billing store copy` does: the same subscriptions, made once. */
+async function copyTo(path: string, url: string): Promise<number> {
+  const { copyStore } = await import('../src/lib/store/copy.js');
+  const started = performance.now();
+  const source = await openStore(path, { create: 'nothing' });
+  const target = await openStore(url, { poolSize: 2 });
+  try {
+    await copyStore(source, target);
+  } finally {
+    await Promise.all([source.close(), target.close()]);
+  }
+  return performance.now() - started;
+}
+
+/** PostgreSQL: one statement outside any transaction (VACUUM). */
+async function pgStatement(url: string, statement: string): Promise<void> {
+  const pg = (await import('pg')).default;
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}
+
+// ---- the idle catch-up ----
+
+/** Mean and median ms of catchUp when nothing is due (the one read every embedded command makes first). */
+async function idleCatchUp(location: string): Promise<{ mean: number; median: number; p99: number }> {
+  const store = await openStore(location, { poolSize: POOL_SIZE, create: 'nothing' });
+  try {
+    const clock = new StoreClock(systemClock);
+    for (let i = 0; i < 200; i++) if ((await catchUp(store, clock)) !== undefined) throw new Error('work was due: the catch-up measured would not be the idle one');
+    const samples: number[] = [];
+    for (let i = 0; i < CALLS; i++) {
+      const started = performance.now();
+      await catchUp(store, clock);
+      samples.push(performance.now() - started);
+    }
+    samples.sort((a, b) => a - b);
+    return { mean: samples.reduce((a, b) => a + b, 0) / samples.length, median: samples[samples.length >> 1], p99: samples[Math.floor(samples.length * 0.99)] };
+  } finally {
+    await store.close();
+  }
+}
+
+/** What the store holds after the advance, as a check that the year's work was done. */
+async function counts(location: string): Promise<{ transactions: number; events: number; dueWork: number }> {
+  const store = await openStore(location, { poolSize: 2, create: 'nothing' });
+  try {
+    const count = (table: 'transactions' | 'events' | 'due_work') => store.read(() => get((q) => q.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n'))));
+    return { transactions: Number((await count('transactions'))!.n), events: Number((await count('events'))!.n), dueWork: Number((await count('due_work'))!.n) };
+  } finally {
+    await store.close();
+  }
+}
+
+// ---- reporting ----
+
+function figure(name: string, value: string, target: string, ok: boolean): boolean {
+  console.log(`  ${name.padEnd(44)} ${value.padStart(14)} (target ${target}) ${ok ? 'OK' : 'OVER TARGET'}`);
+  return ok;
+}
+const info = (name: string, value: string) => console.log(`  ${name.padEnd(44)} ${value.padStart(14)}`);
+const mb = (kb: number) => kb / 1024;
+
+async function benchEngine(engine: Engine, location: string, seeding: string): Promise<boolean> {
+  const before = await counts(location);
+  const advanced = await runAdvance(location, engine);
+  const after = await counts(location);
+  const idle = await idleCatchUp(location);
+
+  const changes = Object.values(advanced.changes).reduce((a, b) => a + b, 0);
+  const perSecond = changes / (advanced.ms / 1000);
+  console.log(`\ndue work on ${engine}: ${SUBSCRIPTIONS} active monthly subscriptions, clock advance ${DURATION}`);
+  info('seeding', seeding);
+  info('advance', `${advanced.from} -> ${advanced.to}`);
+  info('status changes in the advance', String(changes));
+  for (const [kind, n] of Object.entries(advanced.changes).sort()) info(`  ${kind}`, String(n));
+  info('advance time (CPU time of its process)', `${(advanced.ms / 1000).toFixed(2)} s (${(advanced.cpuMs / 1000).toFixed(2)} s)`);
+  info('transactions / events / due_work before', `${before.transactions} / ${before.events} / ${before.dueWork}`);
+  info('transactions / events / due_work after', `${after.transactions} / ${after.events} / ${after.dueWork}`);
+  const ok = [
+    figure('status changes per second', `${Math.round(perSecond)}/s`, `>= ${TARGETS.changesPerSecond[engine]}/s`, perSecond >= TARGETS.changesPerSecond[engine]),
+    figure('peak RSS of the advancing process', `${mb(advanced.peakRssKb).toFixed(0)} MB`, `<= ${TARGETS.peakMb} MB`, mb(advanced.peakRssKb) <= TARGETS.peakMb),
+  ];
+  info('  its RSS before the advance (tsx, store open)', `${mb(advanced.baseRssKb).toFixed(0)} MB`);
+  ok.push(figure(`catch-up, nothing due (mean of ${CALLS})`, `${idle.mean.toFixed(3)} ms`, `< ${TARGETS.idleCatchUpMs} ms`, idle.mean < TARGETS.idleCatchUpMs));
+  info('  median / p99', `${idle.median.toFixed(3)} / ${idle.p99.toFixed(3)} ms`);
+  if (engine === 'postgres') {
+    // Right after the advance, the head of due_work_due is the index entries of the work just
+    // done (dead until a vacuum): the earliest-due lookup steps over them. The same after VACUUM:
+    await pgStatement(location, 'VACUUM due_work');
+    const vacuumed = await idleCatchUp(location);
+    info('  the same after VACUUM due_work (mean)', `${vacuumed.mean.toFixed(3)} ms`);
+  }
+  return ok.every(Boolean);
+}
+
+async function main(): Promise<void> {
+  for (const engine of ENGINES) if (engine !== 'sqlite' && engine !== 'postgres') throw new Error(`unknown engine ${engine as string}: ENGINES is a list of sqlite, postgres`);
+  const dir = mkdtempSync(join(tmpdir(), 'billing-bench-'));
+  let server: PostgresServer | undefined;
+  try {
+    // Seeded once, on SQLite; PostgreSQL gets a copy made before SQLite's advance.
+    const path = join(dir, 'bench.db');
+    const seedMs = await seed(path);
+    const seeding = `${(seedMs / 1000).toFixed(1)} s (customers in bulk, subscriptions by use case)`;
+    let url: string | undefined;
+    let copyMs = 0;
+    if (ENGINES.includes('postgres')) {
+      const { startPostgres } = await import('../test/helpers/postgres-server.js');
+      server = await startPostgres(DURABLE);
+      url = server.url();
+      copyMs = await copyTo(path, url);
+    }
+    let ok = true;
+    if (ENGINES.includes('sqlite')) ok = (await benchEngine('sqlite', path, seeding)) && ok;
+    if (url !== undefined) ok = (await benchEngine('postgres', url, `${seeding}, then copied in ${(copyMs / 1000).toFixed(1)} s`)) && ok;
+    process.exitCode = ok || process.env.BENCH_STRICT !== '1' ? 0 : 1;
+  } finally {
+    await server?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[2] === 'advance') {
+  advanceChild(process.argv[3]).catch((error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exitCode = 1;
+  });
+} else {
+  main().catch((error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exitCode = 1;
+  });
+}
