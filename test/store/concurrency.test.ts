@@ -1,12 +1,12 @@
 // Four processes write to one store at the same moment (one SQLite file, or one PostgreSQL
 // database): nobody sees SQLITE_BUSY or a serialization failure, nothing is lost.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { all } from '../../src/lib/store/unit.js';
 import { ENGINE, freshPostgresUrl } from '../helpers/engine.js';
+import { startChild, within, type Child } from '../helpers/children.js';
 import { tempDir, testCore } from '../helpers/store.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -14,47 +14,7 @@ const FIXTURE = 'test/store/fixtures/create-customers.ts';
 const CHILDREN = 4;
 const PER_CHILD = 200;
 
-interface Child {
-  process: ChildProcess;
-  stdout: string;
-  stderr: string;
-  ready: Promise<void>;
-  exit: Promise<number | null>;
-}
-
-const running: ChildProcess[] = [];
-afterEach(() => {
-  // Whatever happened, no child outlives its test.
-  for (const child of running.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-});
-
-function start(args: string[]): Child {
-  const proc = spawn(process.execPath, ['--import', 'tsx', FIXTURE, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  running.push(proc);
-  const child = { process: proc, stdout: '', stderr: '' } as Child;
-  child.ready = new Promise((resolve, reject) => {
-    proc.stdout!.on('data', (d: Buffer) => {
-      child.stdout += d;
-      if (child.stdout.includes('ready\n')) resolve();
-    });
-    proc.once('exit', (code) => reject(new Error(`child exited (${code}) before it was ready: ${child.stderr}`)));
-  });
-  child.ready.catch(() => {}); // reported through Promise.all below
-  proc.stderr!.on('data', (d: Buffer) => (child.stderr += d));
-  child.exit = new Promise((resolve, reject) => {
-    proc.once('error', reject);
-    proc.once('close', (code) => resolve(code));
-  });
-  return child;
-}
-
-function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
+const start = (args: string[]): Child => startChild(['--import', 'tsx', FIXTURE, ...args], ROOT);
 
 describe(`concurrent writers on one store on ${ENGINE}`, () => {
   it(

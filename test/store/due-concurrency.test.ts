@@ -5,15 +5,15 @@
 // change, and only future work is left. Run once as every embedded command catches up (batches of
 // 500), and once in batches of 20, so the processes claim work side by side within each day.
 // Also: moving the clock in one step or in two does the same work.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { setClock } from '../../src/lib/core/store-clock.js';
 import { all, run } from '../../src/lib/store/unit.js';
 import { createCustomer, makePlan, minimalCustomer, send } from '../api/support.js';
 import { ENGINE, freshStoreLocation } from '../helpers/engine.js';
+import { startChild, within, type Child } from '../helpers/children.js';
 import { tempDir, testCore, type TestCore } from '../helpers/store.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -155,46 +155,7 @@ interface ChildReport {
   now: string;
   stillDue: boolean;
 }
-interface Child {
-  process: ChildProcess;
-  stdout: string;
-  stderr: string;
-  ready: Promise<void>;
-  exit: Promise<number | null>;
-}
-
-const running: ChildProcess[] = [];
-afterAll(() => {
-  for (const child of running.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-});
-
-function start(args: string[]): Child {
-  const proc = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', CHILD, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  running.push(proc);
-  const child = { process: proc, stdout: '', stderr: '' } as Child;
-  child.ready = new Promise((resolve, reject) => {
-    proc.stdout!.on('data', (d: Buffer) => {
-      child.stdout += d;
-      if (child.stdout.includes('ready\n')) resolve();
-    });
-    proc.once('exit', (code) => reject(new Error(`child exited (${code}) before it was ready: ${child.stderr}`)));
-  });
-  child.ready.catch(() => {}); // reported through Promise.all
-  proc.stderr!.on('data', (d: Buffer) => (child.stderr += d));
-  child.exit = new Promise((resolve, reject) => {
-    proc.once('error', reject);
-    proc.once('close', (code) => resolve(code));
-  });
-  return child;
-}
-
-function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
+const start = (args: string[]): Child => startChild(['--import', 'tsx', '--input-type=module', '-e', CHILD, ...args], ROOT);
 
 // ---- arranging and reading the store ----
 
