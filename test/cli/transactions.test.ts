@@ -1,6 +1,7 @@
 // transactions and notifications: what each verb sends and refuses before sending, how a transaction
 // and its history print (from a real response of the hosted service), and simulate's checks. The
 // same verbs against the embedded core are in subscriptions-e2e.test.ts.
+import { FIXTURES_DIR } from '../remote/helpers.js';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { notifications } from '../../src/commands/notifications/index.js';
@@ -10,7 +11,7 @@ import { collection, doc, overlong, printed, resource, runDouble, type Answer } 
 
 const ID = 'ffa38848-6abc-4d22-b6b0-63fe1780969c';
 /** GET /transactions/{id} of the hosted service: a collection charged back, retried and fulfilled. */
-const WITH_HISTORY = JSON.parse(readFileSync(new URL('../../../shared/fixtures/ecurring/transaction-with-history-get.json', import.meta.url), 'utf8')).response.body;
+const WITH_HISTORY = JSON.parse(readFileSync(`${FIXTURES_DIR}/transaction-with-history-get.json`, 'utf8')).response.body;
 const QUEUED = resource('transaction', '0b6f3e0c-1d2a-4c55-8f00-3a1b2c3d4e5f', {
   status: 'queued', scheduled_on: null, due_date: '2026-12-01T00:00:00+01:00', amount: 1234.5, canceled_on: null, webhook_url: null, payment_method: 'directdebit', description: 'Monthly box', history: [],
 });
