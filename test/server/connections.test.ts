@@ -6,22 +6,16 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { JSONAPI } from '../../src/lib/api/http.js';
 import { createAccount } from '../../src/lib/core/accounts.js';
-import { fixedClock } from '../../src/lib/core/clock.js';
-import { startServer, type RunningServer, type ServeOptions } from '../../src/lib/server/serve.js';
-import { openStore, type SqliteStore, type Store } from '../../src/lib/store/store.js';
-import { tempDbPath, TEST_NOW } from '../helpers/store.js';
+import { startServer, type ServeOptions } from '../../src/lib/server/serve.js';
+import { openStore, type SqliteStore } from '../../src/lib/store/store.js';
+import { tempDbPath } from '../helpers/store.js';
+import { clock, running, stores } from './servers.js';
 import { RawConnection } from './raw.js';
 
-const running: RunningServer[] = [];
-const stores: Store[] = [];
 const sockets: RawConnection[] = [];
 afterEach(async () => {
   for (const socket of sockets.splice(0)) socket.destroy();
-  await Promise.all(running.splice(0).map((server) => server.close()));
-  await Promise.all(stores.splice(0).map((store) => store.close()));
 });
-
-const clock = fixedClock(TEST_NOW);
 
 async function setup(options: Partial<ServeOptions> = {}) {
   const store = (await openStore(tempDbPath())) as SqliteStore;

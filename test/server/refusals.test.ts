@@ -3,23 +3,15 @@
 // never a broken pipe: the server answers, then reads and discards the rest of the body (up to a
 // bound) before closing. The client here is a raw socket that writes headers and the whole body,
 // waits until the last byte was handed to the kernel, and only then starts reading.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { JSONAPI } from '../../src/lib/api/http.js';
 import { createAccount } from '../../src/lib/core/accounts.js';
-import { fixedClock } from '../../src/lib/core/clock.js';
-import { startServer, type RunningServer } from '../../src/lib/server/serve.js';
-import { openStore, type SqliteStore, type Store } from '../../src/lib/store/store.js';
-import { tempDbPath, TEST_NOW } from '../helpers/store.js';
+import { startServer } from '../../src/lib/server/serve.js';
+import { openStore, type SqliteStore } from '../../src/lib/store/store.js';
+import { tempDbPath } from '../helpers/store.js';
+import { clock, running, stores } from './servers.js';
 import { writeAllThenRead, type RawAnswer } from './raw.js';
 
-const running: RunningServer[] = [];
-const stores: Store[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((server) => server.close()));
-  await Promise.all(stores.splice(0).map((store) => store.close()));
-});
-
-const clock = fixedClock(TEST_NOW);
 
 async function setup() {
   const store = (await openStore(tempDbPath())) as SqliteStore;

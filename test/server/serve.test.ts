@@ -1,21 +1,13 @@
 // `billing serve` in process: a real store, a real socket on 127.0.0.1, global fetch as the client.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { JSONAPI } from '../../src/lib/api/http.js';
 import { createAccount, rotateKey } from '../../src/lib/core/accounts.js';
-import { fixedClock } from '../../src/lib/core/clock.js';
-import { startServer, type RunningServer, type ServeOptions } from '../../src/lib/server/serve.js';
-import { openStore, type SqliteStore, type Store } from '../../src/lib/store/store.js';
+import { startServer, type ServeOptions } from '../../src/lib/server/serve.js';
+import { openStore, type SqliteStore } from '../../src/lib/store/store.js';
 import { all } from '../../src/lib/store/unit.js';
-import { tempDbPath, TEST_NOW } from '../helpers/store.js';
+import { tempDbPath } from '../helpers/store.js';
+import { clock, running, stores } from './servers.js';
 
-const running: RunningServer[] = [];
-const stores: Store[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((server) => server.close()));
-  await Promise.all(stores.splice(0).map((store) => store.close()));
-});
-
-const clock = fixedClock(TEST_NOW);
 
 async function setup(options: Partial<ServeOptions> = {}) {
   const store = (await openStore(tempDbPath())) as SqliteStore;

@@ -116,7 +116,12 @@ import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 const { openStore } = await import(${JSON.stringify(src('lib/store/store.js'))});
 const { catchUp, showClock, StoreClock } = await import(${JSON.stringify(src('lib/core/store-clock.js'))});
-const { isDue, runDue } = await import(${JSON.stringify(src('lib/core/due.js'))});
+const { earliestDue, runDue } = await import(${JSON.stringify(src('lib/core/due.js'))});
+// Whether any work is due by then: the earliest due time, read in the store.
+const isDue = async (store, until) => {
+  const due = await store.read(() => earliestDue());
+  return due !== undefined && due <= until;
+};
 const { systemClock } = await import(${JSON.stringify(src('lib/core/clock.js'))});
 const [dbPath, goFile, mode] = process.argv.slice(1);
 const store = await openStore(dbPath, { poolSize: 2, create: 'nothing' });

@@ -21,7 +21,7 @@ export async function run(duration: string, deps: Deps): Promise<void> {
   const { now } = await store.showClock(core);
   const to = addDuration(now, text, timeZone)!;
   if (deps.globals.dryRun) return printDryRun(deps, 'advance', local(now), local(to), true);
-  await printMove(deps, core, await store.setClock(core, to, (await core.account()).time_zone));
+  await printMove(deps, core, await store.setClock(core, to, timeZone));
 }
 
 export function configure(cmd: Command, invoke: Invoke): void {

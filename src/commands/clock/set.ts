@@ -21,7 +21,7 @@ export async function run(text: string, deps: Deps): Promise<void> {
     const { now } = await store.showClock(core);
     return printDryRun(deps, 'set', local(now), local(to), true);
   }
-  await printMove(deps, core, await store.setClock(core, to, (await core.account()).time_zone));
+  await printMove(deps, core, await store.setClock(core, to, timeZone));
 }
 
 export function configure(cmd: Command, invoke: Invoke): void {

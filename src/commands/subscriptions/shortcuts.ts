@@ -3,14 +3,14 @@
 import type { Deps } from '../../lib/command/deps.js';
 import { UsageError } from '../../lib/command/errors.js';
 import { runWrite } from '../../lib/command/resource.js';
-import { isDateInput } from '../../lib/schemas/subscription.js';
+import { DATE_MESSAGE, isDateInput } from '../../lib/schemas/dates.js';
 import { SUBSCRIPTION } from './index.js';
 
 /** A date flag's value, checked as the service checks dates; undefined when the flag was not given. */
 export function dateFlag(value: unknown, flag: string): string | undefined {
   if (value === undefined) return undefined;
   const text = String(value).trim();
-  if (!isDateInput(text)) throw new UsageError(`${flag}: must be a date (2026-12-01) or a datetime with an offset (2026-12-01T09:00:00+01:00), not "${String(value)}"`);
+  if (!isDateInput(text)) throw new UsageError(`${flag}: ${DATE_MESSAGE}, not "${String(value)}"`);
   return text;
 }
 

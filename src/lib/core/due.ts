@@ -8,7 +8,7 @@
 // same batch; the rest (a fulfilment, a retry, the next cycle: days on) is written for a later
 // batch. So the order holds however far the clock moves in one step.
 import type { Store } from '../store/store.js';
-import { all, prepared, type MaybePromise, type Unit } from '../store/unit.js';
+import { all, prepared, type Unit } from '../store/unit.js';
 import { doWork, flush, Ledger, loadSubscriptions, loadTransactions, type DueItem } from './lifecycle.js';
 
 /** Pieces of work per transaction: big enough that PostgreSQL's round trips are few, small enough to keep memory flat. */
@@ -111,10 +111,4 @@ export async function runDue(store: Store, until: string, options: { batchSize?:
     if (report.done === 0) return total;
     merge(total, report);
   }
-}
-
-/** Whether any work is due by `until`: one indexed read. */
-export function isDue(store: Store, until: string): MaybePromise<boolean> {
-  const found = store.read(() => earliestDue(), 'due.next');
-  return found instanceof Promise ? found.then((due) => due !== undefined && due <= until) : found !== undefined && found <= until;
 }

@@ -205,11 +205,11 @@ const NOTIFICATION_INSERT: RowsSpec = {
 
 /** Writes every change of the ledger, in bulk. */
 export function* flush(l: Ledger): Unit<void> {
+  const created = new Set(l.created);
   for (const [id, items] of l.histories) {
     const tx = l.txns.get(id);
-    if (tx && (l.changedTxns.has(tx) || l.created.includes(tx))) tx.history = JSON.stringify(items);
+    if (tx && (l.changedTxns.has(tx) || created.has(tx))) tx.history = JSON.stringify(items);
   }
-  const created = new Set(l.created);
   yield* writeRows('insert', TRANSACTION_INSERT, l.created as unknown as Record<string, unknown>[]);
   yield* writeRows('update', TRANSACTION_UPDATE, [...l.changedTxns].filter((tx) => !created.has(tx)) as unknown as Record<string, unknown>[]);
   yield* writeRows('update', SUBSCRIPTION_UPDATE, [...l.changedSubs] as unknown as Record<string, unknown>[]);

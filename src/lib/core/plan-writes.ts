@@ -1,5 +1,6 @@
 // Making subscription plans: the embedded store's stand-in for the hosted service's dashboard.
 import { validateAttributes } from '../schemas/common.js';
+import { DATE_MESSAGE } from '../schemas/dates.js';
 import { planCreateSchema } from '../schemas/plan.js';
 import { get, type MaybePromise } from '../store/unit.js';
 import { nowIso, transact, type CoreContext } from './context.js';
@@ -16,7 +17,7 @@ export function createPlan(ctx: CoreContext, attributes: Record<string, unknown>
   const givenStart = typeof attributes.start_date === 'string' ? attributes.start_date : undefined;
   const startDate = parseDateInput(givenStart ?? localDate(now, tz), tz);
   if (startDate === null && !problems.some((p) => p.attribute === 'start_date')) {
-    problems.push({ attribute: 'start_date', detail: 'must be a date (2026-12-01) or a datetime with an offset' });
+    problems.push({ attribute: 'start_date', detail: DATE_MESSAGE });
   }
   if (problems.length) return invalidAttributes(problems);
   const { store } = ctx;

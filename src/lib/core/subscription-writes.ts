@@ -12,14 +12,14 @@ import { get, run, type MaybePromise, type Unit } from '../store/unit.js';
 import { transact, nowIso, type CoreContext } from './context.js';
 import { activate, cancel, flush, Ledger, loadSubscriptions, moveSubscription, pause, restartCycles, setCancelDate, setResumeDate, type Sub } from './lifecycle.js';
 import { mandateConfirmation } from './notifications.js';
-import type { Plan } from './plans.js';
+import { getPlan } from './plans.js';
 import { fail, invalidAttributes, ok, type Result } from './result.js';
 import { dayAt, midnight } from './schedule.js';
 import { findSubscriptionWithTransactions } from './subscriptions.js';
-import { formatInstant, parseDateInput } from './time.js';
+import { formatInstant, parseDateInput, readInstants } from './time.js';
 import { canMove, OPEN_STATUSES, SUBSCRIPTION_TRANSITIONS } from './transitions.js';
 import { isPrivateTarget } from './webhooks.js';
-import type { Customer, Subscription } from './customers.js';
+import { findCustomer, type Subscription } from './customers.js';
 
 export interface SubscriptionWithTransactions {
   subscription: Subscription;
@@ -29,23 +29,6 @@ export interface SubscriptionWithTransactions {
 const URLS = ['subscription_webhook_url', 'transaction_webhook_url'] as const;
 const DATES = ['mandate_accepted_date', 'start_date', 'cancel_date', 'resume_date'] as const;
 type DateName = (typeof DATES)[number];
-
-/** The dates of a request as instants (a date is 00:00 in the account's zone); null clears, absent keeps. */
-function readDates(value: Partial<Record<DateName, string | null>>, timeZone: string, problems: AttributeProblem[]): Partial<Record<DateName, string | null>> {
-  const dates: Partial<Record<DateName, string | null>> = {};
-  for (const name of DATES) {
-    const given = value[name];
-    if (given === undefined) continue;
-    if (given === null) {
-      dates[name] = null;
-      continue;
-    }
-    const instant = parseDateInput(given, timeZone);
-    if (instant === null) problems.push({ attribute: name, detail: 'must be a date (2026-12-01) or a datetime with an offset' });
-    else dates[name] = instant;
-  }
-  return dates;
-}
 
 /** Rules on the values themselves, alike for create and update. */
 function checkValues(ctx: CoreContext, value: Record<string, unknown>, dates: Partial<Record<DateName, string | null>>, problems: AttributeProblem[]): void {
@@ -70,14 +53,10 @@ function* answer(ctx: CoreContext, id: number): Unit<Result<SubscriptionWithTran
   return ok((yield* findSubscriptionWithTransactions(ctx, id))!);
 }
 
-function* customerOf(ctx: CoreContext, id: number): Unit<Customer | undefined> {
-  return (yield* get((q) => q.selectFrom('customers').selectAll().where('id', '=', id).where('account_id', '=', ctx.account.id))) as Customer | undefined;
-}
-
 export function createSubscription(ctx: CoreContext, attributes: Record<string, unknown>): MaybePromise<Result<SubscriptionWithTransactions>> {
   const { value, problems } = validateAttributes(subscriptionCreateSchema, attributes, { readOnly: SUBSCRIPTION_READ_ONLY_ON_CREATE });
   const tz = ctx.account.time_zone;
-  const dates = readDates(value, tz, problems);
+  const dates = readInstants(value, DATES, tz, problems);
   checkValues(ctx, value, dates, problems);
   const status = value.status ?? 'unverified';
   if (value.mandate_accepted === true && !dates.mandate_accepted_date && !has(problems, 'mandate_accepted_date')) {
@@ -88,8 +67,9 @@ export function createSubscription(ctx: CoreContext, attributes: Record<string, 
 
   return transact(ctx.store, function* () {
     const now = nowIso(ctx);
-    const customer = yield* customerOf(ctx, value.customer_id);
-    const plan = (yield* get((q) => q.selectFrom('subscription_plans').selectAll().where('id', '=', value.subscription_plan_id).where('account_id', '=', ctx.account.id))) as Plan | undefined;
+    const customer = yield* findCustomer(ctx, value.customer_id);
+    const planFound = yield* getPlan(ctx, value.subscription_plan_id);
+    const plan = planFound.ok ? planFound.value : undefined;
     const found: AttributeProblem[] = [];
     if (!customer) found.push({ attribute: 'customer_id', detail: `no customer with id ${value.customer_id}` });
     if (!plan) found.push({ attribute: 'subscription_plan_id', detail: `no subscription plan with id ${value.subscription_plan_id}` });
@@ -202,7 +182,7 @@ export function updateSubscription(ctx: CoreContext, id: number, attributes: Rec
       readOnly: SUBSCRIPTION_READ_ONLY_ON_UPDATE,
       unchanged: (name, given) => isCurrentValue(ctx, sub, name, given),
     });
-    const dates = readDates(value, tz, problems);
+    const dates = readInstants(value, DATES, tz, problems);
     checkValues(ctx, value, dates, problems);
     const from = sub.status as SubscriptionStatus;
     const to = value.status ?? from;
@@ -272,7 +252,7 @@ export function updateSubscription(ctx: CoreContext, id: number, attributes: Rec
       else setCancelDate(l, sub, dates.cancel_date);
     }
     if (confirmAgain) {
-      const customer = (yield* customerOf(ctx, sub.customer_id))!;
+      const customer = (yield* findCustomer(ctx, sub.customer_id))!;
       l.notifications.push(mandateConfirmation(ctx, customer, l.plans.get(sub.subscription_plan_id)!, sub, now));
     }
     yield* flush(l);

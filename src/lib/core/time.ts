@@ -4,6 +4,9 @@
 // the first Intl formatter with a time zone loads ICU locale data (12-15 ms measured here), which
 // alone would break the CLI's start-up budget. This module owns the process's TZ; nothing else in
 // billing uses local time (everything else is UTC).
+import type { AttributeProblem } from '../schemas/common.js';
+import { DATE_MESSAGE } from '../schemas/dates.js';
+
 let activeZone: string | undefined;
 
 /** Minutes east of UTC in timeZone at the instant ms. */
@@ -107,4 +110,20 @@ function isRealDate(y: number, m: number, d: number): boolean {
 /** The calendar date (YYYY-MM-DD) of an instant in a time zone. */
 export function localDate(utcIso: string, timeZone: string): string {
   return formatInstant(utcIso, timeZone).slice(0, 10);
+}
+
+/**
+ * The date attributes of a request as UTC instants (a date is 00:00 in the zone): null clears,
+ * absent keeps. One problem per date that is not one.
+ */
+export function readInstants<N extends string>(value: Partial<Record<N, string | null>>, names: readonly N[], timeZone: string, problems: AttributeProblem[]): Partial<Record<N, string | null>> {
+  const instants: Partial<Record<N, string | null>> = {};
+  for (const name of names) {
+    const given = value[name];
+    if (given === undefined) continue;
+    const instant = given === null ? null : parseDateInput(given, timeZone);
+    if (given !== null && instant === null) problems.push({ attribute: name, detail: DATE_MESSAGE });
+    else instants[name] = instant;
+  }
+  return instants;
 }

@@ -1,5 +1,5 @@
 // Manual transactions (POST and DELETE /transactions) and an operator's simulated outcomes.
-import { validateAttributes } from '../schemas/common.js';
+import { validateAttributes, type AttributeProblem } from '../schemas/common.js';
 import { REASON_CODES } from '../schemas/sepa.js';
 import { transactionCreateSchema, TRANSACTION_READ_ONLY } from '../schemas/subscription.js';
 import { OUTCOMES, type Outcome } from '../schemas/vocabulary.js';
@@ -9,7 +9,7 @@ import { addManualTransaction, cancelByHand, flush, Ledger, loadSubscriptions, l
 import { fail, invalidAttributes, notFound, ok, type Result } from './result.js';
 import { dayAt, midnight } from './schedule.js';
 import { findTransaction, UUID } from './transactions.js';
-import { parseDateInput } from './time.js';
+import { readInstants } from './time.js';
 import { OPEN_STATUSES } from './transitions.js';
 
 const ledgerFor = (ctx: CoreContext): Ledger => {
@@ -21,11 +21,7 @@ const ledgerFor = (ctx: CoreContext): Ledger => {
 export function createTransaction(ctx: CoreContext, attributes: Record<string, unknown>): MaybePromise<Result<Txn>> {
   const { value, problems } = validateAttributes(transactionCreateSchema, attributes, { readOnly: TRANSACTION_READ_ONLY });
   const tz = ctx.account.time_zone;
-  let due: string | null | undefined;
-  if (typeof value.due_date === 'string') {
-    due = parseDateInput(value.due_date, tz);
-    if (due === null) problems.push({ attribute: 'due_date', detail: 'must be a date (2026-12-01) or a datetime with an offset' });
-  }
+  const due = readInstants(value, ['due_date'], tz, problems).due_date;
   if (problems.length) return invalidAttributes(problems);
   return transact(ctx.store, function* () {
     const now = nowIso(ctx);
@@ -70,7 +66,7 @@ export function cancelManually(ctx: CoreContext, id: string): MaybePromise<Resul
  * attempt; after it, at once.
  */
 export function simulateOutcome(ctx: CoreContext, id: string, outcome: Outcome, reasonCode?: string): MaybePromise<Result<Txn>> {
-  const problems = [];
+  const problems: AttributeProblem[] = [];
   if (!(OUTCOMES as readonly string[]).includes(outcome)) problems.push({ attribute: 'outcome', detail: `must be one of: ${OUTCOMES.join(', ')}` });
   const code = reasonCode ?? (outcome === 'failed' ? 'AM04' : 'MD06');
   if (!REASON_CODES.has(code)) problems.push({ attribute: 'reason_code', detail: `must be a SEPA reason code such as AM04 or MD06, not "${code}"` });

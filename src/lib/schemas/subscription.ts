@@ -1,21 +1,9 @@
 // The subscription and transaction resources: request attributes (validation, flags, prompts, help).
 import { z } from 'zod';
 import { amount, integer, optionalBool, optionalEnum, optionalText, type FieldMeta } from './common.js';
+import { DATE_MESSAGE, isDateInput } from './dates.js';
 import { SUBSCRIPTION_STATUSES } from './vocabulary.js';
 
-const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
-const DATETIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/i;
-
-/** Whether text is a real calendar date, or a datetime with an offset (the zone comes from the account later). */
-export function isDateInput(text: string): boolean {
-  if (DATE_ONLY.test(text)) {
-    const [y, m, d] = text.split('-').map(Number);
-    return m >= 1 && m <= 12 && d >= 1 && d <= new Date(Date.UTC(y, m, 0)).getUTCDate();
-  }
-  return DATETIME.test(text) && !Number.isNaN(Date.parse(text.replace(' ', 'T')));
-}
-
-const DATE_MESSAGE = 'must be a date (2026-12-01) or a datetime with an offset (2026-12-01T09:00:00+01:00)';
 
 /** A date as the API takes it; the use case reads it in the account's time zone. Empty or null clears it. */
 export const dateInput = (meta: Omit<FieldMeta, 'kind'>) =>
