@@ -1,7 +1,8 @@
 // JSON:API documents: resource objects for each type, and the single and collection documents.
 import { formatAmount } from '../schemas/money.js';
+import { hostedInvoiceUrl } from '../core/invoices.js';
 import { formatInstant, formatNullableInstant } from '../core/time.js';
-import type { CustomerRow, NotificationRow, PlanRow, SubscriptionRow, TransactionRow } from '../store/schema.js';
+import type { CustomerRow, InvoiceLineRow, InvoiceRow, NotificationRow, PlanRow, SubscriptionRow, TransactionRow } from '../store/schema.js';
 import { pageUrl, type GetQuery } from './query.js';
 import type { ResourceType } from '../schemas/vocabulary.js';
 
@@ -31,6 +32,8 @@ const PATHS: Record<ResourceType, string> = {
   'subscription-plan': 'subscription-plans',
   transaction: 'transactions',
   notification: 'notifications',
+  invoice: 'invoices',
+  'invoice-line': 'invoice-lines',
 };
 
 function resource(type: ResourceType, id: number | string, attributes: Record<string, unknown>, r: Rendering, relationships?: ResourceObject['relationships']): ResourceObject {
@@ -199,6 +202,54 @@ export function notificationResource(row: Row<NotificationRow>, r: Rendering): R
       subscription: { links: { related: `${r.baseUrl}/subscriptions/${row.subscription_id}` }, data: { type: 'subscription', id: String(row.subscription_id) } },
     },
   );
+}
+
+/** An invoice as the hosted service shows it: money as decimal strings, DRAFT until finalised, related links for subscription, customer and lines. */
+export function invoiceResource(row: Row<InvoiceRow>, lineIds: readonly number[], r: Rendering): ResourceObject {
+  const { timeZone: tz } = r;
+  const self = `${r.baseUrl}/invoices/${row.id}`;
+  return resource(
+    'invoice',
+    row.id,
+    {
+      status: row.status,
+      reference: row.reference ?? 'DRAFT',
+      amount_excl: formatAmount(row.amount_excl_cents),
+      amount_incl: formatAmount(row.amount_excl_cents + row.tax_amount_cents),
+      tax_rates: (JSON.parse(row.tax_rates) as [number, number][]).map(([rate, cents]) => ({ amount: formatAmount(cents), rate: formatAmount(rate) })),
+      tax_amount: formatAmount(row.tax_amount_cents),
+      invoice_date: formatNullableInstant(row.invoice_date, tz),
+      transaction_date: formatNullableInstant(row.transaction_date, tz),
+      hosted_invoice_url: hostedInvoiceUrl(r.baseUrl, row),
+      send_email: row.send_email === 1,
+      created_at: formatInstant(row.created_at, tz),
+      updated_at: formatInstant(row.updated_at, tz),
+    },
+    r,
+    {
+      subscription: { links: { related: `${self}/subscription` }, data: { type: 'subscription', id: String(row.subscription_id) } },
+      customer: { links: { related: `${self}/customer` }, data: { type: 'customer', id: String(row.customer_id) } },
+      'invoice-lines': { links: { related: `${self}/lines` }, data: ids('invoice-line', lineIds as number[]) },
+      transaction: { data: row.transaction_id === null ? null : { type: 'transaction', id: row.transaction_id } },
+      'original-invoice': { data: row.original_invoice_id === null ? null : { type: 'invoice', id: String(row.original_invoice_id) } },
+    },
+  );
+}
+
+/** An invoice line: unit amounts and the rate as decimal strings; no relationships (the hosted service shows none). */
+export function lineResource(row: Row<InvoiceLineRow>, r: Rendering): ResourceObject {
+  const { timeZone: tz } = r;
+  return resource('invoice-line', row.id, {
+    description: row.description,
+    amount_excl: formatAmount(row.unit_excl_cents),
+    amount_incl: formatAmount(row.unit_excl_cents + row.unit_tax_cents),
+    tax_rate: formatAmount(row.tax_rate),
+    tax_amount: formatAmount(row.unit_tax_cents),
+    tax_included: row.tax_included === 1,
+    quantity: row.quantity,
+    created_at: formatInstant(row.created_at, tz),
+    updated_at: formatInstant(row.updated_at, tz),
+  }, r);
 }
 
 export interface SingleDocument {

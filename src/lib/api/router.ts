@@ -8,6 +8,7 @@ import { simpleError } from './errors.js';
 import type { ApiRequest, ApiResponse } from './http.js';
 import type { RequestContext } from './handlers/context.js';
 import * as customers from './handlers/customers.js';
+import * as invoices from './handlers/invoices.js';
 import * as plans from './handlers/plans.js';
 import * as subscriptions from './handlers/subscriptions.js';
 import * as transactions from './handlers/transactions.js';
@@ -21,6 +22,7 @@ type Methods = { GET?: ReadHandler } & Partial<Record<'POST' | 'PATCH' | 'DELETE
 const customerWrites = () => import('./handlers/customer-writes.js');
 const subscriptionWrites = () => import('./handlers/subscription-writes.js');
 const transactionWrites = () => import('./handlers/transaction-writes.js');
+const invoiceWrites = () => import('./handlers/invoice-writes.js');
 
 /**
  * Path patterns; `:id` matches a numeric id only, so `/customers/abc` is 404 like any unknown path,
@@ -54,6 +56,31 @@ const ROUTES: Record<string, Methods> = {
     DELETE: async (rc) => (await transactionWrites()).remove(rc),
   },
   '/notifications': { GET: transactions.notifications },
+  '/invoices': {
+    GET: invoices.list,
+    POST: async (rc) => (await invoiceWrites()).create(rc),
+  },
+  '/invoices/:id': {
+    GET: invoices.get,
+    PATCH: async (rc) => (await invoiceWrites()).update(rc),
+    DELETE: async (rc) => (await invoiceWrites()).remove(rc),
+  },
+  '/invoices/:id/finalise': { PATCH: async (rc) => (await invoiceWrites()).finalise(rc) },
+  // The reference's heading says POST, its sample and the service's own clients PATCH: both are taken.
+  '/invoices/:id/credit': {
+    POST: async (rc) => (await invoiceWrites()).credit(rc),
+    PATCH: async (rc) => (await invoiceWrites()).credit(rc),
+  },
+  '/invoices/:id/pay': { PATCH: async (rc) => (await invoiceWrites()).pay(rc) },
+  '/invoices/:id/lines': { GET: invoices.lines },
+  '/invoices/:id/subscription': { GET: invoices.subscription },
+  '/invoices/:id/customer': { GET: invoices.customer },
+  '/invoice-lines': { POST: async (rc) => (await invoiceWrites()).createInvoiceLine(rc) },
+  '/invoice-lines/:id': {
+    GET: invoices.line,
+    PATCH: async (rc) => (await invoiceWrites()).updateInvoiceLine(rc),
+    DELETE: async (rc) => (await invoiceWrites()).removeInvoiceLine(rc),
+  },
 };
 
 /** What a path parameter matches: ids are numeric, transaction ids UUIDs (either case). */

@@ -27,7 +27,7 @@ export function addAttributeFlags(cmd: Command, shape: Shape, options: { create:
       cmd.option(flag, help);
       cmd.option(`--no-${kebab(name)}`, `the opposite of ${flag}`);
     } else {
-      const placeholder = meta?.kind === 'enum' ? 'value' : meta?.kind === 'date' ? 'date' : meta?.kind === 'amount' ? 'euro' : meta?.kind === 'integer' || meta?.kind === 'id' ? 'n' : 'text';
+      const placeholder = meta?.kind === 'enum' ? 'value' : meta?.kind === 'date' ? 'date' : meta?.kind === 'amount' ? 'euro' : meta?.kind === 'percent' ? 'percent' : meta?.kind === 'integer' || meta?.kind === 'id' ? 'n' : 'text';
       cmd.option(`${flag} <${placeholder}>`, help);
     }
   }
@@ -58,6 +58,9 @@ async function readData(source: string, io: IO): Promise<Record<string, unknown>
   return { ...(attributes as Record<string, unknown>) };
 }
 
+/** Kinds typed as decimals, where a comma may stand for the point. */
+export const isDecimal = (kind: string | undefined): boolean => kind === 'amount' || kind === 'percent';
+
 /**
  * An amount as people type it: `12,50` (a decimal comma), `1.234,50` and `1,234.50` become `12.50`,
  * `1234.50`. `12,500` is left alone (twelve and a half, or twelve thousand five hundred?): the
@@ -82,7 +85,7 @@ export async function collectAttributes(opts: Record<string, unknown>, shape: Sh
   for (const [name, schema] of Object.entries(shape)) {
     let value = opts[optionKey(name)];
     if (value === undefined) continue;
-    if (typeof value === 'string' && metaOf(schema)?.kind === 'amount') value = amountInput(value);
+    if (typeof value === 'string' && isDecimal(metaOf(schema)?.kind)) value = amountInput(value);
     const problem = checkValue(schema, value);
     if (problem) problems.push(`--${kebab(name)}: ${problem}`);
     attributes[name] = value;

@@ -6,7 +6,7 @@ import { isRequired, metaOf, type FieldMeta } from '../schemas/common.js';
 import type { Choice, Prompter } from '../prompts/prompter.js';
 import type { Deps } from './deps.js';
 import { UsageError } from './errors.js';
-import { amountInput, checkValue, kebab, missingNames, type Shape } from './flags.js';
+import { amountInput, checkValue, isDecimal, kebab, missingNames, type Shape } from './flags.js';
 import { safeText } from '../output/format.js';
 import { send } from './resource.js';
 
@@ -62,7 +62,7 @@ async function ask(deps: Deps, name: string, schema: z.ZodType, current?: unknow
       if (meta.related) return Number(await pickRelated(deps, prompter, message, meta.related));
     // falls through: an id without a related resource is typed
     default: {
-      const normalise = (answer: string) => (meta?.kind === 'amount' ? amountInput(answer) : answer);
+      const normalise = (answer: string) => (isDecimal(meta?.kind) ? amountInput(answer) : answer);
       const answer = await prompter.text({
         message: meta?.example ? `${message} (e.g. ${meta.example})` : message,
         default: shown(current),
@@ -81,11 +81,13 @@ interface Listed {
   attributes?: Record<string, unknown>;
 }
 
-/** "Jan Jansen <jan@example.com>", "Monthly membership (12.50)": what a person recognises a resource by. */
+/** "Jan Jansen <jan@example.com>", "Monthly membership (12.50)", "INV-7 (12.10)": what a person recognises a resource by. */
 function describe(resource: Listed): string {
   const a = resource.attributes ?? {};
-  const name = a.name ?? ([a.first_name, a.middle_name, a.last_name].filter(Boolean).join(' ') || a.company_name || a.mandate_code || '');
-  const extra = a.email ? ` <${a.email}>` : a.amount ? ` (${a.amount})` : '';
+  const name = a.name ?? ([a.first_name, a.middle_name, a.last_name].filter(Boolean).join(' ') || a.company_name || a.mandate_code || a.reference || '');
+  // A plan's amount, or an invoice's total (a draft's is 0.00 until it has lines).
+  const amount = a.amount ?? a.amount_incl;
+  const extra = a.email ? ` <${a.email}>` : amount !== undefined && amount !== null && amount !== '' ? ` (${amount})` : '';
   return `${resource.id}  ${String(name)}${extra}`;
 }
 

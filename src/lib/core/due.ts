@@ -9,7 +9,9 @@
 // batch. So the order holds however far the clock moves in one step.
 import type { Store } from '../store/store.js';
 import { all, prepared, type Unit } from '../store/unit.js';
+import { endOfDay, finalise, loadInvoices, newInvoicing, type Invoicing } from './invoicing.js';
 import { doWork, flush, Ledger, loadSubscriptions, loadTransactions, type DueItem } from './lifecycle.js';
+import { DEFAULT_BASE_URL } from './notifications.js';
 
 /** Pieces of work per transaction: big enough that PostgreSQL's round trips are few, small enough to keep memory flat. */
 export const BATCH = 500;
@@ -29,8 +31,21 @@ export function* earliestDue(): Unit<string | undefined> {
   return (yield* nextDue.get())?.due_at;
 }
 
+export interface DueOptions {
+  batchSize?: number;
+  /** The public base URL, for links in what due work sends (an invoice's email). */
+  baseUrl?: string;
+}
+
+/** A draft whose invoice date has ended is finalised; one that no longer is (finalised by hand, its date moved or cleared, no lines yet) stays as it is. */
+function finaliseDue(l: Ledger, invoicing: Invoicing, item: DueItem, baseUrl: string): void {
+  const invoice = l.invoices.get(Number(item.subject));
+  if (invoice?.status !== 'draft' || invoice.invoice_date === null || endOfDay(invoice.invoice_date, l.zone(invoice.account_id)) > item.due_at) return;
+  finalise(l, invoicing, invoice, item.due_at, baseUrl);
+}
+
 /** Claims and does one batch of the work due by `until`. `blocked`: work is due, but other transactions hold all of it. */
-function* batch(until: string, size: number): Unit<DueReport & { blocked?: boolean }> {
+function* batch(until: string, size: number, baseUrl: string): Unit<DueReport & { blocked?: boolean }> {
   const first = yield* earliestDue();
   if (first === undefined || first > until) return { done: 0, changes: {} };
   const windowEnd = new Date(Math.min(Date.parse(until), Date.parse(first) + DAY_MS - 1)).toISOString();
@@ -46,8 +61,10 @@ function* batch(until: string, size: number): Unit<DueReport & { blocked?: boole
   const txIds: string[] = [];
   const subIds: number[] = [];
   const collecting = new Set<string>();
+  const invoiceIds: number[] = [];
   for (const item of claimed) {
-    if (item.kind.startsWith('transaction.')) {
+    if (item.kind === 'invoice.finalise') invoiceIds.push(Number(item.subject));
+    else if (item.kind.startsWith('transaction.')) {
       txIds.push(item.subject);
       if (item.kind !== 'transaction.fulfil') collecting.add(item.subject);
     } else subIds.push(Number(item.subject));
@@ -55,6 +72,8 @@ function* batch(until: string, size: number): Unit<DueReport & { blocked?: boole
   // A fulfilment needs its subscription only to retry an outcome set for it.
   yield* loadTransactions(l, txIds, undefined, (tx) => collecting.has(tx.id) || tx.outcome !== null);
   yield* loadSubscriptions(l, subIds);
+  const invoicing = newInvoicing();
+  yield* loadInvoices(l, invoicing, invoiceIds);
   // Work a piece sets up inside what this batch covers (a resume's collection due at once, a manual
   // transaction's) is done here, in its place in the order, not after later work of the batch.
   const horizon = claimed.length < size ? windowEnd : claimed[claimed.length - 1].due_at;
@@ -62,7 +81,8 @@ function* batch(until: string, size: number): Unit<DueReport & { blocked?: boole
   let added = 0;
   for (let i = 0; i < pending.length; i++) {
     const before = l.work.length;
-    doWork(l, pending[i]);
+    if (pending[i].kind === 'invoice.finalise') finaliseDue(l, invoicing, pending[i], baseUrl);
+    else doWork(l, pending[i]);
     for (let w = before; w < l.work.length; ) {
       const work = l.work[w];
       if (work.due_at > horizon) {
@@ -96,11 +116,11 @@ const BLOCKED_WAIT_MS = 60_000;
  * claimed (PostgreSQL) is waited for, so a catch-up returns only when nothing is due: what the
  * caller reads next is current.
  */
-export async function runDue(store: Store, until: string, options: { batchSize?: number } = {}): Promise<DueReport> {
+export async function runDue(store: Store, until: string, options: DueOptions = {}): Promise<DueReport> {
   const total: DueReport = { done: 0, changes: {} };
   let waited = 0;
   for (;;) {
-    const report = await store.work(() => batch(until, options.batchSize ?? BATCH));
+    const report = await store.work(() => batch(until, options.batchSize ?? BATCH, options.baseUrl ?? DEFAULT_BASE_URL));
     if (report.blocked) {
       if (waited >= BLOCKED_WAIT_MS) return total;
       const pause = 10 + Math.random() * 20;

@@ -7,16 +7,25 @@
 // loads one subscription; the due-work runner loads a batch of hundreds, so a thousand state
 // changes cost a handful of statements on PostgreSQL, not thousands of round trips.
 import { randomUUID } from 'node:crypto';
-import type { Outcome, SubscriptionStatus, TransactionStatus } from '../schemas/vocabulary.js';
+import type { InvoiceStatus, Outcome, SubscriptionStatus, TransactionStatus } from '../schemas/vocabulary.js';
 import { REASON_CODES } from '../schemas/sepa.js';
-import type { DueWorkRow, EventRow, NotificationRow, SubscriptionRow, TransactionRow } from '../store/schema.js';
-import { all, writeRows, type RowsSpec, type Unit } from '../store/unit.js';
+import type { DueWorkRow, EventRow, InvoiceRow, NotificationRow, SubscriptionRow, TransactionRow } from '../store/schema.js';
+import { all, run, writeRows, type RowsSpec, type Unit } from '../store/unit.js';
 import type { Plan } from './plans.js';
 import { addDays, cycleDay, dayAt, firstCycleOnOrAfter, midnight, type Frequency } from './schedule.js';
-import { canMove, OPEN_STATUSES, SUBSCRIPTION_TRANSITIONS, TRANSACTION_TRANSITIONS, TransitionError } from './transitions.js';
+import { canMove, INVOICE_TRANSITIONS, OPEN_STATUSES, SUBSCRIPTION_TRANSITIONS, TRANSACTION_TRANSITIONS, TransitionError } from './transitions.js';
 
 export type Sub = Omit<SubscriptionRow, 'id'> & { id: number; /** the customer's, at the time: a new transaction takes it */ customer_payment_method: string };
 export type Txn = Omit<TransactionRow, 'seq'> & { seq?: number };
+export type Inv = Omit<InvoiceRow, 'id'> & { id: number };
+
+/** An account's invoice numbers while a transaction holds its row: the next to give, and the prefix. */
+export interface Counter {
+  next: number;
+  prefix: string;
+  /** The next number as it was read: the account row is written back only when numbers were given. */
+  read: number;
+}
 
 export interface HistoryItem {
   attempt: number;
@@ -34,6 +43,7 @@ export const WORK = {
   'transaction.schedule': 1,
   'transaction.collect': 1,
   'transaction.fulfil': 1,
+  'invoice.finalise': 1,
 } as const;
 export type WorkKind = keyof typeof WORK;
 
@@ -63,6 +73,10 @@ export class Ledger {
   readonly changes: Record<string, number> = {};
   /** Parsed histories, by transaction id (parsed once, written back once). */
   readonly histories = new Map<string, HistoryItem[]>();
+  readonly invoices = new Map<number, Inv>();
+  readonly changedInvoices = new Set<Inv>();
+  /** Invoice numbers per account id, loaded (and locked) only where an invoice may be finalised. */
+  readonly counters = new Map<number, Counter>();
 
   zone(accountId: number): string {
     const zone = this.zones.get(accountId);
@@ -169,7 +183,7 @@ const TRANSACTION_INSERT: RowsSpec = {
   columns: {
     id: 'text', account_id: 'integer', subscription_id: 'integer', origin: 'text', cycle: 'integer', status: 'text', scheduled_on: 'instant',
     due_date: 'instant', amount_cents: 'integer', canceled_on: 'instant', webhook_url: 'text', payment_method: 'text', description: 'text',
-    attempt: 'integer', history: 'text', outcome: 'text', outcome_code: 'text', created_at: 'instant', updated_at: 'instant',
+    attempt: 'integer', history: 'text', outcome: 'text', outcome_code: 'text', created_at: 'instant', updated_at: 'instant', invoice_id: 'integer',
   },
 };
 const TRANSACTION_UPDATE: RowsSpec = {
@@ -186,6 +200,15 @@ const SUBSCRIPTION_UPDATE: RowsSpec = {
     id: 'integer', status: 'text', mandate_accepted: 'flag', mandate_accepted_date: 'instant', start_date: 'instant', cancel_date: 'instant',
     resume_date: 'instant', confirmation_sent: 'flag', subscription_webhook_url: 'text', transaction_webhook_url: 'text',
     success_redirect_url: 'text', metadata: 'json', cycle_anchor: 'text', next_cycle: 'integer', updated_at: 'instant',
+  },
+};
+const INVOICE_UPDATE: RowsSpec = {
+  key: 'invoices.update',
+  table: 'invoices',
+  by: 'id',
+  columns: {
+    id: 'integer', status: 'text', number: 'integer', reference: 'text', invoice_date: 'instant', transaction_date: 'instant', send_email: 'flag',
+    transaction_id: 'text', hosted_token: 'text', finalised_at: 'instant', updated_at: 'instant',
   },
 };
 const EVENT_INSERT: RowsSpec = {
@@ -205,6 +228,7 @@ const NOTIFICATION_INSERT: RowsSpec = {
 
 /** Writes every change of the ledger, in bulk. */
 export function* flush(l: Ledger): Unit<void> {
+  yield* followInvoices(l);
   const created = new Set(l.created);
   for (const [id, items] of l.histories) {
     const tx = l.txns.get(id);
@@ -216,6 +240,43 @@ export function* flush(l: Ledger): Unit<void> {
   yield* writeRows('insert', EVENT_INSERT, l.events as unknown as Record<string, unknown>[]);
   yield* writeRows('insert', WORK_INSERT, l.work as unknown as Record<string, unknown>[]);
   yield* writeRows('insert', NOTIFICATION_INSERT, l.notifications as unknown as Record<string, unknown>[]);
+  yield* writeRows('update', INVOICE_UPDATE, [...l.changedInvoices] as unknown as Record<string, unknown>[]);
+  for (const [accountId, counter] of l.counters) {
+    if (counter.next !== counter.read) yield* run((q) => q.updateTable('accounts').set({ next_invoice_number: counter.next }).where('id', '=', accountId));
+  }
+}
+
+// ---- invoices following their transactions ----
+
+export function moveInvoice(l: Ledger, inv: Inv, to: InvoiceStatus, at: string): void {
+  if (!canMove(INVOICE_TRANSITIONS, inv.status as InvoiceStatus, to)) throw new TransitionError(`invoice ${inv.id} cannot go from ${inv.status} to ${to}`);
+  inv.status = to;
+  inv.updated_at = at;
+  l.changedInvoices.add(inv);
+  l.count(`invoice.${to}`);
+}
+
+/** What an invoice becomes when its transaction ends so: funds in, failed for good (after every retry), canceled. */
+const FOLLOWS: Partial<Record<string, InvoiceStatus>> = { fulfilled: 'paid', failed: 'charged_back', canceled: 'cancelled' };
+
+/**
+ * Invoices follow their transactions, by where each transaction ended up in this ledger (a failure
+ * followed by a storno retry is not an end). A move the table does not allow (an invoice paid by
+ * hand whose transaction is then canceled) leaves the invoice as it is.
+ */
+function* followInvoices(l: Ledger): Unit<void> {
+  const follow: Txn[] = [];
+  for (const tx of [...l.created, ...l.changedTxns]) if (tx.invoice_id !== null && FOLLOWS[tx.status] !== undefined) follow.push(tx);
+  if (follow.length === 0) return;
+  const missing = [...new Set(follow.map((tx) => tx.invoice_id!))].filter((id) => !l.invoices.has(id));
+  if (missing.length) {
+    for (const row of (yield* all((q, d) => d.locked(q.selectFrom('invoices').selectAll().where('id', 'in', missing).orderBy('id')))) as Inv[]) l.invoices.set(row.id, row);
+  }
+  for (const tx of follow) {
+    const inv = l.invoices.get(tx.invoice_id!);
+    const to = FOLLOWS[tx.status]!;
+    if (inv && inv.status !== to && canMove(INVOICE_TRANSITIONS, inv.status as InvoiceStatus, to)) moveInvoice(l, inv, to, tx.updated_at);
+  }
 }
 
 // ---- status changes ----
@@ -247,12 +308,13 @@ export function moveTransaction(l: Ledger, tx: Txn, to: TransactionStatus, at: s
 }
 
 /** A new transaction in the ledger; its first status counts as a change (an event), its history starts empty. */
-function newTransaction(l: Ledger, sub: Sub, at: string, fields: Pick<Txn, 'origin' | 'cycle' | 'due_date' | 'amount_cents' | 'description'>): Txn {
+function newTransaction(l: Ledger, sub: Sub, at: string, fields: Pick<Txn, 'origin' | 'cycle' | 'due_date' | 'amount_cents' | 'description'> & { invoice_id?: number }): Txn {
   const tx: Txn = {
     id: randomUUID(),
     account_id: sub.account_id,
     subscription_id: sub.id,
     ...fields,
+    invoice_id: fields.invoice_id ?? null,
     status: 'queued',
     scheduled_on: null,
     canceled_on: null,
@@ -274,9 +336,9 @@ function newTransaction(l: Ledger, sub: Sub, at: string, fields: Pick<Txn, 'orig
   return tx;
 }
 
-/** POST /transactions: queued now, scheduled by due work as soon as it runs. */
-export function addManualTransaction(l: Ledger, sub: Sub, at: string, amountCents: number, dueDate: string, description: string | null): Txn {
-  const tx = newTransaction(l, sub, at, { origin: 'manual', cycle: null, due_date: dueDate, amount_cents: amountCents, description });
+/** POST /transactions, or an invoice finalised: queued now, scheduled by due work as soon as it runs. */
+export function addManualTransaction(l: Ledger, sub: Sub, at: string, amountCents: number, dueDate: string, description: string | null, invoiceId?: number): Txn {
+  const tx = newTransaction(l, sub, at, { origin: invoiceId === undefined ? 'manual' : 'invoice', cycle: null, due_date: dueDate, amount_cents: amountCents, description, invoice_id: invoiceId });
   l.due(sub.account_id, 'transaction.schedule', tx.id, at);
   return tx;
 }
@@ -476,7 +538,6 @@ export function setOutcome(l: Ledger, tx: Txn, outcome: Outcome, code: string, a
   if (tx.status === 'fulfilled') return 'a fulfilled transaction can only be charged back (its funds are in)';
   return `a ${tx.status} transaction has no outcome left to set`;
 }
-
 // ---- due work ----
 
 export interface DueItem {

@@ -4,7 +4,9 @@ import type { NotificationRow } from '../store/schema.js';
 import type { Unit } from '../store/unit.js';
 import type { CoreContext } from './context.js';
 import type { Customer } from './customers.js';
-import type { Sub } from './lifecycle.js';
+import type { Inv, Sub } from './lifecycle.js';
+import type { Recipient } from './invoicing.js';
+import { formatAmount } from '../schemas/money.js';
 import { findPage, type Condition, type PageOf, type PageRequest } from './paging.js';
 import type { Plan } from './plans.js';
 
@@ -42,6 +44,35 @@ export function mandateConfirmation(ctx: CoreContext, customer: Customer, plan: 
     recipient: channel === 'sms' ? (customer.telephone ?? null) : customer.email,
     subject: words.subject,
     body: words.body(name, plan.name, url),
+    created_at: now,
+  };
+}
+
+type InvoiceWords = { subject: (reference: string) => string; body: (name: string, reference: string, total: string, url: string) => string };
+
+const INVOICE: Record<string, InvoiceWords> = {
+  nl: { subject: (r) => `Factuur ${r}`, body: (n, r, t, u) => `Beste ${n},\n\nHierbij factuur ${r} over € ${t}. Bekijk en print hem op ${u}\n` },
+  'nl-be': { subject: (r) => `Factuur ${r}`, body: (n, r, t, u) => `Beste ${n},\n\nHierbij factuur ${r} ten bedrage van € ${t}. U kunt ze bekijken en afdrukken op ${u}\n` },
+  en: { subject: (r) => `Invoice ${r}`, body: (n, r, t, u) => `Dear ${n},\n\nPlease find invoice ${r} for € ${t}. View and print it at ${u}\n` },
+  de: { subject: (r) => `Rechnung ${r}`, body: (n, r, t, u) => `Guten Tag ${n},\n\nanbei Rechnung ${r} über € ${t}. Ansehen und drucken unter ${u}\n` },
+  fr: { subject: (r) => `Facture ${r}`, body: (n, r, t, u) => `Bonjour ${n},\n\nVoici la facture ${r} d'un montant de € ${t}. Consultez-la et imprimez-la sur ${u}\n` },
+};
+
+/** The email of a finalised invoice, in the customer's language, with the link to its printable page. */
+export function invoiceEmail(invoice: Inv, customer: Recipient, url: string, now: string): Omit<NotificationRow, 'id'> {
+  const words = INVOICE[customer.language] ?? INVOICE.nl;
+  const name = [customer.first_name, customer.middle_name, customer.last_name].filter(Boolean).join(' ');
+  const reference = invoice.reference!;
+  return {
+    account_id: invoice.account_id,
+    customer_id: invoice.customer_id,
+    subscription_id: invoice.subscription_id,
+    kind: 'invoice',
+    channel: 'email',
+    language: customer.language,
+    recipient: customer.email,
+    subject: words.subject(reference),
+    body: words.body(name, reference, formatAmount(invoice.amount_excl_cents + invoice.tax_amount_cents), url),
     created_at: now,
   };
 }

@@ -14,8 +14,8 @@ export interface PageOf<T> {
   total: number;
 }
 
-type Table = 'customers' | 'subscription_plans' | 'subscriptions' | 'notifications';
-type Filter = { column: 'customer_id' | 'subscription_plan_id'; value: number };
+type Table = 'customers' | 'subscription_plans' | 'subscriptions' | 'notifications' | 'invoices' | 'invoice_lines';
+type Filter = { column: 'customer_id' | 'subscription_plan_id' | 'invoice_id'; value: number };
 
 /**
  * The page's first id is found by an offset over the (account_id, id) index alone, then the page is
@@ -23,12 +23,12 @@ type Filter = { column: 'customer_id' | 'subscription_plan_id'; value: number };
  * read (Store.read), so the rows and the total come from one snapshot.
  */
 export function* pageOf<T extends Table>(table: T, accountId: number, page: PageRequest, filter?: Filter): Unit<PageOf<DB[T] & { id: number }>> {
-  // Every paged table has id and account_id; filters are only ever passed for subscriptions.
-  // Kysely types one table at a time, so the queries are typed against `subscriptions`.
+  // Every paged table has id and account_id, and the filter's column where one is given. Kysely
+  // types one table at a time, so the queries are typed against `subscriptions`.
   const t = table as 'subscriptions';
   const scoped = (q: Parameters<Parameters<typeof get>[0]>[0]) => {
     let query = q.selectFrom(t).where('account_id', '=', accountId);
-    if (filter) query = query.where(filter.column, '=', filter.value);
+    if (filter) query = query.where(filter.column as 'customer_id', '=', filter.value);
     return query;
   };
   const { total } = (yield* get((q) => scoped(q).select((eb) => eb.fn.countAll<number>().as('total'))))!;

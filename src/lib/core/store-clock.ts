@@ -5,7 +5,7 @@
 import type { Store } from '../store/store.js';
 import { get, prepared, run } from '../store/unit.js';
 import type { Clock } from './clock.js';
-import { runDue, type DueReport } from './due.js';
+import { runDue, type DueOptions, type DueReport } from './due.js';
 import { fail, ok, type Result } from './result.js';
 import { formatInstant } from './time.js';
 
@@ -31,17 +31,19 @@ const state = prepared<{ test_time: string | null; next_due: string | null }, []
  * command does first. When nothing is due it is one indexed read. A store this process cannot write
  * is left as it is (its reads show what was last done).
  */
-export async function catchUp(store: Store, clock: StoreClock): Promise<DueReport | undefined> {
+export async function catchUp(store: Store, clock: StoreClock, options: DueOptions = {}): Promise<DueReport | undefined> {
   const row = await store.read(() => state.get(), 'clock.state');
   clock.test = row?.test_time ?? null;
   const now = clock.now().toISOString();
   if (row?.next_due == null || row.next_due > now || store.writeRefusal !== undefined) return undefined;
-  return runDue(store, now);
+  return runDue(store, now, options);
 }
 
 export interface ClockCore {
   store: Store;
   clock: Clock;
+  /** The public base URL, for links in what due work sends (an invoice's email). */
+  baseUrl?: string;
 }
 
 export interface AdvanceReport {
@@ -77,7 +79,7 @@ export async function setClock(core: ClockCore, toTime: string, timeZone = 'UTC'
   }, (result) => result.ok);
   if (!moved.ok) return moved;
   if (core.clock instanceof StoreClock) core.clock.test = to;
-  const report = await runDue(core.store, to);
+  const report = await runDue(core.store, to, { baseUrl: core.baseUrl });
   return ok({ from: moved.value, to, test: true, changes: report.changes });
 }
 
@@ -94,6 +96,6 @@ export async function resetClock(core: ClockCore, timeZone = 'UTC'): Promise<Res
   }, (result) => result.ok);
   if (!removed.ok) return removed;
   if (core.clock instanceof StoreClock) core.clock.test = null;
-  const report = await runDue(core.store, real);
+  const report = await runDue(core.store, real, { baseUrl: core.baseUrl });
   return ok({ from: removed.value ?? real, to: real, test: false, changes: report.changes });
 }

@@ -1,7 +1,7 @@
 // Every status change of a subscription or a transaction goes through these tables: nothing else
 // assigns a status. A change the table does not list is refused (Invalid State for a request; a
 // bug, thrown, for the core's own work).
-import type { SubscriptionStatus, TransactionStatus } from '../schemas/vocabulary.js';
+import type { InvoiceStatus, SubscriptionStatus, TransactionStatus } from '../schemas/vocabulary.js';
 
 export const SUBSCRIPTION_TRANSITIONS: Readonly<Record<SubscriptionStatus, readonly SubscriptionStatus[]>> = {
   unverified: ['active', 'cancelled'],
@@ -25,6 +25,22 @@ export const TRANSACTION_TRANSITIONS: Readonly<Record<TransactionStatus, readonl
   charged_back: ['rescheduled', 'failed'],
   failed: ['rescheduled'],
   canceled: [],
+};
+
+/**
+ * draft -> open when finalised with something to collect, completed when its total is zero or less.
+ * An open invoice follows its transaction: paid (funds in), charged_back (failed after every retry),
+ * cancelled (the transaction was canceled). `pay` marks open or charged_back invoices paid by hand;
+ * a paid invoice whose funds are later charged back for good is charged_back. cancelled and
+ * completed are final, and nothing ever goes back to draft.
+ */
+export const INVOICE_TRANSITIONS: Readonly<Record<InvoiceStatus, readonly InvoiceStatus[]>> = {
+  draft: ['open', 'completed'],
+  open: ['paid', 'charged_back', 'cancelled'],
+  charged_back: ['paid'],
+  paid: ['charged_back'],
+  cancelled: [],
+  completed: [],
 };
 
 /** Not yet collected: what a pause or a cancel cancels, and what DELETE /transactions may cancel. */

@@ -9,7 +9,8 @@ export interface AttributeProblem {
   detail: string;
 }
 
-export type FieldKind = 'string' | 'boolean' | 'integer' | 'amount' | 'enum' | 'date' | 'id';
+/** `amount`: euro; `percent`: a rate. Both are typed as people write decimals (a comma is read as the point). */
+export type FieldKind = 'string' | 'boolean' | 'integer' | 'amount' | 'percent' | 'enum' | 'date' | 'id';
 
 /** The resource an id attribute points at: a prompt offers its resources in a searchable list. */
 export interface RelatedMeta {
@@ -98,7 +99,7 @@ export const integer = (min: number, max = Number.MAX_SAFE_INTEGER) =>
   );
 
 /** A euro amount with at most two decimals (number or numeric string), as integer cents. */
-export const amount = (options: { min?: number } = {}) =>
+export const amount = (options: { min?: number; max?: number } = {}) =>
   z.unknown().transform((value, ctx) => {
     const cents = parseAmount(value);
     if (cents === null) {
@@ -107,6 +108,10 @@ export const amount = (options: { min?: number } = {}) =>
     }
     if (options.min !== undefined && cents < options.min) {
       ctx.addIssue({ code: 'custom', message: `must be at least ${(options.min / 100).toFixed(2)}` });
+      return z.NEVER;
+    }
+    if (options.max !== undefined && cents > options.max) {
+      ctx.addIssue({ code: 'custom', message: `must be at most ${(options.max / 100).toFixed(2)}` });
       return z.NEVER;
     }
     return cents;

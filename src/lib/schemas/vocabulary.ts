@@ -9,7 +9,7 @@ export const MANDATE_METHODS = ['email', 'sms', 'ideal', 'online_payment', 'firs
 
 export const SUBSCRIPTION_STATUSES = ['unverified', 'active', 'paused', 'cancelled'] as const;
 
-export type ResourceType = 'customer' | 'subscription' | 'subscription-plan' | 'transaction' | 'notification';
+export type ResourceType = 'customer' | 'subscription' | 'subscription-plan' | 'transaction' | 'notification' | 'invoice' | 'invoice-line';
 
 /** Output attributes per type, in the order the hosted service sends them. */
 export const ATTRIBUTES: Record<ResourceType, readonly string[]> = {
@@ -30,6 +30,11 @@ export const ATTRIBUTES: Record<ResourceType, readonly string[]> = {
   ],
   transaction: ['status', 'scheduled_on', 'due_date', 'amount', 'canceled_on', 'webhook_url', 'payment_method', 'description', 'history'],
   notification: ['kind', 'channel', 'language', 'recipient', 'subject', 'body', 'created_at'],
+  invoice: [
+    'status', 'reference', 'amount_excl', 'amount_incl', 'tax_rates', 'tax_amount', 'invoice_date', 'transaction_date',
+    'hosted_invoice_url', 'send_email', 'created_at', 'updated_at',
+  ],
+  'invoice-line': ['description', 'amount_excl', 'amount_incl', 'tax_rate', 'tax_amount', 'tax_included', 'quantity', 'created_at', 'updated_at'],
 };
 
 /** Relationships per type, as the resource objects carry them. */
@@ -39,6 +44,8 @@ export const RELATIONSHIPS: Record<ResourceType, readonly string[]> = {
   subscription: ['subscription-plan', 'customer', 'transactions'],
   transaction: [],
   notification: ['customer', 'subscription'],
+  invoice: ['subscription', 'customer', 'invoice-lines', 'transaction', 'original-invoice'],
+  'invoice-line': [],
 };
 
 /**
@@ -51,6 +58,8 @@ export const FIELDS: Record<ResourceType, readonly string[]> = {
   subscription: [...ATTRIBUTES.subscription, ...RELATIONSHIPS.subscription],
   transaction: ATTRIBUTES.transaction,
   notification: [...ATTRIBUTES.notification, ...RELATIONSHIPS.notification],
+  invoice: [...ATTRIBUTES.invoice, ...RELATIONSHIPS.invoice],
+  'invoice-line': ATTRIBUTES['invoice-line'],
 };
 
 /**
@@ -72,3 +81,13 @@ export type TransactionSortField = (typeof TRANSACTION_SORT_FIELDS)[number];
 /** Outcomes an operator may set for a transaction of the embedded store (it collects by simulation). */
 export const OUTCOMES = ['charged_back', 'failed'] as const;
 export type Outcome = (typeof OUTCOMES)[number];
+
+/**
+ * draft (editable) -> open (finalised, awaiting payment) -> paid; completed (finalised at zero or
+ * less: nothing to collect); charged_back (its collection failed for good); cancelled (its
+ * collection was cancelled).
+ */
+export const INVOICE_STATUSES = ['draft', 'open', 'paid', 'charged_back', 'cancelled', 'completed'] as const;
+export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
+export const INVOICE_SORT_FIELDS = ['id', 'created_at', 'invoice_date'] as const;
+export type InvoiceSortField = (typeof INVOICE_SORT_FIELDS)[number];

@@ -217,8 +217,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const catchingUp = (): Promise<void> =>
     (running ??= (async () => {
       try {
-        if (options.clock instanceof StoreClock) await catchUp(store, options.clock);
-        else await runDue(store, options.clock.now().toISOString());
+        if (options.clock instanceof StoreClock) await catchUp(store, options.clock, { baseUrl });
+        else await runDue(store, options.clock.now().toISOString(), { baseUrl });
       } catch (error) {
         log(`billing serve: due work failed (tried again in a moment): ${error instanceof Error ? error.message : String(error)}`);
       } finally {

@@ -349,7 +349,7 @@ export async function openPostgresStore(url: string, options: OpenOptions = {}):
     read: (unit, key, guard) => runUnit(unit, 'read', undefined, key, guard),
     write: (unit, keep) => runUnit(unit, 'write', keep),
     writeOne: (build) => runUnit(() => get(build), 'one'),
-    work: (unit) => runUnit(unit, 'work'),
+    work: (unit, keep) => runUnit(unit, 'work', keep),
     bulkWrite: (unit) => runUnit(unit, 'bulk'),
     bulkRead: (unit) => runUnit(unit, 'bulkRead'),
     async schemaVersion() {

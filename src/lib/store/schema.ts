@@ -117,6 +117,51 @@ export interface TransactionRow {
   outcome_code: string | null;
   created_at: string;
   updated_at: string;
+  /** The invoice this transaction collects (origin 'invoice'). */
+  invoice_id: number | null;
+}
+
+export interface InvoiceRow {
+  id: Generated<number>;
+  account_id: number;
+  subscription_id: number;
+  customer_id: number;
+  status: string;
+  /** The n of the reference, from the account's counter on finalising; null while draft. */
+  number: number | null;
+  /** `<invoice_prefix><n>` as it was when finalised; null while draft (shown as DRAFT). */
+  reference: string | null;
+  amount_excl_cents: number;
+  tax_amount_cents: number;
+  /** JSON [[rate in hundredths of a percent, tax cents], ...], highest rate first. */
+  tax_rates: string;
+  invoice_date: string | null;
+  transaction_date: string | null;
+  original_invoice_id: number | null;
+  send_email: number;
+  transaction_id: string | null;
+  /** The secret part of hosted_invoice_url, made on finalising. */
+  hosted_token: string | null;
+  finalised_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface InvoiceLineRow {
+  id: Generated<number>;
+  account_id: number;
+  invoice_id: number;
+  description: string;
+  /** The unit amount as given (including tax when tax_included). */
+  amount_cents: number;
+  /** Hundredths of a percent: 21.00% is 2100. */
+  tax_rate: number;
+  tax_included: number;
+  quantity: number;
+  unit_excl_cents: number;
+  unit_tax_cents: number;
+  created_at: string;
+  updated_at: string;
 }
 
 export interface DueWorkRow {
@@ -165,6 +210,8 @@ export interface DB {
   subscription_plans: PlanRow;
   subscriptions: SubscriptionRow;
   transactions: TransactionRow;
+  invoices: InvoiceRow;
+  invoice_lines: InvoiceLineRow;
   due_work: DueWorkRow;
   events: EventRow;
   notifications: NotificationRow;

@@ -251,8 +251,8 @@ export function openSqliteStore(path: string, options: { create?: Create } = {})
     writeOne<R>(build: Build<R>): R | undefined {
       return store.write(() => get(build));
     },
-    work<T>(unit: () => Unit<T>): T {
-      return store.write(unit);
+    work<T>(unit: () => Unit<T>, keep?: (value: T) => boolean): T {
+      return store.write(unit, keep);
     },
     bulkWrite<T>(unit: () => Unit<T>): Promise<T> {
       refuseWrites();

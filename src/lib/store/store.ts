@@ -37,8 +37,11 @@ export interface Store {
    * A write that claims rows others may claim at the same time (due work): SQLite's write lock
    * serialises it like any write; PostgreSQL runs it READ COMMITTED, locking what it claims and
    * skipping what another transaction holds (Dialect.locked), and runs it again after a deadlock.
+   * Also for a write that takes a counter (the next invoice number): under READ COMMITTED a second
+   * writer waits for the row and reads the committed value, where SERIALIZABLE would fail it.
+   * `keep` as for write.
    */
-  work<T>(unit: () => Unit<T>): MaybePromise<T>;
+  work<T>(unit: () => Unit<T>, keep?: (value: T) => boolean): MaybePromise<T>;
   /** A write whose unit may also wait for other work between its queries (`yield* wait(p)`): copying a store in. Never retried. */
   bulkWrite<T>(unit: () => Unit<T>): Promise<T>;
   /** A read in one snapshot whose unit may wait between its queries (`yield* wait(p)`): copying a store out. Writers are not held back. */
@@ -54,7 +57,7 @@ export interface SqliteStore extends Store {
   read<T>(unit: () => Unit<T>, key?: string, guard?: KeyGuard): T;
   write<T>(unit: () => Unit<T>, keep?: (value: T) => boolean): T;
   writeOne<R>(build: Build<R>): R | undefined;
-  work<T>(unit: () => Unit<T>): T;
+  work<T>(unit: () => Unit<T>, keep?: (value: T) => boolean): T;
   /** Changes whenever anything is committed, by this connection or another: cached reads made under another value are stale. */
   dataVersion(): string;
   /**
@@ -71,7 +74,7 @@ export interface PostgresStore extends Store {
   read<T>(unit: () => Unit<T>, key?: string, guard?: KeyGuard): Promise<T>;
   write<T>(unit: () => Unit<T>, keep?: (value: T) => boolean): Promise<T>;
   writeOne<R>(build: Build<R>): Promise<R | undefined>;
-  work<T>(unit: () => Unit<T>): Promise<T>;
+  work<T>(unit: () => Unit<T>, keep?: (value: T) => boolean): Promise<T>;
 }
 
 /**

@@ -1,0 +1,271 @@
+// Invoices: create, change and delete drafts, finalise, credit and mark paid. Every rule is checked
+// inside one write transaction that holds the invoice; a refusal rolls back whatever was written.
+import { validateAttributes, type AttributeProblem } from '../schemas/common.js';
+import {
+  finaliseSchema,
+  invoiceCreateSchema,
+  invoiceUpdateSchema,
+  INVOICE_READ_ONLY_ON_CREATE,
+  INVOICE_READ_ONLY_ON_UPDATE,
+} from '../schemas/invoice.js';
+import { all, get, run, writeRows, type MaybePromise, type RowsSpec, type Unit } from '../store/unit.js';
+import { nowIso, transact, type CoreContext } from './context.js';
+import { findSubscription } from './subscriptions.js';
+import { endOfDay, finalise, loadInvoices, newInvoicing } from './invoicing.js';
+import { findInvoice, findInvoiceWithLines, type Invoice, type InvoiceLine } from './invoices.js';
+import { cancelTransaction, flush, Ledger, loadTransactions, moveInvoice, type Inv } from './lifecycle.js';
+import { DEFAULT_BASE_URL } from './notifications.js';
+import { getPlan } from './plans.js';
+import { fail, invalidAttributes, notFound, ok, type Result } from './result.js';
+import { dayAt } from './schedule.js';
+import { lineUnits, totalsOf } from './tax.js';
+import { readInstants } from './time.js';
+import { OPEN_STATUSES } from './transitions.js';
+
+export interface InvoiceWithLines {
+  invoice: Invoice;
+  lineIds: number[];
+}
+
+type Dates = { invoice_date?: string | null; transaction_date?: string | null };
+
+/** The invoice, locked for the rest of the transaction (lines and finalising take it first). */
+export function* lockInvoice(ctx: CoreContext, id: number): Unit<Invoice | undefined> {
+  return (yield* get((q, d) => d.locked(q.selectFrom('invoices').selectAll().where('id', '=', id).where('account_id', '=', ctx.account.id)))) as Invoice | undefined;
+}
+
+export const notDraft = <T>(invoice: Invoice, doing: string, attribute?: string): Result<T> =>
+  fail({ kind: 'invalid_state', attribute, detail: `invoice ${invoice.id} is ${invoice.status} (${invoice.reference}): ${doing} only while it is a draft; a finalised invoice never changes (credit it instead)` });
+
+/** The answer to a write: the invoice as it now is, with its lines. */
+function* answer(ctx: CoreContext, id: number): Unit<Result<InvoiceWithLines>> {
+  return ok((yield* findInvoiceWithLines(ctx, id))!);
+}
+
+/**
+ * The date rules: a given invoice_date is on or before today; transaction_date is on or after
+ * invoice_date (by day, in the account's zone). `given` is what the request set; `final` what the invoice will have.
+ */
+function checkDates(ctx: CoreContext, given: Dates, final: Dates, problems: AttributeProblem[]): void {
+  const tz = ctx.account.time_zone;
+  const today = dayAt(nowIso(ctx), tz);
+  if (given.invoice_date && dayAt(given.invoice_date, tz) > today) problems.push({ attribute: 'invoice_date', detail: `must be on or before today (${today})` });
+  if (final.invoice_date && final.transaction_date && dayAt(final.transaction_date, tz) < dayAt(final.invoice_date, tz)) {
+    problems.push({ attribute: given.transaction_date ? 'transaction_date' : 'invoice_date', detail: `the transaction date must be on or after the invoice date (${dayAt(final.invoice_date, tz)})` });
+  }
+}
+
+/** The other date copies the one given when it is empty (the reference's rule, on create and update alike). */
+function copyDates(given: Dates, current: Dates): Dates {
+  const final = { invoice_date: given.invoice_date !== undefined ? given.invoice_date : current.invoice_date ?? null, transaction_date: given.transaction_date !== undefined ? given.transaction_date : current.transaction_date ?? null };
+  if (given.invoice_date && final.transaction_date === null) final.transaction_date = given.invoice_date;
+  if (given.transaction_date && final.invoice_date === null) final.invoice_date = given.transaction_date;
+  return final;
+}
+
+/** An original invoice must be a finalised invoice of the account (a credit relates to what was invoiced). */
+function* checkOriginal(ctx: CoreContext, id: number | null | undefined, self: number | undefined, problems: AttributeProblem[]): Unit<void> {
+  if (id === null || id === undefined) return;
+  if (id === self) return void problems.push({ attribute: 'original_invoice_id', detail: 'must be another invoice' });
+  const original = yield* findInvoice(ctx, id);
+  if (!original) problems.push({ attribute: 'original_invoice_id', detail: `no invoice with id ${id}` });
+  else if (original.status === 'draft') problems.push({ attribute: 'original_invoice_id', detail: `invoice ${id} is a draft: only a finalised invoice can be an original` });
+}
+
+/** Due work: the draft is finalised when its invoice date's day has ended (a day already ended: at once). */
+export function* finaliseWhenDue(ctx: CoreContext, invoice: Pick<Invoice, 'id' | 'invoice_date'>): Unit<void> {
+  if (invoice.invoice_date === null) return;
+  const at = endOfDay(invoice.invoice_date, ctx.account.time_zone);
+  const now = nowIso(ctx);
+  yield* run((q) => q.insertInto('due_work').values({ account_id: ctx.account.id, due_at: at > now ? at : now, rank: 1, kind: 'invoice.finalise', subject: String(invoice.id) }));
+}
+
+export function createInvoice(ctx: CoreContext, attributes: Record<string, unknown>): MaybePromise<Result<InvoiceWithLines>> {
+  const { value, problems } = validateAttributes(invoiceCreateSchema, attributes, { readOnly: INVOICE_READ_ONLY_ON_CREATE });
+  const given = readInstants(value, ['invoice_date', 'transaction_date'], ctx.account.time_zone, problems);
+  const dates = copyDates(given, {});
+  checkDates(ctx, given, dates, problems);
+  if (problems.length) return invalidAttributes(problems);
+  return transact(ctx.store, function* () {
+    const now = nowIso(ctx);
+    const found: AttributeProblem[] = [];
+    const sub = yield* findSubscription(ctx, value.subscription_id);
+    if (!sub) found.push({ attribute: 'subscription_id', detail: `no subscription with id ${value.subscription_id}` });
+    yield* checkOriginal(ctx, value.original_invoice_id, undefined, found);
+    if (found.length) return invalidAttributes<InvoiceWithLines>(found);
+    const plan = yield* getPlan(ctx, sub!.subscription_plan_id);
+    const invoice = (yield* get((q) =>
+      q
+        .insertInto('invoices')
+        .values({
+          account_id: ctx.account.id,
+          subscription_id: sub!.id,
+          customer_id: sub!.customer_id,
+          status: 'draft',
+          number: null,
+          reference: null,
+          amount_excl_cents: 0,
+          tax_amount_cents: 0,
+          tax_rates: '[]',
+          invoice_date: dates.invoice_date ?? null,
+          transaction_date: dates.transaction_date ?? null,
+          original_invoice_id: value.original_invoice_id ?? null,
+          send_email: (value.send_email ?? (plan.ok && plan.value.send_invoice === 1)) ? 1 : 0,
+          transaction_id: null,
+          hosted_token: null,
+          finalised_at: null,
+          created_at: now,
+          updated_at: now,
+        })
+        .returningAll(),
+    )) as Invoice;
+    yield* finaliseWhenDue(ctx, invoice);
+    return ok({ invoice, lineIds: [] });
+  });
+}
+
+export function updateInvoice(ctx: CoreContext, id: number, attributes: Record<string, unknown>): MaybePromise<Result<InvoiceWithLines>> {
+  return transact(ctx.store, function* () {
+    const invoice = yield* lockInvoice(ctx, id);
+    if (!invoice) return notFound<InvoiceWithLines>(`no invoice with id ${id}`);
+    if (invoice.status !== 'draft') return notDraft<InvoiceWithLines>(invoice, 'it can be changed');
+    const { value, problems } = validateAttributes(invoiceUpdateSchema, attributes, {
+      readOnly: INVOICE_READ_ONLY_ON_UPDATE,
+      unchanged: (name, sent) => name === 'subscription_id' && String(sent).trim() === String(invoice.subscription_id),
+    });
+    const given = readInstants(value, ['invoice_date', 'transaction_date'], ctx.account.time_zone, problems);
+    const dates = copyDates(given, invoice);
+    checkDates(ctx, given, dates, problems);
+    yield* checkOriginal(ctx, value.original_invoice_id, id, problems);
+    if (problems.length) return invalidAttributes<InvoiceWithLines>(problems);
+    const changes: Partial<Invoice> = { invoice_date: dates.invoice_date ?? null, transaction_date: dates.transaction_date ?? null, updated_at: nowIso(ctx) };
+    if (value.original_invoice_id !== undefined) changes.original_invoice_id = value.original_invoice_id;
+    if (value.send_email !== undefined) changes.send_email = value.send_email ? 1 : 0;
+    yield* run((q) => q.updateTable('invoices').set(changes).where('id', '=', id));
+    if (changes.invoice_date !== invoice.invoice_date) yield* finaliseWhenDue(ctx, { id, invoice_date: changes.invoice_date! });
+    return yield* answer(ctx, id);
+  });
+}
+
+/** DELETE /invoices/{id}: a draft and its lines. */
+export function deleteInvoice(ctx: CoreContext, id: number): MaybePromise<Result<null>> {
+  return transact(ctx.store, function* () {
+    const invoice = yield* lockInvoice(ctx, id);
+    if (!invoice) return notFound<null>(`no invoice with id ${id}`);
+    if (invoice.status !== 'draft') return notDraft<null>(invoice, 'it can be deleted');
+    yield* run((q) => q.deleteFrom('invoice_lines').where('invoice_id', '=', id));
+    yield* run((q) => q.deleteFrom('invoices').where('id', '=', id));
+    return ok(null);
+  });
+}
+
+/**
+ * PATCH /invoices/{id}/finalise. Run as Store.work: on PostgreSQL, READ COMMITTED, so concurrent
+ * finalisers queue on the account's counter row and each reads the number the one before left,
+ * where SERIALIZABLE would fail all but one of them.
+ */
+export function finaliseInvoice(ctx: CoreContext, id: number, attributes?: Record<string, unknown>): MaybePromise<Result<InvoiceWithLines>> {
+  let sendEmail: boolean | undefined;
+  if (attributes) {
+    const { value, problems } = validateAttributes(finaliseSchema, attributes, { readOnly: [] });
+    if (problems.length) return invalidAttributes(problems);
+    sendEmail = value.send_email;
+  }
+  return ctx.store.work(function* () {
+    const l = new Ledger();
+    const invoicing = newInvoicing();
+    yield* loadInvoices(l, invoicing, [id], ctx.account.id);
+    const invoice = l.invoices.get(id);
+    if (!invoice) return notFound<InvoiceWithLines>(`no invoice with id ${id}`);
+    if (invoice.status !== 'draft') return notDraft<InvoiceWithLines>(invoice, 'it can be finalised');
+    const refusal = finalise(l, invoicing, invoice, nowIso(ctx), ctx.baseUrl ?? DEFAULT_BASE_URL, sendEmail);
+    if (refusal) return fail<InvoiceWithLines>({ kind: 'invalid_state', detail: `invoice ${id}: ${refusal}` });
+    yield* flush(l);
+    return yield* answer(ctx, id);
+  }, (result) => result.ok);
+}
+
+export const LINE_INSERT: RowsSpec = {
+  key: 'invoice_lines.insert',
+  table: 'invoice_lines',
+  columns: {
+    account_id: 'integer', invoice_id: 'integer', description: 'text', amount_cents: 'integer', tax_rate: 'integer', tax_included: 'flag',
+    quantity: 'integer', unit_excl_cents: 'integer', unit_tax_cents: 'integer', created_at: 'instant', updated_at: 'instant',
+  },
+};
+
+/**
+ * POST (or PATCH) /invoices/{id}/credit: a new draft with the original's lines negated (same
+ * quantities, rates and tax inclusion), its original set, no dates. The original is not changed.
+ */
+export function creditInvoice(ctx: CoreContext, id: number): MaybePromise<Result<InvoiceWithLines>> {
+  return transact(ctx.store, function* () {
+    const now = nowIso(ctx);
+    const original = yield* findInvoice(ctx, id);
+    if (!original) return notFound<InvoiceWithLines>(`no invoice with id ${id}`);
+    if (original.status === 'draft') return fail<InvoiceWithLines>({ kind: 'invalid_state', detail: `invoice ${id} is a draft: change or delete it; only a finalised invoice is credited` });
+    const lines = (yield* all((q) => q.selectFrom('invoice_lines').selectAll().where('invoice_id', '=', id).orderBy('id'))) as InvoiceLine[];
+    const negated = lines.map((line) => {
+      const units = lineUnits(-line.amount_cents, line.tax_rate, line.tax_included === 1);
+      return { ...line, amount_cents: -line.amount_cents, unit_excl_cents: units.excl, unit_tax_cents: units.tax };
+    });
+    const totals = totalsOf(negated);
+    const credit = (yield* get((q) =>
+      q
+        .insertInto('invoices')
+        .values({
+          account_id: ctx.account.id,
+          subscription_id: original.subscription_id,
+          customer_id: original.customer_id,
+          status: 'draft',
+          number: null,
+          reference: null,
+          amount_excl_cents: totals.excl,
+          tax_amount_cents: totals.tax,
+          tax_rates: JSON.stringify(totals.taxRates),
+          invoice_date: null,
+          transaction_date: null,
+          original_invoice_id: id,
+          send_email: original.send_email,
+          transaction_id: null,
+          hosted_token: null,
+          finalised_at: null,
+          created_at: now,
+          updated_at: now,
+        })
+        .returningAll(),
+    )) as Invoice;
+    yield* writeRows(
+      'insert',
+      LINE_INSERT,
+      negated.map(({ id: _id, ...line }) => ({ ...line, invoice_id: credit.id, created_at: now, updated_at: now })),
+    );
+    return yield* answer(ctx, credit.id);
+  });
+}
+
+/**
+ * PATCH /invoices/{id}/pay: paid outside the service. An open or charged-back invoice becomes paid,
+ * and its transaction, if not yet collected, is canceled: the customer is never charged twice.
+ */
+export function payInvoice(ctx: CoreContext, id: number): MaybePromise<Result<InvoiceWithLines>> {
+  return transact(ctx.store, function* () {
+    const now = nowIso(ctx);
+    const row = yield* lockInvoice(ctx, id);
+    if (!row) return notFound<InvoiceWithLines>(`no invoice with id ${id}`);
+    if (row.status !== 'open' && row.status !== 'charged_back') {
+      return fail<InvoiceWithLines>({ kind: 'invalid_state', detail: `invoice ${id} is ${row.status}: only an open or charged back invoice can be marked paid` });
+    }
+    const l = new Ledger();
+    const invoice: Inv = row;
+    l.invoices.set(id, invoice);
+    moveInvoice(l, invoice, 'paid', now);
+    if (invoice.transaction_id !== null) {
+      yield* loadTransactions(l, [invoice.transaction_id], ctx.account.id);
+      const tx = l.txns.get(invoice.transaction_id);
+      if (tx && (OPEN_STATUSES as readonly string[]).includes(tx.status)) cancelTransaction(l, tx, now);
+    }
+    yield* flush(l);
+    return yield* answer(ctx, id);
+  });
+}

@@ -1,0 +1,77 @@
+// Reading invoices and their lines. Writes live in invoice-writes.ts and line-writes.ts.
+import { sql, type SqlBool } from 'kysely';
+import type { InvoiceSortField, InvoiceStatus } from '../schemas/vocabulary.js';
+import type { InvoiceLineRow, InvoiceRow } from '../store/schema.js';
+import { containing } from '../store/compile.js';
+import { all, prepared, type Unit } from '../store/unit.js';
+import type { CoreContext } from './context.js';
+import { findPage, ID_KEY, lowerAscii, orderOf, pageOf, type Condition, type PageOf, type PageRequest, type Sort, type SortKey } from './paging.js';
+
+export type Invoice = Omit<InvoiceRow, 'id'> & { id: number };
+export type InvoiceLine = Omit<InvoiceLineRow, 'id'> & { id: number };
+
+/** Which invoices, in which order (filter[...] and sort of GET /invoices). */
+export interface InvoiceFind {
+  status?: InvoiceStatus;
+  customer_id?: number;
+  subscription_id?: number;
+  /** Text inside the reference of a finalised invoice, case aside (A-Z). */
+  search?: string;
+  sort?: Sort<InvoiceSortField>;
+}
+
+const SORT_KEYS: ReadonlyMap<InvoiceSortField, SortKey> = new Map<InvoiceSortField, SortKey>([
+  ['id', ID_KEY],
+  ['created_at', { column: 'created_at', as: 'value' }], // invoices_created
+  ['invoice_date', { column: 'invoice_date', as: 'value' }], // invoices_date
+]);
+
+export function listInvoices(ctx: CoreContext, page: PageRequest, find: InvoiceFind = {}): Unit<PageOf<Invoice>> {
+  const where: Condition[] = [];
+  const { status, customer_id, subscription_id, search } = find;
+  if (status !== undefined) where.push({ where: (eb) => eb('status', '=', status) }); // invoices_status
+  if (customer_id !== undefined) where.push({ selective: true, where: (eb) => eb('customer_id', '=', customer_id) }); // invoices_customer
+  if (subscription_id !== undefined) where.push({ selective: true, where: (eb) => eb('subscription_id', '=', subscription_id) }); // invoices_subscription
+  if (search !== undefined) {
+    const pattern = containing(lowerAscii(search.trim()));
+    where.push({ where: (_eb, d) => sql<SqlBool>`${d.lower('reference')} LIKE ${pattern} ESCAPE '\\'` });
+  }
+  return findPage('invoices', ctx.account.id, page, { where, order: orderOf(SORT_KEYS, find.sort) });
+}
+
+const byId = prepared<Invoice, [number, number]>('invoices.find', (q, p) => q.selectFrom('invoices').selectAll().where('id', '=', p(0)).where('account_id', '=', p(1)));
+
+export function findInvoice(ctx: CoreContext, id: number): Unit<Invoice | undefined> {
+  return byId.get(id, ctx.account.id);
+}
+
+/** Line ids per invoice (the invoice-lines relationship), in one query for a page of invoices. */
+export function* lineIdsBy(invoiceIds: number[]): Unit<Map<number, number[]>> {
+  const byInvoice = new Map<number, number[]>(invoiceIds.map((id) => [id, []]));
+  if (invoiceIds.length === 0) return byInvoice;
+  for (const row of yield* all((q) => q.selectFrom('invoice_lines').select(['id', 'invoice_id']).where('invoice_id', 'in', invoiceIds).orderBy('invoice_id').orderBy('id'))) {
+    byInvoice.get(row.invoice_id)?.push(row.id as number);
+  }
+  return byInvoice;
+}
+
+/** An invoice with the ids of its lines (the GET of one invoice, and the answer to a write). */
+export function* findInvoiceWithLines(ctx: CoreContext, id: number): Unit<{ invoice: Invoice; lineIds: number[] } | undefined> {
+  const invoice = yield* byId.get(id, ctx.account.id);
+  if (!invoice) return undefined;
+  return { invoice, lineIds: (yield* lineIdsBy([id])).get(id)! };
+}
+
+export function linesOf(ctx: CoreContext, invoiceId: number, page: PageRequest): Unit<PageOf<InvoiceLine>> {
+  return pageOf('invoice_lines', ctx.account.id, page, { column: 'invoice_id', value: invoiceId }) as Unit<PageOf<InvoiceLine>>;
+}
+
+const lineById = prepared<InvoiceLine, [number, number]>('invoice-lines.find', (q, p) => q.selectFrom('invoice_lines').selectAll().where('id', '=', p(0)).where('account_id', '=', p(1)));
+
+export function findLine(ctx: CoreContext, id: number): Unit<InvoiceLine | undefined> {
+  return lineById.get(id, ctx.account.id);
+}
+
+/** The printable page of a finalised invoice (billing serve serves it): the token is the secret, so the id is not in it. */
+export const hostedInvoiceUrl = (baseUrl: string, invoice: Pick<Invoice, 'hosted_token'>): string | null =>
+  invoice.hosted_token === null ? null : `${baseUrl}/invoice/${invoice.hosted_token}`;
