@@ -4,6 +4,8 @@ import { accounts } from './commands/accounts/index.js';
 import { clock } from './commands/clock/index.js';
 import { config } from './commands/config/index.js';
 import { customers } from './commands/customers/index.js';
+import { invoices } from './commands/invoices/index.js';
+import { lines } from './commands/lines/index.js';
 import { notifications } from './commands/notifications/index.js';
 import { profiles } from './commands/profiles/index.js';
 import { plans } from './commands/plans/index.js';
@@ -21,7 +23,7 @@ import { dryRunRefusal, examples, wrapWords, type Group, type Invoke, type Verb 
 declare const BILLING_VERSION: string;
 const VERSION = typeof BILLING_VERSION === 'string' ? BILLING_VERSION : '0.0.0-dev';
 
-const GROUPS: Group[] = [customers, plans, subscriptions, transactions, notifications, clock, accounts, store, config, profiles];
+const GROUPS: Group[] = [customers, plans, subscriptions, invoices, lines, transactions, notifications, clock, accounts, store, config, profiles];
 
 /** Commands without verbs. */
 const SINGLES: Record<string, Verb> = {
@@ -105,6 +107,7 @@ const SYNONYMS: Record<string, string[]> = {
   update: ['edit', 'set', 'change'],
   cancel: ['stop', 'end', 'delete', 'remove', 'rm'],
   advance: ['forward', 'move'],
+  finalise: ['finalize', 'issue'],
 };
 
 /** `accounts get`: exit 2, suggesting the verb it probably means. */

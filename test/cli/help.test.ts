@@ -4,12 +4,14 @@ import { helpArgv } from '../../src/cli.js';
 import { accounts } from '../../src/commands/accounts/index.js';
 import { config } from '../../src/commands/config/index.js';
 import { customers } from '../../src/commands/customers/index.js';
+import { invoices } from '../../src/commands/invoices/index.js';
+import { lines } from '../../src/commands/lines/index.js';
 import { plans } from '../../src/commands/plans/index.js';
 import { profiles } from '../../src/commands/profiles/index.js';
 import { store } from '../../src/commands/store/index.js';
 import { cli } from './harness.js';
 
-const GROUPS = [customers, plans, accounts, store, config, profiles];
+const GROUPS = [customers, plans, invoices, lines, accounts, store, config, profiles];
 
 describe('where help goes', () => {
   it('billing alone prints help on stdout and exits 0', async () => {

@@ -27,9 +27,13 @@ describe('money', () => {
     expect(formatMoney('1e3')).toBe('1e3');
   });
 
-  it('inside tax_rates: money values formatted, labelled', () => {
-    expect(formatValue('tax_rates', [{ rate: '21', tax_amount: '2.10' }, { rate: '9', tax_amount: '1000.00' }])).toBe('rate: 21, tax amount: € 2.10;\nrate: 9, tax amount: € 1,000.00');
-    expect(formatValue('tax_rates', { rate: '21', amount: '-1234.5' })).toBe('rate: 21, amount: -€ 1,234.50');
+  it('inside tax_rates (as the service sends them): each rate in percent with its tax in euro, one per line', () => {
+    expect(formatValue('tax_rates', [{ amount: '2.10', rate: '21.00' }, { amount: '-1000.00', rate: '9.00' }])).toBe('21.00%: € 2.10;\n9.00%: -€ 1,000.00');
+    // Any other object: labelled pairs, money and rates formatted inside.
+    expect(formatValue('tax_rates', { rate: '21', amount: '-1234.5' })).toBe('rate: 21%, amount: -€ 1,234.50');
+    expect(formatValue('tax_rate', '21.00')).toBe('21.00%');
+    expect(formatValue('tax_rate', 9.5)).toBe('9.5%');
+    expect(formatValue('tax_rate', 'n/a')).toBe('n/a');
     expect(formatValue('tags', ['a', 'b'])).toBe('a, b');
     expect(formatValue('tags', [])).toBe('');
     expect(formatValue('amount', 50.6)).toBe('€ 50.60');

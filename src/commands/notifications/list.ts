@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { Invoke } from '../../lib/command/registry.js';
 import { examples } from '../../lib/command/registry.js';
 import { addListOptions, listOptions, runList } from '../../lib/command/resource.js';
-import { idFlag } from '../subscriptions/find.js';
+import { idFilter } from '../subscriptions/find.js';
 import { NOTIFICATION } from './index.js';
 
 export function configure(cmd: Command, invoke: Invoke): void {
@@ -11,12 +11,7 @@ export function configure(cmd: Command, invoke: Invoke): void {
     .option('--customer-id <n>', 'only notifications to this customer')
     .action((opts: Record<string, unknown>, command: Command) =>
       invoke(command, (deps) => {
-        const subscription = idFlag(opts.subscriptionId, '--subscription-id');
-        const customer = idFlag(opts.customerId, '--customer-id');
-        const find = {
-          'filter[subscription_id]': subscription === undefined ? undefined : String(subscription),
-          'filter[customer_id]': customer === undefined ? undefined : String(customer),
-        };
+        const find = { 'filter[subscription_id]': idFilter(opts.subscriptionId, '--subscription-id'), 'filter[customer_id]': idFilter(opts.customerId, '--customer-id') };
         return runList(deps, NOTIFICATION.path, NOTIFICATION.type, { ...listOptions(opts), find });
       }),
     );

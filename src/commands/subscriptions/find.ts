@@ -1,5 +1,6 @@
-// The filter[…] and sort flags of subscription and transaction lists, checked here so a mistake costs
-// no request (exit 2 naming the flag). Free of zod: the read verbs load this.
+// The filter[…] and sort flags of subscription and transaction lists, and the helpers the other
+// lists share, checked here so a mistake costs no request (exit 2 naming the flag). Free of zod:
+// the read verbs load this.
 import type { Command } from 'commander';
 import { UsageError } from '../../lib/command/errors.js';
 import { parseId } from '../../lib/command/resource.js';
@@ -26,6 +27,16 @@ export function sortFlag(value: unknown, fields: readonly string[]): string | un
 /** An id given as a flag (--customer-id 42), or undefined when the flag was not given. */
 export const idFlag = (value: unknown, flag: string): number | undefined => (value === undefined ? undefined : parseId(String(value), flag));
 
+/** An id flag as the value of its filter[…] parameter. */
+export const idFilter = (value: unknown, flag: string): string | undefined => idFlag(value, flag)?.toString();
+
+/** --search, trimmed; empty is refused (it would find everything). */
+export function searchFlag(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  if (!value.trim()) throw new UsageError('--search must not be empty');
+  return value.trim();
+}
+
 // ---- subscriptions ----
 
 export function addSubscriptionFindOptions(cmd: Command): Command {
@@ -38,14 +49,12 @@ export function addSubscriptionFindOptions(cmd: Command): Command {
 }
 
 export function subscriptionFind(opts: Record<string, unknown>): Record<string, string | undefined> {
-  if (typeof opts.search === 'string' && !opts.search.trim()) throw new UsageError('--search must not be empty');
-  const customer = idFlag(opts.customerId, '--customer-id');
-  const plan = idFlag(opts.planId, '--plan-id');
+  const search = searchFlag(opts.search);
   return {
     'filter[status]': choiceFlag(opts.status, '--status', SUBSCRIPTION_STATUSES),
-    'filter[customer_id]': customer === undefined ? undefined : String(customer),
-    'filter[subscription_plan_id]': plan === undefined ? undefined : String(plan),
-    'filter[search]': typeof opts.search === 'string' ? opts.search.trim() : undefined,
+    'filter[customer_id]': idFilter(opts.customerId, '--customer-id'),
+    'filter[subscription_plan_id]': idFilter(opts.planId, '--plan-id'),
+    'filter[search]': search,
     sort: sortFlag(opts.sort, SUBSCRIPTION_SORT_FIELDS),
   };
 }

@@ -111,6 +111,24 @@ export const COLUMNS: Record<string, Column[]> = {
     attr('description', 'description', { priority: 4, truncate: true, minWidth: 10 }),
     column('attempts', attempts, { priority: 6, align: 'right', hideWhenEmpty: true }),
   ],
+  // References are never cut (a cut one names another invoice); a draft's is DRAFT until it is finalised.
+  invoice: [
+    id,
+    attr('reference', 'reference', { priority: 1 }),
+    status(1),
+    related('customer', 'customer', 3),
+    money('amount_incl', 'amount incl', 2),
+    date('invoice_date', 'invoice date', 4),
+    date('transaction_date', 'transaction date', 5),
+  ],
+  'invoice-line': [
+    id,
+    attr('description', 'description', { priority: 1, truncate: true, minWidth: 10 }),
+    attr('quantity', 'quantity', { priority: 3, align: 'right' }),
+    money('amount_excl', 'amount excl', 4),
+    attr('tax_rate', 'tax rate', { priority: 5, align: 'right' }),
+    money('amount_incl', 'amount incl', 2),
+  ],
   notification: [
     id,
     attr('kind', 'kind', { priority: 1 }),
@@ -152,6 +170,8 @@ export const NOUNS: Record<string, [string, string]> = {
   subscription: ['subscription', 'subscriptions'],
   transaction: ['transaction', 'transactions'],
   notification: ['notification', 'notifications'],
+  invoice: ['invoice', 'invoices'],
+  'invoice-line': ['line', 'lines'],
   'clock-change': ['change', 'changes'],
 };
 

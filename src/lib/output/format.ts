@@ -44,8 +44,12 @@ export function formatMoney(value: string | number): string {
   return `${sign ? '-' : ''}€ ${grouped}.${fraction.padEnd(2, '0')}`;
 }
 
-export const isMoney = (name: string, value: unknown): boolean =>
-  MONEY.has(name) && (typeof value === 'number' ? Number.isFinite(value) : typeof value === 'string' && DECIMAL.test(value));
+const isNumeric = (value: unknown): boolean => (typeof value === 'number' ? Number.isFinite(value) : typeof value === 'string' && DECIMAL.test(value));
+
+export const isMoney = (name: string, value: unknown): boolean => MONEY.has(name) && isNumeric(value);
+
+/** Rates in percent, shown as "21.00%" (the service sends "21.00"). */
+const PERCENT = new Set(['tax_rate', 'rate']);
 
 /**
  * "2026-12-01 14:03 +01:00" from "2026-12-01T14:03:00+01:00": the offset the service gave (the
@@ -63,6 +67,7 @@ export function formatValue(name: string, value: unknown): string {
   if (value === null || value === undefined || value === '') return '';
   if (typeof value === 'boolean') return value ? 'yes' : 'no';
   if (isMoney(name, value)) return formatMoney(value as string | number);
+  if (PERCENT.has(name) && isNumeric(value)) return `${String(value)}%`;
   if (typeof value === 'string') return formatDateTime(value) ?? value;
   // A list of objects (a transaction's history): one entry per line in the single view.
   if (Array.isArray(value)) {
@@ -71,7 +76,7 @@ export function formatValue(name: string, value: unknown): string {
     return value.some((item) => item !== null && typeof item === 'object') ? items.join(';\n') : items.join(', ');
   }
   if (typeof value === 'object') {
-    // tax_rates and the like: "rate: 21, amount: € 2.10", money inside formatted too.
+    // Any other object: "key: value" pairs, money and rates inside formatted too.
     return Object.entries(value as Record<string, unknown>)
       .map(([key, item]) => [key, formatValue(key, item)])
       .filter(([, shown]) => shown !== '')
@@ -96,6 +101,8 @@ const ITEMS: Record<string, (item: Record<string, unknown>) => string> = {
     const due = text('new_due_date') ? `→ ${formatDate(item.new_due_date)}` : '';
     return [text('recorded_on'), text('status'), text('reason_code'), text('reason'), due, attempt].filter(Boolean).join(' ');
   },
+  // An invoice's tax per rate: "21.00%: € 2.10".
+  tax_rates: (item) => [formatValue('rate', item.rate), formatValue('amount', item.amount)].filter(Boolean).join(': '),
 };
 
 const LABELS: Record<string, string> = {
@@ -111,6 +118,7 @@ const LABELS: Record<string, string> = {
   base_url: 'base URL',
   mandate_authentication_method: 'mandate method',
   'subscription-plan': 'plan',
+  hosted_invoice_url: 'invoice page',
 };
 
 /** An attribute or relationship name as a person reads it: "first name", not first_name. */
