@@ -23,7 +23,7 @@ describe('a demo store (--db, then BILLING_DB)', () => {
     const result = await billing(['--db', db, 'demo']);
     expect(result.code).toBe(0);
     expect(result.stderr).toBe(
-      `added 3 plans, 12 customers and 8 subscriptions to ${db}\nall 3 plans\npage 1 of 1, 8 subscriptions\npage 1 of 1, 12 customers\nnext: billing customers get 1 · billing subscriptions transactions 1 · billing clock advance P1M · billing plans list --json\n`,
+      `added 3 plans, 12 customers, 8 subscriptions and 3 invoices to ${db}\nall 3 plans\npage 1 of 1, 8 subscriptions\npage 1 of 1, 3 invoices\npage 1 of 1, 12 customers\nnext: billing customers get 1 · billing invoices finalise 3 · billing subscriptions transactions 1 · billing clock advance P1M · billing plans list --json\n`,
     );
     // Not on a terminal: tab-separated lines.
     expect(result.stdout).toContain('\n1\tMonthly membership\t€ 12.50\tmonthly\tactive\tfirst_payment\n');

@@ -22,9 +22,10 @@ const withPassword = async () => {
   const url = (await freshPostgresUrl()).replace('postgres://postgres@', `postgres://postgres:${SECRET}@`);
   return { url, shown: url.replace(SECRET, '***') };
 };
-const EMPTY = { accounts: 0, api_keys: 0, customers: 0, subscription_plans: 0, subscriptions: 0, transactions: 0, events: 0, notifications: 0, due_work: 0, store_clock: 0 };
-// Six active subscriptions (a first collection scheduled each: queued and scheduled events), two awaiting their mandate (a confirmation each).
-const DEMO = { accounts: 2, api_keys: 1, customers: 12, subscription_plans: 3, subscriptions: 8, transactions: 6, events: 26, notifications: 2, due_work: 6, store_clock: 0 };
+const EMPTY = { accounts: 0, api_keys: 0, customers: 0, subscription_plans: 0, subscriptions: 0, invoices: 0, invoice_lines: 0, transactions: 0, events: 0, notifications: 0, due_work: 0, store_clock: 0 };
+// Six active subscriptions (a first collection scheduled each: queued and scheduled events), two awaiting their mandate (a confirmation each);
+// three invoices of five lines, two finalised (each emailed, its transaction collected today: queued, scheduled, succeeded, a fulfilment due).
+const DEMO = { accounts: 2, api_keys: 1, customers: 12, subscription_plans: 3, subscriptions: 8, invoices: 3, invoice_lines: 5, transactions: 8, events: 32, notifications: 4, due_work: 8, store_clock: 0 };
 
 beforeAll(() => ensureBundle(), 120_000);
 
@@ -53,10 +54,12 @@ describe('billing store info', () => {
       ['customers', '12'],
       ['subscription plans', '3'],
       ['subscriptions', '8'],
-      ['transactions', '6'],
-      ['events', '26'],
-      ['notifications', '2'],
-      ['due work', '6'],
+      ['invoices', '3'],
+      ['invoice lines', '5'],
+      ['transactions', '8'],
+      ['events', '32'],
+      ['notifications', '4'],
+      ['due work', '8'],
       ['store clock', '0'],
     ]);
 
@@ -90,7 +93,7 @@ describe('billing store copy', () => {
     const toPostgres = await billing(['--db', db, 'store', 'copy', '--to', url, '--json']);
     expect(toPostgres.code).toBe(0);
     expect(json(toPostgres)).toEqual({ from: db, to: shown, rows: DEMO });
-    expect(toPostgres.stderr).toMatch(new RegExp(`^copied 66 rows in 10 tables from ${db} to ${shown.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} in \\d+\\.\\d s\\n$`));
+    expect(toPostgres.stderr).toMatch(new RegExp(`^copied 86 rows in 12 tables from ${db} to ${shown.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} in \\d+\\.\\d s\\n$`));
     expect(json(await billing(['--db', url, 'store', 'info', '--json'])).counts).toEqual(DEMO);
 
     const copy = join(tempDir(), 'new', 'copy.db'); // neither the file nor its folder exist yet
@@ -121,7 +124,7 @@ describe('billing store copy', () => {
     const sqliteTarget = await demoStore();
     const onto = await billing(['--db', url, 'store', 'copy', '--to', sqliteTarget, '--json']);
     expect(onto.code).toBe(2);
-    expect(onto.stderr).toBe(`error: the target ${sqliteTarget} is not empty (it has rows in accounts, api_keys, customers, subscription_plans, subscriptions, transactions, events, notifications, due_work): store copy writes only into an empty store\n`);
+    expect(onto.stderr).toBe(`error: the target ${sqliteTarget} is not empty (it has rows in accounts, api_keys, customers, subscription_plans, subscriptions, invoices, invoice_lines, transactions, events, notifications, due_work): store copy writes only into an empty store\n`);
     expect(json(await billing(['--db', sqliteTarget, 'store', 'info', '--json'])).counts).toEqual(DEMO);
   });
 
@@ -141,7 +144,7 @@ describe('billing store copy', () => {
     const dry = await billing(['--db', db, 'store', 'copy', '--to', target, '--dry-run', '--json']);
     expect(dry.code).toBe(0);
     expect(json(dry)).toEqual({ from: db, to: target, rows: DEMO });
-    expect(dry.stderr).toBe(`dry run: would copy 66 rows from ${db} to ${target} (which must be empty); nothing written\n`);
+    expect(dry.stderr).toBe(`dry run: would copy 86 rows from ${db} to ${target} (which must be empty); nothing written\n`);
     expect(existsSync(target)).toBe(false);
   });
 
@@ -159,14 +162,14 @@ describe('billing store copy', () => {
     const code = await main(['--db', db, 'store', 'copy', '--to', tempDbPath()], io, { BILLING_CONFIG_DIR: configDir, NO_COLOR: '1' });
     expect(code).toBe(0);
     const lines = io.stderr.split('\n');
-    expect(lines).toHaveLength(12); // ten tables, the summary, and the end of the last line
+    expect(lines).toHaveLength(14); // twelve tables, the summary, and the end of the last line
     expect(lines[2].split('\r\u001b[2K').filter(Boolean)).toEqual([
       `customers          [${'░'.repeat(30)}] 0/12`,
       `customers          [${'█'.repeat(30)}] 12/12`,
       `customers          [${'█'.repeat(30)}] 12/12`,
     ]);
     expect(lines[1]).toContain(`api_keys           [${'█'.repeat(30)}] 1/1`);
-    expect(lines[10]).toMatch(/^copied 66 rows in 10 tables from .* in \d+\.\d s$/);
+    expect(lines[12]).toMatch(/^copied 86 rows in 12 tables from .* in \d+\.\d s$/);
     expect(io.stdout).toContain('│ customers          │ 12');
   });
 });

@@ -31,6 +31,14 @@ const PEOPLE: [string, string | null, string, string, string, string, string, st
   ['Camille', null, 'Dubois', 'Bruxelles', 'BE', 'fr', '', ''],
 ];
 
+type Line = { description: string; amount: string; tax_rate: string; quantity?: number; tax_included?: boolean };
+/** [subscription, lines, finalised] */
+const INVOICES: [number, Line[], boolean][] = [
+  [1, [{ description: 'Personal training session', amount: '45.00', tax_rate: '21', quantity: 2 }, { description: 'Protein shake', amount: '3.50', tax_rate: '9', quantity: 4, tax_included: true }], true],
+  [2, [{ description: 'Coffee grinder', amount: '89.00', tax_rate: '21' }, { description: 'Loyalty discount', amount: '-10.00', tax_rate: '21' }], true],
+  [3, [{ description: 'On-site support, half day', amount: '360.00', tax_rate: '21' }], false],
+];
+
 /** How many customers get a subscription, and how many of those are active. */
 const SUBSCRIBED = 8;
 const ACTIVE = 6;
@@ -79,16 +87,25 @@ export async function run(deps: Deps): Promise<void> {
       };
       await send(deps, { method: 'POST', path: '/subscriptions', body: { data: { type: 'subscription', attributes } } });
     }
-    if (!deps.globals.quiet) deps.io.err(`added ${PLANS.length} plans, ${PEOPLE.length} customers and ${SUBSCRIBED} subscriptions to ${core.store.location}\n`);
+    // Invoices of the first three: two finalised (INV-1 collected today, INV-2 with a discount), one draft.
+    for (const [subscription, lines, finalise] of INVOICES) {
+      const invoice = (await send(deps, { method: 'POST', path: '/invoices', body: { data: { type: 'invoice', attributes: { subscription_id: subscription } } } })).body as { data: { id: string } };
+      for (const line of lines) {
+        await send(deps, { method: 'POST', path: '/invoice-lines', body: { data: { type: 'invoice-line', attributes: { invoice_id: Number(invoice.data.id), ...line } } } });
+      }
+      if (finalise) await send(deps, { method: 'PATCH', path: `/invoices/${invoice.data.id}/finalise` });
+    }
+    if (!deps.globals.quiet) deps.io.err(`added ${PLANS.length} plans, ${PEOPLE.length} customers, ${SUBSCRIBED} subscriptions and ${INVOICES.length} invoices to ${core.store.location}\n`);
   }
   // With --json the output stays one document: the customers.
   if (deps.globals.output === 'table') {
     await runList(deps, '/subscription-plans', 'subscription-plan', { fields: {}, all: true });
     await runList(deps, '/subscriptions', 'subscription', { fields: {}, all: false, pageSize: 20 });
+    await runList(deps, '/invoices', 'invoice', { fields: {}, all: false, pageSize: 20 });
   }
   await runList(deps, '/customers', 'customer', { fields: {}, all: false, pageSize: 20 });
   if (!deps.globals.quiet && deps.globals.output === 'table') {
-    deps.io.err('next: billing customers get 1 · billing subscriptions transactions 1 · billing clock advance P1M · billing plans list --json\n');
+    deps.io.err('next: billing customers get 1 · billing invoices finalise 3 · billing subscriptions transactions 1 · billing clock advance P1M · billing plans list --json\n');
   }
 }
 
