@@ -11,91 +11,22 @@
 // active, its first transaction scheduled), as the API makes it.
 // Run: npm run bench:due   (SUBSCRIPTIONS=10000, CALLS=5000 catch-ups, ENGINES=sqlite,postgres;
 // PROFILE=1 writes a CPU profile of each advance to .prof/)
-import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-// The child that advances loads only these; what seeds and reports is imported where it is used.
-import { defaultAccount } from '../src/lib/core/accounts.js';
 import { systemClock } from '../src/lib/core/clock.js';
-import { addDuration } from '../src/lib/core/schedule.js';
-import { catchUp, setClock, showClock, StoreClock } from '../src/lib/core/store-clock.js';
+import { catchUp, StoreClock } from '../src/lib/core/store-clock.js';
 import { openStore, type Engine } from '../src/lib/store/store.js';
 import { all, get, run } from '../src/lib/store/unit.js';
 import type { PostgresServer } from '../test/helpers/postgres-server.js';
+import { copyTo, DURABLE, figure, info, mb, pgStatement, runAdvance } from './advance.js';
 
 const SUBSCRIPTIONS = Number(process.env.SUBSCRIPTIONS ?? 10_000);
 const CALLS = Number(process.env.CALLS ?? 5_000);
 const ENGINES = (process.env.ENGINES ?? 'sqlite,postgres').split(',') as Engine[];
-const PROFILE = process.env.PROFILE === '1';
 const DURATION = 'P1Y';
 const TARGETS = { changesPerSecond: { sqlite: 20_000, postgres: 5_000 } as Record<Engine, number>, peakMb: 200, idleCatchUpMs: 2 };
-/** Durable, as a production server runs (the test server turns these off for speed). */
-const DURABLE = { fsync: 'on', synchronous_commit: 'on', full_page_writes: 'on' };
 const POOL_SIZE = 10;
-const SELF = fileURLToPath(import.meta.url);
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-
-interface Advanced {
-  ms: number;
-  changes: Record<string, number>;
-  /** RSS high-water marks in KB: after loading and opening (before the advance), and at the end. */
-  baseRssKb: number;
-  peakRssKb: number;
-  /** CPU time of the advancing process during the advance (user + system). */
-  cpuMs: number;
-  from: string;
-  to: string;
-}
-
-// ---- the child: only the advance ----
-
-async function advanceChild(location: string): Promise<void> {
-  const store = await openStore(location, { poolSize: POOL_SIZE, create: 'nothing' });
-  try {
-    // As `billing clock advance P1Y` does, without the catch-up of opening: the whole year is the advance's.
-    const clock = new StoreClock(systemClock);
-    const core = { store, clock };
-    const zone = (await defaultAccount(store, clock)).time_zone;
-    const { now } = await showClock(core);
-    const to = addDuration(now, DURATION, zone)!;
-    const baseRssKb = process.resourceUsage().maxRSS;
-    const cpu = process.cpuUsage();
-    const started = performance.now();
-    const moved = await setClock(core, to);
-    const ms = performance.now() - started;
-    const used = process.cpuUsage(cpu);
-    if (!moved.ok) throw new Error(`setClock refused: ${JSON.stringify(moved.failure)}`);
-    const report: Advanced = { ms, changes: moved.value.changes, baseRssKb, peakRssKb: process.resourceUsage().maxRSS, cpuMs: (used.user + used.system) / 1000, from: now, to };
-    process.stdout.write(`${JSON.stringify(report)}\n`);
-  } finally {
-    await store.close();
-  }
-}
-
-function runAdvance(location: string, engine: Engine): Promise<Advanced> {
-  const flags = ['--import', 'tsx'];
-  if (PROFILE) {
-    mkdirSync(join(ROOT, '.prof'), { recursive: true });
-    flags.push('--cpu-prof', `--cpu-prof-dir=${join(ROOT, '.prof')}`, `--cpu-prof-name=due-advance-${engine}-${Date.now()}.cpuprofile`);
-  }
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...flags, SELF, 'advance', location], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30 * 60_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      const line = out.split('\n').find((l) => l.startsWith('{'));
-      if (code !== 0 || !line) return reject(new Error(`the advance exited ${code}: ${err}`));
-      resolve(JSON.parse(line) as Advanced);
-    });
-  });
-}
 
 // ---- seeding ----
 
@@ -141,32 +72,6 @@ async function seed(path: string): Promise<number> {
   return performance.now() - started;
 }
 
-/** The seeded store copied into an empty PostgreSQL database, as `billing store copy` does: the same subscriptions, made once. */
-async function copyTo(path: string, url: string): Promise<number> {
-  const { copyStore } = await import('../src/lib/store/copy.js');
-  const started = performance.now();
-  const source = await openStore(path, { create: 'nothing' });
-  const target = await openStore(url, { poolSize: 2 });
-  try {
-    await copyStore(source, target);
-  } finally {
-    await Promise.all([source.close(), target.close()]);
-  }
-  return performance.now() - started;
-}
-
-/** PostgreSQL: one statement outside any transaction (VACUUM). */
-async function pgStatement(url: string, statement: string): Promise<void> {
-  const pg = (await import('pg')).default;
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
-  }
-}
-
 // ---- the idle catch-up ----
 
 /** Mean and median ms of catchUp when nothing is due (the one read every embedded command makes first). */
@@ -199,18 +104,9 @@ async function counts(location: string): Promise<{ transactions: number; events:
   }
 }
 
-// ---- reporting ----
-
-function figure(name: string, value: string, target: string, ok: boolean): boolean {
-  console.log(`  ${name.padEnd(44)} ${value.padStart(14)} (target ${target}) ${ok ? 'OK' : 'OVER TARGET'}`);
-  return ok;
-}
-const info = (name: string, value: string) => console.log(`  ${name.padEnd(44)} ${value.padStart(14)}`);
-const mb = (kb: number) => kb / 1024;
-
 async function benchEngine(engine: Engine, location: string, seeding: string): Promise<boolean> {
   const before = await counts(location);
-  const advanced = await runAdvance(location, engine);
+  const advanced = await runAdvance(location, engine, DURATION, 'due-advance');
   const after = await counts(location);
   const idle = await idleCatchUp(location);
 
@@ -268,14 +164,7 @@ async function main(): Promise<void> {
   }
 }
 
-if (process.argv[2] === 'advance') {
-  advanceChild(process.argv[3]).catch((error: unknown) => {
-    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    process.exitCode = 1;
-  });
-} else {
-  main().catch((error: unknown) => {
-    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    process.exitCode = 1;
-  });
-}
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exitCode = 1;
+});
