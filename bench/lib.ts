@@ -20,11 +20,15 @@ export const median = (values: number[]): number => {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 };
 
+/** A command, or one per run (run 0 is the warm-up): for a command that changes what the next may do, such as finalising an invoice. */
+export type Command = string[] | ((run: number) => string[]);
+const argv = (command: Command, run: number): string[] => (typeof command === 'function' ? command(run) : command);
+
 /** Runs the commands interleaved (so drift hits all alike) `runs` times after a warm-up; medians in ms. */
-export function compare(commands: Record<string, string[]>, runs: number, env?: NodeJS.ProcessEnv): Record<string, number> {
+export function compare(commands: Record<string, Command>, runs: number, env?: NodeJS.ProcessEnv): Record<string, number> {
   const samples: Record<string, number[]> = Object.fromEntries(Object.keys(commands).map((k) => [k, []]));
-  for (const command of Object.values(commands)) timeOnce(command, env);
-  for (let i = 0; i < runs; i++) for (const [name, command] of Object.entries(commands)) samples[name].push(timeOnce(command, env));
+  for (const command of Object.values(commands)) timeOnce(argv(command, 0), env);
+  for (let i = 0; i < runs; i++) for (const [name, command] of Object.entries(commands)) samples[name].push(timeOnce(argv(command, i + 1), env));
   return Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, median(v)]));
 }
 

@@ -23,6 +23,7 @@ const customerWrites = () => import('./handlers/customer-writes.js');
 const subscriptionWrites = () => import('./handlers/subscription-writes.js');
 const transactionWrites = () => import('./handlers/transaction-writes.js');
 const invoiceWrites = () => import('./handlers/invoice-writes.js');
+const invoiceFinalise = () => import('./handlers/invoice-finalise.js');
 
 /**
  * Path patterns; `:id` matches a numeric id only, so `/customers/abc` is 404 like any unknown path,
@@ -65,7 +66,7 @@ const ROUTES: Record<string, Methods> = {
     PATCH: async (rc) => (await invoiceWrites()).update(rc),
     DELETE: async (rc) => (await invoiceWrites()).remove(rc),
   },
-  '/invoices/:id/finalise': { PATCH: async (rc) => (await invoiceWrites()).finalise(rc) },
+  '/invoices/:id/finalise': { PATCH: async (rc) => (await invoiceFinalise()).finalise(rc) },
   // The reference's heading says POST, its sample and the service's own clients PATCH: both are taken.
   '/invoices/:id/credit': {
     POST: async (rc) => (await invoiceWrites()).credit(rc),

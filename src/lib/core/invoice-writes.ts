@@ -2,7 +2,6 @@
 // inside one write transaction that holds the invoice; a refusal rolls back whatever was written.
 import { validateAttributes, type AttributeProblem } from '../schemas/common.js';
 import {
-  finaliseSchema,
   invoiceCreateSchema,
   invoiceUpdateSchema,
   INVOICE_READ_ONLY_ON_CREATE,
@@ -11,10 +10,10 @@ import {
 import { all, get, run, writeRows, type MaybePromise, type RowsSpec, type Unit } from '../store/unit.js';
 import { nowIso, transact, type CoreContext } from './context.js';
 import { findSubscription } from './subscriptions.js';
-import { endOfDay, finalise, loadInvoices, newInvoicing } from './invoicing.js';
+import { lockInvoice, notDraft, type InvoiceWithLines } from './invoice-finalise.js';
+import { endOfDay } from './invoicing.js';
 import { findInvoice, findInvoiceWithLines, type Invoice, type InvoiceLine } from './invoices.js';
 import { cancelTransaction, flush, Ledger, loadTransactions, moveInvoice, type Inv } from './lifecycle.js';
-import { DEFAULT_BASE_URL } from './notifications.js';
 import { getPlan } from './plans.js';
 import { fail, invalidAttributes, notFound, ok, type Result } from './result.js';
 import { dayAt } from './schedule.js';
@@ -22,23 +21,14 @@ import { lineUnits, totalsOf } from './tax.js';
 import { readInstants } from './time.js';
 import { OPEN_STATUSES } from './transitions.js';
 
-export interface InvoiceWithLines {
-  invoice: Invoice;
-  lineIds: number[];
-}
+export type { InvoiceWithLines };
+// Finalising lives apart (free of zod, for the CLI's start-up); here too for the other writes' callers.
+export { finaliseInvoice } from './invoice-finalise.js';
 
 type Dates = { invoice_date?: string | null; transaction_date?: string | null };
 
-/** The invoice, locked for the rest of the transaction (lines and finalising take it first). */
-export function* lockInvoice(ctx: CoreContext, id: number): Unit<Invoice | undefined> {
-  return (yield* get((q, d) => d.locked(q.selectFrom('invoices').selectAll().where('id', '=', id).where('account_id', '=', ctx.account.id)))) as Invoice | undefined;
-}
-
-export const notDraft = <T>(invoice: Invoice, doing: string, attribute?: string): Result<T> =>
-  fail({ kind: 'invalid_state', attribute, detail: `invoice ${invoice.id} is ${invoice.status} (${invoice.reference}): ${doing} only while it is a draft; a finalised invoice never changes (credit it instead)` });
-
 /** The answer to a write: the invoice as it now is, with its lines. */
-function* answer(ctx: CoreContext, id: number): Unit<Result<InvoiceWithLines>> {
+export function* answer(ctx: CoreContext, id: number): Unit<Result<InvoiceWithLines>> {
   return ok((yield* findInvoiceWithLines(ctx, id))!);
 }
 
@@ -157,32 +147,6 @@ export function deleteInvoice(ctx: CoreContext, id: number): MaybePromise<Result
     yield* run((q) => q.deleteFrom('invoices').where('id', '=', id));
     return ok(null);
   });
-}
-
-/**
- * PATCH /invoices/{id}/finalise. Run as Store.work: on PostgreSQL, READ COMMITTED, so concurrent
- * finalisers queue on the account's counter row and each reads the number the one before left,
- * where SERIALIZABLE would fail all but one of them.
- */
-export function finaliseInvoice(ctx: CoreContext, id: number, attributes?: Record<string, unknown>): MaybePromise<Result<InvoiceWithLines>> {
-  let sendEmail: boolean | undefined;
-  if (attributes) {
-    const { value, problems } = validateAttributes(finaliseSchema, attributes, { readOnly: [] });
-    if (problems.length) return invalidAttributes(problems);
-    sendEmail = value.send_email;
-  }
-  return ctx.store.work(function* () {
-    const l = new Ledger();
-    const invoicing = newInvoicing();
-    yield* loadInvoices(l, invoicing, [id], ctx.account.id);
-    const invoice = l.invoices.get(id);
-    if (!invoice) return notFound<InvoiceWithLines>(`no invoice with id ${id}`);
-    if (invoice.status !== 'draft') return notDraft<InvoiceWithLines>(invoice, 'it can be finalised');
-    const refusal = finalise(l, invoicing, invoice, nowIso(ctx), ctx.baseUrl ?? DEFAULT_BASE_URL, sendEmail);
-    if (refusal) return fail<InvoiceWithLines>({ kind: 'invalid_state', detail: `invoice ${id}: ${refusal}` });
-    yield* flush(l);
-    return yield* answer(ctx, id);
-  }, (result) => result.ok);
 }
 
 export const LINE_INSERT: RowsSpec = {

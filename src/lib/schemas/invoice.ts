@@ -40,10 +40,6 @@ export const invoiceUpdateSchema = z.strictObject(invoiceUpdateShape);
 export type InvoiceCreate = z.output<typeof invoiceCreateSchema>;
 export type InvoiceUpdate = z.output<typeof invoiceUpdateSchema>;
 
-/** PATCH /invoices/{id}/finalise: an optional body. */
-export const finaliseShape = { send_email: optionalBool({ description: 'Email the invoice to the customer (default: as the invoice says)' }) };
-export const finaliseSchema = z.strictObject(finaliseShape);
-
 export const INVOICE_READ_ONLY_ON_CREATE = ['status', 'reference', 'amount_excl', 'amount_incl', 'tax_amount', 'tax_rates', 'hosted_invoice_url', 'created_at', 'updated_at'] as const;
 export const INVOICE_READ_ONLY_ON_UPDATE = ['subscription_id', ...INVOICE_READ_ONLY_ON_CREATE] as const;
 

@@ -1,12 +1,14 @@
 // What every write handler does first: the document, then the query. A write takes fields[TYPE]
 // for its answer (and page[...], which means nothing here); include, filter, sort and any unknown
 // parameter are refused like on a GET. Loaded only by writes (readDocument is not on the GET path).
+import type { Result } from '../../core/result.js';
+import { andThen, type MaybePromise } from '../../store/unit.js';
 import { readDocument, type RequestDocument } from '../body.js';
 import { failureResponse } from '../errors.js';
 import type { ApiResponse } from '../http.js';
 import { parseGetQuery, type GetQuery } from '../query.js';
 import type { Rendering } from '../documents.js';
-import type { RequestContext } from './context.js';
+import { unwrap, type RequestContext } from './context.js';
 
 export interface WriteRequest {
   document: RequestDocument;
@@ -24,3 +26,11 @@ export function readWrite(rc: RequestContext, type: string, id?: string): WriteR
 }
 
 export const refused = (request: WriteRequest | ApiResponse): request is ApiResponse => 'status' in request;
+
+/** A write without a document (credit, pay, delete, finalise without a body): only fields[...] may be asked for its answer. */
+export function bodiless<T>(rc: RequestContext, write: () => MaybePromise<Result<T>>, answer: (r: Rendering) => (value: T) => ApiResponse): MaybePromise<ApiResponse> {
+  const query = parseGetQuery(rc.query, []);
+  if (!query.ok) return failureResponse(query.failure, null);
+  const r: Rendering = { baseUrl: rc.baseUrl, timeZone: rc.core.account.time_zone, fields: query.value.fields };
+  return andThen(write(), (result) => unwrap(result, null, answer(r)));
+}
