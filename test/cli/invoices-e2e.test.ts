@@ -1,0 +1,140 @@
+// Invoices against the embedded core through main() in process (harness.ts), at the harness's fixed
+// time (2026-11-21T10:00Z, 11:00 in Amsterdam): a draft made, priced line by line with decimal
+// commas and a discount, finalised the way support staff type it, refused every change after,
+// credited, paid; the account's prefix changed between references; audit reading them all; a
+// draft finalised by moving the clock past its invoice date.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { get, run } from '../../src/lib/store/unit.js';
+import { openStore } from '../../src/lib/store/store.js';
+import { fakePrompter } from '../../src/lib/prompts/fake.js';
+import { cli, type Cli } from './harness.js';
+
+const json = (text: string) => JSON.parse(text);
+
+async function seeded(): Promise<Cli> {
+  const c = cli();
+  expect((await c.run(['plans', 'create', '--name', 'Monthly box', '--amount', '12,50', '--no-send-invoice'])).code).toBe(0);
+  await c.seedCustomers(1);
+  const sub = await c.run(['subscriptions', 'create', '--customer-id', '1', '--subscription-plan-id', '1', '--status', 'active', '--confirmation-sent', '--json']);
+  expect(sub.code, sub.stderr).toBe(0);
+  return c;
+}
+
+async function draft(c: Cli, ...flags: string[]): Promise<string> {
+  const made = await c.run(['invoices', 'create', '--subscription-id', '1', ...flags, '--json']);
+  expect(made.code, made.stderr).toBe(0);
+  return json(made.stdout).data.id;
+}
+
+async function line(c: Cli, invoice: string, ...flags: string[]): Promise<void> {
+  const made = await c.run(['lines', 'create', '--invoice-id', invoice, ...flags, '-q']);
+  expect(made.code, made.stderr).toBe(0);
+}
+
+describe('an invoice through its life', () => {
+  let c: Cli;
+  let id: string;
+  beforeAll(async () => {
+    c = await seeded();
+    id = await draft(c);
+    await line(c, id, '--description', 'Lunchbox', '--amount', '10,00', '--tax-rate', '21', '--quantity', '2');
+    await line(c, id, '--description', 'Korting', '--amount', '-2,50', '--tax-rate', '21');
+  });
+
+  it('shows the draft with exact totals, right-aligned in the list', async () => {
+    const shown = json((await c.run(['invoices', 'get', id, '--json'])).stdout).data.attributes;
+    // 2 x 10.00 - 2.50 = 17.50 excl; tax 2 x 2.10 - 0.53 (0.525 rounded away from zero) = 3.67.
+    expect([shown.amount_excl, shown.tax_amount, shown.amount_incl]).toEqual(['17.50', '3.67', '21.17']);
+    const listed = await c.run(['invoices', 'list'], { tty: true, columns: 100 });
+    expect(listed.stdout).toMatch(/DRAFT .*€ 21\.17/);
+  });
+
+  it('refuses an amount with three decimals before sending anything (exit 2, naming the flag)', async () => {
+    const refused = await c.run(['lines', 'create', '--invoice-id', id, '--description', 'x', '--amount', '1.005', '--tax-rate', '21']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('--amount');
+  });
+
+  it('finalises as `billing invoices finalise ID`: INV-1, open, its transaction linked', async () => {
+    const finalised = await c.run(['invoices', 'finalise', id, '--json']);
+    expect(finalised.code, finalised.stderr).toBe(0);
+    const data = json(finalised.stdout).data;
+    expect(data.attributes).toMatchObject({ status: 'open', reference: 'INV-1', amount_incl: '21.17' });
+    expect(data.relationships.transaction.data.type).toBe('transaction');
+  });
+
+  it('refuses every change after finalising (exit 1, Invalid State) and changes nothing', async () => {
+    const before = (await c.run(['invoices', 'get', id, '--json'])).stdout;
+    for (const argv of [
+      ['invoices', 'finalise', id],
+      ['invoices', 'update', id, '--send-email'],
+      ['invoices', 'delete', id, '--yes'],
+      ['lines', 'create', '--invoice-id', id, '--description', 'x', '--amount', '1', '--tax-rate', '0'],
+    ]) {
+      const refused = await c.run(argv);
+      expect(refused.code, argv.join(' ')).toBe(1);
+      expect(refused.stderr).toContain('draft');
+    }
+    expect((await c.run(['invoices', 'get', id, '--json'])).stdout).toBe(before);
+  });
+
+  it('credits after confirming: a draft of the negated lines; the original unchanged', async () => {
+    const before = (await c.run(['invoices', 'get', id, '--json'])).stdout;
+    const noTerminal = await c.run(['invoices', 'credit', id]);
+    expect(noTerminal.code).toBe(2);
+    const declined = await c.run(['invoices', 'credit', id], { prompter: fakePrompter([false]) });
+    expect(declined.code).not.toBe(0);
+    const credited = await c.run(['invoices', 'credit', id, '--yes', '--json']);
+    expect(credited.code, credited.stderr).toBe(0);
+    const credit = json(credited.stdout).data;
+    expect(credit.attributes).toMatchObject({ status: 'draft', amount_excl: '-17.50', tax_amount: '-3.67', amount_incl: '-21.17' });
+    expect(credit.relationships['original-invoice'].data).toEqual({ type: 'invoice', id });
+    expect((await c.run(['invoices', 'get', id, '--json'])).stdout).toBe(before);
+    // A credit of zero or less completes when finalised, and takes the next number.
+    const done = json((await c.run(['invoices', 'finalise', credit.id, '--json'])).stdout).data.attributes;
+    expect(done).toMatchObject({ status: 'completed', reference: 'INV-2' });
+  });
+
+  it('pays by hand, then audit finds the references whole', async () => {
+    expect(json((await c.run(['invoices', 'pay', id, '--json'])).stdout).data.attributes.status).toBe('paid');
+    const audit = await c.run(['invoices', 'audit', '--json']);
+    expect(audit.code, audit.stderr).toBe(0);
+    expect(json(audit.stdout)).toMatchObject({ invoices: 2, first: 1, last: 2, gaps: [], duplicates: [], malformed: [], ok: true });
+  });
+
+  it('uses a new prefix for later references, numbers going on', async () => {
+    expect((await c.run(['accounts', 'update', 'default', '--invoice-prefix', 'ECUR-', '-q'])).code).toBe(0);
+    const next = await draft(c);
+    await line(c, next, '--description', 'Box', '--amount', '12.50', '--tax-rate', '9');
+    expect(json((await c.run(['invoices', 'finalise', next, '--json'])).stdout).data.attributes.reference).toBe('ECUR-3');
+    expect(json((await c.run(['invoices', 'audit', '--json'])).stdout)).toMatchObject({ invoices: 3, last: 3, ok: true });
+  });
+
+  it('audit exits 1 and names a gap when a number is missing', async () => {
+    // No request can make a gap: only a store changed behind the service's back has one.
+    const store = await openStore(c.dbPath);
+    try {
+      await store.write(() => run((q) => q.updateTable('invoices').set({ number: 5, reference: 'ECUR-5' }).where('reference', '=', 'ECUR-3')));
+      expect((await store.read(() => get((q) => q.selectFrom('invoices').select('id').where('reference', '=', 'ECUR-5'))))).toBeDefined();
+    } finally {
+      await store.close();
+    }
+    const audit = await c.run(['invoices', 'audit', '--json']);
+    expect(audit.code).toBe(1);
+    expect(json(audit.stdout)).toMatchObject({ gaps: [[3, 4]], ok: false });
+  });
+});
+
+describe('automatic finalisation through the clock', () => {
+  it('finalises a draft whose invoice date is today once the day has ended', async () => {
+    const c = await seeded();
+    const id = await draft(c, '--invoice-date', '2026-11-21');
+    await line(c, id, '--description', 'Box', '--amount', '12.50', '--tax-rate', '9');
+    expect(json((await c.run(['invoices', 'get', id, '--json'])).stdout).data.attributes.status).toBe('draft');
+    const moved = await c.run(['clock', 'advance', 'PT13H', '--json']);
+    expect(moved.code, moved.stderr).toBe(0);
+    expect(json((await c.run(['invoices', 'get', id, '--json'])).stdout).data.attributes).toMatchObject({ status: 'open', reference: 'INV-1' });
+    const listed = json((await c.run(['invoices', 'list', '--status', 'open', '--json'])).stdout);
+    expect(listed.data.map((i: { id: string }) => i.id)).toEqual([id]);
+  });
+});
