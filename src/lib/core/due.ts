@@ -10,7 +10,7 @@
 import type { Store } from '../store/store.js';
 import { all, prepared, type Unit } from '../store/unit.js';
 import { endOfDay, finalise, loadInvoices, newInvoicing, type Invoicing } from './invoicing.js';
-import { doWork, flush, Ledger, loadSubscriptions, loadTransactions, type DueItem } from './lifecycle.js';
+import { doWork, flush, Ledger, loadTransactions, type DueItem } from './lifecycle.js';
 import { DEFAULT_BASE_URL } from './notifications.js';
 
 /** Pieces of work per transaction: big enough that PostgreSQL's round trips are few, small enough to keep memory flat. */
@@ -70,8 +70,7 @@ function* batch(until: string, size: number, baseUrl: string): Unit<DueReport & 
     } else subIds.push(Number(item.subject));
   }
   // A fulfilment needs its subscription only to retry an outcome set for it.
-  yield* loadTransactions(l, txIds, undefined, (tx) => collecting.has(tx.id) || tx.outcome !== null);
-  yield* loadSubscriptions(l, subIds);
+  yield* loadTransactions(l, txIds, undefined, (tx) => collecting.has(tx.id) || tx.outcome !== null, subIds);
   const invoicing = newInvoicing();
   yield* loadInvoices(l, invoicing, invoiceIds);
   // Work a piece sets up inside what this batch covers (a resume's collection due at once, a manual

@@ -39,7 +39,9 @@ function readSendEmail(attributes: Record<string, unknown>): { sendEmail?: boole
 /**
  * Run as Store.work: on PostgreSQL, READ COMMITTED, so concurrent finalisers queue on the account's
  * counter row and each reads the number the one before left, where SERIALIZABLE would fail all but
- * one of them. A refusal takes no number: nothing is written before every rule holds.
+ * one of them. It locks the invoice and the counter only: the subscription is read (light), so a
+ * finaliser never waits for due work collecting that subscription, nor due work for it. A refusal
+ * takes no number: nothing is written before every rule holds.
  */
 export function finaliseInvoice(ctx: CoreContext, id: number, attributes?: Record<string, unknown>): MaybePromise<Result<InvoiceWithLines>> {
   const { sendEmail, problems } = readSendEmail(attributes ?? {});
@@ -47,7 +49,7 @@ export function finaliseInvoice(ctx: CoreContext, id: number, attributes?: Recor
   return ctx.store.work(function* () {
     const l = new Ledger();
     const invoicing = newInvoicing();
-    yield* loadInvoices(l, invoicing, [id], ctx.account.id);
+    yield* loadInvoices(l, invoicing, [id], ctx.account.id, { light: true });
     const invoice = l.invoices.get(id);
     if (!invoice) return notFound<InvoiceWithLines>(`no invoice with id ${id}`);
     if (invoice.status !== 'draft') return notDraft<InvoiceWithLines>(invoice, 'it can be finalised');

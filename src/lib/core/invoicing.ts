@@ -27,9 +27,10 @@ export const newInvoicing = (): Invoicing => ({ lineCounts: new Map(), customers
 /**
  * Loads invoices (locked), their line counts, customers and subscriptions, and the invoice counters
  * of their accounts (locked, after the invoices: every writer takes invoices before the counter, so
- * none waits for another in a circle).
+ * none waits for another in a circle). `light`: the subscriptions are read, not locked (a request
+ * finalising one invoice, which only adds a transaction; see loadSubscriptions).
  */
-export function* loadInvoices(l: Ledger, inv: Invoicing, ids: Iterable<number>, accountId?: number): Unit<void> {
+export function* loadInvoices(l: Ledger, inv: Invoicing, ids: Iterable<number>, accountId?: number, options: { light?: boolean } = {}): Unit<void> {
   const wanted = [...new Set(ids)].filter((id) => !l.invoices.has(id));
   if (wanted.length === 0) return;
   const rows = (yield* all((q, d) => {
@@ -47,7 +48,7 @@ export function* loadInvoices(l: Ledger, inv: Invoicing, ids: Iterable<number>, 
   for (const c of yield* all((q) => q.selectFrom('customers').select(['id', 'first_name', 'middle_name', 'last_name', 'language', 'email']).where('id', 'in', customerIds))) {
     inv.customers.set(c.id as number, c as Recipient);
   }
-  yield* loadSubscriptions(l, rows.map((r) => r.subscription_id));
+  yield* loadSubscriptions(l, rows.map((r) => r.subscription_id), undefined, options);
   const accounts = [...new Set(rows.map((r) => r.account_id))].filter((id) => !l.counters.has(id));
   if (accounts.length) {
     const counters = yield* all((q, d) => d.locked(q.selectFrom('accounts').select(['id', 'next_invoice_number', 'invoice_prefix', 'time_zone']).where('id', 'in', accounts).orderBy('id')));

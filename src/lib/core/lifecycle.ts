@@ -127,8 +127,14 @@ const SUBSCRIPTION_COLUMNS = [
   's.metadata', 's.archived', 's.created_at', 's.updated_at', 's.cycle_anchor', 's.next_cycle',
 ] as const;
 
-/** Loads subscriptions (with their customer's payment method), their plans, their open transactions and their accounts' zones. */
-export function* loadSubscriptions(l: Ledger, ids: Iterable<number>, accountId?: number): Unit<void> {
+/**
+ * Loads subscriptions (with their customer's payment method), their plans, their open transactions
+ * and their accounts' zones. Locks are taken subscriptions first, then transactions, by every writer
+ * (loadTransactions too), so no two wait for each other in a circle. `light`: the subscriptions
+ * only, read as committed and not locked, for a write that only adds a transaction to them
+ * (finalising an invoice): whether it may be collected is decided again when it is scheduled.
+ */
+export function* loadSubscriptions(l: Ledger, ids: Iterable<number>, accountId?: number, options: { light?: boolean } = {}): Unit<void> {
   const wanted = [...new Set(ids)].filter((id) => !l.subs.has(id));
   if (wanted.length === 0) return;
   const rows = (yield* all((q, d) => {
@@ -139,14 +145,14 @@ export function* loadSubscriptions(l: Ledger, ids: Iterable<number>, accountId?:
       .where('s.id', 'in', wanted)
       .orderBy('s.id');
     if (accountId !== undefined) query = query.where('s.account_id', '=', accountId);
-    return d.locked(query);
+    return options.light ? query : d.locked(query);
   })) as Sub[];
   for (const row of rows) l.subs.set(row.id, row);
   const planIds = [...new Set(rows.map((s) => s.subscription_plan_id))].filter((id) => !l.plans.has(id));
   if (planIds.length) for (const plan of (yield* all((q) => q.selectFrom('subscription_plans').selectAll().where('id', 'in', planIds))) as Plan[]) l.plans.set(plan.id, plan);
   const accounts = [...new Set(rows.map((s) => s.account_id))].filter((id) => !l.zones.has(id));
   if (accounts.length) for (const a of yield* all((q) => q.selectFrom('accounts').select(['id', 'time_zone']).where('id', 'in', accounts))) l.zones.set(a.id as number, a.time_zone);
-  if (rows.length === 0) return;
+  if (rows.length === 0 || options.light) return;
   const open = (yield* all((q, d) =>
     d.locked(q.selectFrom('transactions').selectAll().where('subscription_id', 'in', rows.map((s) => s.id)).where('status', 'in', OPEN_STATUSES).orderBy('seq')),
   )) as Txn[];
@@ -154,25 +160,39 @@ export function* loadSubscriptions(l: Ledger, ids: Iterable<number>, accountId?:
 }
 
 /**
- * Loads transactions by id, and everything of the subscriptions of those `needs` says need theirs
- * (all by default: a fulfilment without an outcome to apply does not).
+ * Loads transactions by id (locked), after the subscriptions of those `needs` says need theirs (all
+ * by default: a fulfilment without an outcome to apply does not) and of `subscriptions`.
  */
-export function* loadTransactions(l: Ledger, ids: Iterable<string>, accountId?: number, needs: (tx: Txn) => boolean = () => true): Unit<void> {
+export function* loadTransactions(l: Ledger, ids: Iterable<string>, accountId?: number, needs: (tx: Pick<Txn, 'id' | 'outcome'>) => boolean = () => true, subscriptions: Iterable<number> = []): Unit<void> {
   const wanted = [...new Set(ids)].filter((id) => !l.txns.has(id));
+  const subIds = [...subscriptions];
+  // Which subscriptions, read without a lock (a transaction never changes subscription): theirs are taken first.
   if (wanted.length) {
-    const rows = (yield* all((q, d) => {
-      let query = q.selectFrom('transactions').selectAll().where('id', 'in', wanted).orderBy('seq');
+    const known = yield* all((q) => {
+      let query = q.selectFrom('transactions').select(['id', 'subscription_id', 'outcome']).where('id', 'in', wanted);
       if (accountId !== undefined) query = query.where('account_id', '=', accountId);
-      return d.locked(query);
-    })) as Txn[];
-    for (const tx of rows) l.put(tx);
+      return query;
+    });
+    for (const tx of known) if (needs(tx)) subIds.push(tx.subscription_id);
   }
-  const subIds: number[] = [];
   for (const id of ids) {
     const tx = l.txns.get(id);
     if (tx && needs(tx)) subIds.push(tx.subscription_id);
   }
   yield* loadSubscriptions(l, subIds);
+  // The rest (collected ones, which no subscription lock brings), locked now, as they are now.
+  const rest = wanted.filter((id) => !l.txns.has(id));
+  if (rest.length) {
+    const rows = (yield* all((q, d) => {
+      let query = q.selectFrom('transactions').selectAll().where('id', 'in', rest).orderBy('seq');
+      if (accountId !== undefined) query = query.where('account_id', '=', accountId);
+      return d.locked(query);
+    })) as Txn[];
+    for (const tx of rows) l.put(tx);
+    // An outcome set in between (READ COMMITTED): its subscription, for the retry it may bring.
+    const late = rows.filter((tx) => needs(tx) && !l.subs.has(tx.subscription_id)).map((tx) => tx.subscription_id);
+    if (late.length) yield* loadSubscriptions(l, late);
+  }
 }
 
 // ---- writing back ----
@@ -555,7 +575,12 @@ export function doWork(l: Ledger, item: DueItem): void {
   switch (item.kind as WorkKind) {
     case 'transaction.schedule': {
       const tx = l.txns.get(item.subject);
-      if (tx?.status === 'queued') schedule(l, tx, at);
+      if (tx?.status !== 'queued') return;
+      // Collected under an active subscription only: one paused or cancelled since (after the
+      // transaction was made without its lock, as a finalised invoice's is) cancels it instead.
+      const sub = l.subs.get(tx.subscription_id);
+      if (sub && sub.status !== 'active') cancelTransaction(l, tx, at);
+      else schedule(l, tx, at);
       return;
     }
     case 'transaction.collect': {

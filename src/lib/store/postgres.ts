@@ -53,7 +53,7 @@ const dialect: Dialect = {
   // The pg_trgm GIN index customers_search is on these very expressions; a term shorter than a
   // trigram has none to look up, and the planner scans the account's rows instead.
   customerSearch: (text) => searchedLike(dialect.lower, text),
-  locked: (query, skip) => (skip ? query.forUpdate().skipLocked() : query.forUpdate()),
+  locked: (query, skip) => (skip ? query.forNoKeyUpdate().skipLocked() : query.forNoKeyUpdate()),
 };
 
 const ARRAY_TYPES = { text: 'text[]', integer: 'bigint[]', instant: 'timestamptz[]', flag: 'boolean[]', json: 'json[]' } as const;

@@ -38,11 +38,14 @@ export interface Dialect {
    */
   customerSearch(text: string): RawBuilder<SqlBool>;
   /**
-   * A SELECT that locks the rows it reads until the transaction ends (FOR UPDATE), skipping rows
-   * another transaction holds when `skip` (SKIP LOCKED): how due work is claimed. SQLite has one
-   * writer at a time, so its queries stay as they are.
+   * A SELECT that locks the rows it reads until the transaction ends, skipping rows another
+   * transaction holds when `skip` (SKIP LOCKED): how due work is claimed. PostgreSQL takes FOR NO
+   * KEY UPDATE (what an UPDATE of the row takes), not FOR UPDATE: the key-share lock a foreign key
+   * check takes on the row it points at (a new transaction's subscription, an event's account) does
+   * not wait for it, so a writer holding a subscription and one holding an account's invoice counter
+   * never wait for each other through an insert. SQLite has one writer at a time: queries stay as they are.
    */
-  locked<Q extends { forUpdate(): Q; skipLocked(): Q }>(query: Q, skip?: boolean): Q;
+  locked<Q extends { forNoKeyUpdate(): Q; skipLocked(): Q }>(query: Q, skip?: boolean): Q;
 }
 
 /** How a column of a bulk write travels: PostgreSQL sends each as one typed array. */
