@@ -3,7 +3,8 @@
 // high-water mark is the advance's; a seeded SQLite store copied into PostgreSQL; the report lines.
 // Run as a child: tsx bench/advance.ts advance <location> <ISO 8601 duration>
 import { spawn } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 // The child loads only these.
@@ -12,6 +13,7 @@ import { systemClock } from '../src/lib/core/clock.js';
 import { addDuration } from '../src/lib/core/schedule.js';
 import { setClock, showClock, StoreClock } from '../src/lib/core/store-clock.js';
 import { openStore, type Engine } from '../src/lib/store/store.js';
+import type { PostgresServer } from '../test/helpers/postgres-server.js';
 
 /** Durable, as a production server runs (the test server turns these off for speed). */
 export const DURABLE = { fsync: 'on', synchronous_commit: 'on', full_page_writes: 'on' };
@@ -102,6 +104,45 @@ export async function pgStatement(url: string, statement: string): Promise<void>
   } finally {
     await client.end();
   }
+}
+
+/**
+ * Seeds a SQLite store once (seed gives a line saying how), copies it into a PostgreSQL server of its
+ * own (durable settings) before SQLite's run, and benches each engine of ENGINES on its store.
+ * The exit code is 1 for a figure over its target only under BENCH_STRICT=1.
+ */
+export async function onEachEngine(seed: (path: string) => Promise<string>, bench: (engine: Engine, location: string, seeding: string) => Promise<boolean>): Promise<void> {
+  const engines = (process.env.ENGINES ?? 'sqlite,postgres').split(',') as Engine[];
+  for (const engine of engines) if (engine !== 'sqlite' && engine !== 'postgres') throw new Error(`unknown engine ${engine as string}: ENGINES is a list of sqlite, postgres`);
+  const dir = mkdtempSync(join(tmpdir(), 'billing-bench-'));
+  let server: PostgresServer | undefined;
+  try {
+    const path = join(dir, 'bench.db');
+    const seeding = await seed(path);
+    let url: string | undefined;
+    let copyMs = 0;
+    if (engines.includes('postgres')) {
+      const { startPostgres } = await import('../test/helpers/postgres-server.js');
+      server = await startPostgres(DURABLE);
+      url = server.url();
+      copyMs = await copyTo(path, url);
+    }
+    let ok = true;
+    if (engines.includes('sqlite')) ok = (await bench('sqlite', path, seeding)) && ok;
+    if (url !== undefined) ok = (await bench('postgres', url, `${seeding}, then copied in ${(copyMs / 1000).toFixed(1)} s`)) && ok;
+    process.exitCode = ok || process.env.BENCH_STRICT !== '1' ? 0 : 1;
+  } finally {
+    await server?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Runs a benchmark's main, its error printed and the exit code 1. */
+export function start(main: () => Promise<void>): void {
+  main().catch((error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exitCode = 1;
+  });
 }
 
 export function figure(name: string, value: string, target: string, ok: boolean): boolean {

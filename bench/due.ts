@@ -11,19 +11,14 @@
 // active, its first transaction scheduled), as the API makes it.
 // Run: npm run bench:due   (SUBSCRIPTIONS=10000, CALLS=5000 catch-ups, ENGINES=sqlite,postgres;
 // PROFILE=1 writes a CPU profile of each advance to .prof/)
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { systemClock } from '../src/lib/core/clock.js';
 import { catchUp, StoreClock } from '../src/lib/core/store-clock.js';
 import { openStore, type Engine } from '../src/lib/store/store.js';
 import { all, get, run } from '../src/lib/store/unit.js';
-import type { PostgresServer } from '../test/helpers/postgres-server.js';
-import { copyTo, DURABLE, figure, info, mb, pgStatement, runAdvance } from './advance.js';
+import { figure, info, mb, onEachEngine, pgStatement, runAdvance, start } from './advance.js';
 
 const SUBSCRIPTIONS = Number(process.env.SUBSCRIPTIONS ?? 10_000);
 const CALLS = Number(process.env.CALLS ?? 5_000);
-const ENGINES = (process.env.ENGINES ?? 'sqlite,postgres').split(',') as Engine[];
 const DURATION = 'P1Y';
 const TARGETS = { changesPerSecond: { sqlite: 20_000, postgres: 5_000 } as Record<Engine, number>, peakMb: 200, idleCatchUpMs: 2 };
 const POOL_SIZE = 10;
@@ -137,34 +132,8 @@ async function benchEngine(engine: Engine, location: string, seeding: string): P
   return ok.every(Boolean);
 }
 
-async function main(): Promise<void> {
-  for (const engine of ENGINES) if (engine !== 'sqlite' && engine !== 'postgres') throw new Error(`unknown engine ${engine as string}: ENGINES is a list of sqlite, postgres`);
-  const dir = mkdtempSync(join(tmpdir(), 'billing-bench-'));
-  let server: PostgresServer | undefined;
-  try {
-    // Seeded once, on SQLite; PostgreSQL gets a copy made before SQLite's advance.
-    const path = join(dir, 'bench.db');
-    const seedMs = await seed(path);
-    const seeding = `${(seedMs / 1000).toFixed(1)} s (customers in bulk, subscriptions by use case)`;
-    let url: string | undefined;
-    let copyMs = 0;
-    if (ENGINES.includes('postgres')) {
-      const { startPostgres } = await import('../test/helpers/postgres-server.js');
-      server = await startPostgres(DURABLE);
-      url = server.url();
-      copyMs = await copyTo(path, url);
-    }
-    let ok = true;
-    if (ENGINES.includes('sqlite')) ok = (await benchEngine('sqlite', path, seeding)) && ok;
-    if (url !== undefined) ok = (await benchEngine('postgres', url, `${seeding}, then copied in ${(copyMs / 1000).toFixed(1)} s`)) && ok;
-    process.exitCode = ok || process.env.BENCH_STRICT !== '1' ? 0 : 1;
-  } finally {
-    await server?.stop();
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-main().catch((error: unknown) => {
-  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  process.exitCode = 1;
-});
+// Seeded once, on SQLite; PostgreSQL gets a copy made before SQLite's run.
+start(() => onEachEngine(async (path) => {
+  const seedMs = await seed(path);
+  return `${(seedMs / 1000).toFixed(1)} s (customers in bulk, subscriptions by use case)`;
+}, benchEngine));

@@ -7,17 +7,12 @@
 // as POST /invoices and /invoice-lines would leave them. Each finalised draft makes a transaction
 // that is collected in the same advance (due the day it is finalised).
 // Run: npm run bench:invoices   (DRAFTS=10000, LINES=1000, ENGINES=sqlite,postgres; PROFILE=1 profiles the advance)
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Engine } from '../src/lib/store/store.js';
 import { all, get, run, writeRows } from '../src/lib/store/unit.js';
-import type { PostgresServer } from '../test/helpers/postgres-server.js';
-import { copyTo, DURABLE, figure, info, mb, runAdvance } from './advance.js';
+import { figure, info, mb, onEachEngine, start, runAdvance } from './advance.js';
 
 const DRAFTS = Number(process.env.DRAFTS ?? 10_000);
 const LINES = Number(process.env.LINES ?? 1_000);
-const ENGINES = (process.env.ENGINES ?? 'sqlite,postgres').split(',') as Engine[];
 const TARGETS = { invoicesPerSecond: { sqlite: 2_000, postgres: 500 } as Record<Engine, number>, peakMb: 200 };
 const BULK = 500;
 
@@ -160,33 +155,8 @@ async function benchEngine(engine: Engine, location: string, seeding: string): P
   return ok.every(Boolean);
 }
 
-async function main(): Promise<void> {
-  for (const engine of ENGINES) if (engine !== 'sqlite' && engine !== 'postgres') throw new Error(`unknown engine ${engine as string}: ENGINES is a list of sqlite, postgres`);
-  const dir = mkdtempSync(join(tmpdir(), 'billing-bench-'));
-  let server: PostgresServer | undefined;
-  try {
-    const path = join(dir, 'bench.db');
-    const seedMs = await seed(path);
-    const seeding = `${(seedMs / 1000).toFixed(1)} s (${DRAFTS} drafts of 2 lines, in bulk)`;
-    let url: string | undefined;
-    let copyMs = 0;
-    if (ENGINES.includes('postgres')) {
-      const { startPostgres } = await import('../test/helpers/postgres-server.js');
-      server = await startPostgres(DURABLE);
-      url = server.url();
-      copyMs = await copyTo(path, url);
-    }
-    let ok = true;
-    if (ENGINES.includes('sqlite')) ok = (await benchEngine('sqlite', path, seeding)) && ok;
-    if (url !== undefined) ok = (await benchEngine('postgres', url, `${seeding}, then copied in ${(copyMs / 1000).toFixed(1)} s`)) && ok;
-    process.exitCode = ok || process.env.BENCH_STRICT !== '1' ? 0 : 1;
-  } finally {
-    await server?.stop();
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-main().catch((error: unknown) => {
-  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  process.exitCode = 1;
-});
+// Seeded once, on SQLite; PostgreSQL gets a copy made before SQLite's run.
+start(() => onEachEngine(async (path) => {
+  const seedMs = await seed(path);
+  return `${(seedMs / 1000).toFixed(1)} s (${DRAFTS} drafts of 2 lines, in bulk)`;
+}, benchEngine));

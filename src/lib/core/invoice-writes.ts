@@ -17,7 +17,7 @@ import { cancelTransaction, flush, Ledger, loadTransactions, moveInvoice, type I
 import { getPlan } from './plans.js';
 import { fail, invalidAttributes, notFound, ok, type Result } from './result.js';
 import { dayAt } from './schedule.js';
-import { lineUnits, totalsOf } from './tax.js';
+import { lineUnits, totalsOf, type Totals } from './tax.js';
 import { readInstants } from './time.js';
 import { OPEN_STATUSES } from './transitions.js';
 
@@ -70,6 +70,32 @@ export function* finaliseWhenDue(ctx: CoreContext, invoice: Pick<Invoice, 'id' |
   yield* run((q) => q.insertInto('due_work').values({ account_id: ctx.account.id, due_at: at > now ? at : now, rank: 1, kind: 'invoice.finalise', subject: String(invoice.id) }));
 }
 
+type DraftFields = Pick<Invoice, 'subscription_id' | 'customer_id' | 'invoice_date' | 'transaction_date' | 'original_invoice_id' | 'send_email'> & { totals?: Totals };
+
+/** A new draft: DRAFT, no number, no transaction; totals zero unless given (a credit invoice's). */
+function* insertDraft(ctx: CoreContext, now: string, { totals, ...fields }: DraftFields): Unit<Invoice> {
+  return (yield* get((q) =>
+    q
+      .insertInto('invoices')
+      .values({
+        ...fields,
+        account_id: ctx.account.id,
+        status: 'draft',
+        number: null,
+        reference: null,
+        amount_excl_cents: totals?.excl ?? 0,
+        tax_amount_cents: totals?.tax ?? 0,
+        tax_rates: JSON.stringify(totals?.taxRates ?? []),
+        transaction_id: null,
+        hosted_token: null,
+        finalised_at: null,
+        created_at: now,
+        updated_at: now,
+      })
+      .returningAll(),
+  )) as Invoice;
+}
+
 export function createInvoice(ctx: CoreContext, attributes: Record<string, unknown>): MaybePromise<Result<InvoiceWithLines>> {
   const { value, problems } = validateAttributes(invoiceCreateSchema, attributes, { readOnly: INVOICE_READ_ONLY_ON_CREATE });
   const given = readInstants(value, ['invoice_date', 'transaction_date'], ctx.account.time_zone, problems);
@@ -84,31 +110,14 @@ export function createInvoice(ctx: CoreContext, attributes: Record<string, unkno
     yield* checkOriginal(ctx, value.original_invoice_id, undefined, found);
     if (found.length) return invalidAttributes<InvoiceWithLines>(found);
     const plan = yield* getPlan(ctx, sub!.subscription_plan_id);
-    const invoice = (yield* get((q) =>
-      q
-        .insertInto('invoices')
-        .values({
-          account_id: ctx.account.id,
-          subscription_id: sub!.id,
-          customer_id: sub!.customer_id,
-          status: 'draft',
-          number: null,
-          reference: null,
-          amount_excl_cents: 0,
-          tax_amount_cents: 0,
-          tax_rates: '[]',
-          invoice_date: dates.invoice_date ?? null,
-          transaction_date: dates.transaction_date ?? null,
-          original_invoice_id: value.original_invoice_id ?? null,
-          send_email: (value.send_email ?? (plan.ok && plan.value.send_invoice === 1)) ? 1 : 0,
-          transaction_id: null,
-          hosted_token: null,
-          finalised_at: null,
-          created_at: now,
-          updated_at: now,
-        })
-        .returningAll(),
-    )) as Invoice;
+    const invoice = yield* insertDraft(ctx, now, {
+      subscription_id: sub!.id,
+      customer_id: sub!.customer_id,
+      invoice_date: dates.invoice_date ?? null,
+      transaction_date: dates.transaction_date ?? null,
+      original_invoice_id: value.original_invoice_id ?? null,
+      send_email: (value.send_email ?? (plan.ok && plan.value.send_invoice === 1)) ? 1 : 0,
+    });
     yield* finaliseWhenDue(ctx, invoice);
     return ok({ invoice, lineIds: [] });
   });
@@ -174,31 +183,15 @@ export function creditInvoice(ctx: CoreContext, id: number): MaybePromise<Result
       return { ...line, amount_cents: -line.amount_cents, unit_excl_cents: units.excl, unit_tax_cents: units.tax };
     });
     const totals = totalsOf(negated);
-    const credit = (yield* get((q) =>
-      q
-        .insertInto('invoices')
-        .values({
-          account_id: ctx.account.id,
-          subscription_id: original.subscription_id,
-          customer_id: original.customer_id,
-          status: 'draft',
-          number: null,
-          reference: null,
-          amount_excl_cents: totals.excl,
-          tax_amount_cents: totals.tax,
-          tax_rates: JSON.stringify(totals.taxRates),
-          invoice_date: null,
-          transaction_date: null,
-          original_invoice_id: id,
-          send_email: original.send_email,
-          transaction_id: null,
-          hosted_token: null,
-          finalised_at: null,
-          created_at: now,
-          updated_at: now,
-        })
-        .returningAll(),
-    )) as Invoice;
+    const credit = yield* insertDraft(ctx, now, {
+      subscription_id: original.subscription_id,
+      customer_id: original.customer_id,
+      invoice_date: null,
+      transaction_date: null,
+      original_invoice_id: id,
+      send_email: original.send_email,
+      totals,
+    });
     yield* writeRows(
       'insert',
       LINE_INSERT,
