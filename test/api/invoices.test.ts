@@ -323,7 +323,10 @@ describe('automatic finalisation', () => {
     expect((await getInvoice(core, empty)).attributes.status).toBe('draft');
     ok(await postLine(core, lunchbox(empty)), 201);
     await setClock(core, '2026-11-21T23:00:01Z');
-    expect((await getInvoice(core, empty)).attributes).toMatchObject({ status: 'open', reference: 'INV-2' });
+    // Dated the 20th, finalised on the 22nd: its transaction is due, and dated, the 22nd.
+    const late = await getInvoice(core, empty);
+    expect(late.attributes).toMatchObject({ status: 'open', reference: 'INV-2', invoice_date: '2026-11-20T00:00:00+01:00', transaction_date: '2026-11-22T00:00:00+01:00' });
+    expect((await send(core, 'GET', `/transactions/${late.relationships.transaction.data.id}`)).body.data.attributes.due_date).toBe('2026-11-22T00:00:00+01:00');
   });
 });
 

@@ -10,7 +10,7 @@ export interface Recorded {
   /** The path as requested (an absolute URL when a link was followed), with its query. */
   path: string;
   status: number;
-  /** The headers that carry meaning here, names in lower case: allow, location, content-type (media type only). */
+  /** The headers that carry meaning here, names in lower case: allow, location, content-type (media type only; none without a body). */
   headers: Record<string, string>;
   /** The document with volatile values replaced (see normalise); null for an empty body. */
   body: unknown;
@@ -23,18 +23,52 @@ export interface Seed {
 
 export type Scenario = (t: Transport, seed: Seed) => Promise<Recorded[]>;
 
+/** What a scenario that moves time needs besides: the store's test clock, moved forward (the due work on the way done). */
+export interface ClockSeed extends Seed {
+  advanceTo(iso: string): Promise<void>;
+}
+
+export type ClockScenario = (t: Transport, seed: ClockSeed) => Promise<Recorded[]>;
+
 /** What created_at and updated_at become when they are well-formed ISO 8601 datetimes with an offset. */
 export const TIMESTAMP = '<timestamp>';
 const DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[+-]\d{2}:\d{2}$/;
 const VOLATILE_KEYS = new Set(['created_at', 'updated_at']);
 const KEPT_HEADERS = new Set(['allow', 'location', 'content-type']);
 
-/** Replaces the clock's values, which differ between doors and runs; a malformed one stays as it is. */
-export function normalise(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(normalise);
+/** A transaction's id: a random UUID. */
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
+/** The random token of a hosted invoice page, in its URL: 24 bytes, base64url. */
+const HOSTED_TOKEN = /(\/invoice\/)([A-Za-z0-9_-]{32})(?![A-Za-z0-9_-])/g;
+
+/**
+ * Random values (transaction ids, hosted invoice tokens), named in the order a scenario first sees
+ * them: `<uuid 1>`, `<token 1>`. The same value reads the same everywhere in the scenario (an
+ * invoice's transaction is the one the subscription lists), and the documents of two doors compare.
+ */
+export class RandomNames {
+  private readonly names = new Map<string, string>();
+  private readonly counts = { uuid: 0, token: 0 };
+  private name(kind: 'uuid' | 'token', value: string): string {
+    let name = this.names.get(value);
+    if (name === undefined) this.names.set(value, (name = `<${kind} ${++this.counts[kind]}>`));
+    return name;
+  }
+  text(value: string): string {
+    return value.replace(UUID, (uuid) => this.name('uuid', uuid)).replace(HOSTED_TOKEN, (_, at: string, token: string) => `${at}${this.name('token', token)}`);
+  }
+}
+
+/**
+ * Replaces the clock's values, which differ between doors and runs (a malformed one stays as it
+ * is), and the random ones, by their names.
+ */
+export function normalise(value: unknown, random = new RandomNames()): unknown {
+  if (typeof value === 'string') return random.text(value);
+  if (Array.isArray(value)) return value.map((v) => normalise(v, random));
   if (value !== null && typeof value === 'object') {
     return Object.fromEntries(
-      Object.entries(value).map(([key, v]) => [key, VOLATILE_KEYS.has(key) && typeof v === 'string' && DATETIME.test(v) ? TIMESTAMP : normalise(v)]),
+      Object.entries(value).map(([key, v]) => [key, VOLATILE_KEYS.has(key) && typeof v === 'string' && DATETIME.test(v) ? TIMESTAMP : normalise(v, random)]),
     );
   }
   return value;
@@ -44,6 +78,7 @@ type Json = any; // documents are read loosely here
 
 function recorder(t: Transport) {
   const log: Recorded[] = [];
+  const random = new RandomNames();
   /** Records the step; gives it back with `raw`, the document as it came (a client that sends back what it read needs that). */
   async function send(step: string, request: TransportRequest): Promise<Recorded & { body: Json; raw: Json }> {
     if (log.some((r) => r.step === step)) throw new Error(`step "${step}" is recorded twice`);
@@ -51,11 +86,11 @@ function recorder(t: Transport) {
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(response.headers ?? {})) {
       const lower = name.toLowerCase();
-      if (KEPT_HEADERS.has(lower)) headers[lower] = lower === 'content-type' ? value.split(';')[0].trim() : value;
+      if (KEPT_HEADERS.has(lower)) headers[lower] = random.text(lower === 'content-type' ? value.split(';')[0].trim() : value);
     }
     const query = new URLSearchParams(Object.entries(request.query ?? {}).flatMap(([k, v]) => (v === undefined ? [] : [[k, String(v)]])));
     const path = query.size ? `${request.path}${request.path.includes('?') ? '&' : '?'}${decodeURIComponent(query.toString())}` : request.path;
-    const recorded = { step, method: request.method, path, status: response.status, headers, body: normalise(response.body ?? null) };
+    const recorded = { step, method: request.method, path: random.text(path), status: response.status, headers, body: normalise(response.body ?? null, random) };
     log.push(recorded);
     return { ...recorded, raw: response.body };
   }
@@ -112,6 +147,20 @@ export const INVALID_CUSTOMER = {
   payment_method: 'creditcard',
   shoe_size: 42,
 };
+
+/** The active subscription invoices are made on: GOLD (12.50 monthly from 2026-12-01), mandate accepted. */
+const activeSubscription = (customer: string) => ({ customer_id: customer, subscription_plan_id: 1, status: 'active', start_date: '2026-12-01', confirmation_sent: true });
+
+/**
+ * The lines of the invoice scenarios, priced by the rules (cents, half away from zero):
+ * 10.00 at 21% excluded, x2: unit tax 2.10, incl 12.10; 3.27 at 9% included, x3: unit excl round(327 x 100 / 109) = 3.00, tax 0.27;
+ * a discount of -0.05 at 21% excluded: tax round(-1.05 cents) = -0.01, incl -0.06.
+ */
+export const LUNCHBOX = { description: 'lunchbox', amount: 10, tax_rate: 21, tax_included: false, quantity: 2 };
+export const SOUP = { description: 'soup', amount: '3.27', tax_rate: '9', tax_included: true, quantity: 3 };
+export const DISCOUNT = { description: 'discount', amount: '-0.05', tax_rate: 21.0, quantity: 1 };
+/** The soup changed: 3.28 included at 9%: excl round(328 x 100 / 109 = 300.92) = 3.01, tax 0.27; four of them. */
+export const SOUP_CHANGE = { description: 'soup, large', amount: 3.28, quantity: 4 };
 
 export const scenarios: Record<string, Scenario> = {
   /** Create, read, change (partly, then clearing a field, then archiving) and list one customer. */
@@ -273,6 +322,124 @@ export const scenarios: Record<string, Scenario> = {
     await send('page[size]=100', get('/customers', { 'page[size]': 100 }));
     await send('plans page[size]=0', get('/subscription-plans', { 'page[size]': 0 }));
     await send('customer subscriptions page[number]=0', get('/customers/1/subscriptions', { 'page[number]': 0 }));
+    return log;
+  },
+
+  /**
+   * Invoices from draft to paid: lines added and changed, totals exact; finalised (INV-1, INV-2);
+   * every change refused after finalising; credited (negated) and the credit finalised (INV-3);
+   * paid by hand; a draft deleted; read through its related paths; listed by status.
+   */
+  async invoices(t, seed) {
+    const { send, log } = recorder(t);
+    await seed.plan(GOLD);
+    const customer: string = (await send('create customer', post('customer', customerAttributes(1), '/customers'))).body.data.id;
+    const subscription: string = (await send('create subscription', post('subscription', activeSubscription(customer), '/subscriptions'))).body.data.id;
+    const invoice: string = (await send('create invoice', post('invoice', { subscription_id: subscription }, '/invoices'))).body.data.id;
+    const line = (attributes: Record<string, unknown>, to = invoice) => post('invoice-line', { invoice_id: Number(to), ...attributes }, '/invoice-lines');
+    const lunchbox: string = (await send('add lunchbox', line(LUNCHBOX))).body.data.id;
+    const soup: string = (await send('add soup', line(SOUP))).body.data.id;
+    await send('add discount', line(DISCOUNT));
+    await send('draft with three lines', get(`/invoices/${invoice}`));
+    await send('change soup', patch('invoice-line', soup, SOUP_CHANGE, `/invoice-lines/${soup}`));
+    await send('draft after the change', get(`/invoices/${invoice}`));
+    await send('credit a draft', { method: 'PATCH', path: `/invoices/${invoice}/credit` });
+    await send('pay a draft', { method: 'PATCH', path: `/invoices/${invoice}/pay` });
+    await send('finalise', { method: 'PATCH', path: `/invoices/${invoice}/finalise` });
+
+    // A finalised invoice never changes: every change is Invalid State.
+    await send('finalise again', { method: 'PATCH', path: `/invoices/${invoice}/finalise` });
+    await send('patch finalised', patch('invoice', invoice, { send_email: true }, `/invoices/${invoice}`));
+    await send('delete finalised', { method: 'DELETE', path: `/invoices/${invoice}` });
+    await send('add a line to finalised', line(LUNCHBOX));
+    await send('patch a line of finalised', patch('invoice-line', lunchbox, { quantity: 9 }, `/invoice-lines/${lunchbox}`));
+    await send('delete a line of finalised', { method: 'DELETE', path: `/invoice-lines/${lunchbox}` });
+    await send('finalised after refusals', get(`/invoices/${invoice}`));
+    await send('line after refusals', get(`/invoice-lines/${lunchbox}`));
+
+    const second: string = (await send('create second invoice', post('invoice', { subscription_id: subscription }, '/invoices'))).body.data.id;
+    await send('add a line to the second', line(LUNCHBOX, second));
+    await send('finalise the second', { method: 'PATCH', path: `/invoices/${second}/finalise` });
+
+    const credit: string = (await send('credit', { method: 'PATCH', path: `/invoices/${invoice}/credit` })).body.data.id;
+    await send('credit lines', get(`/invoices/${credit}/lines`));
+    await send('finalise the credit', { method: 'PATCH', path: `/invoices/${credit}/finalise` });
+    await send('original after credit', get(`/invoices/${invoice}`));
+
+    await send('pay', { method: 'PATCH', path: `/invoices/${invoice}/pay` });
+    await send('pay again', { method: 'PATCH', path: `/invoices/${invoice}/pay` });
+    await send('pay a completed invoice', { method: 'PATCH', path: `/invoices/${credit}/pay` });
+
+    const draft: string = (await send('create a draft to delete', post('invoice', { subscription_id: subscription }, '/invoices'))).body.data.id;
+    const doomed: string = (await send('add a line to the draft', line(LUNCHBOX, draft))).body.data.id;
+    const dropped: string = (await send('add another line to the draft', line(SOUP, draft))).body.data.id;
+    await send('delete a line of the draft', { method: 'DELETE', path: `/invoice-lines/${dropped}` });
+    await send('draft after deleting a line', get(`/invoices/${draft}`));
+    await send('delete the draft', { method: 'DELETE', path: `/invoices/${draft}` });
+    await send('deleted draft', get(`/invoices/${draft}`));
+    await send('line of the deleted draft', get(`/invoice-lines/${doomed}`));
+    await send('delete the draft again', { method: 'DELETE', path: `/invoices/${draft}` });
+
+    await send('lines', get(`/invoices/${invoice}/lines`));
+    await send('subscription', get(`/invoices/${invoice}/subscription`));
+    await send('customer', get(`/invoices/${invoice}/customer`));
+    await send('lines of an unknown invoice', get('/invoices/999/lines'));
+    await send('a draft that stays', post('invoice', { subscription_id: subscription }, '/invoices'));
+    for (const status of ['draft', 'open', 'paid', 'completed', 'cancelled']) await send(`list ${status}`, get('/invoices', { 'filter[status]': status }));
+    await send('list with an unknown status', get('/invoices', { 'filter[status]': 'late' }));
+    await send('list', get('/invoices', { sort: '-id' }));
+    return log;
+  },
+};
+
+/**
+ * Scenarios that move the store's test clock (ClockSeed.advanceTo): through the doors only, at
+ * their fixed test time (engines.test.ts runs `scenarios` on the real clock, which cannot be moved).
+ */
+export const clockScenarios: Record<string, ClockScenario> = {
+  /**
+   * A draft dated today is finalised by itself once the day has ended (00:00 Europe/Amsterdam; not a
+   * second before); one without lines waits for a line. Its transaction is collected on the
+   * transaction date, fulfilled three days later, and the invoice follows it: paid.
+   */
+  async 'invoices follow the clock'(t, seed) {
+    const { send, log } = recorder(t);
+    await seed.plan(GOLD);
+    const customer: string = (await send('create customer', post('customer', customerAttributes(1), '/customers'))).body.data.id;
+    const subscription: string = (await send('create subscription', post('subscription', activeSubscription(customer), '/subscriptions'))).body.data.id;
+    // TEST_NOW is 2026-11-21 11:00 in Amsterdam.
+    const dated: string = (await send('create invoice dated today', post('invoice', { subscription_id: subscription, invoice_date: '2026-11-21', transaction_date: '2026-11-23' }, '/invoices'))).body.data.id;
+    await send('add a line', post('invoice-line', { invoice_id: Number(dated), ...LUNCHBOX }, '/invoice-lines'));
+    const empty: string = (await send('create an empty draft dated today', post('invoice', { subscription_id: subscription, invoice_date: '2026-11-21' }, '/invoices'))).body.data.id;
+
+    await seed.advanceTo('2026-11-21T22:59:59Z'); // 23:59:59 in Amsterdam: the day has not ended
+    await send('a second before the day ends', get(`/invoices/${dated}`));
+    await seed.advanceTo('2026-11-21T23:00:00Z');
+    const finalised = await send('the day has ended', get(`/invoices/${dated}`));
+    await send('the empty draft waits', get(`/invoices/${empty}`));
+    const transaction = `/transactions/${finalised.raw.data.relationships.transaction.data.id}`;
+    await send('its transaction', get(transaction));
+
+    await send('a line for the empty draft', post('invoice-line', { invoice_id: Number(empty), description: 'delivery', amount: '5.00', tax_rate: 21 }, '/invoice-lines'));
+    await seed.advanceTo('2026-11-21T23:00:00Z'); // the due work of that moment (the HTTP door's timer may have done it already)
+    const second = await send('the other draft, finalised at once', get(`/invoices/${empty}`));
+    const secondTransaction = `/transactions/${second.raw.data.relationships.transaction.data.id}`;
+    await send('its transaction, collected at once', get(secondTransaction));
+
+    await seed.advanceTo('2026-11-22T22:59:59Z');
+    await send('a second before the transaction date', get(transaction));
+    await seed.advanceTo('2026-11-22T23:00:00Z');
+    await send('collected on the transaction date', get(transaction));
+    await send('open while collected', get(`/invoices/${dated}`));
+    await seed.advanceTo('2026-11-24T23:00:00Z');
+    await send('the other, fulfilled', get(`/invoices/${empty}`));
+    await seed.advanceTo('2026-11-25T22:59:59Z');
+    await send('a second before fulfilment', get(`/invoices/${dated}`));
+    await seed.advanceTo('2026-11-25T23:00:00Z');
+    await send('fulfilled', get(transaction));
+    await send('paid', get(`/invoices/${dated}`));
+    await send('list paid', get('/invoices', { 'filter[status]': 'paid' }));
+    await send('list open', get('/invoices', { 'filter[status]': 'open' }));
     return log;
   },
 };

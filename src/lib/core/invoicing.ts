@@ -89,7 +89,8 @@ export function finalise(l: Ledger, inv: Invoicing, invoice: Inv, at: string, ba
     if (sub.status === 'active') {
       const wanted = invoice.transaction_date === null ? today : midnight(dayAt(invoice.transaction_date, zone), zone);
       const due = wanted > today ? wanted : today;
-      invoice.transaction_date ??= due;
+      // The date of the transaction made: a past one (finalised late) is today's.
+      invoice.transaction_date = due;
       const plan = l.plans.get(sub.subscription_plan_id)!;
       invoice.transaction_id = addManualTransaction(l, sub, at, total, due, `${invoice.reference} ${plan.name}`, invoice.id).id;
     }

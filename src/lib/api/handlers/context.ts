@@ -24,6 +24,9 @@ export const respond = (status: number, body: unknown, headers?: Record<string, 
 
 export const idParam = (rc: RequestContext): number => Number(rc.params.id);
 
+/** 204 No Content: no body, and the media type every answer names, alike through every door. */
+export const noContent = (): ApiResponse => ({ status: 204, headers: { 'content-type': JSONAPI } });
+
 /**
  * Parses the GET query and gives the rendering for it, or the 400 answer. Not a generator itself:
  * it hands back the read's own unit, one level less for every query to pass through. `then` is a

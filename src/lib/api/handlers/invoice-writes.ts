@@ -5,13 +5,12 @@ import type { InvoiceLine } from '../../core/invoices.js';
 import { andThen, type MaybePromise } from '../../store/unit.js';
 import { lineResource, singleDocument, type Rendering } from '../documents.js';
 import type { ApiResponse } from '../http.js';
-import { unwrap, type RequestContext } from './context.js';
+import { noContent, unwrap, type RequestContext } from './context.js';
 import { id, invoice, rendered } from './invoice-finalise.js';
 import { bodiless, readWrite, refused } from './writes.js';
 
 const line = (r: Rendering, status: number) => (row: InvoiceLine) => rendered(status, singleDocument(lineResource(row, r)));
 
-const noContent = () => (): ApiResponse => ({ status: 204, headers: {} });
 
 export function create(rc: RequestContext): MaybePromise<ApiResponse> {
   const request = readWrite(rc, 'invoice');
@@ -27,7 +26,7 @@ export function update(rc: RequestContext): MaybePromise<ApiResponse> {
 
 export const credit = (rc: RequestContext) => bodiless(rc, () => creditInvoice(rc.core, id(rc)), (r) => invoice(r, 200));
 export const pay = (rc: RequestContext) => bodiless(rc, () => payInvoice(rc.core, id(rc)), (r) => invoice(r, 200));
-export const remove = (rc: RequestContext) => bodiless(rc, () => deleteInvoice(rc.core, id(rc)), noContent);
+export const remove = (rc: RequestContext) => bodiless(rc, () => deleteInvoice(rc.core, id(rc)), () => noContent);
 
 export function createInvoiceLine(rc: RequestContext): MaybePromise<ApiResponse> {
   const request = readWrite(rc, 'invoice-line');
@@ -41,4 +40,4 @@ export function updateInvoiceLine(rc: RequestContext): MaybePromise<ApiResponse>
   return andThen(updateLine(rc.core, id(rc), request.document.attributes), (result) => unwrap(result, request.document.original, line(request.rendering, 200)));
 }
 
-export const removeInvoiceLine = (rc: RequestContext) => bodiless(rc, () => deleteLine(rc.core, id(rc)), noContent);
+export const removeInvoiceLine = (rc: RequestContext) => bodiless(rc, () => deleteLine(rc.core, id(rc)), () => noContent);

@@ -5,7 +5,7 @@ import { singleDocument, transactionResource } from '../documents.js';
 import { failureResponse } from '../errors.js';
 import type { ApiResponse } from '../http.js';
 import { parseGetQuery } from '../query.js';
-import { respond, unwrap, type RequestContext } from './context.js';
+import { noContent, respond, unwrap, type RequestContext } from './context.js';
 import { readWrite, refused } from './writes.js';
 
 export function create(rc: RequestContext): MaybePromise<ApiResponse> {
@@ -24,5 +24,5 @@ export function create(rc: RequestContext): MaybePromise<ApiResponse> {
 export function remove(rc: RequestContext): MaybePromise<ApiResponse> {
   const query = parseGetQuery(rc.query, []);
   if (!query.ok) return failureResponse(query.failure, null);
-  return andThen(cancelManually(rc.core, rc.params.uuid), (result) => (result.ok ? { status: 204, headers: {} } : failureResponse(result.failure, null)));
+  return andThen(cancelManually(rc.core, rc.params.uuid), (result) => (result.ok ? noContent() : failureResponse(result.failure, null)));
 }
