@@ -43,6 +43,11 @@ if (process.env.BILLING_WRITE_CODE_CACHE || (cachedData && script.cachedDataReje
   });
 }
 
-bundled.exports.main(process.argv.slice(2)).then((code) => {
+// The build warms the cache with several commands in one process (BILLING_WARM_COMMANDS, a JSON
+// list of argument lists run one after another), so the functions of each are in it: a read, a
+// write (finalising an invoice) and the catch-up of the work it leaves due.
+const warming = process.env.BILLING_WARM_COMMANDS ? JSON.parse(process.env.BILLING_WARM_COMMANDS) : undefined;
+const runs = warming ? warming.reduce((done, argv) => done.then(() => bundled.exports.main(argv)), Promise.resolve(0)) : bundled.exports.main(process.argv.slice(2));
+runs.then((code) => {
   process.exitCode = code;
 });

@@ -4,7 +4,7 @@
 import type { AttributeProblem } from '../schemas/common.js';
 import { get, type MaybePromise, type Unit } from '../store/unit.js';
 import { nowIso, type CoreContext } from './context.js';
-import { findInvoiceWithLines, type Invoice, type InvoiceLine } from './invoices.js';
+import { lineIdsBy, type Invoice, type InvoiceLine } from './invoices.js';
 import { finalise, loadInvoices, newInvoicing } from './invoicing.js';
 import { flush, Ledger } from './lifecycle.js';
 import { DEFAULT_BASE_URL } from './notifications.js';
@@ -56,6 +56,7 @@ export function finaliseInvoice(ctx: CoreContext, id: number, attributes?: Recor
     const refusal = finalise(l, invoicing, invoice, nowIso(ctx), ctx.baseUrl ?? DEFAULT_BASE_URL, sendEmail);
     if (refusal) return fail<InvoiceWithLines>({ kind: 'invalid_state', detail: `invoice ${id}: ${refusal}` });
     yield* flush(l);
-    return ok((yield* findInvoiceWithLines(ctx, id))!);
+    // The invoice as written (its lines cannot change while it is locked).
+    return ok({ invoice, lineIds: (yield* lineIdsBy([id])).get(id)! });
   }, (result) => result.ok);
 }

@@ -36,7 +36,7 @@ export async function catchUp(store: Store, clock: StoreClock, options: DueOptio
   clock.test = row?.test_time ?? null;
   const now = clock.now().toISOString();
   if (row?.next_due == null || row.next_due > now || store.writeRefusal !== undefined) return undefined;
-  return runDue(store, now, options);
+  return runDue(store, now, { ...options, earliest: row.next_due });
 }
 
 export interface ClockCore {
