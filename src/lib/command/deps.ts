@@ -42,7 +42,7 @@ export interface DepsOverrides {
 }
 
 /** Embedded-only commands that only read: they find the store or stop (exit 2), and make nothing. */
-const READING = new Set(['accounts list', 'accounts show', 'store info', 'store copy', 'clock show']);
+const READING = new Set(['accounts list', 'accounts show', 'store info', 'store copy', 'store snapshot', 'store snapshots', 'clock show']);
 
 /** The usage error of an embedded-only command in remote mode. */
 export const embeddedOnly = (commandName: string, baseUrl: string | undefined): UsageError =>

@@ -267,6 +267,9 @@ export function openSqliteStore(path: string, options: { create?: Create } = {})
       return sqlite.pragma('user_version', { simple: true }) as number;
     },
     dataVersion: () => `${dataVersion.get() as number}.${ownWrites}`,
+    async backup(to) {
+      await sqlite.backup(to);
+    },
     async close() {
       if (sqlite.open) sqlite.close();
     },
@@ -384,4 +387,18 @@ function migrate(sqlite: Database.Database): void {
       sqlite.pragma(`user_version = ${version + 1}`);
     }
   }).immediate();
+}
+
+/**
+ * Replaces the whole store at `to` by the store at `from`, through SQLite's backup API: the
+ * destination is locked while its pages are replaced, so other connections (a running billing
+ * serve) see the old store or the new one, never a mix. `to` is migrated by the next open.
+ */
+export async function replaceSqliteStore(from: string, to: string): Promise<void> {
+  const source = new Database(from, { readonly: true, fileMustExist: true });
+  try {
+    await source.backup(to);
+  } finally {
+    source.close();
+  }
 }

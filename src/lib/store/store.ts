@@ -67,6 +67,8 @@ export interface SqliteStore extends Store {
    * per scavenge, GC pauses 0.7 -> 5 ms).
    */
   snapshot<T>(fn: () => T): T;
+  /** A consistent copy of the whole store into a new file, through SQLite's backup API (writers are not held back). */
+  backup(to: string): Promise<void>;
 }
 
 export interface PostgresStore extends Store {
