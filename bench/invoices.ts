@@ -21,6 +21,7 @@ async function seed(path: string): Promise<number> {
   const { createPlan } = await import('../src/lib/core/plan-writes.js');
   const { LINE_INSERT } = await import('../src/lib/core/invoice-writes.js');
   const { endOfDay } = await import('../src/lib/core/invoicing.js');
+  const { WORK } = await import('../src/lib/core/lifecycle.js');
   const { dayAt, midnight } = await import('../src/lib/core/schedule.js');
   const { lineUnits, totalsOf } = await import('../src/lib/core/tax.js');
   const started = performance.now();
@@ -70,7 +71,7 @@ async function seed(path: string): Promise<number> {
         )).map((r) => Number(r.id));
         yield* writeRows('insert', LINE_INSERT, invoices.flatMap((invoice) => lines.map((line) => ({ ...line, account_id: account.id, invoice_id: invoice, created_at: now, updated_at: now }))));
         const due = endOfDay(today, tz);
-        yield* run((q) => q.insertInto('due_work').values(invoices.map((invoice) => ({ account_id: account.id, due_at: due, rank: 1, kind: 'invoice.finalise', subject: String(invoice) }))));
+        yield* run((q) => q.insertInto('due_work').values(invoices.map((invoice) => ({ account_id: account.id, due_at: due, rank: WORK['invoice.finalise'], kind: 'invoice.finalise', subject: String(invoice) }))));
       });
     }
   } finally {
@@ -82,7 +83,8 @@ async function seed(path: string): Promise<number> {
 /** Lines made one by one through the use case, the invoice finalised, then credited: each timed. */
 async function bigInvoice(location: string): Promise<{ linesMs: number; finaliseMs: number; creditMs: number; reference: string; incl: number }> {
   const { openCore } = await import('../src/lib/transport/embedded.js');
-  const { createInvoice, creditInvoice, finaliseInvoice } = await import('../src/lib/core/invoice-writes.js');
+  const { createInvoice, creditInvoice } = await import('../src/lib/core/invoice-writes.js');
+  const { finaliseInvoice } = await import('../src/lib/core/invoice-finalise.js');
   const { createLine } = await import('../src/lib/core/line-writes.js');
   const core = await openCore({ dbPath: location, poolSize: 4 });
   try {

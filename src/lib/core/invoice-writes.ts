@@ -13,7 +13,7 @@ import { findSubscription } from './subscriptions.js';
 import { lockInvoice, notDraft, type InvoiceWithLines } from './invoice-finalise.js';
 import { endOfDay } from './invoicing.js';
 import { findInvoice, findInvoiceWithLines, type Invoice, type InvoiceLine } from './invoices.js';
-import { cancelTransaction, flush, Ledger, loadTransactions, moveInvoice, type Inv } from './lifecycle.js';
+import { cancelTransaction, flush, Ledger, loadTransactions, moveInvoice, WORK, type Inv } from './lifecycle.js';
 import { getPlan } from './plans.js';
 import { fail, invalidAttributes, notFound, ok, type Result } from './result.js';
 import { dayAt } from './schedule.js';
@@ -22,8 +22,6 @@ import { readInstants } from './time.js';
 import { OPEN_STATUSES } from './transitions.js';
 
 export type { InvoiceWithLines };
-// Finalising lives apart (free of zod, for the CLI's start-up); here too for the other writes' callers.
-export { finaliseInvoice } from './invoice-finalise.js';
 
 type Dates = { invoice_date?: string | null; transaction_date?: string | null };
 
@@ -67,7 +65,7 @@ export function* finaliseWhenDue(ctx: CoreContext, invoice: Pick<Invoice, 'id' |
   if (invoice.invoice_date === null) return;
   const at = endOfDay(invoice.invoice_date, ctx.account.time_zone);
   const now = nowIso(ctx);
-  yield* run((q) => q.insertInto('due_work').values({ account_id: ctx.account.id, due_at: at > now ? at : now, rank: 1, kind: 'invoice.finalise', subject: String(invoice.id) }));
+  yield* run((q) => q.insertInto('due_work').values({ account_id: ctx.account.id, due_at: at > now ? at : now, rank: WORK['invoice.finalise'], kind: 'invoice.finalise', subject: String(invoice.id) }));
 }
 
 type DraftFields = Pick<Invoice, 'subscription_id' | 'customer_id' | 'invoice_date' | 'transaction_date' | 'original_invoice_id' | 'send_email'> & { totals?: Totals };

@@ -1,9 +1,8 @@
 // Snapshots of a SQLite store: whole copies kept beside it (`<store>.snapshots/<name>.db`), made and
 // put back through SQLite's backup API, for trying things safely. PostgreSQL has its own tools.
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { mkdtempSync } from 'node:fs';
 import { openSqliteStore, replaceSqliteStore } from './sqlite.js';
 import type { SqliteStore } from './store.js';
 
@@ -46,7 +45,6 @@ export async function takeSnapshot(store: SqliteStore, name: string): Promise<Sn
   const partial = `${path}.partial-${process.pid}`;
   try {
     await store.backup(partial);
-    const { renameSync } = await import('node:fs');
     renameSync(partial, path);
   } finally {
     rmSync(partial, { force: true });
