@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { createRouter } from '../../src/lib/api/router.js';
 import { fixedClock } from '../../src/lib/core/clock.js';
+import { StoreBusyError, type Store } from '../../src/lib/store/store.js';
 import { ENGINE } from '../helpers/engine.js';
 import { testCore, TEST_NOW } from '../helpers/store.js';
 
@@ -22,6 +23,21 @@ describe('router', () => {
     expect(seen).toHaveLength(1);
     // The engine's own words for a closed store: better-sqlite3's connection, or pg's pool.
     expect(String(seen[0])).toMatch(ENGINE === 'sqlite' ? /not open/i : /the store is closed/i);
+  });
+
+  it('when concurrent writes outlast the store retries (StoreBusyError), answers 503 with Retry-After, not a 500', async () => {
+    const core = await testCore();
+    const account = await core.account();
+    const seen: unknown[] = [];
+    const refuse = () => Promise.reject(new StoreBusyError('the write met concurrent writes 12 times'));
+    const busy = { ...core.store, write: refuse, writeOne: refuse, work: refuse } as Store;
+    const router = createRouter({ store: busy, clock: fixedClock(TEST_NOW), baseUrl: 'http://x', onError: (error) => seen.push(error) });
+    const response = await router.handle({ method: 'POST', path: '/customers', body: JSON.stringify({ data: { type: 'customer', attributes: { first_name: 'A', last_name: 'B', email: 'a@example.com' } } }) }, account);
+    expect(response.status, String(seen[0])).toBe(503);
+    expect(response.headers['retry-after']).toBe('1');
+    expect(response.body).toEqual({ errors: [{ status: '503', title: 'Service Unavailable', detail: 'the store is busy with concurrent writes; the request changed nothing, send it again' }] });
+    expect(seen).toEqual([]);
+    expect((await core.router.handle({ method: 'GET', path: '/customers' }, account)).body).toMatchObject({ meta: { total: 0 } });
   });
 
   it('a trailing slash reaches the same resource; anything after a numeric id segment is 404', async () => {

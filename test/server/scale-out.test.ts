@@ -202,7 +202,7 @@ describe('billing serve on PostgreSQL: two instances, one database', () => {
         ),
       );
     }
-    expect(problems).toEqual([]);
+    expect(problems, `A: ${a.stderr().slice(-1500)}\nB: ${b.stderr().slice(-1500)}`).toEqual([]);
 
     for (const { id } of created) {
       const [viaA, viaB] = await Promise.all([call(a, 'GET', `/customers/${id}`, key), call(b, 'GET', `/customers/${id}`, key)]);

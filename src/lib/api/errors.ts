@@ -24,6 +24,7 @@ export const TITLES: Record<number, string> = {
   413: 'Payload Too Large',
   415: 'Unsupported Media Type',
   500: 'Internal Error',
+  503: 'Service Unavailable',
 };
 
 export function simpleError(status: number, detail: string, headers?: Record<string, string>): ApiResponse {

@@ -120,6 +120,8 @@ export function createRouter(options: RouterOptions): Router {
   const failed = (error: unknown): ApiResponse => {
     // A cached key found stale inside the read: the door authenticates again (billing serve).
     if ((error as Error | undefined)?.name === 'KeyGuardError') throw error;
+    // Concurrent writes outlasted the store's retries: nothing broke, the client may send it again.
+    if ((error as Error | undefined)?.name === 'StoreBusyError') return simpleError(503, 'the store is busy with concurrent writes; the request changed nothing, send it again', { 'retry-after': '1' });
     options.onError?.(error);
     return simpleError(500, 'an internal error occurred; the request changed nothing');
   };

@@ -11,13 +11,16 @@ import { compilePrepared, queryBuilder, searchedLike } from './compile.js';
 import pg from 'pg';
 import { parse as parseConnectionString } from 'pg-connection-string';
 import { postgresMigrations } from './migrations.js';
-import { KeyGuardError, MAKE_A_STORE, StoreAuthError, StoreMissingError, StoreOpenError, StoreUnreachableError, redact, type KeyGuard, type OpenOptions, type PostgresStore } from './store.js';
+import { KeyGuardError, MAKE_A_STORE, StoreAuthError, StoreBusyError, StoreMissingError, StoreOpenError, StoreUnreachableError, redact, type KeyGuard, type OpenOptions, type PostgresStore } from './store.js';
 import { get, type Dialect, type Op, type PreparedQuery, type RowsSpec, type Unit } from './unit.js';
 
 export const DEFAULT_POOL_SIZE = 10;
 const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
 /** Attempts of a write unit that keeps meeting serialization failures or deadlocks. */
-const MAX_ATTEMPTS = 8;
+const MAX_ATTEMPTS = 12;
+/** Backoff between them: full jitter over a doubling window, capped (about 1.3 s in all at worst). */
+const BACKOFF_FIRST_MS = 2;
+const BACKOFF_CAP_MS = 200;
 /** Any fixed number: the advisory lock that lets one of several starting instances migrate. */
 const MIGRATION_LOCK = 7_411_230_001;
 
@@ -331,9 +334,14 @@ export async function openPostgresStore(url: string, options: OpenOptions = {}):
           attempt--;
           continue;
         }
-        if ((kind === 'write' || kind === 'work' || kind === 'one') && isRetryable(error) && attempt < MAX_ATTEMPTS) {
-          await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
-          continue;
+        if ((kind === 'write' || kind === 'work' || kind === 'one') && isRetryable(error)) {
+          // A fixed small delay let two hot writers collide again and again under load (a 500 seen
+          // in CI with two instances PATCHing the same rows); a doubling window spreads them out.
+          if (attempt < MAX_ATTEMPTS) {
+            await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(BACKOFF_CAP_MS, BACKOFF_FIRST_MS * 2 ** attempt)));
+            continue;
+          }
+          throw new StoreBusyError(`the write met concurrent writes ${MAX_ATTEMPTS} times (${(error as Error).message}); it changed nothing`);
         }
         if (isConnectionError(error)) throw connectError(error, where);
         throw error;

@@ -164,6 +164,14 @@ export class StoreUnreachableError extends Error {
   override name = 'StoreUnreachableError';
 }
 
+/**
+ * Concurrent writes kept conflicting with this one past every retry; it changed nothing and may
+ * simply be sent again (billing serve answers 503 with Retry-After).
+ */
+export class StoreBusyError extends Error {
+  override name = 'StoreBusyError';
+}
+
 /** The database server refused the credentials (exit 4). */
 export class StoreAuthError extends Error {
   override name = 'StoreAuthError';
