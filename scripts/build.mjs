@@ -26,6 +26,8 @@ const VENDOR_EXPORTS = {
   pg: "require('pg')",
   'pg-connection-string': "require('pg-connection-string')",
   '@inquirer/prompts': "require('@inquirer/prompts')",
+  'csv-parse': "require('csv-parse')",
+  'cli-progress': "require('cli-progress')",
 };
 const VENDOR = Object.keys(VENDOR_EXPORTS);
 const vendorPlugin = {

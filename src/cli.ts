@@ -4,6 +4,7 @@ import { accounts } from './commands/accounts/index.js';
 import { clock } from './commands/clock/index.js';
 import { config } from './commands/config/index.js';
 import { customers } from './commands/customers/index.js';
+import { importing } from './commands/import/index.js';
 import { invoices } from './commands/invoices/index.js';
 import { lines } from './commands/lines/index.js';
 import { notifications } from './commands/notifications/index.js';
@@ -13,7 +14,7 @@ import { store } from './commands/store/index.js';
 import { subscriptions } from './commands/subscriptions/index.js';
 import { transactions } from './commands/transactions/index.js';
 import { createDeps, type DepsOverrides } from './lib/command/deps.js';
-import { ApiError, CliError, UsageError } from './lib/command/errors.js';
+import { ApiError, CliError, errorLines, UsageError } from './lib/command/errors.js';
 import { redact } from './lib/store/store.js';
 import { safeText } from './lib/output/format.js';
 import { addGlobalOptions, readGlobals, type GlobalOptions } from './lib/command/globals.js';
@@ -23,13 +24,22 @@ import { dryRunRefusal, examples, wrapWords, type Group, type Invoke, type Verb 
 declare const BILLING_VERSION: string;
 const VERSION = typeof BILLING_VERSION === 'string' ? BILLING_VERSION : '0.0.0-dev';
 
-const GROUPS: Group[] = [customers, plans, subscriptions, invoices, lines, transactions, notifications, clock, accounts, store, config, profiles];
+const GROUPS: Group[] = [customers, plans, subscriptions, invoices, lines, transactions, notifications, importing, clock, accounts, store, config, profiles];
 
 /** Commands without verbs. */
 const SINGLES: Record<string, Verb> = {
   api: { summary: 'send any request through the current mode and print the document', load: () => import('./commands/api/index.js') },
   demo: { summary: 'fill the embedded store with a small, realistic sample and show it', load: () => import('./commands/demo/index.js') },
   serve: { summary: 'serve the embedded store over HTTP (the API, with API keys)', load: () => import('./commands/serve/index.js') },
+  completion: {
+    summary: 'print the shell completion script (bash, zsh or fish)',
+    load: async () => (await import('./commands/completion/index.js')).completionCommand((io) => buildProgram(io, noInvoke, { all: true })),
+  },
+};
+
+/** Commands the completion scripts run: only made when named, so never in help, the reference or completion itself. */
+const HIDDEN: Record<string, Verb> = {
+  __complete: { summary: 'ids for the shell completion scripts', load: () => import('./commands/completion/complete.js') },
 };
 
 /** Global options that take a value, so the words after them are not mistaken for commands. */
@@ -89,6 +99,9 @@ export async function buildProgram(io: IO, invoke: Invoke = noInvoke, options: {
   for (const [name, single] of Object.entries(SINGLES)) {
     const command = program.command(name).description(single.summary);
     if (options.all || first === name) (await single.load()).configure(command, invoke);
+  }
+  if (first !== undefined && Object.hasOwn(HIDDEN, first)) {
+    (await HIDDEN[first].load()).configure(program.command(first, { hidden: true }).description(HIDDEN[first].summary), invoke);
   }
   return program;
 }
@@ -211,22 +224,6 @@ function safeHint(hint: ((error: unknown) => string | undefined) | undefined, er
 function fallbackGlobals(argv: string[]): Pick<GlobalOptions, 'output' | 'verbose'> {
   const json = argv.some((token, i) => token === '--json' || /^(-o|--output)=?json$/.test(token) || (/^(-o|--output)$/.test(token) && argv[i + 1] === 'json'));
   return { output: json ? 'json' : 'table', verbose: argv.includes('--verbose') };
-}
-
-interface ErrorDocument {
-  errors?: { title?: string; detail?: string; source?: { pointer?: string; parameter?: string } }[];
-}
-
-/** One line per error, with the field it points at. */
-export function errorLines(document: unknown, status: number): string[] {
-  const errors = (document as ErrorDocument | undefined)?.errors;
-  if (!Array.isArray(errors) || errors.length === 0) return [`the service answered ${status} without an error document`];
-  return errors.map((e) => {
-    const field = e.source?.pointer?.replace(/^\/data\/attributes\//, '') ?? e.source?.parameter;
-    const detail = e.detail ?? e.title ?? 'error';
-    if (!field || field === '/data') return `${e.title ? `${e.title}: ` : ''}${detail}`;
-    return `${field}: ${detail.startsWith(`${field} `) ? detail.slice(field.length + 1) : detail}`;
-  });
 }
 
 function report(error: unknown, io: IO, globals: Pick<GlobalOptions, 'output' | 'verbose'>): number {

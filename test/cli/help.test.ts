@@ -98,3 +98,31 @@ describe('help reads at 80 columns', () => {
     }
   });
 });
+
+describe('every command shows how it is used', () => {
+  it('every group, verb and single command has a description and at least one example of its own real use', async () => {
+    const { buildProgram } = await import('../../src/cli.js');
+    const { memoryIO } = await import('../../src/lib/command/io.js');
+    const program = await buildProgram(memoryIO(), undefined, { all: true });
+    const missing: string[] = [];
+    let seen = 0;
+    const walk = (command: typeof program, path: string[]) => {
+      for (const sub of command.commands) {
+        if ((sub as unknown as { _hidden?: boolean })._hidden) continue;
+        const words = [...path, sub.name()];
+        let text = '';
+        sub.configureOutput({ writeOut: (t) => (text += t), writeErr: (t) => (text += t) });
+        sub.outputHelp();
+        seen++;
+        // An example names the command itself: `$ billing invoices finalise 42`, not just any billing line.
+        const example = new RegExp(`\\n {2}\\$ (?:cat .*\\| )?billing (?:--\\S+(?: \\S+)? )*${words.join(' ')}(?: |\\n|$)`);
+        if (!sub.description()) missing.push(`${words.join(' ')}: no description`);
+        if (!example.test(text)) missing.push(`${words.join(' ')}: no example of its own use`);
+        walk(sub, words);
+      }
+    };
+    walk(program, []);
+    expect(seen).toBeGreaterThan(80);
+    expect(missing).toEqual([]);
+  });
+});

@@ -173,6 +173,23 @@ describe('retries (transport, injected sleep)', () => {
     expect(sleeps).toEqual([]);
   });
 
+  it('a POST to a server that honours Idempotency-Key (its 429 names the key) is sent again after Retry-After, with the same key', async () => {
+    const keys: string[] = [];
+    nock(BASE)
+      .post('/customers')
+      .times(2)
+      .reply(function () {
+        const key = this.req.headers['idempotency-key'] as string;
+        keys.push(key);
+        return keys.length === 1 ? [429, unavailable, { ...JSON_HEADERS, 'retry-after': '2', 'idempotency-key': key }] : [201, CUSTOMER, { ...JSON_HEADERS, 'idempotency-key': key }];
+      });
+    const { t, sleeps } = transport();
+    expect((await t.request({ method: 'POST', path: '/customers', body: {} })).status).toBe(201);
+    expect(keys).toHaveLength(2);
+    expect(keys[1]).toBe(keys[0]);
+    expect(sleeps).toEqual([2000]);
+  });
+
   it('4xx other than 429 is never retried', async () => {
     const hits = counted('get', '/customers/9', 404, { errors: [{ status: '404', title: 'Not Found' }] });
     const { t, sleeps } = transport();

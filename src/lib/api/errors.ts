@@ -23,6 +23,7 @@ export const TITLES: Record<number, string> = {
   409: 'Conflict',
   413: 'Payload Too Large',
   415: 'Unsupported Media Type',
+  422: 'Unprocessable Entity',
   500: 'Internal Error',
   503: 'Service Unavailable',
 };

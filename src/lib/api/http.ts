@@ -9,6 +9,8 @@ export interface ApiRequest {
   query?: string;
   /** Raw request body, exactly as it would arrive over HTTP. */
   body?: string;
+  /** The Idempotency-Key header: a POST with one is carried out once (api/idempotency.ts). */
+  idempotencyKey?: string;
 }
 
 export interface ApiResponse {

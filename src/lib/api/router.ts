@@ -3,7 +3,7 @@
 import type { Clock } from '../core/clock.js';
 import type { Account } from '../core/context.js';
 import type { KeyGuard, Store } from '../store/store.js';
-import type { MaybePromise, Unit } from '../store/unit.js';
+import { andThen, type MaybePromise, type Unit } from '../store/unit.js';
 import { simpleError } from './errors.js';
 import type { ApiRequest, ApiResponse } from './http.js';
 import type { RequestContext } from './handlers/context.js';
@@ -115,48 +115,57 @@ export interface Router {
 
 export function createRouter(options: RouterOptions): Router {
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
-  const { store } = options;
+  const store = options.store;
   // Write transactions have rolled back; the client learns nothing about the internals.
   const failed = (error: unknown): ApiResponse => {
     // A cached key found stale inside the read: the door authenticates again (billing serve).
-    if ((error as Error | undefined)?.name === 'KeyGuardError') throw error;
+    // So is a key found taken inside the write: the idempotency layer answers from its row.
+    if ((error as Error | undefined)?.name === 'KeyGuardError' || (error as Error | undefined)?.name === 'KeyTakenError') throw error;
     // Concurrent writes outlasted the store's retries: nothing broke, the client may send it again.
     if ((error as Error | undefined)?.name === 'StoreBusyError') return simpleError(503, 'the store is busy with concurrent writes; the request changed nothing, send it again', { 'retry-after': '1' });
     options.onError?.(error);
     return simpleError(500, 'an internal error occurred; the request changed nothing');
   };
+  const dispatch = (request: ApiRequest, account: Account, guard: KeyGuard | undefined, store: Store): MaybePromise<ApiResponse> => {
+    for (const route of COMPILED) {
+      const match = route.regex.exec(request.path);
+      if (!match) continue;
+      // A 16-digit id above 2^53 - 1 would round to another id: no resource has it.
+      const id = match.groups?.id;
+      if (id !== undefined && id.length > 15 && !Number.isSafeInteger(Number(id))) return simpleError(404, `no such path: ${request.path}`);
+      const method = request.method.toUpperCase() as keyof Methods;
+      const handler = route.methods[method];
+      if (!handler) {
+        const allow = Object.keys(route.methods).join(', ');
+        return simpleError(405, `${method} is not allowed on ${request.path}; allowed: ${allow}`, { allow });
+      }
+      const context: RequestContext = {
+        core: { store, clock: options.clock, account, baseUrl, allowPrivateWebhooks: options.allowPrivateWebhooks ?? true },
+        params: match.groups ?? {},
+        path: request.path,
+        query: request.query,
+        body: request.body,
+        baseUrl,
+      };
+      if (method !== 'GET') return (handler as WriteHandler)(context).catch(failed);
+      try {
+        // Reads with a query (include, pages) may make more queries than the same read without.
+        const answer = store.read(() => (handler as ReadHandler)(context), request.query ? `${route.pattern}?` : route.pattern, guard);
+        return answer instanceof Promise ? answer.catch(failed) : answer;
+      } catch (error) {
+        return failed(error);
+      }
+    }
+    return simpleError(404, `no such path: ${request.path}`);
+  };
   return {
     handle(request, account, guard) {
-      for (const route of COMPILED) {
-        const match = route.regex.exec(request.path);
-        if (!match) continue;
-        // A 16-digit id above 2^53 - 1 would round to another id: no resource has it.
-        const id = match.groups?.id;
-        if (id !== undefined && id.length > 15 && !Number.isSafeInteger(Number(id))) return simpleError(404, `no such path: ${request.path}`);
-        const method = request.method.toUpperCase() as keyof Methods;
-        const handler = route.methods[method];
-        if (!handler) {
-          const allow = Object.keys(route.methods).join(', ');
-          return simpleError(405, `${method} is not allowed on ${request.path}; allowed: ${allow}`, { allow });
-        }
-        const context: RequestContext = {
-          core: { store, clock: options.clock, account, baseUrl, allowPrivateWebhooks: options.allowPrivateWebhooks ?? true },
-          params: match.groups ?? {},
-          path: request.path,
-          query: request.query,
-          body: request.body,
-          baseUrl,
-        };
-        if (method !== 'GET') return (handler as WriteHandler)(context).catch(failed);
-        try {
-          // Reads with a query (include, pages) may make more queries than the same read without.
-          const answer = store.read(() => (handler as ReadHandler)(context), request.query ? `${route.pattern}?` : route.pattern, guard);
-          return answer instanceof Promise ? answer.catch(failed) : answer;
-        } catch (error) {
-          return failed(error);
-        }
-      }
-      return simpleError(404, `no such path: ${request.path}`);
+      if (request.idempotencyKey === undefined) return dispatch(request, account, guard, store);
+      // Any request with a key gets it named in the answer (how a client learns keys are honoured); a POST is carried out once.
+      if (request.method.toUpperCase() !== 'POST') return andThen(dispatch(request, account, guard, store), (response) => ({ ...response, headers: { ...response.headers, 'idempotency-key': request.idempotencyKey! } }));
+      return import('./idempotency.js').then(({ answerOnce }) =>
+        answerOnce(store, options.clock, account, request, async (keyed) => dispatch(request, account, guard, keyed)).catch(failed),
+      );
     },
   };
 }

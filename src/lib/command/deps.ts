@@ -22,15 +22,21 @@ export interface Deps {
   /**
    * The transport of the mode. Embedded, the store is opened at the first request, and its method
    * decides what may be made: a GET needs an existing store (StoreMissingError otherwise), any
-   * other request may create it.
+   * other request may create it. `limits` bound a remote transport this call makes (the first
+   * call makes it): shell completion must answer within its deadline, not retry for half a minute.
    */
-  transport(): Promise<Transport>;
+  transport(limits?: TransportLimits): Promise<Transport>;
   /**
    * The embedded core itself, for embedded-only commands; a usage error in remote mode. The
    * commands of READING need an existing store; every other one may create it.
    */
   core(commandName: string): Promise<EmbeddedCore>;
   close(): Promise<void>;
+}
+
+export interface TransportLimits {
+  timeoutMs: number;
+  retries: number;
 }
 
 export interface DepsOverrides {
@@ -79,14 +85,14 @@ export function createDeps(io: IO, globals: GlobalOptions, env: NodeJS.ProcessEn
     },
     canPrompt: globals.input && (overrides.canPrompt ?? (io.stdinIsTTY && io.stdoutIsTTY && !env.CI)),
     prompter: overrides.prompter ?? inquirerPrompter(),
-    async transport() {
+    async transport(limits) {
       if (!transport) {
         const settings = resolved();
         if (settings.mode === 'remote') {
           if (!/^https?:\/\/[^/]+/i.test(settings.baseUrl!)) throw new UsageError(`the base URL must be an absolute http(s) URL, not "${settings.baseUrl}"`);
           if (settings.refusal !== undefined) throw new UsageError(settings.refusal);
           const { httpTransport } = await import('../transport/http.js');
-          transport = httpTransport({ baseUrl: settings.baseUrl!, apiKey: settings.apiKey, timeoutMs: settings.timeoutMs });
+          transport = httpTransport({ baseUrl: settings.baseUrl!, apiKey: settings.apiKey, timeoutMs: Math.min(settings.timeoutMs, limits?.timeoutMs ?? Infinity), retries: limits?.retries });
         } else {
           const { embeddedTransport } = await import('../transport/embedded.js');
           let embedded: Transport | undefined;

@@ -38,3 +38,19 @@ export class InterruptedError extends CliError {
     super('interrupted', 130);
   }
 }
+
+interface ErrorDocument {
+  errors?: { title?: string; detail?: string; source?: { pointer?: string; parameter?: string } }[];
+}
+
+/** One line per error, with the field it points at. */
+export function errorLines(document: unknown, status: number): string[] {
+  const errors = (document as ErrorDocument | undefined)?.errors;
+  if (!Array.isArray(errors) || errors.length === 0) return [`the service answered ${status} without an error document`];
+  return errors.map((e) => {
+    const field = e.source?.pointer?.replace(/^\/data\/attributes\//, '') ?? e.source?.parameter;
+    const detail = e.detail ?? e.title ?? 'error';
+    if (!field || field === '/data') return `${e.title ? `${e.title}: ` : ''}${detail}`;
+    return `${field}: ${detail.startsWith(`${field} `) ? detail.slice(field.length + 1) : detail}`;
+  });
+}

@@ -5,7 +5,10 @@ import {
   customerCreateSchema,
   customerUpdateSchema,
 } from '../schemas/customer.js';
+import type { Insertable } from 'kysely';
+import type { z } from 'zod';
 import { validateAttributes } from '../schemas/common.js';
+import type { CustomerRow } from '../store/schema.js';
 import type { MaybePromise } from '../store/unit.js';
 import { andThen, run } from '../store/unit.js';
 import { nowIso, transact, type CoreContext } from './context.js';
@@ -48,42 +51,52 @@ export interface CustomerWithSubscriptions {
 }
 
 export function createCustomer(ctx: CoreContext, attributes: Record<string, unknown>): MaybePromise<Result<CustomerWithSubscriptions>> {
-  const { value, problems } = validateAttributes(customerCreateSchema, attributes, { readOnly: CUSTOMER_READ_ONLY_ON_CREATE });
-  if (problems.length) return invalidAttributes(problems);
-  const { store } = ctx;
-  const now = nowIso(ctx);
+  const checked = checkCustomer(attributes);
+  if (!checked.ok) return checked;
+  const row = customerRow(ctx.account.id, checked.value, nowIso(ctx));
   // One statement that depends on nothing read before it: its own transaction, one round trip.
-  const inserted = store.writeOne((q) =>
-      q.insertInto('customers').values({
-        account_id: ctx.account.id,
-        first_name: value.first_name,
-        last_name: value.last_name,
-        email: value.email,
-        gender: value.gender ?? null,
-        middle_name: value.middle_name ?? null,
-        company_name: value.company_name ?? null,
-        vat_number: value.vat_number ?? null,
-        bank_holder: value.bank_holder ?? null,
-        iban: value.iban ?? null,
-        // A manually entered IBAN is not a verified first payment: the card fields stay empty.
-        payment_method: 'directdebit',
-        bank_verification_method: null,
-        card_holder: null,
-        card_number: null,
-        postalcode: value.postalcode ?? null,
-        house_number: value.house_number ?? null,
-        house_number_add: value.house_number_add ?? null,
-        street: value.street ?? null,
-        city: value.city ?? null,
-        country_iso2: value.country_iso2 ?? null,
-        language: value.language ?? 'nl',
-        telephone: value.telephone ?? null,
-        archived: 0,
-        created_at: now,
-        updated_at: now,
-      }).returningAll(),
-    );
+  const inserted = ctx.store.writeOne((q) => q.insertInto('customers').values(row).returningAll());
   return andThen(inserted, (customer) => ok({ customer: customer!, subscriptionIds: [] }));
+}
+
+export type CustomerInput = z.output<typeof customerCreateSchema>;
+
+/** The create rules of a customer: a customer needs nothing from the store to be accepted. */
+export function checkCustomer(attributes: Record<string, unknown>): Result<CustomerInput> {
+  const { value, problems } = validateAttributes(customerCreateSchema, attributes, { readOnly: CUSTOMER_READ_ONLY_ON_CREATE });
+  return problems.length ? invalidAttributes(problems) : ok(value);
+}
+
+/** The row a checked customer is stored as (a create, or one of an import's many). */
+export function customerRow(accountId: number, value: CustomerInput, now: string): Insertable<CustomerRow> {
+  return {
+    account_id: accountId,
+    first_name: value.first_name,
+    last_name: value.last_name,
+    email: value.email,
+    gender: value.gender ?? null,
+    middle_name: value.middle_name ?? null,
+    company_name: value.company_name ?? null,
+    vat_number: value.vat_number ?? null,
+    bank_holder: value.bank_holder ?? null,
+    iban: value.iban ?? null,
+    // A manually entered IBAN is not a verified first payment: the card fields stay empty.
+    payment_method: 'directdebit',
+    bank_verification_method: null,
+    card_holder: null,
+    card_number: null,
+    postalcode: value.postalcode ?? null,
+    house_number: value.house_number ?? null,
+    house_number_add: value.house_number_add ?? null,
+    street: value.street ?? null,
+    city: value.city ?? null,
+    country_iso2: value.country_iso2 ?? null,
+    language: value.language ?? 'nl',
+    telephone: value.telephone ?? null,
+    archived: 0,
+    created_at: now,
+    updated_at: now,
+  };
 }
 
 export function updateCustomer(ctx: CoreContext, id: number, attributes: Record<string, unknown>): MaybePromise<Result<CustomerWithSubscriptions>> {

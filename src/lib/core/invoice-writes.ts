@@ -95,12 +95,18 @@ function* insertDraft(ctx: CoreContext, now: string, { totals, ...fields }: Draf
 }
 
 export function createInvoice(ctx: CoreContext, attributes: Record<string, unknown>): MaybePromise<Result<InvoiceWithLines>> {
+  const prepared = prepareInvoice(ctx, attributes);
+  return prepared.ok ? transact(ctx.store, prepared.value) : prepared;
+}
+
+/** createInvoice in two halves (see prepareSubscription): the unit refuses before its first write. */
+export function prepareInvoice(ctx: CoreContext, attributes: Record<string, unknown>): Result<() => Unit<Result<InvoiceWithLines>>> {
   const { value, problems } = validateAttributes(invoiceCreateSchema, attributes, { readOnly: INVOICE_READ_ONLY_ON_CREATE });
   const given = readInstants(value, ['invoice_date', 'transaction_date'], ctx.account.time_zone, problems);
   const dates = copyDates(given, {});
   checkDates(ctx, given, dates, problems);
   if (problems.length) return invalidAttributes(problems);
-  return transact(ctx.store, function* () {
+  return ok(function* () {
     const now = nowIso(ctx);
     const found: AttributeProblem[] = [];
     const sub = yield* findSubscription(ctx, value.subscription_id);

@@ -49,9 +49,15 @@ function* afterChange(ctx: CoreContext, invoice: Invoice, now: string, added: bo
 }
 
 export function createLine(ctx: CoreContext, attributes: Record<string, unknown>): MaybePromise<Result<InvoiceLine>> {
+  const prepared = prepareLine(ctx, attributes);
+  return prepared.ok ? transact(ctx.store, prepared.value) : prepared;
+}
+
+/** createLine in two halves (see prepareSubscription): the unit refuses before its first write. */
+export function prepareLine(ctx: CoreContext, attributes: Record<string, unknown>): Result<() => Unit<Result<InvoiceLine>>> {
   const { value, problems } = validateAttributes(lineCreateSchema, attributes, { readOnly: LINE_READ_ONLY_ON_CREATE });
   if (problems.length) return invalidAttributes(problems);
-  return transact(ctx.store, function* () {
+  return ok(function* () {
     const now = nowIso(ctx);
     const invoice = yield* lockInvoice(ctx, value.invoice_id);
     if (!invoice) return invalidAttributes<InvoiceLine>([{ attribute: 'invoice_id', detail: `no invoice with id ${value.invoice_id}` }]);

@@ -54,6 +54,15 @@ function* answer(ctx: CoreContext, id: number): Unit<Result<SubscriptionWithTran
 }
 
 export function createSubscription(ctx: CoreContext, attributes: Record<string, unknown>): MaybePromise<Result<SubscriptionWithTransactions>> {
+  const prepared = prepareSubscription(ctx, attributes);
+  return prepared.ok ? transact(ctx.store, prepared.value) : prepared;
+}
+
+/**
+ * A create in two halves: the rules that need no store, then the unit that checks the rest and
+ * writes (refusing before its first write). An import runs many such units in one transaction.
+ */
+export function prepareSubscription(ctx: CoreContext, attributes: Record<string, unknown>): Result<() => Unit<Result<SubscriptionWithTransactions>>> {
   const { value, problems } = validateAttributes(subscriptionCreateSchema, attributes, { readOnly: SUBSCRIPTION_READ_ONLY_ON_CREATE });
   const tz = ctx.account.time_zone;
   const dates = readInstants(value, DATES, tz, problems);
@@ -65,7 +74,7 @@ export function createSubscription(ctx: CoreContext, attributes: Record<string, 
   if (dates.resume_date && status !== 'paused') problems.push({ attribute: 'resume_date', detail: 'applies only to a subscription created paused' });
   if (problems.length) return invalidAttributes(problems);
 
-  return transact(ctx.store, function* () {
+  return ok(function* () {
     const now = nowIso(ctx);
     const customer = yield* findCustomer(ctx, value.customer_id);
     const planFound = yield* getPlan(ctx, value.subscription_plan_id);

@@ -393,7 +393,10 @@ export function createHttpAdapter(options: AdapterOptions): HttpAdapter {
       }
       const body = bodyText(raw);
       if (body === undefined) return void send(notUtf8());
-      send(await options.handler.handle({ method, path, query, body: body === '' ? undefined : body }, account, key!));
+      const idempotencyKey = req.headers['idempotency-key'];
+      const request: ApiRequest = { method, path, query, body: body === '' ? undefined : body };
+      if (idempotencyKey !== undefined) request.idempotencyKey = Array.isArray(idempotencyKey) ? idempotencyKey.join(', ') : idempotencyKey;
+      send(await options.handler.handle(request, account, key!));
     })().catch((error) => {
       // Failed before the body was read (the key check): the same care as a refusal.
       if (!req.complete && !res.headersSent) {

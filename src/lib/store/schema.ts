@@ -203,6 +203,33 @@ export interface StoreClockRow {
   test_time: string;
 }
 
+export interface ImportRow {
+  id: Generated<number>;
+  account_id: number;
+  kind: string;
+  content_hash: string;
+  position: number;
+  line: number;
+  imported: number;
+  rejected: number;
+  rejects_bytes: number;
+  done: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface IdempotencyKeyRow {
+  id: Generated<number>;
+  account_id: number;
+  key: string;
+  request_hash: string;
+  /** The first answer; null while its request is still being answered. */
+  status: number | null;
+  headers: string | null;
+  body: string | null;
+  created_at: string;
+}
+
 export interface DB {
   accounts: AccountRow;
   api_keys: ApiKeyRow;
@@ -216,4 +243,6 @@ export interface DB {
   events: EventRow;
   notifications: NotificationRow;
   store_clock: StoreClockRow;
+  imports: ImportRow;
+  idempotency_keys: IdempotencyKeyRow;
 }

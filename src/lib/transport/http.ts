@@ -3,6 +3,7 @@
 // Requests go through Node's built-in fetch, which is undici, loaded by Node only on first use (so
 // only in remote mode). The undici package's own request() opens sockets that nock cannot see
 // (nock#2183); the built-in fetch is what the fault and replay tests can intercept.
+import { randomUUID } from 'node:crypto';
 import { isSendableKey, unsendableKey } from '../config/settings.js';
 import { ProtocolError, target, ServiceUnreachableError, type Transport, type TransportRequest, type TransportResponse } from './types.js';
 
@@ -79,9 +80,33 @@ export function httpTransport(options: HttpOptions): Transport {
     return new URL(`${base.pathname.replace(/\/$/, '')}${path}${query ? `?${query}` : ''}`, base.origin);
   }
 
+  /** Whether this server has shown that it honours Idempotency-Key (an answer named the key). */
+  let honoursKeys = false;
+  const learn = (response: Response, key: string | undefined) => {
+    if (key !== undefined && response.headers.get('idempotency-key') === key) honoursKeys = true;
+  };
+
+  /**
+   * After a POST whose answer was lost: whether the server honours keys, asked with a GET of the
+   * same path carrying a key (a server that does names it in any answer). A GET changes nothing.
+   */
+  async function probe(url: URL): Promise<boolean> {
+    if (honoursKeys) return true;
+    const key = `probe-${randomUUID()}`;
+    try {
+      const response = await attempt(new URL(`${url.pathname}?page[size]=1`, url.origin), { method: 'GET', path: url.pathname, idempotencyKey: key });
+      await response.arrayBuffer();
+      learn(response, key);
+    } catch {
+      // Unreachable again: no retry without knowing.
+    }
+    return honoursKeys;
+  }
+
   async function attempt(url: URL, request: TransportRequest): Promise<Response> {
     const headers: Record<string, string> = { accept: JSONAPI };
     if (options.apiKey) headers['x-authorization'] = options.apiKey;
+    if (request.idempotencyKey !== undefined) headers['idempotency-key'] = request.idempotencyKey;
     let body: string | undefined;
     if (request.body !== undefined) {
       headers['content-type'] = JSONAPI;
@@ -95,28 +120,39 @@ export function httpTransport(options: HttpOptions): Transport {
     async request(request) {
       const url = urlFor(request);
       const method = request.method.toUpperCase();
-      const retryable = IDEMPOTENT.has(method);
+      const key = request.idempotencyKey ?? (method === 'POST' ? randomUUID() : undefined);
+      // A POST is sent again only when the server carries it out once per key: it said so, or says so when asked.
+      const keyed = method === 'POST';
       for (let attemptNo = 0; ; attemptNo++) {
         const delay = backoffMs * 2 ** attemptNo * (0.5 + random() / 2);
+        const retryable = IDEMPOTENT.has(method) || (keyed && honoursKeys);
         let response: Response;
         let text: string;
         try {
-          response = await attempt(url, { ...request, method });
+          response = await attempt(url, { ...request, method, idempotencyKey: key });
           // The body under the same timeout and error handling as the headers: a server that
           // stalls or drops the connection mid-body is unreachable (exit 3), not a crash.
           text = await response.text();
         } catch (error) {
           const name = (error as Error).name;
-          if (name === 'TimeoutError' || name === 'AbortError') {
-            throw new ServiceUnreachableError(`no answer from ${url.origin} within ${options.timeoutMs / 1000} s (--timeout)`);
+          const timedOut = name === 'TimeoutError' || name === 'AbortError';
+          // A lost answer to a keyed POST: asking again is safe only where keys are honoured.
+          if (keyed && attemptNo < retries && (await probe(url))) {
+            await sleep(delay);
+            continue;
           }
+          if (timedOut) throw new ServiceUnreachableError(`no answer from ${url.origin} within ${options.timeoutMs / 1000} s (--timeout)`);
           if (retryable && attemptNo < retries) {
             await sleep(delay);
             continue;
           }
           throw new ServiceUnreachableError(`cannot reach ${url.origin}: ${describe(error)}`);
         }
-        if (retryable && attemptNo < retries && (response.status === 429 || response.status >= 500)) {
+        learn(response, key);
+        // A POST only to a server that honours keys (this answer may be the first to say so); then
+        // also after its 409 with Retry-After (the first sending still in flight at the server).
+        const again = (keyed ? honoursKeys : retryable) && (response.status === 429 || response.status >= 500 || (keyed && response.status === 409 && response.headers.has('retry-after')));
+        if (again && attemptNo < retries) {
           const wait = retryAfterMs(response.headers.get('retry-after'));
           if (wait === undefined || wait <= maxRetryAfterMs) {
             await sleep(Math.max(wait ?? 0, delay));

@@ -8,6 +8,11 @@ export interface TransportRequest {
   query?: Record<string, string | number | undefined>;
   /** The request document, sent as JSON. */
   body?: unknown;
+  /**
+   * Sent as the Idempotency-Key header: a server that honours it carries the request out once
+   * however often it is sent. Remote POSTs without one get a fresh key each (one per command).
+   */
+  idempotencyKey?: string;
 }
 
 export interface TransportResponse {

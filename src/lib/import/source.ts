@@ -1,0 +1,192 @@
+// The rows of an import file, read as a stream: NDJSON (one JSON object per line) or CSV (a header
+// of attribute names, then one row per resource). Each row knows its line number and the byte
+// offset just after it, so an import can record how far it got and go on from there.
+import { createHash } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { once } from 'node:events';
+import { extname } from 'node:path';
+
+export const IMPORT_FORMATS = ['ndjson', 'csv'] as const;
+export type ImportFormat = (typeof IMPORT_FORMATS)[number];
+
+/** The member (NDJSON) or column (CSV) a rejects file adds with the reasons; an import ignores it, so a fixed file goes back in as it is. */
+export const REJECTED = '_rejected';
+
+/** Attributes a CSV cell holds as JSON (an object or a list). */
+const JSON_CELLS = new Set(['metadata', 'lines']);
+
+export interface SourceRow {
+  /** The line the row starts on (1-based, as an editor shows it). */
+  line: number;
+  /** The line it ends on (a CSV cell may hold line breaks). */
+  lastLine: number;
+  /** The row's own text, without its line end. */
+  raw: string;
+  /** The byte offset just after the row (its line end included). */
+  end: number;
+  attributes?: Record<string, unknown>;
+  /** Why the row could not be read as attributes (not JSON, not an object). */
+  error?: string;
+  /** CSV: the cells as read, for the rejects file. */
+  cells?: string[];
+}
+
+const EXTENSIONS: Record<string, ImportFormat> = { '.ndjson': 'ndjson', '.jsonl': 'ndjson', '.csv': 'csv' };
+
+/** The format of a file, by its extension (.ndjson, .jsonl, .csv); undefined when it says none of these. */
+export const formatByExtension = (path: string): ImportFormat | undefined => EXTENSIONS[extname(path).toLowerCase()];
+
+/** The SHA-256 of a file's content and its size, read as a stream. */
+export async function hashFile(path: string): Promise<{ hash: string; size: number }> {
+  const hash = createHash('sha256');
+  let size = 0;
+  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) {
+    hash.update(chunk as Buffer);
+    size += (chunk as Buffer).length;
+  }
+  return { hash: hash.digest('hex'), size };
+}
+
+/** Standard input written to a file as it arrives (hashed on the way), so it is read like any file, in constant memory. */
+export async function spool(input: AsyncIterable<Uint8Array>, path: string): Promise<{ hash: string; size: number }> {
+  const hash = createHash('sha256');
+  const out = createWriteStream(path, { mode: 0o600 });
+  let size = 0;
+  try {
+    for await (const chunk of input) {
+      hash.update(chunk);
+      size += chunk.length;
+      if (!out.write(chunk)) await once(out, 'drain');
+    }
+  } finally {
+    out.end();
+    await once(out, 'close');
+  }
+  return { hash: hash.digest('hex'), size };
+}
+
+/** Where a read starts: the first byte not yet committed, and the line before it. */
+export interface Resume {
+  offset: number;
+  line: number;
+}
+
+/** The rows of the file from `from` on. */
+export function readRows(path: string, format: ImportFormat, from: Resume): AsyncGenerator<SourceRow> {
+  return format === 'ndjson' ? ndjsonRows(path, from) : csvRows(path, from);
+}
+
+async function* ndjsonRows(path: string, from: Resume): AsyncGenerator<SourceRow> {
+  let line = from.line;
+  let offset = from.offset;
+  let rest: Buffer = Buffer.alloc(0);
+  const take = function* (text: Buffer): Generator<SourceRow> {
+    let start = 0;
+    for (let nl = text.indexOf(10); nl >= 0; nl = text.indexOf(10, start)) {
+      line++;
+      const row = ndjsonRow(text.subarray(start, nl), line, offset + nl + 1);
+      start = nl + 1;
+      if (row) yield row;
+    }
+    offset += start;
+    rest = text.subarray(start);
+  };
+  for await (const chunk of createReadStream(path, { start: from.offset, highWaterMark: 1 << 20 })) {
+    yield* take(rest.length ? Buffer.concat([rest, chunk as Buffer]) : (chunk as Buffer));
+  }
+  // A last line without a line end is a row all the same.
+  if (rest.length) {
+    line++;
+    const row = ndjsonRow(rest, line, offset + rest.length);
+    if (row) yield row;
+  }
+}
+
+function ndjsonRow(bytes: Buffer, line: number, end: number): SourceRow | undefined {
+  const raw = bytes.toString('utf8').replace(/\r$/, '');
+  if (raw.trim() === '') return undefined; // blank lines are no rows
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch (error) {
+    return { line, lastLine: line, raw, end, error: `not a JSON object: ${(error as Error).message}` };
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { line, lastLine: line, raw, end, error: 'not a JSON object of attributes' };
+  const attributes = value as Record<string, unknown>;
+  delete attributes[REJECTED];
+  return { line, lastLine: line, raw, end, attributes };
+}
+
+/** The header of a CSV file: its first record. */
+export async function csvHeader(path: string): Promise<{ names: string[]; end: number; lines: number } | undefined> {
+  for await (const record of csvRecords(path, 0)) return { names: record.cells.map((n) => n.trim()), end: record.end, lines: record.lastLine };
+  return undefined;
+}
+
+interface CsvRecord {
+  cells: string[];
+  raw: string;
+  /** Bytes from the start of the read to just after the record. */
+  end: number;
+  firstLine: number;
+  lastLine: number;
+}
+
+async function* csvRecords(path: string, start: number): AsyncGenerator<CsvRecord> {
+  const { parse } = await import('csv-parse');
+  // relax_column_count: a row with too few or too many cells is a row to reject, not the end of the file.
+  const parser = createReadStream(path, { start, highWaterMark: 1 << 20 }).pipe(parse({ info: true, raw: true, relax_column_count: true, skip_empty_lines: true, bom: start === 0 }));
+  for await (const { record, raw, info } of parser as AsyncIterable<{ record: string[]; raw: string; info: { bytes: number; lines: number } }>) {
+    const breaks = (raw.match(/\n/g) ?? []).length;
+    yield { cells: record, raw: raw.replace(/\r?\n$/, ''), end: info.bytes, firstLine: info.lines - breaks + (raw.endsWith('\n') ? 1 : 0), lastLine: info.lines };
+  }
+}
+
+async function* csvRows(path: string, from: Resume): AsyncGenerator<SourceRow> {
+  const header = await csvHeader(path);
+  if (!header) return;
+  const names = header.names;
+  // A first read starts after the header; a rerun where the last one committed.
+  const start = from.offset === 0 ? 0 : from.offset;
+  const lineBase = from.offset === 0 ? 0 : from.line;
+  let first = from.offset === 0;
+  for await (const record of csvRecords(path, start)) {
+    if (first) {
+      first = false;
+      continue; // the header itself
+    }
+    const line = lineBase + record.firstLine;
+    const row: SourceRow = { line, lastLine: lineBase + record.lastLine, raw: record.raw, end: start + record.end, cells: record.cells };
+    if (record.cells.length !== names.length) {
+      row.error = `has ${record.cells.length} cells where the header names ${names.length}`;
+      yield row;
+      continue;
+    }
+    const attributes: Record<string, unknown> = {};
+    for (const [i, name] of names.entries()) {
+      const text = record.cells[i];
+      // An empty cell is an attribute not given (a CSV cannot tell empty from absent).
+      if (name === REJECTED || text === '') continue;
+      if (JSON_CELLS.has(name) && /^\s*[[{]/.test(text)) {
+        try {
+          attributes[name] = JSON.parse(text);
+        } catch {
+          row.error = `${name}: not valid JSON`;
+          break;
+        }
+      } else attributes[name] = text;
+    }
+    if (!row.error) row.attributes = attributes;
+    yield row;
+  }
+}
+
+/** The size of a file, or 0 when there is none. */
+export async function sizeOf(path: string): Promise<number> {
+  try {
+    return (await stat(path)).size;
+  } catch {
+    return 0;
+  }
+}

@@ -1,0 +1,139 @@
+// billing import against billing serve (the built CLI on both ends): every row a POST with an
+// Idempotency-Key made from the file and the row, so an import killed at any point and run again
+// makes every row exactly once; the CLI's own POST is sent again after a lost answer only to a
+// server that honours keys.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BIN, ensureBundle, runCli, TEST_CONFIG_DIR, watchServe } from '../helpers/cli.js';
+import { storeWithAccount, tempDir } from '../helpers/store.js';
+
+const children: ChildProcess[] = [];
+afterEach(() => {
+  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+});
+
+async function serve(): Promise<{ url: string; key: string }> {
+  ensureBundle('idempotency_keys');
+  const { dbPath, key } = await storeWithAccount();
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--db', dbPath], { env: { PATH: process.env.PATH, NO_COLOR: '1', BILLING_CONFIG_DIR: TEST_CONFIG_DIR }, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  return { url: `http://127.0.0.1:${await watchServe(child).port}`, key };
+}
+
+const total = async (url: string, key: string): Promise<{ total: number; emails: string[] }> => {
+  const emails: string[] = [];
+  let next: string | null = `${url}/customers?page[size]=100`;
+  let count = 0;
+  while (next) {
+    const page = (await (await fetch(next, { headers: { 'x-authorization': key } })).json()) as { data: { attributes: { email: string } }[]; meta: { total: number }; links: { next: string | null } };
+    emails.push(...page.data.map((c) => c.attributes.email));
+    count = page.meta.total;
+    next = page.links.next;
+  }
+  return { total: count, emails };
+};
+
+describe('billing import, remote', () => {
+  it('imports through billing serve; killed half-way and run again, every row is made exactly once', async () => {
+    const { url, key } = await serve();
+    const dir = tempDir();
+    const file = join(dir, 'customers.ndjson');
+    const rows = 400;
+    writeFileSync(file, Array.from({ length: rows }, (_, i) => JSON.stringify({ first_name: 'Jan', last_name: `Row ${i + 1}`, email: `row${i + 1}@example.com` })).join('\n') + '\n');
+    const remote = ['--base-url', url, '--api-key', key, 'import', 'customers', file];
+    const child = spawn(process.execPath, [BIN, ...remote, '--quiet'], { env: { PATH: process.env.PATH, BILLING_CONFIG_DIR: TEST_CONFIG_DIR }, stdio: 'ignore' });
+    children.push(child);
+    // Killed once some rows are in, with requests in flight.
+    const deadline = Date.now() + 20_000;
+    let before = 0;
+    while (Date.now() < deadline && child.exitCode === null && before < 40) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      before = (await total(url, key)).total;
+    }
+    child.kill('SIGKILL');
+    expect(before, 'rows were in when the import was killed').toBeGreaterThan(0);
+    expect(before).toBeLessThan(rows);
+
+    const rerun = await runCli([...remote, '--json']);
+    expect(rerun.code, rerun.stderr).toBe(0);
+    const summary = JSON.parse(rerun.stdout) as { imported: number; already: number; rejected: number };
+    expect(summary.rejected).toBe(0);
+    // Rows the killed run had sent are answered again from their keys, not made again.
+    expect(summary.already).toBeGreaterThanOrEqual(before);
+    expect(summary.imported + summary.already).toBe(rows);
+    const after = await total(url, key);
+    expect(after.total).toBe(rows);
+    expect(new Set(after.emails).size).toBe(rows);
+
+    const again = await runCli([...remote, '--json']);
+    expect(JSON.parse(again.stdout)).toMatchObject({ imported: 0, already: rows });
+    expect((await total(url, key)).total).toBe(rows);
+  }, 60_000);
+
+  it('rejects what the server refuses, with the line and the server\'s reasons; a 401 stops the import (exit 4)', async () => {
+    const { url, key } = await serve();
+    const dir = tempDir();
+    const file = join(dir, 'c.csv');
+    writeFileSync(file, 'first_name,last_name,email\nAnna,Ansen,anna@example.com\nBob,Bos,not-an-email\n');
+    const result = await runCli(['--base-url', url, '--api-key', key, 'import', 'customers', file]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('line 3: email: must be a valid email address');
+    expect((await total(url, key)).total).toBe(1);
+    const unauthorised = await runCli(['--base-url', url, '--api-key', 'wrong', 'import', 'customers', file]);
+    expect(unauthorised.code).toBe(4);
+    expect(unauthorised.stderr).toContain('stopped at line 2');
+  }, 30_000);
+});
+
+describe('a POST whose answer was lost', () => {
+  /** A server that drops the first POST's connection after reading it; `honours` says whether its answers name the key. */
+  async function flaky(honours: boolean) {
+    const posts: (string | undefined)[] = [];
+    const server = createServer((req: IncomingMessage, res) => {
+      const key = req.headers['idempotency-key'] as string | undefined;
+      req.resume();
+      req.on('end', () => {
+        if (req.method === 'POST') {
+          posts.push(key);
+          if (posts.length === 1) return void req.socket.destroy();
+        }
+        const headers: Record<string, string> = { 'content-type': 'application/vnd.api+json' };
+        if (honours && key) headers['idempotency-key'] = key;
+        res.writeHead(req.method === 'POST' ? 201 : 200, headers);
+        res.end(JSON.stringify(req.method === 'POST' ? { data: { type: 'customer', id: '1', attributes: { first_name: 'Jan', last_name: 'Jansen', email: 'jan@example.com' } } } : { data: [], meta: { total: 0 }, links: {} }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, posts, close: () => new Promise((resolve) => server.close(resolve)) };
+  }
+
+  it('is sent again, with the same key, to a server that honours keys', async () => {
+    ensureBundle();
+    const server = await flaky(true);
+    try {
+      const result = await runCli(['--base-url', server.url, '--api-key', 'k', 'customers', 'create', '--first-name', 'Jan', '--last-name', 'Jansen', '--email', 'jan@example.com']);
+      expect(result.code, result.stderr).toBe(0);
+      expect(server.posts).toHaveLength(2);
+      expect(server.posts[0]).toMatch(/^[0-9a-f-]{36}$/);
+      expect(server.posts[1]).toBe(server.posts[0]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('is never sent again to a server that does not say it honours keys (exit 3, sent once)', async () => {
+    ensureBundle();
+    const server = await flaky(false);
+    try {
+      const result = await runCli(['--base-url', server.url, '--api-key', 'k', 'customers', 'create', '--first-name', 'Jan', '--last-name', 'Jansen', '--email', 'jan@example.com']);
+      expect(result.code).toBe(3);
+      expect(server.posts).toHaveLength(1);
+    } finally {
+      await server.close();
+    }
+  });
+});
