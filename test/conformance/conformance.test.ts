@@ -390,10 +390,10 @@ const checks: Record<string, (recorded: Recorded[]) => void> = {
     expect(typeof deep.meta.original).toBe('string'); // the text as sent: it was never parsed
     expect(s['an id above 2^53 - 1'].body).toEqual({ errors: [{ status: '404', title: 'Not Found', detail: 'no such path: /customers/9007199254740993' }] });
     expect(s['patch an id above 2^53 - 1'].body).toEqual(s['an id above 2^53 - 1'].body);
-    expect(s['an unknown parameter'].body).toEqual(invalidParameter('foo', '"foo" is not a parameter of this API; it knows page[number], page[size], include, fields[TYPE], filter[NAME] and sort'));
+    expect(s['an unknown parameter'].body).toEqual(invalidParameter('foo', '"foo" is not a parameter of this API; it knows page[number], page[size], page[after], include, fields[TYPE], filter[NAME] and sort'));
     expect(s['__proto__ as a parameter'].body.errors[0].source).toEqual({ parameter: '__proto__' });
     expect(s['a parameter given twice'].body).toEqual(invalidParameter('page[size]', 'page[size] is given more than once'));
-    expect(s['page[foo]'].body).toEqual(invalidParameter('page[foo]', '"page[foo]" is not a page parameter: page[number] and page[size] are'));
+    expect(s['page[foo]'].body).toEqual(invalidParameter('page[foo]', '"page[foo]" is not a page parameter: page[number], page[size] and page[after] are'));
     const encoded = s['brackets percent-encoded'].body;
     expect(encoded.data.map((r: Json) => r.attributes)).toEqual([{ email: 'customer1@example.com' }]);
     expect(encoded.links).toEqual(pageLinks('/customers', 1, 1, 2, 'fields%5Bcustomer%5D=email&'));

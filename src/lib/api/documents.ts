@@ -3,7 +3,8 @@ import { formatAmount } from '../schemas/money.js';
 import { hostedInvoiceUrl } from '../core/invoices.js';
 import { formatInstant, formatNullableInstant } from '../core/time.js';
 import type { CustomerRow, InvoiceLineRow, InvoiceRow, NotificationRow, PlanRow, SubscriptionRow, TransactionRow } from '../store/schema.js';
-import { pageUrl, type GetQuery } from './query.js';
+import { afterUrl, pageUrl, type GetQuery } from './query.js';
+import type { PageOf } from '../core/paging.js';
 import type { ResourceType } from '../schemas/vocabulary.js';
 
 type Row<T> = Omit<T, 'id'> & { id: number };
@@ -265,8 +266,9 @@ export function singleDocument(data: ResourceObject, included?: ResourceObject[]
 }
 
 export interface CollectionDocument {
-  meta: { total: number };
-  links: { self: string; first: string; last: string; prev: string | null; next: string | null };
+  /** Left out of a keyset page, which counts nothing (see PageOf.total). */
+  meta?: { total: number };
+  links: { self: string; first: string; last: string | null; prev: string | null; next: string | null };
   data: ResourceObject[];
   included?: ResourceObject[];
 }
@@ -275,11 +277,23 @@ export function collectionDocument(
   r: Rendering,
   path: string,
   query: GetQuery,
-  total: number,
+  page: Pick<PageOf<unknown>, 'total' | 'more'>,
   data: ResourceObject[],
   included?: ResourceObject[],
 ): CollectionDocument {
-  const { number } = query.page;
+  const { number, after } = query.page;
+  if (after !== undefined) {
+    // A keyset page: next is the page after its last id; it goes forward only (prev null) and,
+    // uncounted, does not know its last page (null).
+    const url = (id: number | string) => afterUrl(r.baseUrl, path, query, id);
+    const keyset: CollectionDocument = {
+      links: { self: url(after), first: url(0), last: null, prev: null, next: page.more && data.length ? url(data[data.length - 1].id) : null },
+      data,
+    };
+    if (included) keyset.included = included;
+    return keyset;
+  }
+  const total = page.total!;
   const last = Math.max(1, Math.ceil(total / query.page.size));
   const url = (n: number) => pageUrl(r.baseUrl, path, query, n);
   const document: CollectionDocument = {

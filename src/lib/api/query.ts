@@ -12,6 +12,8 @@ export const MAX_PAGE_SIZE = 100;
 export interface Page {
   number: number;
   size: number;
+  /** Keyset paging (page[after]): the rows with a greater id, in ascending id order. */
+  after?: number;
 }
 
 export interface GetQuery {
@@ -63,13 +65,15 @@ export interface CollectionQuery<F extends Filters = Filters, S extends string =
   readonly include: readonly string[];
   readonly filters: ReadonlyMap<string, FilterKind<unknown>>;
   readonly sorts: ReadonlySet<string>;
+  /** Whether page[after] may be asked for: only where the default order is ascending id. */
+  readonly keyset: boolean;
   /** Types only: what filtersOf and sortOf give. */
   readonly [TYPES]?: { filter: F; sort: S };
 }
 
-export function collectionQuery<F extends Filters, const S extends string>(declared: { include: readonly string[]; filter: F; sort: readonly S[] }): CollectionQuery<F, S> {
+export function collectionQuery<F extends Filters, const S extends string>(declared: { include: readonly string[]; filter: F; sort: readonly S[]; keyset?: boolean }): CollectionQuery<F, S> {
   // Maps and sets: a name such as "constructor" or "__proto__" is never taken for a known one.
-  return Object.freeze({ include: declared.include, filters: new Map(Object.entries(declared.filter)), sorts: new Set<string>(declared.sort) });
+  return Object.freeze({ include: declared.include, filters: new Map(Object.entries(declared.filter)), sorts: new Set<string>(declared.sort), keyset: declared.keyset ?? true });
 }
 
 export type FilterValues<F extends Filters> = { [K in keyof F]?: F[K] extends FilterKind<infer V> ? V : never };
@@ -122,13 +126,15 @@ const isWellFormed = (text: string): boolean => (text as unknown as { isWellForm
 /** A name fit to be shown in an answer: a lone surrogate shown as U+FFFD (the name itself is refused). */
 const shown = (text: string): string => (text as unknown as { toWellFormed(): string }).toWellFormed();
 
-const KNOWN = 'page[number], page[size], include, fields[TYPE], filter[NAME] and sort';
+const KNOWN = 'page[number], page[size], page[after], include, fields[TYPE], filter[NAME] and sort';
 
 /**
- * Reads a query string strictly: the parameters are page[number], page[size], include, fields[TYPE],
- * filter[NAME] and sort, each at most once, brackets raw or percent-encoded (`page%5Bsize%5D`).
- * Anything else (an unknown name, one given twice, a %-escape that is not UTF-8, text that is not
- * valid Unicode) is 400 Invalid Parameter naming the parameter. No query is the frozen default.
+ * Reads a query string strictly: the parameters are page[number], page[size], page[after], include,
+ * fields[TYPE], filter[NAME] and sort, each at most once, brackets raw or percent-encoded
+ * (`page%5Bsize%5D`). Anything else (an unknown name, one given twice, a %-escape that is not UTF-8,
+ * text that is not valid Unicode) is 400 Invalid Parameter naming the parameter, and so is
+ * page[after] beside page[number], beside a sort other than ascending id, or where the collection
+ * is not in id order. No query is the frozen default.
  */
 export function parseGetQuery(raw: string | undefined, accepted: readonly string[] | CollectionQuery): Result<GetQuery> {
   if (!raw) return ok(NO_QUERY); // the common case, and every default
@@ -137,6 +143,7 @@ export function parseGetQuery(raw: string | undefined, accepted: readonly string
 
   let number = 1;
   let size = DEFAULT_PAGE_SIZE;
+  let after: number | undefined;
   const include: string[] = [];
   const fields: GetQuery['fields'] = {};
   let filter: Map<string, unknown> | undefined;
@@ -170,7 +177,14 @@ export function parseGetQuery(raw: string | undefined, accepted: readonly string
       size = parsed;
       continue;
     }
-    if (key === 'page' || key.startsWith('page[')) return invalid(key, `"${key}" is not a page parameter: page[number] and page[size] are`);
+    if (key === 'page[after]') {
+      // 0 is before every id: where a keyset walk starts.
+      const parsed = /^\d{1,16}$/.test(value.trim()) ? Number(value.trim()) : NaN;
+      if (!Number.isSafeInteger(parsed)) return invalid(key, 'page[after] must be an id (a whole number, 0 for the start)');
+      after = parsed;
+      continue;
+    }
+    if (key === 'page' || key.startsWith('page[')) return invalid(key, `"${key}" is not a page parameter: page[number], page[size] and page[after] are`);
     kept.push([key, value]);
 
     if (key === 'include') {
@@ -217,7 +231,11 @@ export function parseGetQuery(raw: string | undefined, accepted: readonly string
     }
     return invalid(key, `"${key}" is not a parameter of this API; it knows ${KNOWN}`);
   }
-  return ok({ page: { number, size }, include, fields, filter: filter ?? NO_FILTER, sort, kept });
+  if (after === undefined) return ok({ page: { number, size }, include, fields, filter: filter ?? NO_FILTER, sort, kept });
+  if (declaration && !declaration.keyset) return invalid('page[after]', 'page[after] is not available here: this collection is not in id order; page it with page[number]');
+  if (seen.has('page[number]')) return invalid('page[after]', 'page[after] and page[number] exclude each other: give one of them');
+  if (sort && (sort.field !== 'id' || sort.descending)) return invalid('page[after]', `page[after] pages in ascending id order; it cannot be combined with sort=${sort.descending ? '-' : ''}${sort.field}`);
+  return ok({ page: { number, size, after }, include, fields, filter: filter ?? NO_FILTER, sort, kept });
 }
 
 /** A query component, percent-encoded as RFC 3986 asks (brackets too: `%5B`, `%5D`); commas stay, as lists read better. */
@@ -232,4 +250,11 @@ export function pageUrl(base: string, path: string, query: GetQuery, pageNumber?
   const parts = query.kept.map(([k, v]) => `${encode(k)}=${encode(v)}`);
   if (pageNumber !== undefined) parts.push(`page%5Bnumber%5D=${pageNumber}`, `page%5Bsize%5D=${query.page.size}`);
   return parts.length ? `${base}${path}?${parts.join('&')}` : `${base}${path}`;
+}
+
+/** The URL of the keyset page after an id, as pageUrl spells it (page%5Bafter%5D=42&page%5Bsize%5D=10). */
+export function afterUrl(base: string, path: string, query: GetQuery, after: number | string): string {
+  const parts = query.kept.map(([k, v]) => `${encode(k)}=${encode(v)}`);
+  parts.push(`page%5Bafter%5D=${after}`, `page%5Bsize%5D=${query.page.size}`);
+  return `${base}${path}?${parts.join('&')}`;
 }

@@ -1,17 +1,26 @@
 // One page of an account's resources plus the total, read from one snapshot: in id order (the
-// fast path, pageOf), or found by conditions and sorted by a key (findPage).
+// fast path, pageOf), or found by conditions and sorted by a key (findPage); or a keyset page, the
+// rows after an id (page[after]), which costs the same at any depth and counts nothing.
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
 import type { DB } from '../store/store.js';
-import { all, get, type Dialect, type Unit } from '../store/unit.js';
+import { all, get, prepared, type Dialect, type PreparedQuery, type Unit } from '../store/unit.js';
 
 export interface PageRequest {
   number: number;
   size: number;
+  /** Keyset paging: the rows with an id above this one, in ascending id order (number is then unused). */
+  after?: number;
 }
 
 export interface PageOf<T> {
   rows: T[];
-  total: number;
+  /**
+   * How many rows match in all; absent on a keyset page: counting a million rows takes 70-80 ms on
+   * either engine, the cost of 20 to 40 keyset pages, and an export would pay it on every page.
+   */
+  total?: number;
+  /** A keyset page: whether rows follow it (read as one row more than the page holds). */
+  more?: boolean;
 }
 
 type Table = 'customers' | 'subscription_plans' | 'subscriptions' | 'notifications' | 'invoices' | 'invoice_lines';
@@ -23,6 +32,7 @@ type Filter = { column: 'customer_id' | 'subscription_plan_id' | 'invoice_id'; v
  * read (Store.read), so the rows and the total come from one snapshot.
  */
 export function* pageOf<T extends Table>(table: T, accountId: number, page: PageRequest, filter?: Filter): Unit<PageOf<DB[T] & { id: number }>> {
+  if (page.after !== undefined) return yield* plainKeysetPage(table, accountId, page.after, page.size, filter);
   // Every paged table has id and account_id, and the filter's column where one is given. Kysely
   // types one table at a time, so the queries are typed against `subscriptions`.
   const t = table as 'subscriptions';
@@ -107,7 +117,57 @@ const plain = (find: Find): boolean => find.where.length === 0 && (!find.order |
  * it hands back the unit that does the work, one level less for every query to pass through.
  */
 export function findPage<T extends Table>(table: T, accountId: number, page: PageRequest, find: Find): Unit<PageOf<DB[T] & { id: number }>> {
+  // The API refuses page[after] beside any order but ascending id, so a keyset page is in id order.
+  if (page.after !== undefined) return find.where.length ? keysetPage(table, accountId, page.after, page.size, find.where) : plainKeysetPage(table, accountId, page.after, page.size);
   return plain(find) ? pageOf(table, accountId, page) : foundPage(table, accountId, page, find);
+}
+
+type Row = Record<string, unknown>;
+const keysetQueries = new Map<string, PreparedQuery<Row, [number, number, number, number?]>>();
+
+/**
+ * A keyset page of a table, or of the rows of one owner (a filter), by a prepared query: the whole
+ * of an export goes through here, and a prepared query's rows cost about half what a built query's
+ * do (a fixed-shape mapper over raw rows), besides building nothing per page.
+ */
+function* plainKeysetPage<T extends Table>(table: T, accountId: number, after: number, size: number, filter?: Filter): Unit<PageOf<DB[T] & { id: number }>> {
+  const key = `paging.after.${table}${filter ? `.${filter.column}` : ''}`;
+  let query = keysetQueries.get(key);
+  if (!query) {
+    query = prepared(key, (q, p) => {
+      let built = (q as unknown as Kysely<AnyDB>).selectFrom(table as string).selectAll().where('account_id', '=', p(0)).where('id', '>', p(1));
+      if (filter) built = built.where(filter.column, '=', p(3));
+      return built.orderBy('id').limit(p(2));
+    });
+    keysetQueries.set(key, query);
+  }
+  const rows = yield* query.all(accountId, after, size + 1, filter?.value);
+  const more = rows.length > size;
+  if (more) rows.pop();
+  return { rows: rows as unknown as (DB[T] & { id: number })[], more };
+}
+
+/**
+ * The rows meeting the conditions with an id above `after`, in ascending id order, and whether more
+ * follow (one row more is read to know). Every index the conditions use ends in id, so the walk
+ * starts at `after` whatever the depth. A selective condition is read through its own index and
+ * the few rows sorted, fenced as foundPage does, so neither planner walks the id index instead.
+ */
+function* keysetPage<T extends Table>(table: T, accountId: number, after: number, size: number, where: readonly Condition[]): Unit<PageOf<DB[T] & { id: number }>> {
+  const scoped = (q: Kysely<DB>, dialect: Dialect) => {
+    let query = (q as unknown as Kysely<AnyDB>).selectFrom(table as string).where('account_id', '=', accountId);
+    for (const condition of where) query = query.where((eb) => condition.where(eb, dialect));
+    return query.where('id', '>', after);
+  };
+  let rows: unknown[];
+  if (where.some((condition) => condition.selective)) {
+    rows = yield* all((q, d) => (q as unknown as Kysely<AnyDB>).selectFrom(d.fenced(scoped(q, d).selectAll()).as('found')).selectAll().orderBy('found.id').limit(size + 1));
+  } else {
+    rows = yield* all((q, d) => scoped(q, d).selectAll().orderBy('id').limit(size + 1));
+  }
+  const more = rows.length > size;
+  if (more) rows.pop();
+  return { rows: rows as (DB[T] & { id: number })[], more };
 }
 
 /**

@@ -64,6 +64,21 @@ export async function renderPlain(value: Record<string, unknown> | Record<string
   }
 }
 
+/** Whether a list with --all is written page by page as it comes (ndjson, csv) rather than gathered first. */
+export const streams = (globals: Pick<GlobalOptions, 'output' | 'query'>): boolean => globals.query === undefined && (globals.output === 'ndjson' || globals.output === 'csv');
+
+/** A list's text page by page, for the formats that stream: the pages' texts joined are what render prints of the whole list. */
+export interface PageFormat {
+  page(resources: ResourceLike[]): string;
+  /** CSV columns a later page brought that the header, written with the first page, lacks (left out). */
+  readonly dropped: ReadonlySet<string>;
+}
+
+export async function pageFormat(output: 'ndjson' | 'csv'): Promise<PageFormat> {
+  if (output === 'csv') return (await import('./csv.js')).csvPages();
+  return { page: (resources) => resources.map((resource) => `${JSON.stringify(resource)}\n`).join(''), dropped: new Set() };
+}
+
 export async function render(document: Document, globals: GlobalOptions, io: IO, list?: ListContext): Promise<void> {
   if (globals.query !== undefined) return printQuery(document, globals.query, io);
   const data = document.data;
@@ -88,7 +103,8 @@ export async function render(document: Document, globals: GlobalOptions, io: IO,
       }
       const type = data[0]?.type ?? list?.type ?? 'resource';
       if (data.length === 0) {
-        io.err(`no ${oneLine(noun(type, 0))}${document.meta?.total ? ' on this page' : ''}\n`);
+        const after = pageParameter(document.links?.self, 'after');
+        io.err(`no ${oneLine(noun(type, 0))}${after ? ` after id ${after}` : document.meta?.total ? ' on this page' : ''}\n`);
         return;
       }
       io.out(await listTable(data, type, view));
@@ -97,27 +113,37 @@ export async function render(document: Document, globals: GlobalOptions, io: IO,
   }
 }
 
-const pageNumber = (link: string | null | undefined): number | undefined => {
+/** A page parameter of a link, when it is a whole number (`page[number]` at least 1, `page[after]` at least 0). */
+const pageParameter = (link: string | null | undefined, name: 'number' | 'after'): number | undefined => {
   if (!link) return undefined;
   try {
-    const value = new URL(link, 'http://localhost').searchParams.get('page[number]');
-    const number = value === null ? NaN : Number(value);
-    return Number.isSafeInteger(number) && number > 0 ? number : undefined;
+    const value = new URL(link, 'http://localhost').searchParams.get(`page[${name}]`);
+    const number = value === null || value === '' ? NaN : Number(value);
+    return Number.isSafeInteger(number) && number >= (name === 'number' ? 1 : 0) ? number : undefined;
   } catch {
     return undefined;
   }
 };
 
+const pageNumber = (link: string | null | undefined): number | undefined => pageParameter(link, 'number');
+
 /**
  * "page 1 of 5, 47 customers (next: --page 2)"; on the last page without the hint; with --all,
- * "all 47 customers". Made from data (the type, the links), so made safe for the terminal.
+ * "all 47 customers". A keyset page (--after) is uncounted: "10 customers after id 40 (next:
+ * --after 52)". Made from data (the type, the links), so made safe for the terminal.
  */
 export function footer(document: Document, shown: number, type: string, all = false, pageSize?: number): string {
   const count = document.meta?.total ?? shown;
   // meta.total comes from the service: a number, or made safe if it is not.
   const total = typeof count === 'number' ? count : oneLine(String(count));
   const things = oneLine(noun(type, Number(count)));
-  if (all) return `all ${total} ${things}`;
+  const after = pageParameter(document.links?.self, 'after');
+  const since = after ? ` after id ${after}` : '';
+  if (all) return `all ${total} ${things}${since}`;
+  if (after !== undefined) {
+    const next = pageParameter(document.links?.next, 'after');
+    return `${total} ${things}${since}${next === undefined ? '' : ` (next: --after ${next}${pageSize === undefined || pageSize === 10 ? '' : ` --page-size ${pageSize}`})`}`;
+  }
   const current = pageNumber(document.links?.self) ?? 1;
   const last = pageNumber(document.links?.last) ?? current;
   const next = pageNumber(document.links?.next) ?? (document.links?.next === undefined && current < last ? current + 1 : undefined);

@@ -24,10 +24,11 @@ export const get = (rc: RequestContext): Unit<ApiResponse> => withQuery(rc, INCL
 export const subscriptions = (rc: RequestContext): Unit<ApiResponse> => withQuery(rc, [], subscriptionsOfOne);
 
 function* listing(rc: RequestContext, query: GetQuery, r: Rendering): Unit<ApiResponse> {
-  const { rows, total } = yield* listCustomers(rc.core, query.page, { ...filtersOf(query, LIST), sort: sortOf(query, LIST) });
+  const page = yield* listCustomers(rc.core, query.page, { ...filtersOf(query, LIST), sort: sortOf(query, LIST) });
+  const { rows } = page;
   const subscriptions = yield* subscriptionIdsBy(rc.core, 'customer_id', rows.map((c) => c.id));
   const data = rows.map((c) => customerResource(c, subscriptions.get(c.id)!, r));
-  return respond(200, collectionDocument(r, '/customers', query, total, data, yield* includedSubscriptions(rc, query.include, subscriptions.values(), r)));
+  return respond(200, collectionDocument(r, '/customers', query, page, data, yield* includedSubscriptions(rc, query.include, subscriptions.values(), r)));
 }
 
 // The hottest read of all: written flat, every level of generators costs each query a pass through it.
@@ -42,6 +43,6 @@ function* one(rc: RequestContext, query: GetQuery, r: Rendering): Unit<ApiRespon
 function* subscriptionsOfOne(rc: RequestContext, query: GetQuery, r: Rendering): Unit<ApiResponse> {
   const id = idParam(rc);
   if (!(yield* findCustomer(rc.core, id))) return simpleError(404, `no customer with id ${id}`);
-  const { rows, total } = yield* subscriptionsOf(rc.core, 'customer_id', id, query.page);
-  return respond(200, collectionDocument(r, `/customers/${id}/subscriptions`, query, total, yield* subscriptionResources(rows, r)));
+  const page = yield* subscriptionsOf(rc.core, 'customer_id', id, query.page);
+  return respond(200, collectionDocument(r, `/customers/${id}/subscriptions`, query, page, yield* subscriptionResources(page.rows, r)));
 }

@@ -30,11 +30,12 @@ export const line = (rc: RequestContext): Unit<ApiResponse> => withQuery(rc, [],
 const includesSubscriptions = (query: GetQuery) => query.include.includes('subscriptions') || query.include.includes('subscription');
 
 function* listing(rc: RequestContext, query: GetQuery, r: Rendering): Unit<ApiResponse> {
-  const { rows, total } = yield* listInvoices(rc.core, query.page, { ...filtersOf(query, LIST), sort: sortOf(query, LIST) });
+  const page = yield* listInvoices(rc.core, query.page, { ...filtersOf(query, LIST), sort: sortOf(query, LIST) });
+  const { rows } = page;
   const lineIds = yield* lineIdsBy(rows.map((i) => i.id));
   const data = rows.map((i) => invoiceResource(i, lineIds.get(i.id)!, r));
   const included = includesSubscriptions(query) ? yield* subscriptionResources(yield* subscriptionsByIds(rc.core, [...new Set(rows.map((i) => i.subscription_id))]), r) : undefined;
-  return respond(200, collectionDocument(r, '/invoices', query, total, data, included));
+  return respond(200, collectionDocument(r, '/invoices', query, page, data, included));
 }
 
 function* one(rc: RequestContext, query: GetQuery, r: Rendering): Unit<ApiResponse> {
@@ -48,8 +49,8 @@ function* one(rc: RequestContext, query: GetQuery, r: Rendering): Unit<ApiRespon
 function* linesOfOne(rc: RequestContext, query: GetQuery, r: Rendering): Unit<ApiResponse> {
   const id = idParam(rc);
   if (!(yield* findInvoice(rc.core, id))) return simpleError(404, `no invoice with id ${id}`);
-  const { rows, total } = yield* linesOf(rc.core, id, query.page);
-  return respond(200, collectionDocument(r, `/invoices/${id}/lines`, query, total, rows.map((l) => lineResource(l, r))));
+  const page = yield* linesOf(rc.core, id, query.page);
+  return respond(200, collectionDocument(r, `/invoices/${id}/lines`, query, page, page.rows.map((l) => lineResource(l, r))));
 }
 
 function* subscriptionOfOne(rc: RequestContext, _query: GetQuery, r: Rendering): Unit<ApiResponse> {

@@ -18,10 +18,11 @@ export const get = (rc: RequestContext): Unit<ApiResponse> => withQuery(rc, [], 
 export const subscriptions = (rc: RequestContext): Unit<ApiResponse> => withQuery(rc, [], subscriptionsOfOne);
 
 function* listing(rc: RequestContext, query: GetQuery, r: Rendering): Unit<ApiResponse> {
-  const { rows, total } = yield* listPlans(rc.core, query.page, { ...filtersOf(query, LIST), sort: sortOf(query, LIST) });
+  const page = yield* listPlans(rc.core, query.page, { ...filtersOf(query, LIST), sort: sortOf(query, LIST) });
+  const { rows } = page;
   const subscriptions = yield* subscriptionIdsBy(rc.core, 'subscription_plan_id', rows.map((p) => p.id));
   const data = rows.map((p) => planResource(p, subscriptions.get(p.id)!, r));
-  return respond(200, collectionDocument(r, '/subscription-plans', query, total, data, yield* includedSubscriptions(rc, query.include, subscriptions.values(), r)));
+  return respond(200, collectionDocument(r, '/subscription-plans', query, page, data, yield* includedSubscriptions(rc, query.include, subscriptions.values(), r)));
 }
 
 function* one(rc: RequestContext, _query: GetQuery, r: Rendering): Unit<ApiResponse> {
@@ -35,6 +36,6 @@ function* subscriptionsOfOne(rc: RequestContext, query: GetQuery, r: Rendering):
   const found = yield* getPlan(rc.core, idParam(rc));
   if (!found.ok) return failureResponse(found.failure, null);
   const plan = found.value;
-  const { rows, total } = yield* subscriptionsOf(rc.core, 'subscription_plan_id', plan.id, query.page);
-  return respond(200, collectionDocument(r, `/subscription-plans/${plan.id}/subscriptions`, query, total, yield* subscriptionResources(rows, r)));
+  const page = yield* subscriptionsOf(rc.core, 'subscription_plan_id', plan.id, query.page);
+  return respond(200, collectionDocument(r, `/subscription-plans/${plan.id}/subscriptions`, query, page, yield* subscriptionResources(page.rows, r)));
 }

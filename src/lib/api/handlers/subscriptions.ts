@@ -19,7 +19,8 @@ const LIST = collectionQuery({
   filter: { status: oneOf(SUBSCRIPTION_STATUSES), customer_id: ID_FILTER, subscription_plan_id: ID_FILTER, search: TEXT_FILTER },
   sort: SUBSCRIPTION_SORT_FIELDS,
 });
-const TRANSACTIONS = collectionQuery({ include: [], filter: { status: oneOf(TRANSACTION_STATUSES) }, sort: TRANSACTION_SORT_FIELDS });
+// Newest due date first, ids are UUIDs: no keyset (page[after]) here; a subscription has a few dozen.
+const TRANSACTIONS = collectionQuery({ include: [], filter: { status: oneOf(TRANSACTION_STATUSES) }, sort: TRANSACTION_SORT_FIELDS, keyset: false });
 
 export const list = (rc: RequestContext): Unit<ApiResponse> => withQuery(rc, LIST, listing);
 export const get = (rc: RequestContext): Unit<ApiResponse> => withQuery(rc, ['customer', 'subscription-plan'], one);
@@ -32,10 +33,11 @@ export function* subscriptionResources(rows: Subscription[], r: Rendering): Unit
 }
 
 function* listing(rc: RequestContext, query: GetQuery, r: Rendering): Unit<ApiResponse> {
-  const { rows, total } = yield* listSubscriptions(rc.core, query.page, { ...filtersOf(query, LIST), sort: sortOf(query, LIST) });
+  const page = yield* listSubscriptions(rc.core, query.page, { ...filtersOf(query, LIST), sort: sortOf(query, LIST) });
+  const { rows } = page;
   const data = yield* subscriptionResources(rows, r);
   const included = query.include.includes('customer') ? yield* customers(rc, rows.map((s) => s.customer_id), r) : undefined;
-  return respond(200, collectionDocument(r, '/subscriptions', query, total, data, included));
+  return respond(200, collectionDocument(r, '/subscriptions', query, page, data, included));
 }
 
 function* one(rc: RequestContext, query: GetQuery, r: Rendering): Unit<ApiResponse> {
@@ -71,8 +73,8 @@ function* customers(rc: RequestContext, ids: number[], r: Rendering): Unit<Resou
 function* transactionsOfOne(rc: RequestContext, query: GetQuery, r: Rendering): Unit<ApiResponse> {
   const id = idParam(rc);
   if (!(yield* findSubscription(rc.core, id))) return simpleError(404, `no subscription with id ${id}`);
-  const { rows, total } = yield* transactionsOf(id, query.page, { ...filtersOf(query, TRANSACTIONS), sort: sortOf(query, TRANSACTIONS) });
-  return respond(200, collectionDocument(r, `/subscriptions/${id}/transactions`, query, total, rows.map((t) => transactionResource(t, r))));
+  const page = yield* transactionsOf(id, query.page, { ...filtersOf(query, TRANSACTIONS), sort: sortOf(query, TRANSACTIONS) });
+  return respond(200, collectionDocument(r, `/subscriptions/${id}/transactions`, query, page, page.rows.map((t) => transactionResource(t, r))));
 }
 
 /** The `included` array for `include=subscriptions` on customers or plans, or undefined. */

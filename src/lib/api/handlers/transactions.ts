@@ -23,6 +23,6 @@ const NOTIFICATIONS = collectionQuery({ include: [], filter: { customer_id: ID_F
 export const notifications = (rc: RequestContext): Unit<ApiResponse> => withQuery(rc, NOTIFICATIONS, listing);
 
 function* listing(rc: RequestContext, query: GetQuery, r: Rendering): Unit<ApiResponse> {
-  const { rows, total } = yield* listNotifications(rc.core, query.page, filtersOf(query, NOTIFICATIONS));
-  return respond(200, collectionDocument(r, '/notifications', query, total, rows.map((n) => notificationResource(n, r))));
+  const page = yield* listNotifications(rc.core, query.page, filtersOf(query, NOTIFICATIONS));
+  return respond(200, collectionDocument(r, '/notifications', query, page, page.rows.map((n) => notificationResource(n, r))));
 }
