@@ -22,21 +22,29 @@ describe('a demo store (--db, then BILLING_DB)', () => {
   it('demo fills the store and shows it: data on stdout, messages on stderr', async () => {
     const result = await billing(['--db', db, 'demo']);
     expect(result.code).toBe(0);
-    expect(result.stderr).toBe(
-      `added 3 plans, 12 customers, 8 subscriptions and 3 invoices to ${db}\nall 3 plans\npage 1 of 1, 8 subscriptions\npage 1 of 1, 3 invoices\npage 1 of 1, 12 customers\nnext: billing customers get 1 · billing invoices finalise 3 · billing subscriptions transactions 1 · billing clock advance P1M · billing plans list --json\n`,
+    expect(result.stderr).toMatch(
+      new RegExp(
+        `^added 6 plans, 20 customers, 20 subscriptions and 7 invoices, with their history since \\d{4}-\\d\\d-\\d\\d, to ${db.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\n` +
+          'all 6 plans\npage 1 of 1, 20 subscriptions\npage 1 of 1, 7 invoices\npage 1 of 1, 20 customers\n' +
+          'next: billing customers get 1 · billing subscriptions list --status paused · billing transactions list --subscription-id 9 · billing invoices finalise 6 · billing clock advance P1M\n$',
+      ),
     );
     // Not on a terminal: tab-separated lines.
     expect(result.stdout).toContain('\n1\tMonthly membership\t€ 12.50\tmonthly\tactive\tfirst_payment\n');
-    expect(result.stdout).toContain('\n1\tJeroen van der Geer\tjeroen.geer@example.com\tdirectdebit\t');
-    expect(result.stdout).toMatch(/\n1\t1\t1\tactive\tMNDT-1\t\d{4}-\d\d-01\n/); // customer, plan, status, mandate, start
-    expect(result.stdout).toMatch(/\n7\t7\t1\tunverified\tMNDT-7\t/);
+    expect(result.stdout).toContain('\n6\tSourdough workshop\t€ 45.00\tonce\tactive\tonline_payment\n');
+    expect(result.stdout).toContain('\n1\tJeroen van der Geer\tjeroen.vandergeer@example.com\tdirectdebit\t');
+    expect(result.stdout).toMatch(/\n1\t1\t1\tactive\tMNDT-1\t\d{4}-\d\d-\d\d\n/); // customer, plan, status, mandate, start
+    expect(result.stdout).toMatch(/\n2\t2\t1\tcancelled\tMNDT-2\t/);
+    expect(result.stdout).toMatch(/\n4\t4\t5\tpaused\tMNDT-4\t/);
+    expect(result.stdout).toMatch(/\n20\t20\t2\tunverified\tMNDT-20\t/);
+    expect(result.stdout).toMatch(/\n6\tDRAFT\tdraft\t13\t€ 435.60\t/);
     expect(result.stdout).not.toContain('customers'); // no messages mixed into the data
   });
 
   it('customers list: ten rows and the footer', async () => {
     const result = await billing(['--db', db, 'customers', 'list']);
     expect(result.code).toBe(0);
-    expect(result.stderr).toBe('page 1 of 2, 12 customers (next: --page 2)\n');
+    expect(result.stderr).toBe('page 1 of 2, 20 customers (next: --page 2)\n');
     const lines = result.stdout.replace(/\n$/, '').split('\n');
     expect(lines[0]).toBe('id\tname\temail\tpayment method\tcreated\tstate');
     expect(lines).toHaveLength(1 + 10);
@@ -56,14 +64,14 @@ describe('a demo store (--db, then BILLING_DB)', () => {
 
   it('--db wins over BILLING_DB', async () => {
     const result = await billing(['--db', db, 'customers', 'list', '-q', '--query', 'meta.total'], { env: { BILLING_DB: tempDbPath() } });
-    expect(result).toEqual({ code: 0, stdout: '12\n', stderr: '' });
+    expect(result).toEqual({ code: 0, stdout: '20\n', stderr: '' });
   });
 
   it('demo again only shows the store', async () => {
     const result = await billing(['demo', '--json'], { env: { BILLING_DB: db } });
     expect(result.code).toBe(0);
-    expect(result.stderr).toBe(`the store already has 12 customers; showing them (store: ${db})\n`);
-    expect(JSON.parse(result.stdout).meta.total).toBe(12);
+    expect(result.stderr).toBe(`the store already has 20 customers; showing them (store: ${db})\n`);
+    expect(JSON.parse(result.stdout).meta.total).toBe(20);
   });
 
   it('accounts create, then --account acts as the new, empty account; an unknown account exits 2', async () => {

@@ -47,12 +47,12 @@ describe('the PostgreSQL engine through the CLI (a server that checks passwords)
   it('takes the database from BILLING_DB, a profile, and the config file alike, and lists them with *** for the password', async () => {
     const viaEnv = await cli(['customers', 'list', '--json'], { BILLING_DB: url });
     expect(viaEnv.code, viaEnv.stderr).toBe(0);
-    expect(JSON.parse(viaEnv.stdout).meta.total).toBe(12);
+    expect(JSON.parse(viaEnv.stdout).meta.total).toBe(20);
 
     expect((await cli(['profiles', 'add', 'shared', '--db', url])).code).toBe(0);
     const viaProfile = await cli(['--profile', 'shared', 'customers', 'list', '--json']);
     expect(viaProfile.code, viaProfile.stderr).toBe(0);
-    expect(JSON.parse(viaProfile.stdout).meta.total).toBe(12);
+    expect(JSON.parse(viaProfile.stdout).meta.total).toBe(20);
     const profiles = await cli(['profiles', 'list', '--json']);
     expect(JSON.parse(profiles.stdout)).toEqual([expect.objectContaining({ name: 'shared', db: `postgres://postgres:***@127.0.0.1:${server.port}/billing` })]);
     const profileTable = await cli(['profiles', 'list']);
@@ -61,7 +61,7 @@ describe('the PostgreSQL engine through the CLI (a server that checks passwords)
     expect((await cli(['config', 'set', 'db', url])).code).toBe(0);
     const viaConfig = await cli(['customers', 'list', '--json']);
     expect(viaConfig.code, viaConfig.stderr).toBe(0);
-    expect(JSON.parse(viaConfig.stdout).meta.total).toBe(12);
+    expect(JSON.parse(viaConfig.stdout).meta.total).toBe(20);
     const shownGet = await cli(['config', 'get', 'db']);
     const shownList = await cli(['config', 'list', '--json']);
     expect(shownGet.stdout.trim()).toBe(`postgres://postgres:***@127.0.0.1:${server.port}/billing`);

@@ -23,9 +23,11 @@ const withPassword = async () => {
   return { url, shown: url.replace(SECRET, '***') };
 };
 const EMPTY = { accounts: 0, api_keys: 0, customers: 0, subscription_plans: 0, subscriptions: 0, invoices: 0, invoice_lines: 0, transactions: 0, events: 0, notifications: 0, due_work: 0, store_clock: 0 };
-// Six active subscriptions (a first collection scheduled each: queued and scheduled events), two awaiting their mandate (a confirmation each);
-// three invoices of five lines, two finalised (each emailed, its transaction collected today: queued, scheduled, succeeded, a fulfilment due).
-const DEMO = { accounts: 2, api_keys: 1, customers: 12, subscription_plans: 3, subscriptions: 8, invoices: 3, invoice_lines: 5, transactions: 8, events: 32, notifications: 4, due_work: 8, store_clock: 0 };
+// The demo's half year of history (src/commands/demo/stories.ts), counted alike on any day: twenty subscriptions; 80 transactions
+// (60 collected, some charged back and retried, 6 canceled, 14 ahead) with 342 status events; seven invoices of eleven lines (a credit's
+// copied); four mandate requests and six invoice emails; ahead, 17 collections (some of canceled ones, dropped when due), a fulfilment,
+// a resume and a cancellation. The store's clock is left as it was: no row.
+const DEMO = { accounts: 2, api_keys: 1, customers: 20, subscription_plans: 6, subscriptions: 20, invoices: 7, invoice_lines: 11, transactions: 80, events: 342, notifications: 10, due_work: 20, store_clock: 0 };
 
 beforeAll(() => ensureBundle(), 120_000);
 
@@ -51,15 +53,15 @@ describe('billing store info', () => {
       ['schema version', String(sqliteMigrations.length)],
       ['accounts', '2'],
       ['API keys', '1'],
-      ['customers', '12'],
-      ['subscription plans', '3'],
-      ['subscriptions', '8'],
-      ['invoices', '3'],
-      ['invoice lines', '5'],
-      ['transactions', '8'],
-      ['events', '32'],
-      ['notifications', '4'],
-      ['due work', '8'],
+      ['customers', '20'],
+      ['subscription plans', '6'],
+      ['subscriptions', '20'],
+      ['invoices', '7'],
+      ['invoice lines', '11'],
+      ['transactions', '80'],
+      ['events', '342'],
+      ['notifications', '10'],
+      ['due work', '20'],
       ['store clock', '0'],
     ]);
 
@@ -93,7 +95,7 @@ describe('billing store copy', () => {
     const toPostgres = await billing(['--db', db, 'store', 'copy', '--to', url, '--json']);
     expect(toPostgres.code).toBe(0);
     expect(json(toPostgres)).toEqual({ from: db, to: shown, rows: DEMO });
-    expect(toPostgres.stderr).toMatch(new RegExp(`^copied 86 rows in 12 tables from ${db} to ${shown.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} in \\d+\\.\\d s\\n$`));
+    expect(toPostgres.stderr).toMatch(new RegExp(`^copied 519 rows in 12 tables from ${db} to ${shown.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} in \\d+\\.\\d s\\n$`));
     expect(json(await billing(['--db', url, 'store', 'info', '--json'])).counts).toEqual(DEMO);
 
     const copy = join(tempDir(), 'new', 'copy.db'); // neither the file nor its folder exist yet
@@ -101,7 +103,7 @@ describe('billing store copy', () => {
     expect(toSqlite.code).toBe(0);
     expect(toSqlite.stderr).toBe('');
     expect(toSqlite.stdout).toMatch(new RegExp(`^from\\t${shown.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\n`));
-    expect(toSqlite.stdout).toContain('\ncustomers\t12\n');
+    expect(toSqlite.stdout).toContain('\ncustomers\t20\n');
     expect(`${toPostgres.stdout}${toPostgres.stderr}${toSqlite.stdout}`).not.toContain(SECRET);
 
     // Same documents at the end of the chain, and the next customer gets the next id on both.
@@ -109,7 +111,7 @@ describe('billing store copy', () => {
     expect((await billing(['--db', copy, 'customers', 'list', '--all', '--json'])).stdout).toBe(original.stdout);
     for (const store of [url, copy]) {
       const created = await billing(['--db', store, 'customers', 'create', '--first-name', 'Nieuw', '--last-name', 'Klant', '--email', 'nieuw@example.com', '--json']);
-      expect(json(created).data.id).toBe('13');
+      expect(json(created).data.id).toBe('21');
     }
   });
 
@@ -144,7 +146,7 @@ describe('billing store copy', () => {
     const dry = await billing(['--db', db, 'store', 'copy', '--to', target, '--dry-run', '--json']);
     expect(dry.code).toBe(0);
     expect(json(dry)).toEqual({ from: db, to: target, rows: DEMO });
-    expect(dry.stderr).toBe(`dry run: would copy 86 rows from ${db} to ${target} (which must be empty); nothing written\n`);
+    expect(dry.stderr).toBe(`dry run: would copy 519 rows from ${db} to ${target} (which must be empty); nothing written\n`);
     expect(existsSync(target)).toBe(false);
   });
 
@@ -164,12 +166,12 @@ describe('billing store copy', () => {
     const lines = io.stderr.split('\n');
     expect(lines).toHaveLength(14); // twelve tables, the summary, and the end of the last line
     expect(lines[2].split('\r\u001b[2K').filter(Boolean)).toEqual([
-      `customers          [${'░'.repeat(30)}] 0/12`,
-      `customers          [${'█'.repeat(30)}] 12/12`,
-      `customers          [${'█'.repeat(30)}] 12/12`,
+      `customers          [${'░'.repeat(30)}] 0/20`,
+      `customers          [${'█'.repeat(30)}] 20/20`,
+      `customers          [${'█'.repeat(30)}] 20/20`,
     ]);
     expect(lines[1]).toContain(`api_keys           [${'█'.repeat(30)}] 1/1`);
-    expect(lines[12]).toMatch(/^copied 86 rows in 12 tables from .* in \d+\.\d s$/);
-    expect(io.stdout).toContain('│ customers          │ 12');
+    expect(lines[12]).toMatch(/^copied 519 rows in 12 tables from .* in \d+\.\d s$/);
+    expect(io.stdout).toContain('│ customers          │ 20');
   });
 });
