@@ -8,7 +8,7 @@ import type { Invoke } from '../../lib/command/registry.js';
 import { examples, prose, refusesDryRun } from '../../lib/command/registry.js';
 import { runList, send } from '../../lib/command/resource.js';
 
-export const DEFAULT_SIZE = 20;
+const DEFAULT_SIZE = 20;
 const MAX_SIZE = 1_000_000;
 
 export function sizeFlag(value: unknown): number {
@@ -17,6 +17,8 @@ export function sizeFlag(value: unknown): number {
   if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > MAX_SIZE) throw new UsageError(`--size must be a whole number from 1 to ${MAX_SIZE}, not "${String(value)}"`);
   return Number(text);
 }
+
+const count = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
 export async function run(opts: Record<string, unknown>, deps: Deps): Promise<void> {
   const size = sizeFlag(opts.size);
@@ -30,7 +32,8 @@ export async function run(opts: Record<string, unknown>, deps: Deps): Promise<vo
     const { play } = await import('./play.js');
     const played = await play(core, size);
     if (!deps.globals.quiet) {
-      deps.io.err(`added ${played.plans} plans, ${played.customers} customers, ${played.subscriptions} subscriptions and ${played.invoices} invoices, with their history since ${played.since}, to ${core.store.location}\n`);
+      const added = `${count(played.plans, 'plan')}, ${count(played.customers, 'customer')}, ${count(played.subscriptions, 'subscription')} and ${count(played.invoices, 'invoice')}`;
+      deps.io.err(`added ${added}, with their history since ${played.since}, to ${core.store.location}\n`);
     }
     // Customer 5 has a collection that failed after its retries, customer 8 a draft invoice (stories.ts).
     const failed = played.ids(5).subscription;

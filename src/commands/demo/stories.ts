@@ -4,10 +4,10 @@
 // else (collections, fulfilments, retries, resuming, scheduled cancellations, invoices finalised
 // on their date) is due work the clock runs between the beats, as `billing clock advance` does.
 //
-// Days are counted so that every run has the same counts whatever today is: a monthly story
-// starts "k months and 10 days ago", so its last collection is 7 to 17 days old (fulfilled) and its
-// next one at least 11 days ahead, however long the months in between; beats come at most 6 days
-// after a collection, so never later than yesterday.
+// Days are counted so that every run has the same counts whatever today is (and tests can say
+// them exactly): a story starts "k months and 10 days ago", so its last collection is 7 to 17 days
+// old (fulfilled) and its next one at least 11 days ahead, however long the months in between; a
+// beat after a collection comes at most 6 days after it, so always in the past.
 import type { Frequency } from '../../lib/core/schedule.js';
 import type { Outcome } from '../../lib/schemas/vocabulary.js';
 

@@ -399,6 +399,8 @@ export const postgresMigrations: string[] = [
   );
   CREATE UNIQUE INDEX idempotency_keys_key ON idempotency_keys(account_id, key);
   CREATE INDEX idempotency_keys_created ON idempotency_keys(created_at);
+  -- Unused here (the trigram index is a GIN index PostgreSQL keeps): made so both engines have the same tables.
+  CREATE TABLE search_deferred (id integer PRIMARY KEY);
   `,
 ];
 
