@@ -7,8 +7,8 @@
 //   peak RSS of the importing process                    target <= 150 MB
 //   remote: through `billing serve` (SQLite), the default concurrency: rows/s (no target)
 // ROWS (default 100000) and REMOTE_ROWS (default 5000) size it; ENGINES=sqlite,postgres picks.
-import { spawn } from 'node:child_process';
-import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -111,36 +111,17 @@ async function rawSqlite(path: string, rows: unknown[][]): Promise<number> {
   return ms;
 }
 
-/** COPY of the same rows into a migrated PostgreSQL store, as CSV through one COPY ... FROM STDIN. */
-async function copyPostgres(url: string, rows: unknown[][]): Promise<number> {
+/** COPY of the same rows into a migrated PostgreSQL store: psql's \\copy of a CSV file (FROM STDIN underneath). */
+async function copyPostgres(url: string, rows: unknown[][], dir: string): Promise<number> {
   await migrated(url);
-  const pg = (await import('pg')).default;
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    const csv = rows.map((r) => r.map((v) => (typeof v === 'string' && /[",\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : String(v))).join(',')).join('\n');
-    const started = performance.now();
-    // COPY FROM STDIN through pg's protocol: the copy-in sub-protocol by hand (no extra package).
-    await client.query('BEGIN');
-    await copyIn(client, `COPY customers (${COLUMNS.join(', ')}) FROM STDIN WITH (FORMAT csv)`, csv);
-    await client.query('COMMIT');
-    return performance.now() - started;
-  } finally {
-    await client.end();
-  }
-}
-
-/** COPY FROM STDIN with pg's connection: CopyData messages, then CopyDone, and wait for the command's end. */
-function copyIn(client: import('pg').Client, statement: string, data: string): Promise<void> {
-  const connection = (client as unknown as { connection: { sendCopyFromChunk(b: Buffer): void; endCopyFrom(): void; once(e: string, f: (...a: unknown[]) => void): void } }).connection;
-  return new Promise((resolve, reject) => {
-    const query = { text: statement, callback: (error: Error | null) => (error ? reject(error) : resolve()), handleCopyInResponse: () => {
-      const bytes = Buffer.from(data, 'utf8');
-      for (let at = 0; at < bytes.length; at += 1 << 16) connection.sendCopyFromChunk(bytes.subarray(at, at + (1 << 16)));
-      connection.endCopyFrom();
-    } };
-    void client.query(query as never);
-  });
+  const { postgresBin } = await import('../test/helpers/postgres-server.js');
+  const file = join(dir, 'copy.csv');
+  writeFileSync(file, rows.map((r) => r.map((v) => (typeof v === 'string' && /[",\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : String(v))).join(',')).join('\n'));
+  const started = performance.now();
+  const copied = spawnSync(join(postgresBin(), 'psql'), [url, '-v', 'ON_ERROR_STOP=1', '-c', `\\copy customers (${COLUMNS.join(', ')}) FROM '${file}' WITH (FORMAT csv)`], { encoding: 'utf8' });
+  const ms = performance.now() - started;
+  if (copied.status !== 0) throw new Error(`psql \\copy failed: ${copied.stderr}`);
+  return ms;
 }
 
 async function remote(dir: string): Promise<void> {
@@ -192,7 +173,7 @@ async function main(): Promise<void> {
       const server = await startPostgres(DURABLE);
       try {
         for (const name of ['bench_copy', 'bench_import']) await pgStatement(server.url(), `CREATE DATABASE ${name}`);
-        const copyMs = await copyPostgres(server.url('bench_copy'), rows);
+        const copyMs = await copyPostgres(server.url('bench_copy'), rows, dir);
         const run = await cli(['--db', server.url('bench_import'), 'import', 'customers', file, '--quiet']);
         if (run.code !== 0) throw new Error(`billing import (PostgreSQL) exited ${run.code}: ${run.stderr}`);
         const rate = ROWS / (run.ms / 1000);
