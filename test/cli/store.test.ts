@@ -22,12 +22,12 @@ const withPassword = async () => {
   const url = (await freshPostgresUrl()).replace('postgres://postgres@', `postgres://postgres:${SECRET}@`);
   return { url, shown: url.replace(SECRET, '***') };
 };
-const EMPTY = { accounts: 0, api_keys: 0, customers: 0, subscription_plans: 0, subscriptions: 0, invoices: 0, invoice_lines: 0, transactions: 0, events: 0, notifications: 0, due_work: 0, store_clock: 0, imports: 0, idempotency_keys: 0 };
+const EMPTY = { accounts: 0, api_keys: 0, customers: 0, subscription_plans: 0, subscriptions: 0, invoices: 0, invoice_lines: 0, transactions: 0, events: 0, webhook_deliveries: 0, notifications: 0, due_work: 0, store_clock: 0, imports: 0, idempotency_keys: 0 };
 // The demo's half year of history (src/commands/demo/stories.ts), counted alike on any day: twenty subscriptions; 80 transactions
 // (60 collected, some charged back and retried, 6 canceled, 14 ahead) with 342 status events; seven invoices of eleven lines (a credit's
 // copied); four mandate requests and six invoice emails; ahead, 17 collections (some of canceled ones, dropped when due), a fulfilment,
 // a resume and a cancellation. The store's clock is left as it was: no row.
-const DEMO = { accounts: 2, api_keys: 1, customers: 20, subscription_plans: 6, subscriptions: 20, invoices: 7, invoice_lines: 11, transactions: 80, events: 342, notifications: 10, due_work: 20, store_clock: 0, imports: 0, idempotency_keys: 0 };
+const DEMO = { accounts: 2, api_keys: 1, customers: 20, subscription_plans: 6, subscriptions: 20, invoices: 7, invoice_lines: 11, transactions: 80, events: 342, webhook_deliveries: 0, notifications: 10, due_work: 20, store_clock: 0, imports: 0, idempotency_keys: 0 };
 
 beforeAll(() => ensureBundle(), 120_000);
 
@@ -60,6 +60,7 @@ describe('billing store info', () => {
       ['invoice lines', '11'],
       ['transactions', '80'],
       ['events', '342'],
+      ['webhook deliveries', '0'],
       ['notifications', '10'],
       ['due work', '20'],
       ['store clock', '0'],
@@ -97,7 +98,7 @@ describe('billing store copy', () => {
     const toPostgres = await billing(['--db', db, 'store', 'copy', '--to', url, '--json']);
     expect(toPostgres.code).toBe(0);
     expect(json(toPostgres)).toEqual({ from: db, to: shown, rows: DEMO });
-    expect(toPostgres.stderr).toMatch(new RegExp(`^copied 519 rows in 14 tables from ${db} to ${shown.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} in \\d+\\.\\d s\\n$`));
+    expect(toPostgres.stderr).toMatch(new RegExp(`^copied 519 rows in 15 tables from ${db} to ${shown.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} in \\d+\\.\\d s\\n$`));
     expect(json(await billing(['--db', url, 'store', 'info', '--json'])).counts).toEqual(DEMO);
 
     const copy = join(tempDir(), 'new', 'copy.db'); // neither the file nor its folder exist yet
@@ -166,14 +167,14 @@ describe('billing store copy', () => {
     const code = await main(['--db', db, 'store', 'copy', '--to', tempDbPath()], io, { BILLING_CONFIG_DIR: configDir, NO_COLOR: '1' });
     expect(code).toBe(0);
     const lines = io.stderr.split('\n');
-    expect(lines).toHaveLength(16); // fourteen tables, the summary, and the end of the last line
+    expect(lines).toHaveLength(17); // fifteen tables, the summary, and the end of the last line
     expect(lines[2].split('\r\u001b[2K').filter(Boolean)).toEqual([
       `customers          [${'░'.repeat(30)}] 0/20`,
       `customers          [${'█'.repeat(30)}] 20/20`,
       `customers          [${'█'.repeat(30)}] 20/20`,
     ]);
     expect(lines[1]).toContain(`api_keys           [${'█'.repeat(30)}] 1/1`);
-    expect(lines[14]).toMatch(/^copied 519 rows in 14 tables from .* in \d+\.\d s$/);
+    expect(lines[15]).toMatch(/^copied 519 rows in 15 tables from .* in \d+\.\d s$/);
     expect(io.stdout).toContain('│ customers          │ 20');
   });
 });

@@ -197,7 +197,7 @@ describe(`store copy from ${ENGINE} (this project's engine is the source; each c
 
       const before = await storeInfo(source.store);
       expect(result).toEqual({ from: source.store.location, to: target.location, rows: before.counts });
-      expect(before.counts).toEqual({ accounts: 2, api_keys: 1, customers: 14, subscription_plans: 4, subscriptions: 10, invoices: 2, invoice_lines: 4, transactions: 2, events: 8, notifications: 3, due_work: 2, store_clock: 1, imports: 0, idempotency_keys: 0 });
+      expect(before.counts).toEqual({ accounts: 2, api_keys: 1, customers: 14, subscription_plans: 4, subscriptions: 10, invoices: 2, invoice_lines: 4, transactions: 2, events: 8, webhook_deliveries: 0, notifications: 3, due_work: 2, store_clock: 1, imports: 0, idempotency_keys: 0 });
       expect(await storeInfo(target)).toMatchObject({ engine: targetEngine, counts: before.counts });
       expect(await rowsOf(target)).toEqual(await rowsOf(source.store));
       // Progress: every table, in order, from 0 to its total, batch by batch (3 rows, then the rest).
@@ -265,7 +265,7 @@ describe(`store copy from ${ENGINE} (this project's engine is the source; each c
       const source = await store(await freshStoreLocation(ENGINE));
       const targetLocation = await freshStoreLocation(targetEngine);
       const result = await copyStore(source, await store(targetLocation));
-      expect(result.rows).toEqual({ accounts: 0, api_keys: 0, customers: 0, subscription_plans: 0, subscriptions: 0, invoices: 0, invoice_lines: 0, transactions: 0, events: 0, notifications: 0, due_work: 0, store_clock: 0, imports: 0, idempotency_keys: 0 });
+      expect(result.rows).toEqual({ accounts: 0, api_keys: 0, customers: 0, subscription_plans: 0, subscriptions: 0, invoices: 0, invoice_lines: 0, transactions: 0, events: 0, webhook_deliveries: 0, notifications: 0, due_work: 0, store_clock: 0, imports: 0, idempotency_keys: 0 });
       expect((await (await core(targetLocation)).account()).id).toBe(1);
     });
   });

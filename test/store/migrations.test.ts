@@ -135,7 +135,7 @@ describe.runIf(ENGINE === 'sqlite')('openStore on a SQLite file (SQLite only)', 
     const seen = pragmas(path);
     expect(seen.userVersion).toBe(sqliteMigrations.length);
     expect(seen.journalMode).toBe('wal');
-    expect(seen.tables).toEqual(['accounts', 'api_keys', 'customers', 'due_work', 'events', 'idempotency_keys', 'imports', 'invoice_lines', 'invoices', 'notifications', 'search_deferred', 'store_clock', 'subscription_plans', 'subscriptions', 'transactions']);
+    expect(seen.tables).toEqual(['accounts', 'api_keys', 'customers', 'due_work', 'events', 'idempotency_keys', 'imports', 'invoice_lines', 'invoices', 'notifications', 'search_deferred', 'store_clock', 'subscription_plans', 'subscriptions', 'transactions', 'webhook_deliveries']);
   });
 
   it('when the store is opened again, keeps user_version', async () => {
@@ -160,7 +160,7 @@ describe.runIf(ENGINE === 'postgres')('openStore on a PostgreSQL database (Postg
     const url = await freshPostgresUrl();
     await (await openStore(url, { poolSize: 1 })).close();
     expect(await onPostgres(url, 'SELECT version FROM billing_schema')).toEqual([{ version: postgresMigrations.length }]);
-    expect(await postgresTables(url)).toEqual(['accounts', 'api_keys', 'billing_schema', 'customers', 'due_work', 'events', 'idempotency_keys', 'imports', 'invoice_lines', 'invoices', 'notifications', 'search_deferred', 'store_clock', 'subscription_plans', 'subscriptions', 'transactions']);
+    expect(await postgresTables(url)).toEqual(['accounts', 'api_keys', 'billing_schema', 'customers', 'due_work', 'events', 'idempotency_keys', 'imports', 'invoice_lines', 'invoices', 'notifications', 'search_deferred', 'store_clock', 'subscription_plans', 'subscriptions', 'transactions', 'webhook_deliveries']);
   });
 
   it('when the database is opened again, keeps one row in billing_schema at the same version', async () => {
@@ -177,7 +177,7 @@ describe.runIf(ENGINE === 'postgres')('openStore on a PostgreSQL database (Postg
     expect(opened.map((o) => (o.status === 'rejected' ? String(o.reason) : 'opened'))).toEqual(['opened', 'opened']);
     const [a, b] = stores as [Store, Store];
     expect(await onPostgres(url, 'SELECT version FROM billing_schema')).toEqual([{ version: postgresMigrations.length }]);
-    expect(await postgresTables(url)).toEqual(['accounts', 'api_keys', 'billing_schema', 'customers', 'due_work', 'events', 'idempotency_keys', 'imports', 'invoice_lines', 'invoices', 'notifications', 'search_deferred', 'store_clock', 'subscription_plans', 'subscriptions', 'transactions']);
+    expect(await postgresTables(url)).toEqual(['accounts', 'api_keys', 'billing_schema', 'customers', 'due_work', 'events', 'idempotency_keys', 'imports', 'invoice_lines', 'invoices', 'notifications', 'search_deferred', 'store_clock', 'subscription_plans', 'subscriptions', 'transactions', 'webhook_deliveries']);
     const [fromA, fromB] = await Promise.all([defaultAccount(a, fixedClock(TEST_NOW)), defaultAccount(b, fixedClock(TEST_NOW))]);
     expect(fromB).toEqual(fromA);
     expect(await a.schemaVersion()).toBe(postgresMigrations.length);

@@ -13,6 +13,7 @@ import type { DueWorkRow, EventRow, InvoiceRow, NotificationRow, SubscriptionRow
 import { all, run, writeRows, type RowsSpec, type Unit } from '../store/unit.js';
 import type { Plan } from './plans.js';
 import { addDays, cycleDay, dayAt, firstCycleOnOrAfter, midnight, type Frequency } from './schedule.js';
+import { writeDeliveries } from './outbox.js';
 import { canMove, INVOICE_TRANSITIONS, OPEN_STATUSES, SUBSCRIPTION_TRANSITIONS, TRANSACTION_TRANSITIONS, TransitionError } from './transitions.js';
 
 export type Sub = Omit<SubscriptionRow, 'id'> & { id: number; /** the customer's, at the time: a new transaction takes it */ customer_payment_method: string };
@@ -112,6 +113,12 @@ export class Ledger {
 
   count(key: string): void {
     this.changes[key] = (this.changes[key] ?? 0) + 1;
+  }
+
+  /** A status change's event (its deliveries are worked out when the ledger is written). */
+  event(accountId: number, subscriptionId: number, transactionId: string | null, status: string, at: string): void {
+    const name = transactionId === null ? 'subscription.status' : 'transaction.status';
+    this.events.push({ account_id: accountId, name, subscription_id: subscriptionId, transaction_id: transactionId, status, occurred_at: at, uid: randomUUID() });
   }
 
   due(accountId: number, kind: WorkKind, subject: string | number, at: string): void {
@@ -234,7 +241,7 @@ const INVOICE_UPDATE: RowsSpec = {
 const EVENT_INSERT: RowsSpec = {
   key: 'events.insert',
   table: 'events',
-  columns: { account_id: 'integer', name: 'text', subscription_id: 'integer', transaction_id: 'text', status: 'text', occurred_at: 'instant' },
+  columns: { account_id: 'integer', name: 'text', subscription_id: 'integer', transaction_id: 'text', status: 'text', occurred_at: 'instant', uid: 'text' },
 };
 const WORK_INSERT: RowsSpec = { key: 'due_work.insert', table: 'due_work', columns: { account_id: 'integer', due_at: 'instant', rank: 'integer', kind: 'text', subject: 'text' } };
 const NOTIFICATION_INSERT: RowsSpec = {
@@ -242,7 +249,7 @@ const NOTIFICATION_INSERT: RowsSpec = {
   table: 'notifications',
   columns: {
     account_id: 'integer', customer_id: 'integer', subscription_id: 'integer', kind: 'text', channel: 'text', language: 'text', recipient: 'text',
-    subject: 'text', body: 'text', created_at: 'instant',
+    subject: 'text', body: 'text', created_at: 'instant', next_send_at: 'instant',
   },
 };
 
@@ -258,6 +265,7 @@ export function* flush(l: Ledger): Unit<void> {
   yield* writeRows('update', TRANSACTION_UPDATE, [...l.changedTxns].filter((tx) => !created.has(tx)) as unknown as Record<string, unknown>[]);
   yield* writeRows('update', SUBSCRIPTION_UPDATE, [...l.changedSubs] as unknown as Record<string, unknown>[]);
   yield* writeRows('insert', EVENT_INSERT, l.events as unknown as Record<string, unknown>[]);
+  yield* writeDeliveries(l);
   yield* writeRows('insert', WORK_INSERT, l.work as unknown as Record<string, unknown>[]);
   yield* writeRows('insert', NOTIFICATION_INSERT, l.notifications as unknown as Record<string, unknown>[]);
   yield* writeRows('update', INVOICE_UPDATE, [...l.changedInvoices] as unknown as Record<string, unknown>[]);
@@ -307,7 +315,7 @@ export function moveSubscription(l: Ledger, sub: Sub, to: SubscriptionStatus, at
   sub.status = to;
   sub.updated_at = at;
   l.changedSubs.add(sub);
-  l.events.push({ account_id: sub.account_id, name: 'subscription.status', subscription_id: sub.id, transaction_id: null, status: to, occurred_at: at });
+  l.event(sub.account_id, sub.id, null, to, at);
   l.count(`subscription.${to}`);
 }
 
@@ -323,7 +331,7 @@ export function moveTransaction(l: Ledger, tx: Txn, to: TransactionStatus, at: s
   const code = because.code ?? null;
   l.historyOf(tx).push({ attempt: tx.attempt, reason: code === null ? null : (REASON_CODES.get(code) ?? null), reason_code: code, recorded_on: at, status: to, new_due_date: because.newDueDate ?? null });
   l.changedTxns.add(tx);
-  l.events.push({ account_id: tx.account_id, name: 'transaction.status', subscription_id: tx.subscription_id, transaction_id: tx.id, status: to, occurred_at: at });
+  l.event(tx.account_id, tx.subscription_id, tx.id, to, at);
   l.count(`transaction.${to}`);
 }
 
@@ -351,7 +359,7 @@ function newTransaction(l: Ledger, sub: Sub, at: string, fields: Pick<Txn, 'orig
   l.put(tx);
   l.histories.set(tx.id, []);
   l.created.push(tx);
-  l.events.push({ account_id: tx.account_id, name: 'transaction.status', subscription_id: sub.id, transaction_id: tx.id, status: 'queued', occurred_at: at });
+  l.event(tx.account_id, sub.id, tx.id, 'queued', at);
   l.count('transaction.queued');
   return tx;
 }

@@ -17,6 +17,9 @@ export const DEFAULT_BASE_URL = 'http://127.0.0.1:8080';
 /** The page where the customer accepts the mandate (served by billing serve). */
 export const confirmationPage = (baseUrl: string, id: number, mandateCode: string): string => `${baseUrl}/mandate/accept/${id}/${encodeURIComponent(mandateCode)}`;
 
+/** A new message's sending state: one with an email address is due to be sent (when SMTP is set up). */
+const unsent = (email: string | null, now: string) => ({ sent_at: null, send_attempts: 0, send_error: null, next_send_at: email ? now : null, claimed_until: null });
+
 type Words = { subject: string; body: (name: string, plan: string, url: string) => string };
 
 const MANDATE_CONFIRMATION: Record<string, Words> = {
@@ -45,6 +48,7 @@ export function mandateConfirmation(ctx: CoreContext, customer: Customer, plan: 
     subject: words.subject,
     body: words.body(name, plan.name, url),
     created_at: now,
+    ...unsent(channel === 'sms' ? null : customer.email, now),
   };
 }
 
@@ -74,6 +78,7 @@ export function invoiceEmail(invoice: Inv, customer: Recipient, url: string, now
     subject: words.subject(reference),
     body: words.body(name, reference, formatAmount(invoice.amount_excl_cents + invoice.tax_amount_cents), url),
     created_at: now,
+    ...unsent(customer.email, now),
   };
 }
 

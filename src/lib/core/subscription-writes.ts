@@ -133,7 +133,7 @@ export function prepareSubscription(ctx: CoreContext, attributes: Record<string,
     const initial = status === 'paused' ? 'paused' : 'unverified';
     sub.status = initial;
     l.changedSubs.add(sub);
-    l.events.push({ account_id: sub.account_id, name: 'subscription.status', subscription_id: sub.id, transaction_id: null, status: initial, occurred_at: now });
+    l.event(sub.account_id, sub.id, null, initial, now);
     l.count(`subscription.${initial}`);
     if (status === 'active') activate(l, sub, now);
     else if (status === 'paused') setResumeDate(l, sub, dates.resume_date ?? null);

@@ -12,6 +12,7 @@ import { createRouter, type Router } from '../api/router.js';
 import { simpleError } from '../api/errors.js';
 import type { ApiRequest, ApiResponse } from '../api/http.js';
 import type { KeyGuard, SqliteStore, Store } from '../store/store.js';
+import { createPages, type Pages } from '../pages/index.js';
 import { guardConnections } from './connections.js';
 import { createHttpAdapter, type RequestHandler } from './http-adapter.js';
 import { DEFAULT_HEADERS_TIMEOUT_S, DEFAULT_KEEP_ALIVE_TIMEOUT_S, DEFAULT_REQUEST_TIMEOUT_S, defaultMaxConnections, openFilesLimit } from './limits.js';
@@ -171,7 +172,9 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       if (closing) server.closeIdleConnections();
     },
   });
-  server.on('request', adapter);
+  // The customers' pages (mandate, invoice) beside the API; made once the base URL is known.
+  let pages: Pages | undefined;
+  server.on('request', (req, res) => (pages?.match(req) ? pages.handle(req, res) : adapter(req, res)));
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     // Not HTTP, headers too large, or too slow: answered here (the router never sees it), then closed.
     const busy = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent;
@@ -209,6 +212,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     router = created;
     handler = { handle: (request, account) => created.handle(request, account) };
   }
+  if (!options.handler) pages = createPages({ store, clock: options.clock, baseUrl, log });
   log(`billing serve: listening on ${url} (store: ${store.location}${options.publicUrl ? `; links: ${baseUrl}` : ''})`);
 
   // Due work on a timer: one run at a time; several instances on one PostgreSQL database each claim

@@ -182,6 +182,33 @@ export interface EventRow {
   transaction_id: string | null;
   status: string;
   occurred_at: string;
+  /** Names the event in its deliveries; null for events written before deliveries existed. */
+  uid: string | null;
+}
+
+/** One event's delivery to one URL (the outbox): pending until delivered, or failed after a day of retries. */
+export interface WebhookDeliveryRow {
+  id: Generated<number>;
+  account_id: number;
+  event_uid: string;
+  /** Sent with every attempt, so a receiver can drop a duplicate. */
+  delivery_id: string;
+  /** The header's event name, e.g. `transaction.charged_back`. */
+  event: string;
+  url: string;
+  body: string;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  /** When the next attempt is due, by the store's clock. */
+  next_at: string;
+  claimed_by: string | null;
+  /** Until when a sender holds the row, by real time. */
+  claimed_until: string | null;
+  last_status: number | null;
+  last_error: string | null;
+  delivered_at: string | null;
+  created_at: string;
+  updated_at: string;
 }
 
 export interface NotificationRow {
@@ -196,6 +223,13 @@ export interface NotificationRow {
   subject: string;
   body: string;
   created_at: string;
+  sent_at: string | null;
+  send_attempts: number;
+  send_error: string | null;
+  /** When to try sending it by email next; null when there is nothing (more) to send. */
+  next_send_at: string | null;
+  /** Until when a sender holds it, by real time. */
+  claimed_until: string | null;
 }
 
 export interface StoreClockRow {
@@ -241,6 +275,7 @@ export interface DB {
   invoice_lines: InvoiceLineRow;
   due_work: DueWorkRow;
   events: EventRow;
+  webhook_deliveries: WebhookDeliveryRow;
   notifications: NotificationRow;
   store_clock: StoreClockRow;
   imports: ImportRow;

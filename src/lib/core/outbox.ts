@@ -1,0 +1,212 @@
+// The webhook outbox. A status change's event is written with one delivery row per URL it goes to,
+// in the change's own transaction; senders (lib/outbox) claim due rows, post them, and record what
+// happened here. Every delivery keeps its delivery_id across attempts, so receivers can drop
+// duplicates: delivery is at least once, never silently dropped.
+import { randomUUID } from 'node:crypto';
+import type { EventRow, WebhookDeliveryRow } from '../store/schema.js';
+import type { Store } from '../store/store.js';
+import { all, run, writeRows, type RowsSpec, type Unit } from '../store/unit.js';
+import type { CoreContext } from './context.js';
+import { nowIso, transact } from './context.js';
+import type { Ledger } from './lifecycle.js';
+import { findPage, type Condition, type PageOf, type PageRequest } from './paging.js';
+import { fail, notFound, ok, type Result } from './result.js';
+
+export type Delivery = Omit<WebhookDeliveryRow, 'id'> & { id: number };
+export type Event = Omit<EventRow, 'id'> & { id: number };
+
+/**
+ * Seconds to wait after each failed attempt: 1 min growing to 8 h, about 24 hours in all. The
+ * attempt after the last wait is the last one; when it fails the delivery is marked failed.
+ */
+export const RETRY_DELAYS_S = [60, 300, 900, 1_800, 3_600, 7_200, 14_400, 28_800, 28_800] as const;
+export const MAX_ATTEMPTS = RETRY_DELAYS_S.length + 1;
+
+const DELIVERY_INSERT: RowsSpec = {
+  key: 'webhook_deliveries.insert',
+  table: 'webhook_deliveries',
+  columns: {
+    account_id: 'integer', event_uid: 'text', delivery_id: 'text', event: 'text', url: 'text', body: 'text', status: 'text', attempts: 'integer',
+    next_at: 'instant', created_at: 'instant', updated_at: 'instant',
+  },
+};
+
+/** The JSON body of an event, exactly as the hosted service sends it (ids as strings). */
+export function eventBody(event: Pick<EventRow, 'subscription_id' | 'transaction_id' | 'status'>): string {
+  return event.transaction_id === null
+    ? JSON.stringify({ subscription_id: String(event.subscription_id), status: event.status })
+    : JSON.stringify({ subscription_id: String(event.subscription_id), transaction_id: event.transaction_id, status: event.status });
+}
+
+/** The event's name in a delivery's header: `subscription.active`, `transaction.charged_back`. */
+export const eventName = (event: Pick<EventRow, 'transaction_id' | 'status'>): string => `${event.transaction_id === null ? 'subscription' : 'transaction'}.${event.status}`;
+
+/**
+ * The deliveries of a ledger's events: a subscription's change to its subscription_webhook_url; a
+ * transaction's to the subscription's transaction_webhook_url and to the transaction's own
+ * webhook_url (once when both are the same URL). The URLs are those of the moment of the change.
+ */
+export function* writeDeliveries(l: Ledger): Unit<void> {
+  if (l.events.length === 0) return;
+  const missing = [...new Set(l.events.map((e) => e.subscription_id).filter((id) => !l.subs.has(id)))];
+  const urls = new Map<number, { subscription_webhook_url: string | null; transaction_webhook_url: string | null }>();
+  for (const sub of l.subs.values()) urls.set(sub.id, sub);
+  if (missing.length > 0) {
+    const rows = yield* all((q) => q.selectFrom('subscriptions').select(['id', 'subscription_webhook_url', 'transaction_webhook_url']).where('id', 'in', missing));
+    for (const row of rows) urls.set(row.id, row);
+  }
+  const rows: Record<string, unknown>[] = [];
+  for (const event of l.events) {
+    const sub = urls.get(event.subscription_id);
+    const targets =
+      event.transaction_id === null
+        ? [sub?.subscription_webhook_url]
+        : [sub?.transaction_webhook_url, l.txns.get(event.transaction_id)?.webhook_url];
+    const body = eventBody(event);
+    const name = eventName(event);
+    for (const url of new Set(targets.filter((u): u is string => !!u))) {
+      rows.push({
+        account_id: event.account_id, event_uid: event.uid, delivery_id: randomUUID(), event: name, url, body, status: 'pending', attempts: 0,
+        next_at: event.occurred_at, created_at: event.occurred_at, updated_at: event.occurred_at,
+      });
+    }
+  }
+  yield* writeRows('insert', DELIVERY_INSERT, rows);
+}
+
+// ---- senders: claim, then record ----
+
+/** A claimed delivery, with the secret its signature is made with (the account's, at sending time). */
+export type Claimed = Pick<Delivery, 'id' | 'account_id' | 'delivery_id' | 'event' | 'url' | 'body' | 'attempts'> & { secret: string };
+
+export interface ClaimOptions {
+  /** The store's clock now: deliveries due by then. */
+  now: string;
+  /** Real time now, and until when the claim holds (a sender that dies lets its rows go then). */
+  realNow: string;
+  until: string;
+  /** Who claims (a random id per sender). */
+  owner: string;
+  limit: number;
+  /** Only these deliveries (an embedded command delivers what it caused), else any due. */
+  ids?: number[];
+}
+
+/**
+ * Claims up to `limit` due deliveries not held by another sender. On PostgreSQL several instances
+ * claim at once without waiting for each other (SKIP LOCKED), each row to one of them.
+ */
+export function claimDeliveries(store: Store, o: ClaimOptions): Claimed[] | Promise<Claimed[]> {
+  return store.work(function* () {
+    const rows = yield* all((q, d) => {
+      let query = q
+        .selectFrom('webhook_deliveries')
+        .select(['id', 'account_id', 'delivery_id', 'event', 'url', 'body', 'attempts'])
+        .where('status', '=', 'pending')
+        .where('next_at', '<=', o.now)
+        .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', o.realNow)]));
+      if (o.ids) query = query.where('id', 'in', o.ids.length > 0 ? o.ids : [0]);
+      return d.locked(query.orderBy('next_at').orderBy('id').limit(o.limit), true);
+    });
+    if (rows.length === 0) return [];
+    const ids = rows.map((r) => r.id);
+    yield* run((q) => q.updateTable('webhook_deliveries').set({ claimed_by: o.owner, claimed_until: o.until }).where('id', 'in', ids));
+    const accounts = [...new Set(rows.map((r) => r.account_id))];
+    const secrets = new Map((yield* all((q) => q.selectFrom('accounts').select(['id', 'webhook_secret']).where('id', 'in', accounts))).map((a) => [a.id, a.webhook_secret]));
+    return rows.map((r) => ({ ...r, secret: secrets.get(r.account_id)! }));
+  });
+}
+
+/** What one attempt came to: a 2xx status, another status, or no answer (error says why). */
+export interface Attempt {
+  id: number;
+  status?: number;
+  error?: string;
+}
+
+export const succeeded = (a: Attempt): boolean => a.status !== undefined && a.status >= 200 && a.status < 300;
+
+/**
+ * Records attempts made under a claim: delivered, or due again after the next delay, or failed
+ * after the last. A row whose claim another sender took over meanwhile (this one outlived its
+ * claim) is still recorded as delivered when this attempt succeeded: the receiver has it.
+ */
+export function recordAttempts(store: Store, attempts: readonly Attempt[], o: { now: string; owner: string; clockNow: Date }): unknown {
+  return store.write(function* () {
+    for (const a of attempts) {
+      if (succeeded(a)) {
+        yield* run((q) =>
+          q
+            .updateTable('webhook_deliveries')
+            .set((eb) => ({ status: 'delivered', attempts: eb('attempts', '+', 1), last_status: a.status!, last_error: null, delivered_at: o.now, claimed_by: null, claimed_until: null, updated_at: o.now }))
+            .where('id', '=', a.id)
+            .where('status', '=', 'pending'),
+        );
+        continue;
+      }
+      const [row] = yield* all((q) => q.selectFrom('webhook_deliveries').select(['attempts', 'claimed_by', 'status']).where('id', '=', a.id));
+      if (!row || row.status !== 'pending' || row.claimed_by !== o.owner) continue;
+      const made = row.attempts + 1;
+      const last = made >= MAX_ATTEMPTS;
+      const next = last ? o.now : new Date(o.clockNow.getTime() + RETRY_DELAYS_S[made - 1]! * 1000).toISOString();
+      const error = a.error ?? `answered ${a.status}`;
+      yield* run((q) =>
+        q
+          .updateTable('webhook_deliveries')
+          .set({ status: last ? 'failed' : 'pending', attempts: made, next_at: next, last_status: a.status ?? null, last_error: error.slice(0, 500), claimed_by: null, claimed_until: null, updated_at: o.now })
+          .where('id', '=', a.id),
+      );
+    }
+  });
+}
+
+/** The earliest pending delivery's due time, for a sender deciding how long to sleep. */
+export function* nextDue(): Unit<string | undefined> {
+  const [row] = yield* all((q) => q.selectFrom('webhook_deliveries').select('next_at').where('status', '=', 'pending').orderBy('next_at').orderBy('id').limit(1));
+  return row?.next_at;
+}
+
+// ---- operators: events list, webhooks list|retry ----
+
+export interface DeliveryFind {
+  status?: WebhookDeliveryRow['status'];
+  subscription_id?: number;
+}
+
+export function listDeliveries(ctx: CoreContext, page: PageRequest, find: DeliveryFind = {}): Unit<PageOf<Delivery>> {
+  const where: Condition[] = [];
+  const { status } = find;
+  if (status !== undefined) where.push({ where: (eb) => eb('status', '=', status) });
+  return findPage('webhook_deliveries', ctx.account.id, page, { where }) as Unit<PageOf<Delivery>>;
+}
+
+export function listEvents(ctx: CoreContext, page: PageRequest, find: { subscription_id?: number } = {}): Unit<PageOf<Event>> {
+  const where: Condition[] = [];
+  const { subscription_id } = find;
+  if (subscription_id !== undefined) where.push({ where: (eb) => eb('subscription_id', '=', subscription_id) });
+  return findPage('events', ctx.account.id, page, { where }) as Unit<PageOf<Event>>;
+}
+
+export function* getDelivery(ctx: CoreContext, id: number): Unit<Result<Delivery>> {
+  const [row] = yield* all((q) => q.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).where('account_id', '=', ctx.account.id));
+  return row ? ok(row as Delivery) : notFound();
+}
+
+/**
+ * Sends a delivery again by hand: a failed or delivered one is pending again, due now, with its
+ * attempts counted from zero (a day of retries again) and its delivery id kept.
+ */
+export function retryDelivery(ctx: CoreContext, id: number): Result<Delivery> | Promise<Result<Delivery>> {
+  return transact(ctx.store, function* () {
+    const found = yield* getDelivery(ctx, id);
+    if (!found.ok) return found;
+    if (found.value.status === 'pending' && found.value.attempts === 0) {
+      return fail<Delivery>({ kind: 'invalid_state', detail: `delivery ${id} is already due to be sent`, attribute: 'status' });
+    }
+    const now = nowIso(ctx);
+    yield* run((q) =>
+      q.updateTable('webhook_deliveries').set({ status: 'pending', attempts: 0, next_at: now, claimed_by: null, claimed_until: null, updated_at: now }).where('id', '=', id),
+    );
+    return yield* getDelivery(ctx, id);
+  });
+}
