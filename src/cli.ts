@@ -7,7 +7,9 @@ import { customers } from './commands/customers/index.js';
 import { importing } from './commands/import/index.js';
 import { invoices } from './commands/invoices/index.js';
 import { lines } from './commands/lines/index.js';
+import { events } from './commands/events/index.js';
 import { notifications } from './commands/notifications/index.js';
+import { webhooks } from './commands/webhooks/index.js';
 import { profiles } from './commands/profiles/index.js';
 import { plans } from './commands/plans/index.js';
 import { store } from './commands/store/index.js';
@@ -24,7 +26,7 @@ import { dryRunRefusal, examples, wrapWords, type Group, type Invoke, type Verb 
 declare const BILLING_VERSION: string;
 const VERSION = typeof BILLING_VERSION === 'string' ? BILLING_VERSION : '0.0.0-dev';
 
-const GROUPS: Group[] = [customers, plans, subscriptions, invoices, lines, transactions, notifications, importing, clock, accounts, store, config, profiles];
+const GROUPS: Group[] = [customers, plans, subscriptions, invoices, lines, transactions, events, webhooks, notifications, importing, clock, accounts, store, config, profiles];
 
 /** Commands without verbs. */
 const SINGLES: Record<string, Verb> = {

@@ -112,6 +112,18 @@ export function connectionCap(requested: number | undefined, limit: number | und
   return requested;
 }
 
+/**
+ * BILLING_WEBHOOK_LEASE_MS: how long an instance's claim on a delivery holds before another may
+ * send it (default: the 10 s timeout and 20 s more). Shorter suits tests of instances killed mid-way.
+ */
+function deliveryTuning(env: NodeJS.ProcessEnv): { sender?: { leaseMs: number } } {
+  const raw = env.BILLING_WEBHOOK_LEASE_MS;
+  if (raw === undefined || raw === '') return {};
+  const leaseMs = Number(raw);
+  if (!Number.isSafeInteger(leaseMs) || leaseMs < 1_000) throw new UsageError(`BILLING_WEBHOOK_LEASE_MS must be a whole number of milliseconds, at least 1000, not "${raw}"`);
+  return { sender: { leaseMs } };
+}
+
 /** Where shutdown signals come from; `process` in the CLI, an emitter in tests. */
 export interface SignalSource {
   on(signal: 'SIGINT' | 'SIGTERM', listener: () => void): unknown;
@@ -136,6 +148,7 @@ export async function run(options: ServeOptions, deps: Deps, signals: SignalSour
       port: options.port,
       publicUrl: options.publicUrl,
       allowPrivateWebhooks: options.allowPrivateWebhooks,
+      ...deliveryTuning(deps.env),
       log: log.line,
       maxConnections,
       headersTimeoutMs: options.headersTimeout * 1000,

@@ -2,7 +2,8 @@
 import { formatAmount } from '../schemas/money.js';
 import { hostedInvoiceUrl } from '../core/invoices.js';
 import { formatInstant, formatNullableInstant } from '../core/time.js';
-import type { CustomerRow, InvoiceLineRow, InvoiceRow, NotificationRow, PlanRow, SubscriptionRow, TransactionRow } from '../store/schema.js';
+import { eventName } from '../core/outbox.js';
+import type { EventRow, WebhookDeliveryRow, CustomerRow, InvoiceLineRow, InvoiceRow, NotificationRow, PlanRow, SubscriptionRow, TransactionRow } from '../store/schema.js';
 import { afterUrl, pageUrl, type GetQuery } from './query.js';
 import type { PageOf } from '../core/paging.js';
 import type { ResourceType } from '../schemas/vocabulary.js';
@@ -35,6 +36,8 @@ const PATHS: Record<ResourceType, string> = {
   notification: 'notifications',
   invoice: 'invoices',
   'invoice-line': 'invoice-lines',
+  event: 'events',
+  'webhook-delivery': 'webhook-deliveries',
 };
 
 function resource(type: ResourceType, id: number | string, attributes: Record<string, unknown>, r: Rendering, relationships?: ResourceObject['relationships']): ResourceObject {
@@ -184,6 +187,37 @@ export function transactionResource(row: Omit<TransactionRow, 'seq'>, r: Renderi
   }, r);
 }
 
+/** A status change as it was recorded (GET /events, an extension of this implementation). */
+export function eventResource(row: Row<EventRow>, r: Rendering): ResourceObject {
+  return resource('event', row.id, {
+    event: eventName(row),
+    subscription_id: String(row.subscription_id),
+    transaction_id: row.transaction_id,
+    status: row.status,
+    occurred_at: formatInstant(row.occurred_at, r.timeZone),
+    uid: row.uid,
+  }, r);
+}
+
+/** One event's delivery to one URL (GET /webhook-deliveries): its state, tries and the last answer. */
+export function deliveryResource(row: Row<WebhookDeliveryRow>, r: Rendering): ResourceObject {
+  return resource('webhook-delivery', row.id, {
+    event: row.event,
+    event_uid: row.event_uid,
+    delivery_id: row.delivery_id,
+    url: row.url,
+    body: row.body,
+    status: row.status,
+    attempts: row.attempts,
+    next_attempt_at: row.status === 'pending' ? formatInstant(row.next_at, r.timeZone) : null,
+    last_status: row.last_status,
+    last_error: row.last_error,
+    delivered_at: formatNullableInstant(row.delivered_at, r.timeZone),
+    created_at: formatInstant(row.created_at, r.timeZone),
+    updated_at: formatInstant(row.updated_at, r.timeZone),
+  }, r);
+}
+
 export function notificationResource(row: Row<NotificationRow>, r: Rendering): ResourceObject {
   return resource(
     'notification',
@@ -196,6 +230,10 @@ export function notificationResource(row: Row<NotificationRow>, r: Rendering): R
       subject: row.subject,
       body: row.body,
       created_at: formatInstant(row.created_at, r.timeZone),
+      // By email, when SMTP is configured: when it went, how many tries, the last failure's reason.
+      sent_at: formatNullableInstant(row.sent_at, r.timeZone),
+      send_attempts: row.send_attempts,
+      send_error: row.send_error,
     },
     r,
     {

@@ -8,6 +8,7 @@ import { simpleError } from './errors.js';
 import type { ApiRequest, ApiResponse } from './http.js';
 import type { RequestContext } from './handlers/context.js';
 import * as customers from './handlers/customers.js';
+import * as events from './handlers/events.js';
 import * as invoices from './handlers/invoices.js';
 import * as plans from './handlers/plans.js';
 import * as subscriptions from './handlers/subscriptions.js';
@@ -57,6 +58,10 @@ const ROUTES: Record<string, Methods> = {
     DELETE: async (rc) => (await transactionWrites()).remove(rc),
   },
   '/notifications': { GET: transactions.notifications },
+  '/events': { GET: events.events },
+  '/webhook-deliveries': { GET: events.deliveries },
+  '/webhook-deliveries/:id': { GET: events.delivery },
+  '/webhook-deliveries/:id/retry': { POST: events.retry },
   '/invoices': {
     GET: invoices.list,
     POST: async (rc) => (await invoiceWrites()).create(rc),

@@ -117,10 +117,17 @@ export function createDeps(io: IO, globals: GlobalOptions, env: NodeJS.ProcessEn
     async core(commandName) {
       const settings = resolved();
       if (settings.mode === 'remote') throw embeddedOnly(commandName, settings.baseUrl);
-      return openCore(!READING.has(commandName));
+      const opened = await openCore(!READING.has(commandName));
+      // billing serve sends its webhooks itself, under its own rules (private addresses refused): nothing is left to send on its way out.
+      opened.changed = commandName !== 'serve' && (opened.changed || !READING.has(commandName));
+      return opened;
     },
     async close() {
       await transport?.close();
+      if (core) {
+        const { settle } = await import('../transport/embedded.js');
+        await settle(core);
+      }
       await core?.store.close();
     },
   };

@@ -136,6 +136,23 @@ export async function rotateKey(store: Store, clock: Clock, name: string): Promi
   });
 }
 
+/**
+ * A new webhook signing secret for an account: deliveries sent from the commit on are signed with
+ * it (a delivery being retried too). Separate from rotate-key: an API key leaks to whoever calls
+ * the API, the secret to whoever receives the webhooks.
+ */
+export async function rotateWebhookSecret(store: Store, clock: Clock, name: string): Promise<Result<Account>> {
+  if (name === DEFAULT_ACCOUNT_NAME) await defaultAccount(store, clock);
+  return transact(store, function* () {
+    const account = yield* findAccount(name);
+    if (!account) return notFound(`no account named "${name}"`);
+    const webhook_secret = newSecret();
+    const updated_at = clock.now().toISOString();
+    yield* run((q) => q.updateTable('accounts').set({ webhook_secret, updated_at }).where('id', '=', account.id));
+    return ok({ ...account, webhook_secret, updated_at });
+  });
+}
+
 /** The account an API key belongs to, or undefined for a missing or unknown key: run it inside a read. */
 export function* authenticateKey(apiKey: string | undefined): Unit<Account | undefined> {
   if (!apiKey) return undefined;

@@ -18,6 +18,8 @@ export interface CoreContext {
    * person's own machine), no for `billing serve` unless it was started to allow them.
    */
   allowPrivateWebhooks?: boolean;
+  /** Host names found (by the door, which may resolve names) to point at such addresses: refused like them. */
+  privateHosts?: ReadonlySet<string>;
 }
 
 export const nowIso = (ctx: { clock: Clock }): string => ctx.clock.now().toISOString();

@@ -77,7 +77,7 @@ export function* writeDeliveries(l: Ledger): Unit<void> {
 // ---- senders: claim, then record ----
 
 /** A claimed delivery, with the secret its signature is made with (the account's, at sending time). */
-export type Claimed = Pick<Delivery, 'id' | 'account_id' | 'delivery_id' | 'event' | 'url' | 'body' | 'attempts'> & { secret: string };
+export type Claimed = Pick<Delivery, 'id' | 'account_id' | 'delivery_id' | 'event' | 'url' | 'body' | 'attempts' | 'next_at'> & { secret: string };
 
 export interface ClaimOptions {
   /** The store's clock now: deliveries due by then. */
@@ -101,7 +101,7 @@ export function claimDeliveries(store: Store, o: ClaimOptions): Claimed[] | Prom
     const rows = yield* all((q, d) => {
       let query = q
         .selectFrom('webhook_deliveries')
-        .select(['id', 'account_id', 'delivery_id', 'event', 'url', 'body', 'attempts'])
+        .select(['id', 'account_id', 'delivery_id', 'event', 'url', 'body', 'attempts', 'next_at'])
         .where('status', '=', 'pending')
         .where('next_at', '<=', o.now)
         .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', o.realNow)]));
@@ -120,43 +120,57 @@ export function claimDeliveries(store: Store, o: ClaimOptions): Claimed[] | Prom
 /** What one attempt came to: a 2xx status, another status, or no answer (error says why). */
 export interface Attempt {
   id: number;
+  /** Attempts made before this one, and when it was due (as claimed). */
+  tries: number;
+  dueAt: string;
   status?: number;
   error?: string;
+  /** Cut short by the sender's own deadline: not a try; the row is let go, due as it was. */
+  abandoned?: boolean;
 }
 
 export const succeeded = (a: Attempt): boolean => a.status !== undefined && a.status >= 200 && a.status < 300;
 
+const DELIVERY_RECORD: RowsSpec = {
+  key: 'webhook_deliveries.record',
+  table: 'webhook_deliveries',
+  by: 'id',
+  columns: {
+    id: 'integer', status: 'text', attempts: 'integer', next_at: 'instant', last_status: 'integer', last_error: 'text', delivered_at: 'instant',
+    claimed_by: 'text', claimed_until: 'instant', updated_at: 'instant',
+  },
+};
+
 /**
- * Records attempts made under a claim: delivered, or due again after the next delay, or failed
- * after the last. A row whose claim another sender took over meanwhile (this one outlived its
- * claim) is still recorded as delivered when this attempt succeeded: the receiver has it.
+ * Records attempts made under a claim, in one statement: delivered; or due again after the next
+ * delay; or failed after the last; or let go untried (abandoned). A failure is not recorded over a
+ * row this sender no longer holds (its claim lapsed and another sender has it, or delivered it); a
+ * success always is: the receiver has it.
  */
 export function recordAttempts(store: Store, attempts: readonly Attempt[], o: { now: string; owner: string; clockNow: Date }): unknown {
   return store.write(function* () {
-    for (const a of attempts) {
-      if (succeeded(a)) {
-        yield* run((q) =>
-          q
-            .updateTable('webhook_deliveries')
-            .set((eb) => ({ status: 'delivered', attempts: eb('attempts', '+', 1), last_status: a.status!, last_error: null, delivered_at: o.now, claimed_by: null, claimed_until: null, updated_at: o.now }))
-            .where('id', '=', a.id)
-            .where('status', '=', 'pending'),
-        );
-        continue;
-      }
-      const [row] = yield* all((q) => q.selectFrom('webhook_deliveries').select(['attempts', 'claimed_by', 'status']).where('id', '=', a.id));
-      if (!row || row.status !== 'pending' || row.claimed_by !== o.owner) continue;
-      const made = row.attempts + 1;
-      const last = made >= MAX_ATTEMPTS;
-      const next = last ? o.now : new Date(o.clockNow.getTime() + RETRY_DELAYS_S[made - 1]! * 1000).toISOString();
-      const error = a.error ?? `answered ${a.status}`;
-      yield* run((q) =>
-        q
-          .updateTable('webhook_deliveries')
-          .set({ status: last ? 'failed' : 'pending', attempts: made, next_at: next, last_status: a.status ?? null, last_error: error.slice(0, 500), claimed_by: null, claimed_until: null, updated_at: o.now })
-          .where('id', '=', a.id),
-      );
+    const others = attempts.filter((a) => !succeeded(a)).map((a) => a.id);
+    const held = new Set<number>();
+    if (others.length > 0) {
+      const rows = yield* all((q) => q.selectFrom('webhook_deliveries').select('id').where('id', 'in', others).where('status', '=', 'pending').where('claimed_by', '=', o.owner));
+      for (const row of rows) held.add(row.id);
     }
+    const rows: Record<string, unknown>[] = [];
+    for (const a of attempts) {
+      const base = { id: a.id, claimed_by: null, claimed_until: null, updated_at: o.now };
+      if (succeeded(a)) {
+        rows.push({ ...base, status: 'delivered', attempts: a.tries + 1, next_at: o.now, last_status: a.status, last_error: null, delivered_at: o.now });
+      } else if (held.has(a.id) && a.abandoned) {
+        rows.push({ ...base, status: 'pending', attempts: a.tries, next_at: a.dueAt, last_status: null, last_error: null, delivered_at: null });
+      } else if (held.has(a.id)) {
+        const made = a.tries + 1;
+        const last = made >= MAX_ATTEMPTS;
+        const next = last ? o.now : new Date(o.clockNow.getTime() + RETRY_DELAYS_S[made - 1]! * 1000).toISOString();
+        const error = (a.error ?? `answered ${a.status}`).slice(0, 500);
+        rows.push({ ...base, status: last ? 'failed' : 'pending', attempts: made, next_at: next, last_status: a.status ?? null, last_error: error, delivered_at: null });
+      }
+    }
+    yield* writeRows('update', DELIVERY_RECORD, rows);
   });
 }
 
@@ -189,7 +203,7 @@ export function listEvents(ctx: CoreContext, page: PageRequest, find: { subscrip
 
 export function* getDelivery(ctx: CoreContext, id: number): Unit<Result<Delivery>> {
   const [row] = yield* all((q) => q.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).where('account_id', '=', ctx.account.id));
-  return row ? ok(row as Delivery) : notFound();
+  return row ? ok(row as Delivery) : notFound(`no webhook delivery with id ${id}`);
 }
 
 /**

@@ -18,7 +18,7 @@ import { dayAt, midnight } from './schedule.js';
 import { findSubscriptionWithTransactions } from './subscriptions.js';
 import { formatInstant, parseDateInput, readInstants } from './time.js';
 import { canMove, OPEN_STATUSES, SUBSCRIPTION_TRANSITIONS } from './transitions.js';
-import { isPrivateTarget } from './webhooks.js';
+import { hostOf, isPrivateTarget } from './webhooks.js';
 import { findCustomer, type Subscription } from './customers.js';
 
 export interface SubscriptionWithTransactions {
@@ -41,7 +41,7 @@ function checkValues(ctx: CoreContext, value: Record<string, unknown>, dates: Pa
   if (ctx.allowPrivateWebhooks === false) {
     for (const name of URLS) {
       const url = value[name];
-      if (typeof url === 'string' && isPrivateTarget(url)) problems.push({ attribute: name, detail: 'must be reachable from outside: loopback, private and link-local addresses are refused by this server' });
+      if (typeof url === 'string' && (isPrivateTarget(url) || ctx.privateHosts?.has(hostOf(url) ?? ''))) problems.push({ attribute: name, detail: 'must be reachable from outside: loopback, private and link-local addresses are refused by this server' });
     }
   }
 }

@@ -136,6 +136,33 @@ export const COLUMNS: Record<string, Column[]> = {
     attr('recipient', 'recipient', { priority: 2, truncate: true, minWidth: 10 }),
     attr('subject', 'subject', { priority: 4, truncate: true, minWidth: 10 }),
     date('created_at', 'created', 5),
+    // The day it went by email; "no (2 tries)" while it has not; empty when nothing was tried.
+    column(
+      'sent',
+      (r) => {
+        const sent = r.attributes?.sent_at;
+        if (typeof sent === 'string') return formatDate(sent);
+        const tries = r.attributes?.send_attempts;
+        return typeof tries === 'number' && tries > 0 ? `no (${tries} ${tries === 1 ? 'try' : 'tries'})` : '';
+      },
+      { priority: 3, hideWhenEmpty: true },
+    ),
+  ],
+  event: [
+    id,
+    attr('event', 'event', { priority: 1 }),
+    attr('subscription_id', 'subscription', { priority: 2, align: 'right' }),
+    attr('transaction_id', 'transaction', { priority: 4, truncate: true, minWidth: 8 }),
+    date('occurred_at', 'occurred', 3),
+  ],
+  'webhook-delivery': [
+    id,
+    attr('event', 'event', { priority: 1 }),
+    status(2),
+    attr('url', 'URL', { priority: 3, truncate: true, minWidth: 12 }),
+    attr('attempts', 'tries', { priority: 4, align: 'right' }),
+    // What the receiver last said: its status, or why there was no answer.
+    column('last answer', (r) => String(r.attributes?.last_status ?? r.attributes?.last_error ?? ''), { priority: 5, truncate: true, minWidth: 8, hideWhenEmpty: true }),
   ],
   // What moving the store's clock changed (billing clock advance): a kind of status change and how many.
   'clock-change': [column('change', (r) => r.id, { priority: 0 }), attr('count', 'count', { priority: 0, align: 'right' })],
@@ -173,6 +200,8 @@ export const NOUNS: Record<string, [string, string]> = {
   invoice: ['invoice', 'invoices'],
   'invoice-line': ['line', 'lines'],
   'clock-change': ['change', 'changes'],
+  event: ['event', 'events'],
+  'webhook-delivery': ['webhook delivery', 'webhook deliveries'],
 };
 
 export const noun = (type: string, count: number): string => {

@@ -9,7 +9,9 @@ export const MANDATE_METHODS = ['email', 'sms', 'ideal', 'online_payment', 'firs
 
 export const SUBSCRIPTION_STATUSES = ['unverified', 'active', 'paused', 'cancelled'] as const;
 
-export type ResourceType = 'customer' | 'subscription' | 'subscription-plan' | 'transaction' | 'notification' | 'invoice' | 'invoice-line';
+export type ResourceType = 'customer' | 'subscription' | 'subscription-plan' | 'transaction' | 'notification' | 'invoice' | 'invoice-line' | 'event' | 'webhook-delivery';
+
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
 
 /** Output attributes per type, in the order the hosted service sends them. */
 export const ATTRIBUTES: Record<ResourceType, readonly string[]> = {
@@ -35,6 +37,10 @@ export const ATTRIBUTES: Record<ResourceType, readonly string[]> = {
     'hosted_invoice_url', 'send_email', 'created_at', 'updated_at',
   ],
   'invoice-line': ['description', 'amount_excl', 'amount_incl', 'tax_rate', 'tax_amount', 'tax_included', 'quantity', 'created_at', 'updated_at'],
+  event: ['event', 'subscription_id', 'transaction_id', 'status', 'occurred_at', 'uid'],
+  'webhook-delivery': [
+    'event', 'event_uid', 'delivery_id', 'url', 'body', 'status', 'attempts', 'next_attempt_at', 'last_status', 'last_error', 'delivered_at', 'created_at', 'updated_at',
+  ],
 };
 
 /** Relationships per type, as the resource objects carry them. */
@@ -46,6 +52,8 @@ export const RELATIONSHIPS: Record<ResourceType, readonly string[]> = {
   notification: ['customer', 'subscription'],
   invoice: ['subscription', 'customer', 'invoice-lines', 'transaction', 'original-invoice'],
   'invoice-line': [],
+  event: [],
+  'webhook-delivery': [],
 };
 
 /**
@@ -60,6 +68,8 @@ export const FIELDS: Record<ResourceType, readonly string[]> = {
   notification: [...ATTRIBUTES.notification, ...RELATIONSHIPS.notification],
   invoice: [...ATTRIBUTES.invoice, ...RELATIONSHIPS.invoice],
   'invoice-line': ATTRIBUTES['invoice-line'],
+  event: ATTRIBUTES.event,
+  'webhook-delivery': ATTRIBUTES['webhook-delivery'],
 };
 
 /**

@@ -13,6 +13,8 @@ import { simpleError } from '../api/errors.js';
 import type { ApiRequest, ApiResponse } from '../api/http.js';
 import type { KeyGuard, SqliteStore, Store } from '../store/store.js';
 import { createPages, type Pages } from '../pages/index.js';
+import { startDispatcher } from '../outbox/dispatcher.js';
+import { andThen, type MaybePromise } from '../store/unit.js';
 import { guardConnections } from './connections.js';
 import { createHttpAdapter, type RequestHandler } from './http-adapter.js';
 import { DEFAULT_HEADERS_TIMEOUT_S, DEFAULT_KEEP_ALIVE_TIMEOUT_S, DEFAULT_REQUEST_TIMEOUT_S, defaultMaxConnections, openFilesLimit } from './limits.js';
@@ -29,6 +31,12 @@ export interface ServeOptions {
   allowPrivateWebhooks?: boolean;
   /** How often due work runs (and the store's test time is read again), in ms; 0 never. Default 1 s. */
   dueEveryMs?: number;
+  /** How often the webhook outbox is looked at without a write to prompt it, in ms; 0 only when prompted. Default 1 s. */
+  deliverEveryMs?: number;
+  /** Options of the webhook sender (tests: a shorter timeout, a shorter claim). */
+  sender?: { timeoutMs?: number; leaseMs?: number; concurrency?: number };
+  /** Sends the customers' emails (BILLING_SMTP_URL) with the webhooks; none when absent. */
+  mail?: (store: Store, clock: Clock) => Promise<unknown>;
   /** Where the listening line and the request lines go; stderr by default. Lines without newline. */
   log?: (line: string) => void;
   /** Replaces the router, given the base URL it would have used (tests: slow or failing handlers). */
@@ -56,6 +64,8 @@ export interface RunningServer {
   server: Server;
   /** Reads the store's clock and does the work due by it now (what the timer does every dueEveryMs). */
   catchUp(): Promise<void>;
+  /** Sends the webhooks due now (what a write prompts, and the timer does every deliverEveryMs). */
+  deliver(): Promise<void>;
   /** Stops accepting, lets in-flight requests finish, closes the store. Safe to call more than once. */
   close(): Promise<void>;
 }
@@ -157,8 +167,21 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const connections = guardConnections(server, options.maxConnections ?? defaultMaxConnections(openFilesLimit()), { silentMs: 2 * headersTimeout, log });
 
   const guarded = store.engine === 'postgres' && !options.handler ? guardedAuthentication(store) : undefined;
+  const outbox = startDispatcher({
+    store,
+    clock: options.clock,
+    allowPrivate: options.allowPrivateWebhooks ?? false,
+    everyMs: options.deliverEveryMs,
+    ...options.sender,
+    also: options.mail ? () => options.mail!(store, options.clock) : undefined,
+    log,
+  });
+  // A write may have written events: their deliveries go out now, not at the next tick.
+  const prompting = (response: MaybePromise<ApiResponse>, method: string) => (method === 'GET' ? response : andThen(response, (answer) => (outbox.poke(), answer)));
   const adapter = createHttpAdapter({
-    handler: { handle: (request, account, key) => (guarded ? guarded.handle(router!, request, account, key) : handler!.handle(request, account, key)) },
+    handler: {
+      handle: (request, account, key) => prompting(guarded ? guarded.handle(router!, request, account, key) : handler!.handle(request, account, key), request.method.toUpperCase()),
+    },
     ...(store.engine === 'sqlite'
       ? {
           authenticate: cachedAuthentication(store as SqliteStore),
@@ -212,7 +235,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     router = created;
     handler = { handle: (request, account) => created.handle(request, account) };
   }
-  if (!options.handler) pages = createPages({ store, clock: options.clock, baseUrl, log });
+  if (!options.handler) pages = createPages({ store, clock: options.clock, baseUrl, log, changed: () => outbox.poke() });
   log(`billing serve: listening on ${url} (store: ${store.location}${options.publicUrl ? `; links: ${baseUrl}` : ''})`);
 
   // Due work on a timer: one run at a time; several instances on one PostgreSQL database each claim
@@ -221,8 +244,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const catchingUp = (): Promise<void> =>
     (running ??= (async () => {
       try {
-        if (options.clock instanceof StoreClock) await catchUp(store, options.clock, { baseUrl });
-        else await runDue(store, options.clock.now().toISOString(), { baseUrl });
+        const report = options.clock instanceof StoreClock ? await catchUp(store, options.clock, { baseUrl }) : await runDue(store, options.clock.now().toISOString(), { baseUrl });
+        if (report && Object.keys(report.changes).length > 0) outbox.poke();
       } catch (error) {
         log(`billing serve: due work failed (tried again in a moment): ${error instanceof Error ? error.message : String(error)}`);
       } finally {
@@ -241,8 +264,9 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       const timer = setTimeout(() => server.closeAllConnections(), options.shutdownTimeoutMs ?? 10_000);
       server.close(() => {
         clearTimeout(timer);
-        // The due work in progress finishes before the store closes.
+        // The due work and the deliveries in progress finish before the store closes.
         void Promise.resolve(running)
+          .then(() => outbox.close())
           .then(() => (options.closeStore !== false ? store.close() : undefined))
           .then(resolve, resolve);
       });
@@ -252,5 +276,5 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     return closed;
   };
 
-  return { url, baseUrl, port: address.port, server, catchUp: catchingUp, close };
+  return { url, baseUrl, port: address.port, server, catchUp: catchingUp, deliver: () => outbox.flush(), close };
 }

@@ -36,15 +36,18 @@ export interface EmbeddedCore {
   clock: Clock;
   account(): Promise<Account>;
   router: Router;
+  /** Whether this process may have changed the store (a write, due work done): then its webhooks go out before it exits. */
+  changed: boolean;
 }
 
 export async function openCore(options: EmbeddedOptions): Promise<EmbeddedCore> {
   const store = await openStore(options.dbPath, { poolSize: options.poolSize, create: options.create });
   // The store's clock (its test time, when one is set) over real time, or over a test's own clock.
   const clock = new StoreClock(options.clock ?? systemClock);
+  let caughtUp;
   try {
     // Nobody sees a stale state: what fell due while no process ran is done before anything else.
-    await catchUp(store, clock);
+    caughtUp = await catchUp(store, clock);
   } catch (error) {
     await store.close();
     throw error;
@@ -53,6 +56,7 @@ export async function openCore(options: EmbeddedOptions): Promise<EmbeddedCore> 
   return {
     store,
     clock,
+    changed: caughtUp !== undefined && caughtUp.done > 0,
     router: createRouter({ store, clock, baseUrl: options.baseUrl ?? DEFAULT_EMBEDDED_BASE_URL, onError: options.onError }),
     async account() {
       if (account) return account;
@@ -71,7 +75,10 @@ export function embeddedTransport(core: EmbeddedCore): Transport {
     async request(request: TransportRequest): Promise<TransportResponse> {
       // A store opened for reading that cannot be written: a change is refused here, plainly, not
       // as the 500 the router would make of the store's refusal.
-      if (core.store.writeRefusal !== undefined && request.method.toUpperCase() !== 'GET') throw new StoreReadOnlyError(core.store.writeRefusal);
+      if (request.method.toUpperCase() !== 'GET') {
+        if (core.store.writeRefusal !== undefined) throw new StoreReadOnlyError(core.store.writeRefusal);
+        core.changed = true;
+      }
       const { path, query } = target(request);
       // The body crosses as text, exactly as it would over HTTP, so both doors behave the same.
       const body = request.body === undefined ? undefined : JSON.stringify(request.body);
@@ -80,7 +87,30 @@ export function embeddedTransport(core: EmbeddedCore): Transport {
       return { status: response.status, headers: response.headers, body: response.body === undefined ? undefined : structuredClone(response.body) };
     },
     async close() {
+      await settle(core);
       await core.store.close();
     },
   };
+}
+
+/** How long an embedded command may spend sending the webhooks it caused before it exits. */
+export const SETTLE_MS = 2_000;
+
+/**
+ * Sends the webhooks that are due before the process exits, for at most SETTLE_MS: what is left
+ * (a receiver down or slow) stays due, for the next command or billing serve. Never fails the
+ * command: its own work is committed whatever the receivers do.
+ */
+export async function settle(core: EmbeddedCore, onError?: (error: unknown) => void): Promise<void> {
+  if (!core.changed || core.store.writeRefusal !== undefined) return;
+  core.changed = false;
+  const { WebhookSender } = await import('../outbox/webhooks.js');
+  const sender = new WebhookSender(core.store, core.clock, { allowPrivate: true });
+  try {
+    await sender.deliver({ deadline: Date.now() + SETTLE_MS });
+  } catch (error) {
+    onError?.(error);
+  } finally {
+    sender.close();
+  }
 }
