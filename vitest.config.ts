@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
 // Suites written against the store's interface only: they run on both engines.
-const BOTH_ENGINES = ['test/core/**/*.test.ts', 'test/api/**/*.test.ts', 'test/conformance/**/*.test.ts', 'test/store/**/*.test.ts'];
+const BOTH_ENGINES = ['test/core/**/*.test.ts', 'test/api/**/*.test.ts', 'test/conformance/**/*.test.ts', 'test/store/**/*.test.ts', 'test/browser/**/*.test.ts'];
 
 export default defineConfig({
   test: {

@@ -1,9 +1,19 @@
 // The pages customers see, served by billing serve beside the API: the mandate page at
 // confirmation_page and the printable invoice at hosted_invoice_url. HTML, no API key: the URL's
 // unguessable part is the credential.
+//
+//   GET|HEAD|POST /mandate/accept/<subscription id>/<mandate code>   the mandate; POST accepts it
+//   GET|HEAD      /mandate/accepted/<subscription id>/<mandate code> thank-you page after accepting
+//   GET|HEAD      /invoice/<hosted token>                           the printable invoice
+//
+// Everything else under /mandate/ and /invoice/ is a 404 page; /invoices (the API) is not ours.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from '../core/clock.js';
 import type { Store } from '../store/store.js';
+import { errorPage } from './errors.js';
+import { sendPage } from './html.js';
+import { invoicePage } from './invoice.js';
+import { mandatePages } from './mandate.js';
 
 export interface PagesOptions {
   store: Store;
@@ -21,6 +31,98 @@ export interface Pages {
   handle(req: IncomingMessage, res: ServerResponse): void;
 }
 
-export function createPages(_options: PagesOptions): Pages {
-  return { match: () => false, handle: (_req, res) => void res.end() };
+/** The path of a request target, without its query; undefined for a target that is not a path. */
+const pathOf = (url: string | undefined): string | undefined => {
+  if (!url || url[0] !== '/') return undefined;
+  const q = url.indexOf('?');
+  return q < 0 ? url : url.slice(0, q);
+};
+
+const isPagePath = (path: string): boolean => path === '/mandate' || path.startsWith('/mandate/') || path === '/invoice' || path.startsWith('/invoice/');
+
+/** An id as the store has them: 1 to 2^53 - 1 without leading zeros; anything else finds nothing. */
+const ID = /^[1-9][0-9]{0,15}$/;
+const parseId = (text: string): number | undefined => (ID.test(text) && Number.isSafeInteger(Number(text)) ? Number(text) : undefined);
+
+/** A path segment decoded; undefined when it is not valid percent-encoding or far longer than any code. */
+const decodeSegment = (text: string): string | undefined => {
+  if (text.length === 0 || text.length > 300) return undefined;
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return undefined;
+  }
+};
+
+type Route =
+  | { kind: 'mandate'; id: string; code: string }
+  | { kind: 'thanks'; id: string; code: string }
+  | { kind: 'invoice'; token: string }
+  | { kind: 'none' };
+
+function route(path: string): Route {
+  const parts = path.split('/');
+  // ['', 'mandate', 'accept', id, code]
+  if (parts[1] === 'mandate' && parts.length === 5 && (parts[2] === 'accept' || parts[2] === 'accepted')) {
+    return { kind: parts[2] === 'accept' ? 'mandate' : 'thanks', id: parts[3]!, code: parts[4]! };
+  }
+  if (parts[1] === 'invoice' && parts.length === 3) return { kind: 'invoice', token: parts[2]! };
+  return { kind: 'none' };
+}
+
+const ALLOW = { mandate: 'GET, HEAD, POST', thanks: 'GET, HEAD', invoice: 'GET, HEAD' } as const;
+
+/** What the log shows of a page's path: never the secret part (the mandate code, the token). */
+function redacted(path: string): string {
+  const r = route(path);
+  if (r.kind === 'mandate' || r.kind === 'thanks') return `/mandate/${r.kind === 'mandate' ? 'accept' : 'accepted'}/${ID.test(r.id) ? r.id : '?'}/…`;
+  if (r.kind === 'invoice') return '/invoice/…';
+  return path.startsWith('/invoice') ? '/invoice…' : '/mandate…';
+}
+
+export function createPages(options: PagesOptions): Pages {
+  const mandate = mandatePages(options);
+  const invoice = invoicePage(options);
+
+  async function dispatch(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+    const method = (req.method ?? 'GET').toUpperCase();
+    const r = route(path);
+    if (r.kind === 'none') return sendPage(req, res, errorPage(req, 404));
+    const allow = ALLOW[r.kind];
+    if (!allow.split(', ').includes(method)) return sendPage(req, res, errorPage(req, 405, { allow }));
+    if (r.kind === 'invoice') return invoice(req, res, r.token);
+    const id = parseId(r.id);
+    const code = decodeSegment(r.code);
+    if (id === undefined || code === undefined) return sendPage(req, res, errorPage(req, 404));
+    if (r.kind === 'thanks') return mandate.thanks(req, res, id, code);
+    return method === 'POST' ? mandate.post(req, res, id, code) : mandate.get(req, res, id, code);
+  }
+
+  return {
+    match: (req) => {
+      const path = pathOf(req.url);
+      return path !== undefined && isPagePath(path);
+    },
+    handle(req, res) {
+      const started = performance.now();
+      const path = pathOf(req.url) ?? '/';
+      const method = req.method ?? 'GET';
+      res.once('close', () => {
+        const status = res.writableFinished ? res.statusCode : `${res.headersSent ? res.statusCode : '-'} (connection closed)`;
+        options.log(`${method} ${redacted(path)} ${status} ${Math.round(performance.now() - started)}ms`);
+      });
+      // Always answered after a turn of the event loop, never inside the request event itself.
+      void Promise.resolve()
+        .then(() => dispatch(req, res, path))
+        .catch((error: unknown) => {
+          options.log(`billing serve: internal error on ${method} ${redacted(path)}: ${error instanceof Error ? error.message : String(error)}`);
+          try {
+            if (res.headersSent) res.destroy();
+            else sendPage(req, res, errorPage(req, 500));
+          } catch {
+            res.destroy();
+          }
+        });
+    },
+  };
 }
