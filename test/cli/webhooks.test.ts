@@ -1,0 +1,121 @@
+// Webhooks from the embedded CLI: a command sends the deliveries it caused before it exits; a
+// receiver that is down costs the command nothing (exit 0, the delivery stays due, and goes out
+// with a later command once due); events list, webhooks list|retry; the webhook secret shown by
+// accounts show, replaced by rotate-webhook-secret (rotate-key leaves it), and used to sign.
+import { createHmac } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { fakePrompter } from '../../src/lib/prompts/fake.js';
+import { cli, type Cli } from './harness.js';
+
+const json = (text: string) => JSON.parse(text);
+
+const servers: Server[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => new Promise((resolve) => (s.closeAllConnections(), s.close(resolve)))));
+});
+
+async function receiver(status = 200): Promise<{ url: string; got: { headers: IncomingMessage['headers']; body: string }[]; server: Server }> {
+  const got: { headers: IncomingMessage['headers']; body: string }[] = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk) => (body += chunk));
+    req.on('end', () => {
+      got.push({ headers: req.headers, body });
+      res.writeHead(status).end();
+    });
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, got, server };
+}
+
+async function seeded(): Promise<Cli> {
+  const c = cli();
+  expect((await c.run(['plans', 'create', '--name', 'Box', '--amount', '10', '--frequency', 'monthly'])).code).toBe(0);
+  await c.seedCustomers(1);
+  return c;
+}
+
+const signed = (secret: string, r: { headers: IncomingMessage['headers']; body: string }) => {
+  const [, t, v1] = /^t=(\d+),v1=([0-9a-f]+)$/.exec(String(r.headers['billing-signature'])) ?? [];
+  return v1 === createHmac('sha256', secret).update(`${t}.${r.body}`).digest('hex');
+};
+
+describe('webhooks from embedded commands', () => {
+  it('a command sends what it caused before it exits, signed with the secret accounts show prints', async () => {
+    const c = await seeded();
+    const hook = await receiver();
+    const made = await c.run(['subscriptions', 'create', '--customer-id', '1', '--subscription-plan-id', '1', '--subscription-webhook-url', `${hook.url}/s`, '--json']);
+    expect(made.code, made.stderr).toBe(0);
+    const id = json(made.stdout).data.id;
+    expect(hook.got.map((r) => [r.headers['billing-event'], JSON.parse(r.body)])).toEqual([['subscription.unverified', { subscription_id: id, status: 'unverified' }]]);
+    const secret = json((await c.run(['accounts', 'show', 'default', '--json'])).stdout).webhook_secret;
+    expect(secret).toMatch(/^whsec_/);
+    expect(signed(secret, hook.got[0]!)).toBe(true);
+
+    const listed = json((await c.run(['webhooks', 'list', '--json'])).stdout).data;
+    expect(listed.map((d: { attributes: Record<string, unknown> }) => [d.attributes.status, d.attributes.attempts, d.attributes.last_status])).toEqual([['delivered', 1, 200]]);
+    const events = json((await c.run(['events', 'list', '--subscription-id', id, '--json'])).stdout).data;
+    expect(events.map((e: { attributes: Record<string, unknown> }) => e.attributes.event)).toEqual(['subscription.unverified']);
+    expect(events[0].attributes.uid).toBe(listed[0].attributes.event_uid);
+  });
+
+  it('a receiver that is down: the command still exits 0, the delivery stays due; retry sends it again with the same delivery id', async () => {
+    const c = await seeded();
+    const hook = await receiver(503);
+    const made = await c.run(['subscriptions', 'create', '--customer-id', '1', '--subscription-plan-id', '1', '--subscription-webhook-url', `${hook.url}/s`, '--json']);
+    expect(made.code, made.stderr).toBe(0);
+    let [delivery] = json((await c.run(['webhooks', 'list', '--status', 'pending', '--json'])).stdout).data;
+    expect([delivery.attributes.attempts, delivery.attributes.last_status, delivery.attributes.last_error]).toEqual([1, 503, 'answered 503']);
+    expect(json((await c.run(['webhooks', 'list', '--status', 'delivered', '--json'])).stdout).data).toEqual([]);
+
+    const table = await c.run(['webhooks', 'list']);
+    expect(table.stdout).toMatch(new RegExp(`^id\tevent\tstatus\tURL\ttries\tlast answer\n${delivery.id}\tsubscription\\.unverified\tpending\thttp://127\\.0\\.0\\.1:\\d+/s\t1\t503\n$`));
+
+    // Up again; a retry by hand sends it now, same delivery id.
+    const up = await receiver(200);
+    hook.server.removeAllListeners('request');
+    hook.server.on('request', (req, res) => up.server.emit('request', req, res));
+    const retried = await c.run(['webhooks', 'retry', delivery.id]);
+    expect(retried.code, retried.stderr).toBe(0);
+    expect(retried.stderr).toBe(`queued again webhook delivery ${delivery.id}\n`);
+    expect(up.got.map((r) => r.headers['billing-delivery'])).toEqual([delivery.attributes.delivery_id]);
+    [delivery] = json((await c.run(['webhooks', 'list', '--json'])).stdout).data;
+    expect([delivery.attributes.status, delivery.attributes.attempts]).toEqual(['delivered', 1]);
+
+    const missing = await c.run(['webhooks', 'retry', '999']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/no webhook delivery with id 999/);
+    expect((await c.run(['webhooks', 'retry', 'abc'])).code).toBe(2);
+    expect((await c.run(['webhooks', 'list', '--status', 'lost'])).code).toBe(2);
+  });
+
+  it('rotate-webhook-secret asks first, replaces the secret, and later deliveries are signed with the new one; rotate-key leaves it', async () => {
+    const c = await seeded();
+    const hook = await receiver();
+    const before = json((await c.run(['accounts', 'show', 'default', '--json'])).stdout).webhook_secret;
+    expect((await c.run(['accounts', 'rotate-key', 'default', '--yes', '--json'])).code).toBe(0);
+    expect(json((await c.run(['accounts', 'show', 'default', '--json'])).stdout).webhook_secret).toBe(before);
+
+    const refused = await c.run(['accounts', 'rotate-webhook-secret', 'default']);
+    expect(refused.code).toBe(2);
+    expect(json((await c.run(['accounts', 'show', 'default', '--json'])).stdout).webhook_secret).toBe(before);
+    const declined = await c.run(['accounts', 'rotate-webhook-secret', 'default'], { tty: true, prompter: fakePrompter([false]) });
+    expect(declined.code).not.toBe(0);
+    expect(json((await c.run(['accounts', 'show', 'default', '--json'])).stdout).webhook_secret).toBe(before);
+
+    const rotated = await c.run(['accounts', 'rotate-webhook-secret', 'default', '--yes', '--json']);
+    expect(rotated.code, rotated.stderr).toBe(0);
+    const after = json(rotated.stdout).webhook_secret;
+    expect(after).toMatch(/^whsec_/);
+    expect(after).not.toBe(before);
+    expect(json((await c.run(['accounts', 'show', 'default', '--json'])).stdout).webhook_secret).toBe(after);
+
+    expect((await c.run(['subscriptions', 'create', '--customer-id', '1', '--subscription-plan-id', '1', '--subscription-webhook-url', `${hook.url}/s`])).code).toBe(0);
+    expect(hook.got).toHaveLength(1);
+    expect(signed(after, hook.got[0]!)).toBe(true);
+    expect(signed(before, hook.got[0]!)).toBe(false);
+  });
+});
