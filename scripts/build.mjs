@@ -28,6 +28,7 @@ const VENDOR_EXPORTS = {
   '@inquirer/prompts': "require('@inquirer/prompts')",
   'csv-parse': "require('csv-parse')",
   'cli-progress': "require('cli-progress')",
+  nodemailer: "require('nodemailer')",
 };
 const VENDOR = Object.keys(VENDOR_EXPORTS);
 const vendorPlugin = {

@@ -119,3 +119,42 @@ describe('webhooks from embedded commands', () => {
     expect(signed(before, hook.got[0]!)).toBe(false);
   });
 });
+
+describe('customer emails from embedded commands (BILLING_SMTP_URL)', () => {
+  it('a command sends the mandate confirmation it caused before it exits; without the setting nothing is sent', async () => {
+    const { SMTPServer } = await import('smtp-server');
+    const mails: string[] = [];
+    const sink = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ['STARTTLS'],
+      logger: false,
+      onData(stream, _session, cb) {
+        let raw = '';
+        stream.on('data', (chunk: Buffer) => (raw += chunk));
+        stream.on('end', () => (mails.push(raw), cb()));
+      },
+    });
+    await new Promise<void>((resolve) => sink.listen(0, '127.0.0.1', () => resolve()));
+    try {
+      const port = (sink.server.address() as AddressInfo).port;
+      const c = await seeded();
+      expect((await c.run(['subscriptions', 'create', '--customer-id', '1', '--subscription-plan-id', '1'])).code).toBe(0);
+      expect(mails).toHaveLength(0);
+      const made = await c.run(['subscriptions', 'create', '--customer-id', '1', '--subscription-plan-id', '1', '--json'], { env: { BILLING_SMTP_URL: `smtp://127.0.0.1:${port}`, BILLING_SMTP_FROM: 'billing@example.com' } });
+      expect(made.code, made.stderr).toBe(0);
+      // Both confirmations were due (the first kept, unsent): both go now, each once.
+      expect(mails).toHaveLength(2);
+      expect(mails.every((m) => /^From: <?billing@example\.com>?\r?$/im.test(m)), mails[0]).toBe(true);
+      const listed = json((await c.run(['notifications', 'list', '--json'])).stdout).data;
+      expect(listed.map((n: { attributes: Record<string, unknown> }) => [n.attributes.kind, typeof n.attributes.sent_at])).toEqual([
+        ['mandate_confirmation', 'string'],
+        ['mandate_confirmation', 'string'],
+      ]);
+      const bad = await c.run(['subscriptions', 'create', '--customer-id', '1', '--subscription-plan-id', '1'], { env: { BILLING_SMTP_URL: 'http://mail.example.com' } });
+      expect(bad.code).toBe(0);
+      expect(bad.stderr).toMatch(/warning: BILLING_SMTP_URL is not an smtp:\/\/ or smtps:\/\/ URL; customer emails were not sent/);
+    } finally {
+      await new Promise<void>((resolve) => sink.close(() => resolve()));
+    }
+  });
+});

@@ -1,4 +1,6 @@
 // `billing serve`: the embedded store behind the HTTP API, until SIGINT or SIGTERM.
+import type { Clock } from '../../lib/core/clock.js';
+import type { Store } from '../../lib/store/store.js';
 import type { Command } from 'commander';
 import type { Deps } from '../../lib/command/deps.js';
 import { UsageError } from '../../lib/command/errors.js';
@@ -124,6 +126,21 @@ function deliveryTuning(env: NodeJS.ProcessEnv): { sender?: { leaseMs: number } 
   return { sender: { leaseMs } };
 }
 
+/** The customers' emails go out with the webhooks when BILLING_SMTP_URL is set (a bad one is a usage error, before listening). */
+async function mailer(env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<((store: Store, clock: Clock) => Promise<unknown>) | undefined> {
+  const { smtpUrlFromEnv, describeSmtpUrl, sendDueMail } = await import('../../lib/outbox/mail.js');
+  let smtpUrl: string | undefined;
+  try {
+    smtpUrl = smtpUrlFromEnv(env);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  if (!smtpUrl) return undefined;
+  log(`billing serve: customer emails go out through ${describeSmtpUrl(smtpUrl)}`);
+  const from = env.BILLING_SMTP_FROM?.trim() || undefined;
+  return (store, clock) => sendDueMail(store, clock, { smtpUrl, from, log });
+}
+
 /** Where shutdown signals come from; `process` in the CLI, an emitter in tests. */
 export interface SignalSource {
   on(signal: 'SIGINT' | 'SIGTERM', listener: () => void): unknown;
@@ -149,6 +166,7 @@ export async function run(options: ServeOptions, deps: Deps, signals: SignalSour
       publicUrl: options.publicUrl,
       allowPrivateWebhooks: options.allowPrivateWebhooks,
       ...deliveryTuning(deps.env),
+      mail: await mailer(deps.env, log.line),
       log: log.line,
       maxConnections,
       headersTimeoutMs: options.headersTimeout * 1000,

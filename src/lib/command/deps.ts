@@ -54,6 +54,15 @@ const READING = new Set(['accounts list', 'accounts show', 'store info', 'store 
 export const embeddedOnly = (commandName: string, baseUrl: string | undefined): UsageError =>
   new UsageError(`${commandName} works only on the embedded store; it cannot run against ${baseUrl} (drop --base-url / BILLING_BASE_URL)`);
 
+/** BILLING_SMTP_URL for the emails an embedded command caused; a bad one is warned about (the command's own work is done by then). */
+function mailUrl(env: NodeJS.ProcessEnv, io: IO): string | undefined {
+  if (!env.BILLING_SMTP_URL?.trim()) return undefined;
+  const url = env.BILLING_SMTP_URL.trim();
+  if (/^smtps?:\/\/[^/]/i.test(url)) return url;
+  io.err('warning: BILLING_SMTP_URL is not an smtp:// or smtps:// URL; customer emails were not sent\n');
+  return undefined;
+}
+
 export function createDeps(io: IO, globals: GlobalOptions, env: NodeJS.ProcessEnv, overrides: DepsOverrides = {}): Deps {
   // Resolved on first use: `profiles add` and `config set` must work even when the profile in use
   // does not exist yet.
@@ -123,11 +132,12 @@ export function createDeps(io: IO, globals: GlobalOptions, env: NodeJS.ProcessEn
       return opened;
     },
     async close() {
-      await transport?.close();
-      if (core) {
+      // What this command caused goes out before the store closes (the transport's close would send the webhooks alone).
+      if (core?.changed) {
         const { settle } = await import('../transport/embedded.js');
-        await settle(core);
+        await settle(core, { smtpUrl: mailUrl(env, io), from: env.BILLING_SMTP_FROM?.trim() || undefined, onError: globals.verbose ? (error) => io.err(`billing: sending left for later: ${error instanceof Error ? error.message : String(error)}\n`) : undefined });
       }
+      await transport?.close();
       await core?.store.close();
     },
   };

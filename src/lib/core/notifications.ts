@@ -1,7 +1,8 @@
 // Customer notifications: kept in the store as messages in the customer's language, listable by an
 // operator. Sending them (SMTP) is optional configuration, not a condition of recording them.
 import type { NotificationRow } from '../store/schema.js';
-import type { Unit } from '../store/unit.js';
+import type { Store } from '../store/store.js';
+import { all, get, run, type MaybePromise, type Unit } from '../store/unit.js';
 import type { CoreContext } from './context.js';
 import type { Customer } from './customers.js';
 import type { Inv, Sub } from './lifecycle.js';
@@ -93,4 +94,127 @@ export function listNotifications(ctx: CoreContext, page: PageRequest, find: Not
   if (customer_id !== undefined) where.push({ where: (eb) => eb('customer_id', '=', customer_id) });
   if (subscription_id !== undefined) where.push({ where: (eb) => eb('subscription_id', '=', subscription_id) });
   return findPage('notifications', ctx.account.id, page, { where });
+}
+
+// ---- sending by email: claim, then record (as the webhook outbox does, see outbox.ts) ----
+
+/**
+ * Seconds to wait after each failed attempt. The attempt after the last wait is the last one: when
+ * it fails too, the message is given up (next_send_at null, its send_error kept).
+ */
+export const SEND_DELAYS_S = [60, 300, 1_800, 7_200, 21_600] as const;
+export const MAX_SEND_ATTEMPTS = SEND_DELAYS_S.length + 1;
+
+/**
+ * Messages first due longer ago than this are not sent: a store that kept messages for months
+ * before SMTP was configured must not mail them all at once. Retries of a message that was tried
+ * in time are due within it anyway (the delays add up to less).
+ */
+export const SEND_WINDOW_MS = 86_400_000;
+
+/** A claimed message: what goes into the email, and what identifies it across retries. */
+export type ClaimedMail = Pick<Notification, 'id' | 'subject' | 'body' | 'language' | 'created_at' | 'send_attempts'> & { recipient: string };
+
+export interface MailClaim {
+  /** The store's clock now: messages due by then. */
+  now: string;
+  /** Real time now, and until when the claim holds (a sender that dies lets its messages go then). */
+  realNow: string;
+  /** Also the claim's token: only the sender whose claim it still is records a failure. */
+  until: string;
+  limit: number;
+}
+
+const windowStart = (now: string): string => new Date(Date.parse(now) - SEND_WINDOW_MS).toISOString();
+
+/**
+ * Claims up to `limit` messages due to be sent by email and not held by another sender. On
+ * PostgreSQL several instances claim at once without waiting for each other (SKIP LOCKED), each
+ * message to one of them. The range on next_send_at keeps the claim on the partial index however
+ * many old messages were never sent.
+ */
+export function claimMail(store: Store, o: MailClaim): MaybePromise<ClaimedMail[]> {
+  const from = windowStart(o.now);
+  return store.work(function* () {
+    const rows = yield* all((q, d) =>
+      d.locked(
+        q
+          .selectFrom('notifications')
+          .select(['id', 'recipient', 'subject', 'body', 'language', 'created_at', 'send_attempts'])
+          .where('next_send_at', '<=', o.now)
+          .where('next_send_at', '>=', from)
+          .where('recipient', 'is not', null)
+          .where((eb) => eb.or([eb('created_at', '>=', from), eb('send_attempts', '>', 0)]))
+          .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', o.realNow)]))
+          .orderBy('next_send_at')
+          .orderBy('id')
+          .limit(o.limit),
+        true,
+      ),
+    );
+    if (rows.length === 0) return [];
+    yield* run((q) => q.updateTable('notifications').set({ claimed_until: o.until }).where('id', 'in', rows.map((r) => r.id)));
+    return rows as ClaimedMail[];
+  });
+}
+
+/** What sending one claimed message came to. */
+export type MailOutcome =
+  | { id: number; sent: true }
+  /** permanent: the server refused this message for good (a 5xx reply): no retry. */
+  | { id: number; sent: false; error: string; permanent?: boolean }
+  /** Not tried (the run stopped first): the claim is let go, the message stays due. */
+  | { id: number; skipped: true };
+
+/**
+ * Records what became of messages sent under a claim: sent; due again after the next delay; given
+ * up after the last attempt or a permanent refusal; or let go untried. A message sent is recorded
+ * as sent even when this sender outlived its claim (the recipient has it); anything else only while
+ * the claim is still this sender's.
+ */
+export function recordMail(store: Store, outcomes: readonly MailOutcome[], o: { now: string; until: string }): MaybePromise<unknown> {
+  return store.write(function* () {
+    for (const outcome of outcomes) {
+      if ('skipped' in outcome) {
+        yield* run((q) => q.updateTable('notifications').set({ claimed_until: null }).where('id', '=', outcome.id).where('claimed_until', '=', o.until));
+        continue;
+      }
+      if (outcome.sent) {
+        yield* run((q) =>
+          q
+            .updateTable('notifications')
+            .set((eb) => ({ sent_at: o.now, send_attempts: eb('send_attempts', '+', 1), send_error: null, next_send_at: null, claimed_until: null }))
+            .where('id', '=', outcome.id)
+            .where('sent_at', 'is', null),
+        );
+        continue;
+      }
+      const row = yield* get((q) => q.selectFrom('notifications').select(['send_attempts', 'claimed_until', 'sent_at']).where('id', '=', outcome.id));
+      if (!row || row.sent_at !== null || row.claimed_until !== o.until) continue;
+      const made = row.send_attempts + 1;
+      const last = outcome.permanent || made >= MAX_SEND_ATTEMPTS;
+      const next = last ? null : new Date(Date.parse(o.now) + SEND_DELAYS_S[made - 1]! * 1000).toISOString();
+      yield* run((q) =>
+        q.updateTable('notifications').set({ send_attempts: made, send_error: outcome.error.slice(0, 500), next_send_at: next, claimed_until: null }).where('id', '=', outcome.id),
+      );
+    }
+  });
+}
+
+/** The earliest time a message not held by a sender is due to be sent (by the store's clock), for a sender deciding how long to sleep. */
+export function* nextMailDue(now: string, realNow: string): Unit<string | undefined> {
+  const from = windowStart(now);
+  const [row] = yield* all((q) =>
+    q
+      .selectFrom('notifications')
+      .select('next_send_at')
+      .where('next_send_at', '>=', from)
+      .where('recipient', 'is not', null)
+      .where((eb) => eb.or([eb('created_at', '>=', from), eb('send_attempts', '>', 0)]))
+      .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', realNow)]))
+      .orderBy('next_send_at')
+      .orderBy('id')
+      .limit(1),
+  );
+  return row?.next_send_at ?? undefined;
 }

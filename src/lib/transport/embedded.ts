@@ -93,23 +93,28 @@ export function embeddedTransport(core: EmbeddedCore): Transport {
   };
 }
 
-/** How long an embedded command may spend sending the webhooks it caused before it exits. */
+/** How long an embedded command may spend sending the webhooks it caused (and, as much again, the emails) before it exits. */
 export const SETTLE_MS = 2_000;
 
 /**
- * Sends the webhooks that are due before the process exits, for at most SETTLE_MS: what is left
- * (a receiver down or slow) stays due, for the next command or billing serve. Never fails the
- * command: its own work is committed whatever the receivers do.
+ * Sends the webhooks that are due before the process exits, for at most SETTLE_MS, and then the
+ * customers' emails when SMTP is set up (`smtpUrl`): what is left (a receiver or a mail server
+ * down or slow) stays due, for the next command or billing serve. Never fails the command: its own
+ * work is committed whatever the receivers do.
  */
-export async function settle(core: EmbeddedCore, onError?: (error: unknown) => void): Promise<void> {
+export async function settle(core: EmbeddedCore, o: { smtpUrl?: string; from?: string; onError?: (error: unknown) => void } = {}): Promise<void> {
   if (!core.changed || core.store.writeRefusal !== undefined) return;
   core.changed = false;
   const { WebhookSender } = await import('../outbox/webhooks.js');
   const sender = new WebhookSender(core.store, core.clock, { allowPrivate: true });
   try {
     await sender.deliver({ deadline: Date.now() + SETTLE_MS });
+    if (o.smtpUrl) {
+      const { sendDueMail } = await import('../outbox/mail.js');
+      await sendDueMail(core.store, core.clock, { smtpUrl: o.smtpUrl, from: o.from, budgetMs: SETTLE_MS });
+    }
   } catch (error) {
-    onError?.(error);
+    o.onError?.(error);
   } finally {
     sender.close();
   }
