@@ -1,12 +1,19 @@
 // Bulk import, measured in one run against the engine's own fastest way in:
 //   SQLite: `billing import customers FILE.ndjson` (the built CLI, a process of its own, from start
-//           to exit) against raw better-sqlite3 inserts of the same rows (parsed beforehand, one
-//           prepared INSERT, one transaction)            target >= 25% of raw and >= 100,000 rows/s
+//           to exit: start-up, hashing, reading, JSON.parse, every row's checks, the inserts, the
+//           search index, the commits) against raw better-sqlite3 inserts of the same rows, parsed
+//           beforehand, with one prepared INSERT per row in one transaction, into:
+//             - the same schema (the five b-tree indexes of customers and the FTS5 search index,
+//               kept by its trigger), which is what the target compares with, and
+//             - a plain table of the same columns without any index: SQLite's ceiling here.
+//                                                        target >= 25% of raw and >= 100,000 rows/s
 //   PostgreSQL: the same command on a PostgreSQL store against COPY of the same rows
 //                                                        target >= 20% of COPY
-//   peak RSS of the importing process                    target <= 150 MB
+//   peak RSS of the import: the import's own process (by /usr/bin/time), and the launcher plus it
+//   (bin/billing.js starts the import in a process of its own; sampled every 20 ms)
+//                                                        target <= 150 MB
 //   remote: through `billing serve` (SQLite), the default concurrency: rows/s (no target)
-// ROWS (default 100000) and REMOTE_ROWS (default 5000) size it; ENGINES=sqlite,postgres picks.
+// ROWS (default 100000) and REMOTE_ROWS (default 5000; 0 skips it) size it; ENGINES=sqlite,postgres picks.
 import { spawn, spawnSync } from 'node:child_process';
 import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
@@ -54,9 +61,24 @@ async function writeFile(path: string, rows: number): Promise<void> {
 
 interface Run {
   ms: number;
+  /** The largest process of the run (the import's own), by /usr/bin/time -f %M, in KB. */
   peakKb: number;
+  /** The launcher and the import's process together, sampled every 20 ms, in KB. */
+  treeKb: number;
   code: number | null;
   stderr: string;
+}
+
+/** The resident set of a process and its descendants, in KB (Linux /proc). */
+function treeRss(pid: number): number {
+  let total = 0;
+  try {
+    total = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+    for (const child of readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean)) total += treeRss(Number(child));
+  } catch {
+    // gone meanwhile
+  }
+  return total;
 }
 
 /** The CLI as a process of its own; its peak RSS by /usr/bin/time (-f %M, in KB). */
@@ -64,12 +86,24 @@ function cli(args: string[]): Promise<Run> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn('/usr/bin/time', ['-f', 'PEAK %M', process.execPath, BIN, ...args], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+    let treeKb = 0;
+    // /usr/bin/time itself is left out: it is the bench's, not the CLI's.
+    const sampler = setInterval(() => {
+      let sum = 0;
+      try {
+        for (const pid of readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').split(' ').filter(Boolean)) sum += treeRss(Number(pid));
+      } catch {
+        return;
+      }
+      treeKb = Math.max(treeKb, sum);
+    }, 20);
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
     child.on('error', reject);
     child.on('close', (code) => {
+      clearInterval(sampler);
       const peak = /PEAK (\d+)/.exec(stderr);
-      resolve({ ms: performance.now() - started, peakKb: peak ? Number(peak[1]) : NaN, code, stderr });
+      resolve({ ms: performance.now() - started, peakKb: peak ? Number(peak[1]) : NaN, treeKb, code, stderr });
     });
   });
 }
@@ -94,14 +128,20 @@ async function migrated(location: string): Promise<void> {
   await store.close();
 }
 
-/** Raw better-sqlite3: one prepared INSERT per row, one transaction, into a migrated store. */
-async function rawSqlite(path: string, rows: unknown[][]): Promise<number> {
+/**
+ * Raw better-sqlite3: one prepared INSERT per row, one transaction, into a migrated store (the same
+ * schema, indexes and search trigger as the import's), or into a plain table of the same columns
+ * without any index or trigger (`plain`).
+ */
+async function rawSqlite(path: string, rows: unknown[][], plain = false): Promise<number> {
   await migrated(path);
   const Database = (await import('better-sqlite3')).default;
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
-  const insert = db.prepare(`INSERT INTO customers (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map(() => '?').join(', ')})`);
+  const table = plain ? 'plain_customers' : 'customers';
+  if (plain) db.exec('CREATE TABLE plain_customers AS SELECT * FROM customers WHERE 0');
+  const insert = db.prepare(`INSERT INTO ${table} (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map(() => '?').join(', ')})`);
   const started = performance.now();
   db.transaction(() => {
     for (const row of rows) insert.run(...(row as never[]));
@@ -159,14 +199,17 @@ async function main(): Promise<void> {
     let ok = true;
     if (engines.includes('sqlite')) {
       const rawMs = await rawSqlite(join(dir, 'raw.db'), rows);
+      const plainMs = await rawSqlite(join(dir, 'plain.db'), rows, true);
       const run = await cli(['--db', join(dir, 'import.db'), 'import', 'customers', file, '--quiet']);
       if (run.code !== 0) throw new Error(`billing import exited ${run.code}: ${run.stderr}`);
       const rate = ROWS / (run.ms / 1000);
       const raw = ROWS / (rawMs / 1000);
-      info('SQLite raw better-sqlite3 inserts', `${Math.round(raw).toLocaleString('en')} rows/s`);
+      info('SQLite raw inserts, same schema (5 indexes + search trigger)', `${Math.round(raw).toLocaleString('en')} rows/s`);
+      info('SQLite raw inserts, plain table (no index, no trigger)', `${Math.round(ROWS / (plainMs / 1000)).toLocaleString('en')} rows/s`);
       ok = figure('SQLite billing import (process start to exit)', `${Math.round(rate).toLocaleString('en')} rows/s`, '>= 100,000', rate >= 100_000) && ok;
-      ok = figure('SQLite import / raw', `${((100 * rate) / raw).toFixed(0)}%`, '>= 25%', rate / raw >= 0.25) && ok;
-      ok = figure('SQLite peak RSS of the import', `${mb(run.peakKb).toFixed(0)} MB`, '<= 150 MB', mb(run.peakKb) <= 150) && ok;
+      ok = figure('SQLite import / raw (same schema)', `${((100 * rate) / raw).toFixed(0)}%`, '>= 25%', rate / raw >= 0.25) && ok;
+      ok = figure('SQLite peak RSS, the import process', `${mb(run.peakKb).toFixed(0)} MB`, '<= 150 MB', mb(run.peakKb) <= 150) && ok;
+      ok = figure('SQLite peak RSS, launcher + import process', `${mb(run.treeKb).toFixed(0)} MB`, '<= 150 MB', mb(run.treeKb) <= 150) && ok;
     }
     if (engines.includes('postgres')) {
       const { startPostgres } = await import('../test/helpers/postgres-server.js');
@@ -181,12 +224,13 @@ async function main(): Promise<void> {
         info('PostgreSQL COPY', `${Math.round(copy).toLocaleString('en')} rows/s`);
         info('PostgreSQL billing import', `${Math.round(rate).toLocaleString('en')} rows/s`);
         ok = figure('PostgreSQL import / COPY', `${((100 * rate) / copy).toFixed(0)}%`, '>= 20%', rate / copy >= 0.2) && ok;
-        ok = figure('PostgreSQL peak RSS of the import', `${mb(run.peakKb).toFixed(0)} MB`, '<= 150 MB', mb(run.peakKb) <= 150) && ok;
+        ok = figure('PostgreSQL peak RSS, the import process', `${mb(run.peakKb).toFixed(0)} MB`, '<= 150 MB', mb(run.peakKb) <= 150) && ok;
+        ok = figure('PostgreSQL peak RSS, launcher + import process', `${mb(run.treeKb).toFixed(0)} MB`, '<= 150 MB', mb(run.treeKb) <= 150) && ok;
       } finally {
         await server.stop();
       }
     }
-    await remote(dir);
+    if (REMOTE_ROWS > 0) await remote(dir);
     process.exitCode = ok || process.env.BENCH_STRICT !== '1' ? 0 : 1;
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -125,6 +125,47 @@ describe('billing import customers (embedded)', () => {
   });
 });
 
+describe('billing import: search right after it', () => {
+  it('filter[search] finds every imported customer (batches over several transactions and statements), by name and email', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'customers.ndjson');
+    // 700 rows in batches of 300: full INSERT statements of 128 rows and the rest in smaller ones.
+    const rows = Array.from({ length: 700 }, (_, i) => person(i + 1, { last_name: `Zyx${String(i + 1).padStart(4, '0')}`, company_name: i % 2 ? `Acme ${i + 1}` : null }));
+    writeFileSync(file, ndjson(rows));
+    const run = cli(join(dir, 'billing.db'));
+    expect((await run.run(['import', 'customers', file, '--batch-size', '300'])).code).toBe(0);
+    const search = async (text: string) => (JSON.parse((await run.run(['customers', 'list', '--search', text, '--all', '--json', '--page-size', '100'])).stdout) as { data: { attributes: { email: string } }[] }).data.map((c) => c.attributes.email);
+    expect(await search('zyx')).toHaveLength(700);
+    for (const n of [1, 128, 129, 300, 301, 512, 699, 700]) {
+      expect(await search(`ZYX${String(n).padStart(4, '0')}`)).toEqual([`c${n}@example.com`]);
+      expect(await search(`c${n}@example`)).toEqual([`c${n}@example.com`]);
+    }
+    expect(await search('acme 700')).toEqual(['c700@example.com']);
+    expect(await search('acme 699')).toEqual([]);
+  });
+});
+
+describe('billing import through the launcher (the built CLI: a process of its own with heap limits)', () => {
+  it('reads stdin, passes the exit code on, and takes a 1 MiB line (rejected: too long) next to good rows', async () => {
+    ensureBundle('BILLING_IMPORT_LAUNCHER');
+    const dir = tempDir();
+    const db = join(dir, 'billing.db');
+    const huge = person(2, { street: 'x'.repeat(1 << 20) });
+    const result = await runCli(['--db', db, 'import', 'customers', '-', '--format', 'ndjson', '--json', '--rejects', join(dir, 'rejects.ndjson')], { stdin: ndjson([person(1), huge, person(3)]) });
+    expect(result.code, result.stderr).toBe(1);
+    expect(JSON.parse(result.stdout)).toMatchObject({ imported: 2, rejected: 1 });
+    expect(result.stderr).toContain('line 2: street: must be at most 255 characters');
+    expect(JSON.parse(readFileSync(join(dir, 'rejects.ndjson'), 'utf8')).street).toHaveLength(1 << 20);
+  }, 60_000);
+
+  it('knows the global options that take a value as src/cli.ts does (to find the command word)', () => {
+    const list = (text: string) => /const VALUE_OPTIONS = new Set\((\[[^\]]*\])\)/.exec(text)?.[1];
+    const launcher = list(readFileSync(BIN, 'utf8'));
+    expect(launcher).toBeDefined();
+    expect(launcher).toBe(list(readFileSync(join(BIN, '..', '..', 'src', 'cli.ts'), 'utf8')));
+  });
+});
+
 describe('billing import killed half-way (the built CLI, SIGKILL)', () => {
   it('a rerun imports every row exactly once, and every reject exactly once', async () => {
     ensureBundle('search_deferred');

@@ -132,6 +132,16 @@ function report(deps: Deps, summary: Summary): void {
 
 // ---- embedded: batches with the progress in the same transaction ----
 
+/**
+ * bin/billing.js runs an import in a process of its own (with heap limits) and names itself in
+ * BILLING_IMPORT_LAUNCHER. Killed (SIGKILL), the launcher cannot stop it: the import stops itself
+ * before its next batch, as if killed with it, so no rerun ever meets it still committing rows.
+ */
+function stopWithLauncher(): void {
+  const launcher = Number(process.env.BILLING_IMPORT_LAUNCHER ?? 0);
+  if (launcher > 0 && process.ppid !== launcher) process.kill(process.pid, 'SIGKILL');
+}
+
 async function embedded(job: Job, batchSize: number): Promise<{ imported: number; rejected: number; already: number }> {
   const { deps, kind } = job;
   const { findImport, importBatch } = await import('../../lib/core/imports.js');
@@ -150,6 +160,7 @@ async function embedded(job: Job, batchSize: number): Promise<{ imported: number
   const bar = await progressBar(deps.io, job.size, kind, deps.globals.quiet);
   let committed = state;
   const flush = async (rows: SourceRow[], last: boolean) => {
+    stopWithLauncher();
     const parsed = rows.filter((row) => row.attributes);
     const startBytes = committed.rejectsBytes;
     const next = (outcomes: RowOutcome[]): ImportProgress => {
