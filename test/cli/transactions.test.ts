@@ -255,11 +255,12 @@ describe('notifications list', () => {
   );
   const service: Answer = (r) => (r.path === '/notifications' ? { status: 200, body: collection([NOTE]) } : undefined);
 
-  it('sends --subscription-id and --customer-id as filters; columns id, kind, channel, recipient, subject, created', async () => {
+  // Without a terminal every column is printed, an empty one too: a script's columns do not come and go with the data.
+  it('sends --subscription-id and --customer-id as filters; columns id, kind, channel, recipient, subject, created, sent', async () => {
     const result = await runDouble(['notifications', 'list', '--subscription-id', '7', '--customer-id', '42'], service);
     expect(result.code).toBe(0);
     expect(result.requests[0]).toMatchObject({ method: 'GET', path: '/notifications', query: { 'filter[subscription_id]': '7', 'filter[customer_id]': '42' } });
-    expect(result.stdout).toBe('id\tkind\tchannel\trecipient\tsubject\tcreated\n3\tmandate_confirmation\temail\tjan@example.com\tBevestig uw machtiging\t2026-11-21\n');
+    expect(result.stdout).toBe('id\tkind\tchannel\trecipient\tsubject\tcreated\tsent\n3\tmandate_confirmation\temail\tjan@example.com\tBevestig uw machtiging\t2026-11-21\t\n');
     expect(result.stderr).toBe('page 1 of 1, 1 notification\n');
   });
 
