@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EventRow, WebhookDeliveryRow } from '../store/schema.js';
 import type { Store } from '../store/store.js';
-import { all, run, writeRows, type RowsSpec, type Unit } from '../store/unit.js';
+import { all, prepared, run, writeRows, type RowsSpec, type Unit } from '../store/unit.js';
 import type { CoreContext } from './context.js';
 import { nowIso, transact } from './context.js';
 import type { Ledger } from './lifecycle.js';
@@ -174,10 +174,13 @@ export function recordAttempts(store: Store, attempts: readonly Attempt[], o: { 
   });
 }
 
-/** The earliest pending delivery's due time, for a sender deciding how long to sleep. */
+const earliest = prepared<{ next_at: string }, []>('outbox.next', (q) =>
+  q.selectFrom('webhook_deliveries').select('next_at').where('status', '=', 'pending').orderBy('next_at').orderBy('id').limit(1),
+);
+
+/** The earliest pending delivery's due time (one read of the partial index), for a sender deciding whether to start. */
 export function* nextDue(): Unit<string | undefined> {
-  const [row] = yield* all((q) => q.selectFrom('webhook_deliveries').select('next_at').where('status', '=', 'pending').orderBy('next_at').orderBy('id').limit(1));
-  return row?.next_at;
+  return (yield* earliest.get())?.next_at;
 }
 
 // ---- operators: events list, webhooks list|retry ----

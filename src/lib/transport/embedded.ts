@@ -2,6 +2,7 @@
 import { defaultAccount, findAccount } from '../core/accounts.js';
 import type { Clock } from '../core/clock.js';
 import { systemClock } from '../core/clock.js';
+import { nextDue } from '../core/outbox.js';
 import { catchUp, StoreClock } from '../core/store-clock.js';
 import type { Account } from '../core/context.js';
 import { createRouter, type Router } from '../api/router.js';
@@ -105,10 +106,15 @@ export const SETTLE_MS = 2_000;
 export async function settle(core: EmbeddedCore, o: { smtpUrl?: string; from?: string; onError?: (error: unknown) => void } = {}): Promise<void> {
   if (!core.changed || core.store.writeRefusal !== undefined) return;
   core.changed = false;
-  const { WebhookSender } = await import('../outbox/webhooks.js');
-  const sender = new WebhookSender(core.store, core.clock, { allowPrivate: true });
+  let sender: import('../outbox/webhooks.js').WebhookSender | undefined;
   try {
-    await sender.deliver({ deadline: Date.now() + SETTLE_MS });
+    // One indexed read when nothing is due (most commands): the sender and node:http are not even loaded.
+    const due = await core.store.read(() => nextDue(), 'outbox.next');
+    if (due !== undefined && due <= core.clock.now().toISOString()) {
+      const { WebhookSender } = await import('../outbox/webhooks.js');
+      sender = new WebhookSender(core.store, core.clock, { allowPrivate: true });
+      await sender.deliver({ deadline: Date.now() + SETTLE_MS });
+    }
     if (o.smtpUrl) {
       const { sendDueMail } = await import('../outbox/mail.js');
       await sendDueMail(core.store, core.clock, { smtpUrl: o.smtpUrl, from: o.from, budgetMs: SETTLE_MS });
@@ -116,6 +122,6 @@ export async function settle(core: EmbeddedCore, o: { smtpUrl?: string; from?: s
   } catch (error) {
     o.onError?.(error);
   } finally {
-    sender.close();
+    sender?.close();
   }
 }
