@@ -152,7 +152,7 @@ describe('customer emails from embedded commands (BILLING_SMTP_URL)', () => {
       ]);
       const bad = await c.run(['subscriptions', 'create', '--customer-id', '1', '--subscription-plan-id', '1'], { env: { BILLING_SMTP_URL: 'http://mail.example.com' } });
       expect(bad.code).toBe(0);
-      expect(bad.stderr).toMatch(/warning: BILLING_SMTP_URL is not an smtp:\/\/ or smtps:\/\/ URL; customer emails were not sent/);
+      expect(bad.stderr).toMatch(/^warning: BILLING_SMTP_URL must start with smtp:\/\/ or smtps:\/\/, not http:\/\/: give .*; customer emails were not sent\n$/m);
     } finally {
       await new Promise<void>((resolve) => sink.close(() => resolve()));
     }

@@ -55,12 +55,15 @@ export const embeddedOnly = (commandName: string, baseUrl: string | undefined): 
   new UsageError(`${commandName} works only on the embedded store; it cannot run against ${baseUrl} (drop --base-url / BILLING_BASE_URL)`);
 
 /** BILLING_SMTP_URL for the emails an embedded command caused; a bad one is warned about (the command's own work is done by then). */
-function mailUrl(env: NodeJS.ProcessEnv, io: IO): string | undefined {
+async function mailUrl(env: NodeJS.ProcessEnv, io: IO): Promise<string | undefined> {
   if (!env.BILLING_SMTP_URL?.trim()) return undefined;
-  const url = env.BILLING_SMTP_URL.trim();
-  if (/^smtps?:\/\/[^/]/i.test(url)) return url;
-  io.err('warning: BILLING_SMTP_URL is not an smtp:// or smtps:// URL; customer emails were not sent\n');
-  return undefined;
+  const { smtpUrlFromEnv } = await import('../outbox/mail.js');
+  try {
+    return smtpUrlFromEnv(env);
+  } catch (error) {
+    io.err(`warning: ${(error as Error).message}; customer emails were not sent\n`);
+    return undefined;
+  }
 }
 
 export function createDeps(io: IO, globals: GlobalOptions, env: NodeJS.ProcessEnv, overrides: DepsOverrides = {}): Deps {
@@ -135,7 +138,7 @@ export function createDeps(io: IO, globals: GlobalOptions, env: NodeJS.ProcessEn
       // What this command caused goes out before the store closes (the transport's close would send the webhooks alone).
       if (core?.changed) {
         const { settle } = await import('../transport/embedded.js');
-        await settle(core, { smtpUrl: mailUrl(env, io), from: env.BILLING_SMTP_FROM?.trim() || undefined, onError: globals.verbose ? (error) => io.err(`billing: sending left for later: ${error instanceof Error ? error.message : String(error)}\n`) : undefined });
+        await settle(core, { smtpUrl: await mailUrl(env, io), from: env.BILLING_SMTP_FROM?.trim() || undefined, onError: globals.verbose ? (error) => io.err(`billing: sending left for later: ${error instanceof Error ? error.message : String(error)}\n`) : undefined });
       }
       await transport?.close();
       await core?.store.close();

@@ -88,8 +88,6 @@ export interface ClaimOptions {
   /** Who claims (a random id per sender). */
   owner: string;
   limit: number;
-  /** Only these deliveries (an embedded command delivers what it caused), else any due. */
-  ids?: number[];
 }
 
 /**
@@ -99,13 +97,12 @@ export interface ClaimOptions {
 export function claimDeliveries(store: Store, o: ClaimOptions): Claimed[] | Promise<Claimed[]> {
   return store.work(function* () {
     const rows = yield* all((q, d) => {
-      let query = q
+      const query = q
         .selectFrom('webhook_deliveries')
         .select(['id', 'account_id', 'delivery_id', 'event', 'url', 'body', 'attempts', 'next_at'])
         .where('status', '=', 'pending')
         .where('next_at', '<=', o.now)
         .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', o.realNow)]));
-      if (o.ids) query = query.where('id', 'in', o.ids.length > 0 ? o.ids : [0]);
       return d.locked(query.orderBy('next_at').orderBy('id').limit(o.limit), true);
     });
     if (rows.length === 0) return [];
@@ -147,7 +144,8 @@ const DELIVERY_RECORD: RowsSpec = {
  * row this sender no longer holds (its claim lapsed and another sender has it, or delivered it); a
  * success always is: the receiver has it.
  */
-export function recordAttempts(store: Store, attempts: readonly Attempt[], o: { now: string; owner: string; clockNow: Date }): unknown {
+export function recordAttempts(store: Store, attempts: readonly Attempt[], o: { at: Date; owner: string }): unknown {
+  const now = o.at.toISOString();
   return store.write(function* () {
     const others = attempts.filter((a) => !succeeded(a)).map((a) => a.id);
     const held = new Set<number>();
@@ -157,15 +155,15 @@ export function recordAttempts(store: Store, attempts: readonly Attempt[], o: { 
     }
     const rows: Record<string, unknown>[] = [];
     for (const a of attempts) {
-      const base = { id: a.id, claimed_by: null, claimed_until: null, updated_at: o.now };
+      const base = { id: a.id, claimed_by: null, claimed_until: null, updated_at: now };
       if (succeeded(a)) {
-        rows.push({ ...base, status: 'delivered', attempts: a.tries + 1, next_at: o.now, last_status: a.status, last_error: null, delivered_at: o.now });
+        rows.push({ ...base, status: 'delivered', attempts: a.tries + 1, next_at: now, last_status: a.status, last_error: null, delivered_at: now });
       } else if (held.has(a.id) && a.abandoned) {
         rows.push({ ...base, status: 'pending', attempts: a.tries, next_at: a.dueAt, last_status: null, last_error: null, delivered_at: null });
       } else if (held.has(a.id)) {
         const made = a.tries + 1;
         const last = made >= MAX_ATTEMPTS;
-        const next = last ? o.now : new Date(o.clockNow.getTime() + RETRY_DELAYS_S[made - 1]! * 1000).toISOString();
+        const next = last ? now : new Date(o.at.getTime() + RETRY_DELAYS_S[made - 1]! * 1000).toISOString();
         const error = (a.error ?? `answered ${a.status}`).slice(0, 500);
         rows.push({ ...base, status: last ? 'failed' : 'pending', attempts: made, next_at: next, last_status: a.status ?? null, last_error: error, delivered_at: null });
       }
@@ -187,7 +185,6 @@ export function* nextDue(): Unit<string | undefined> {
 
 export interface DeliveryFind {
   status?: WebhookDeliveryRow['status'];
-  subscription_id?: number;
 }
 
 export function listDeliveries(ctx: CoreContext, page: PageRequest, find: DeliveryFind = {}): Unit<PageOf<Delivery>> {

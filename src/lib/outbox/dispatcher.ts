@@ -18,8 +18,6 @@ export interface DispatcherOptions extends SenderOptions {
 export interface Dispatcher {
   /** Something changed: send what is due now (a run already under way runs once more). */
   poke(): void;
-  /** The run under way, if any, and one more: resolves once what was due at the call has been tried. */
-  flush(): Promise<void>;
   /** Stops the timer and waits for the run under way; in-flight requests finish or time out. */
   close(): Promise<void>;
 }
@@ -55,10 +53,6 @@ export function startDispatcher(o: DispatcherOptions): Dispatcher {
   return {
     poke: () => {
       if (!closed) void run();
-    },
-    async flush() {
-      await running;
-      await run();
     },
     async close() {
       closed = true;

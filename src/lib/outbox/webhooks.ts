@@ -39,8 +39,6 @@ export interface SenderOptions {
 export interface DeliverOptions {
   /** Stop claiming more at this real time (ms since the epoch); in-flight requests are cut there too. */
   deadline?: number;
-  /** Only these deliveries (what an embedded command caused). */
-  ids?: number[];
 }
 
 export interface DeliverReport {
@@ -104,11 +102,10 @@ export class WebhookSender {
         until: new Date(real + this.leaseMs).toISOString(),
         owner: this.owner,
         limit: this.batch,
-        ids: o.ids,
       });
       if (claimed.length === 0) return report;
       const attempts = await this.sendAll(claimed, o.deadline);
-      await recordAttempts(this.store, attempts, { now: this.clock.now().toISOString(), owner: this.owner, clockNow: this.clock.now() });
+      await recordAttempts(this.store, attempts, { at: this.clock.now(), owner: this.owner });
       for (const a of attempts) {
         if (a.abandoned) continue;
         if (a.status !== undefined && a.status >= 200 && a.status < 300) report.delivered++;

@@ -64,8 +64,6 @@ export interface RunningServer {
   server: Server;
   /** Reads the store's clock and does the work due by it now (what the timer does every dueEveryMs). */
   catchUp(): Promise<void>;
-  /** Sends the webhooks due now (what a write prompts, and the timer does every deliverEveryMs). */
-  deliver(): Promise<void>;
   /** Stops accepting, lets in-flight requests finish, closes the store. Safe to call more than once. */
   close(): Promise<void>;
 }
@@ -276,5 +274,5 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     return closed;
   };
 
-  return { url, baseUrl, port: address.port, server, catchUp: catchingUp, deliver: () => outbox.flush(), close };
+  return { url, baseUrl, port: address.port, server, catchUp: catchingUp, close };
 }
