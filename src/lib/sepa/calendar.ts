@@ -16,6 +16,16 @@ function dayNumber(date: string): number {
   throw new RangeError(`not a date (YYYY-MM-DD): "${date}"`);
 }
 
+/** Whether text is a real calendar date 'YYYY-MM-DD'. */
+export function isCalendarDate(text: string): boolean {
+  try {
+    dayNumber(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function dateOf(day: number): string {
   return new Date(day * DAY_MS).toISOString().slice(0, 10);
 }
