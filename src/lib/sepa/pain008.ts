@@ -7,6 +7,7 @@ import { formatAmount } from '../schemas/money.js';
 import { isCalendarDate, isTarget2Day } from './calendar.js';
 import { identifierProblem, toEpcLatin } from './charset.js';
 import { isValidCreditorId, normaliseCreditorId } from './creditor.js';
+import { indentedWriter } from './xml.js';
 
 export type Pain008Format = 'pain.008.001.02' | 'pain.008.001.08';
 export type SequenceType = 'FRST' | 'RCUR' | 'OOFF' | 'FNAL';
@@ -206,34 +207,6 @@ export async function writePain008(message: Pain008Message, format: Pain008Forma
   doc.up().up().end();
   pending.push('\n');
   await flush();
-}
-
-/**
- * xmlbuilder's writer overrides (its documented way to change how nodes are written) that indent
- * by two spaces and keep a text on the line of its element. Its callback writer sends an opening
- * tag before it knows whether text follows, so its own pretty printing puts text on lines of its
- * own; here each line break is written before a tag instead of after one, and left out before a
- * closing tag that follows text. Every element holds either text or elements, never both.
- */
-function indentedWriter() {
-  const breaks: string[] = [];
-  let started = false;
-  let afterText = false;
-  return {
-    indent: (_node: unknown, _options: unknown, level: number): string => {
-      if (!started || afterText) {
-        started = true;
-        afterText = false;
-        return '';
-      }
-      return (breaks[level] ??= `\n${'  '.repeat(level)}`);
-    },
-    endline: (): string => '',
-    text: (node: { value: string }): string => {
-      afterText = true;
-      return node.value;
-    },
-  };
 }
 
 function fail(where: string, what: string): never {
