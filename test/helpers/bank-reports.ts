@@ -61,11 +61,18 @@ export function* camtChunks(input: CamtInput): Generator<string> {
     size = 0;
     return chunk;
   };
-  const leaf = (tag: string, text: string, attributes?: Record<string, string>) => doc.ele(tag, attributes ?? {}).txt(text).up();
+  const leaf = (tag: string, text: string, attributes?: Record<string, string>) =>
+    doc
+      .ele(tag, attributes ?? {})
+      .txt(text)
+      .up();
   const amount = (tag: string, cents: number) => leaf(tag, formatAmount(cents), { Ccy: 'EUR' });
   const createdAt = input.createdAt ?? `${input.bookedOn}T08:00:00`;
 
-  doc.dec('1.0', 'UTF-8').ele('Document', { xmlns: `urn:iso:std:iso:20022:tech:xsd:${format}` }).ele(statement ? 'BkToCstmrStmt' : 'BkToCstmrDbtCdtNtfctn');
+  doc
+    .dec('1.0', 'UTF-8')
+    .ele('Document', { xmlns: `urn:iso:std:iso:20022:tech:xsd:${format}` })
+    .ele(statement ? 'BkToCstmrStmt' : 'BkToCstmrDbtCdtNtfctn');
   doc.ele('GrpHdr');
   leaf('MsgId', input.messageId ?? 'BANK-REPORT-1');
   leaf('CreDtTm', createdAt);
@@ -73,7 +80,14 @@ export function* camtChunks(input: CamtInput): Generator<string> {
   doc.ele(statement ? 'Stmt' : 'Ntfctn');
   leaf('Id', `${input.messageId ?? 'BANK-REPORT-1'}-1`);
   leaf('CreDtTm', createdAt);
-  doc.ele('Acct').ele('Id').ele('IBAN').txt(input.accountIban ?? 'NL91ABNA0417164300').up().up().up();
+  doc
+    .ele('Acct')
+    .ele('Id')
+    .ele('IBAN')
+    .txt(input.accountIban ?? 'NL91ABNA0417164300')
+    .up()
+    .up()
+    .up();
   if (statement) {
     // A statement needs its balances; these tests care only for its entries.
     for (const code of ['OPBD', 'CLBD']) {
@@ -85,7 +99,10 @@ export function* camtChunks(input: CamtInput): Generator<string> {
     }
   }
 
-  const entry = (options: { cents: number; debit: boolean; reversal: boolean; status: 'BOOK' | 'INFO'; on: string; family: string }, details: () => void) => {
+  const entry = (
+    options: { cents: number; debit: boolean; reversal: boolean; status: 'BOOK' | 'INFO'; on: string; family: string },
+    details: () => void,
+  ) => {
     doc.ele('Ntry');
     amount('Amt', options.cents);
     leaf('CdtDbtInd', options.debit ? 'DBIT' : 'CRDT');
@@ -94,7 +111,22 @@ export function* camtChunks(input: CamtInput): Generator<string> {
     else leaf('Sts', options.status);
     doc.ele('BookgDt').ele('Dt').txt(options.on).up().up();
     doc.ele('ValDt').ele('Dt').txt(options.on).up().up();
-    doc.ele('BkTxCd').ele('Domn').ele('Cd').txt('PMNT').up().ele('Fmly').ele('Cd').txt('IDDT').up().ele('SubFmlyCd').txt(options.family).up().up().up().up();
+    doc
+      .ele('BkTxCd')
+      .ele('Domn')
+      .ele('Cd')
+      .txt('PMNT')
+      .up()
+      .ele('Fmly')
+      .ele('Cd')
+      .txt('IDDT')
+      .up()
+      .ele('SubFmlyCd')
+      .txt(options.family)
+      .up()
+      .up()
+      .up()
+      .up();
     doc.ele('NtryDtls');
     details();
     doc.up().up();
@@ -120,21 +152,30 @@ export function* camtChunks(input: CamtInput): Generator<string> {
   if (input.batchBooked) {
     const booked = [...(input.booked ?? [])];
     const total = booked.reduce((sum, tx) => sum + tx.amountCents, 0);
-    if (booked.length > 0) entry({ cents: total, debit: false, reversal: false, status: 'BOOK', on: input.bookedOn, family: 'ESDD' }, () => booked.forEach((tx) => transaction(tx, false)));
+    if (booked.length > 0)
+      entry({ cents: total, debit: false, reversal: false, status: 'BOOK', on: input.bookedOn, family: 'ESDD' }, () =>
+        booked.forEach((tx) => transaction(tx, false)),
+      );
   } else {
     for (const tx of input.booked ?? []) {
-      entry({ cents: tx.amountCents, debit: false, reversal: false, status: 'BOOK', on: input.bookedOn, family: 'ESDD' }, () => transaction(tx, false));
+      entry(
+        { cents: tx.amountCents, debit: false, reversal: false, status: 'BOOK', on: input.bookedOn, family: 'ESDD' },
+        () => transaction(tx, false),
+      );
       const chunk = take();
       if (chunk) yield chunk;
     }
   }
-  for (const tx of input.returns ?? []) {
-    entry({ cents: tx.amountCents, debit: true, reversal: true, status: 'BOOK', on: tx.bookedOn ?? input.bookedOn, family: 'UPDD' }, () => transaction(tx, true, tx.reasonCode));
-    const chunk = take();
-    if (chunk) yield chunk;
-  }
-  for (const tx of input.rejects ?? []) {
-    entry({ cents: tx.amountCents, debit: true, reversal: true, status: 'INFO', on: tx.bookedOn ?? input.bookedOn, family: 'UPDD' }, () => transaction(tx, true, tx.reasonCode));
+  // Returns are booked; rejects are not (Sts INFO): refused before settlement, no money moved.
+  const unpaid = [
+    ...[...(input.returns ?? [])].map((tx) => ({ tx, status: 'BOOK' as const })),
+    ...[...(input.rejects ?? [])].map((tx) => ({ tx, status: 'INFO' as const })),
+  ];
+  for (const { tx, status } of unpaid) {
+    const on = tx.bookedOn ?? input.bookedOn;
+    entry({ cents: tx.amountCents, debit: true, reversal: true, status, on, family: 'UPDD' }, () =>
+      transaction(tx, true, tx.reasonCode),
+    );
     const chunk = take();
     if (chunk) yield chunk;
   }
@@ -180,12 +221,22 @@ export interface Pain002Input {
 /** A pain.002.001.03 status report as a string. */
 export function pain002For(input: Pain002Input): string {
   const chunks: string[] = [];
-  const doc = xmlbuilder.begin({ writer: xmlbuilder.stringWriter({ writer: indentedWriter() }) }, (chunk: string) => void chunks.push(chunk));
-  const leaf = (tag: string, text: string, attributes?: Record<string, string>) => doc.ele(tag, attributes ?? {}).txt(text).up();
+  const doc = xmlbuilder.begin(
+    { writer: xmlbuilder.stringWriter({ writer: indentedWriter() }) },
+    (chunk: string) => void chunks.push(chunk),
+  );
+  const leaf = (tag: string, text: string, attributes?: Record<string, string>) =>
+    doc
+      .ele(tag, attributes ?? {})
+      .txt(text)
+      .up();
   const reason = (code: string | undefined) => {
     if (code) doc.ele('StsRsnInf').ele('Rsn').ele('Cd').txt(code).up().up().up();
   };
-  doc.dec('1.0', 'UTF-8').ele('Document', { xmlns: 'urn:iso:std:iso:20022:tech:xsd:pain.002.001.03' }).ele('CstmrPmtStsRpt');
+  doc
+    .dec('1.0', 'UTF-8')
+    .ele('Document', { xmlns: 'urn:iso:std:iso:20022:tech:xsd:pain.002.001.03' })
+    .ele('CstmrPmtStsRpt');
   doc.ele('GrpHdr');
   leaf('MsgId', input.messageId ?? 'STATUS-1');
   leaf('CreDtTm', input.createdAt ?? '2026-12-04T07:00:00');
@@ -206,7 +257,15 @@ export function pain002For(input: Pain002Input): string {
       leaf('OrgnlEndToEndId', reject.endToEndId);
       leaf('TxSts', 'RJCT');
       reason(reject.reasonCode);
-      if (reject.amountCents !== undefined) doc.ele('OrgnlTxRef').ele('Amt').ele('InstdAmt', { Ccy: 'EUR' }).txt(formatAmount(reject.amountCents)).up().up().up();
+      if (reject.amountCents !== undefined)
+        doc
+          .ele('OrgnlTxRef')
+          .ele('Amt')
+          .ele('InstdAmt', { Ccy: 'EUR' })
+          .txt(formatAmount(reject.amountCents))
+          .up()
+          .up()
+          .up();
       doc.up();
     }
     doc.up();

@@ -21,10 +21,34 @@ describe('TARGET2 calendar', () => {
   });
 
   it('closes on weekends, New Year, Good Friday, Easter Monday, 1 May, 25 and 26 December', () => {
-    for (const day of ['2026-01-01', '2026-04-03', '2026-04-06', '2026-05-01', '2026-12-25', '2025-12-26', '2024-03-29', '2024-04-01', '2026-03-07', '2026-03-08', '2285-03-20', '2285-03-23']) {
+    for (const day of [
+      '2026-01-01',
+      '2026-04-03',
+      '2026-04-06',
+      '2026-05-01',
+      '2026-12-25',
+      '2025-12-26',
+      '2024-03-29',
+      '2024-04-01',
+      '2026-03-07',
+      '2026-03-08',
+      '2285-03-20',
+      '2285-03-23',
+    ]) {
       expect(isTarget2Day(day), day).toBe(false);
     }
-    for (const day of ['2026-01-02', '2026-04-02', '2026-04-07', '2026-05-04', '2025-12-24', '2025-12-31', '2026-03-06', '2028-02-29', '2026-05-14', '2026-05-25']) {
+    for (const day of [
+      '2026-01-02',
+      '2026-04-02',
+      '2026-04-07',
+      '2026-05-04',
+      '2025-12-24',
+      '2025-12-31',
+      '2026-03-06',
+      '2028-02-29',
+      '2026-05-14',
+      '2026-05-25',
+    ]) {
       expect(isTarget2Day(day), day).toBe(true);
     }
   });
@@ -32,7 +56,11 @@ describe('TARGET2 calendar', () => {
   it('opens on the days a year has left after weekends and closing days', () => {
     const count = (year: number) => {
       let open = 0;
-      for (let d = new Date(Date.UTC(year, 0, 1)); d.getUTCFullYear() === year; d = new Date(d.getTime() + 86_400_000)) {
+      for (
+        let d = new Date(Date.UTC(year, 0, 1));
+        d.getUTCFullYear() === year;
+        d = new Date(d.getTime() + 86_400_000)
+      ) {
         if (isTarget2Day(d.toISOString().slice(0, 10))) open++;
       }
       return open;

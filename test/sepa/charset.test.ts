@@ -21,7 +21,8 @@ describe('EPC basic Latin character set', () => {
       ['José Martínez Núñez', 'Jose Martinez Nunez'],
       ['Zoe\u0308 (decomposed)', 'Zoe (decomposed)'],
     ];
-    for (const [name, expected] of names) expect(toEpcLatin(name), name).toBe(expected.replace('AEbeltoft', toEpcLatin('Æ') + 'beltoft'));
+    for (const [name, expected] of names)
+      expect(toEpcLatin(name), name).toBe(expected.replace('AEbeltoft', toEpcLatin('Æ') + 'beltoft'));
     expect(toEpcLatin('Æ')).toMatch(/^A[Ee]$/);
   });
 
@@ -62,7 +63,8 @@ describe('EPC basic Latin character set', () => {
   });
 
   it('gives every European letter with a diacritic a letter, never a space', () => {
-    for (let cp = 0xc0; cp <= 0x17f; cp++) { // Latin-1 Supplement and Latin Extended-A: Europe's letters
+    for (let cp = 0xc0; cp <= 0x17f; cp++) {
+      // Latin-1 Supplement and Latin Extended-A: Europe's letters
       const ch = String.fromCodePoint(cp);
       if (!/\p{L}/u.test(ch)) continue;
       expect(toEpcLatin(ch), `U+${cp.toString(16)} ${ch}`).toMatch(/^'?[A-Za-z]+$/); // U+0149 ŉ is 'n

@@ -60,7 +60,8 @@ function isOpen(day: number): boolean {
   const date = new Date(day * DAY_MS);
   const month = date.getUTCMonth() + 1;
   const dom = date.getUTCDate();
-  if ((month === 1 && dom === 1) || (month === 5 && dom === 1) || (month === 12 && (dom === 25 || dom === 26))) return false;
+  if ((month === 1 && dom === 1) || (month === 5 && dom === 1) || (month === 12 && (dom === 25 || dom === 26)))
+    return false;
   const easterDay = easterSunday(date.getUTCFullYear());
   return day !== easterDay - 2 && day !== easterDay + 1;
 }
@@ -86,7 +87,7 @@ export function addTarget2Days(date: string, days: number): string {
   let day = dayNumber(date);
   if (days === 0) return nextTarget2Day(date);
   const step = days > 0 ? 1 : -1;
-  for (let left = Math.abs(days); left > 0; ) {
+  for (let left = Math.abs(days); left > 0;) {
     day += step;
     if (isOpen(day)) left--;
   }

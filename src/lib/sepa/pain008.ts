@@ -34,7 +34,10 @@ export interface Pain008Debit {
   debtorBic?: string | null;
   /** Ustrd: transliterated and cut to 140 characters by the writer. */
   remittance?: string | null;
-  /** AmdmntInd true when given: the mandate id, the debtor's account, or the debtor's bank (SMNDA) changed since the last collection. */
+  /**
+   * AmdmntInd true when given: the mandate id, the debtor's account, or the debtor's bank (SMNDA)
+   * changed since the last collection.
+   */
   amendment?: { originalMandateId?: string; originalDebtorIban?: string; originalDebtorAgentSmnda?: boolean } | null;
 }
 
@@ -96,8 +99,13 @@ export function isValidBic(bic: string): boolean {
  * creditor), else as soon as it sees it (a block or a debit that cannot be written, more debits
  * than the block's count, a running sum above its control sum); what was written then is no file.
  */
-export async function writePain008(message: Pain008Message, format: Pain008Format, write: (chunk: string) => void | Promise<void>): Promise<void> {
-  if (format !== 'pain.008.001.02' && format !== 'pain.008.001.08') throw new Pain008Error(`unknown format "${String(format)}"`);
+export async function writePain008(
+  message: Pain008Message,
+  format: Pain008Format,
+  write: (chunk: string) => void | Promise<void>,
+): Promise<void> {
+  if (format !== 'pain.008.001.02' && format !== 'pain.008.001.08')
+    throw new Pain008Error(`unknown format "${String(format)}"`);
   const bicTag = format === 'pain.008.001.02' ? 'BIC' : 'BICFI';
   const bicPattern = format === 'pain.008.001.02' ? BIC_02 : BIC_08;
   const header = checkMessage(message, bicPattern);
@@ -126,7 +134,10 @@ export async function writePain008(message: Pain008Message, format: Pain008Forma
   const leaf = (tag: string, text: string) => doc.ele(tag).txt(text).up();
   const account = (tag: string, iban: string) => doc.ele(tag).ele('Id').ele('IBAN').txt(iban).up().up().up();
 
-  doc.dec('1.0', 'UTF-8').ele('Document', { xmlns: `urn:iso:std:iso:20022:tech:xsd:${format}` }).ele('CstmrDrctDbtInitn');
+  doc
+    .dec('1.0', 'UTF-8')
+    .ele('Document', { xmlns: `urn:iso:std:iso:20022:tech:xsd:${format}` })
+    .ele('CstmrDrctDbtInitn');
   doc.ele('GrpHdr');
   leaf('MsgId', message.messageId);
   leaf('CreDtTm', message.createdAt);
@@ -168,7 +179,10 @@ export async function writePain008(message: Pain008Message, format: Pain008Forma
       if (count > block.count) throw new Pain008Error(`${at}: more debits than the block's count of ${block.count}`);
       const d = checkDebit(debit, at, bicPattern);
       sum += d.amountCents;
-      if (sum > block.controlSumCents) throw new Pain008Error(`${at}: the debits add up to more than the block's control sum of ${formatAmount(block.controlSumCents)}`);
+      if (sum > block.controlSumCents)
+        throw new Pain008Error(
+          `${at}: the debits add up to more than the block's control sum of ${formatAmount(block.controlSumCents)}`,
+        );
 
       doc.ele('DrctDbtTxInf');
       doc.ele('PmtId').ele('EndToEndId').txt(debit.endToEndId).up().up();
@@ -182,7 +196,8 @@ export async function writePain008(message: Pain008Message, format: Pain008Forma
         doc.ele('AmdmntInfDtls');
         if (a.originalMandateId !== undefined) leaf('OrgnlMndtId', a.originalMandateId);
         if (a.originalDebtorIban !== undefined) account('OrgnlDbtrAcct', a.originalDebtorIban);
-        if (a.originalDebtorAgentSmnda) doc.ele('OrgnlDbtrAgt').ele('FinInstnId').ele('Othr').ele('Id').txt('SMNDA').up().up().up().up();
+        if (a.originalDebtorAgentSmnda)
+          doc.ele('OrgnlDbtrAgt').ele('FinInstnId').ele('Othr').ele('Id').txt('SMNDA').up().up().up().up();
         doc.up();
       }
       doc.up().up();
@@ -193,17 +208,31 @@ export async function writePain008(message: Pain008Message, format: Pain008Forma
       doc.up();
       if (pendingLength >= FLUSH_AT) await flush();
     }
-    if (count !== block.count) throw new Pain008Error(`${where}: ${count} debits, but the block's count is ${block.count}`);
-    if (sum !== block.controlSumCents) throw new Pain008Error(`${where}: the debits add up to ${formatAmount(sum)}, but the block's control sum is ${formatAmount(block.controlSumCents)}`);
+    if (count !== block.count)
+      throw new Pain008Error(`${where}: ${count} debits, but the block's count is ${block.count}`);
+    if (sum !== block.controlSumCents)
+      throw new Pain008Error(
+        `${where}: the debits add up to ${formatAmount(sum)}, ` +
+          `but the block's control sum is ${formatAmount(block.controlSumCents)}`,
+      );
     fileCount += count;
     fileSum += sum;
-    if (fileCount > message.count) throw new Pain008Error(`${where}: more debits than the file's count of ${message.count}`);
-    if (fileSum > message.controlSumCents) throw new Pain008Error(`${where}: the debits add up to more than the file's control sum of ${formatAmount(message.controlSumCents)}`);
+    if (fileCount > message.count)
+      throw new Pain008Error(`${where}: more debits than the file's count of ${message.count}`);
+    if (fileSum > message.controlSumCents)
+      throw new Pain008Error(
+        `${where}: the debits add up to more than the file's control sum of ${formatAmount(message.controlSumCents)}`,
+      );
     doc.up();
   }
   if (blockNumber === 0) throw new Pain008Error('a file needs at least one block');
-  if (fileCount !== message.count) throw new Pain008Error(`${fileCount} debits, but the file's count is ${message.count}`);
-  if (fileSum !== message.controlSumCents) throw new Pain008Error(`the debits add up to ${formatAmount(fileSum)}, but the file's control sum is ${formatAmount(message.controlSumCents)}`);
+  if (fileCount !== message.count)
+    throw new Pain008Error(`${fileCount} debits, but the file's count is ${message.count}`);
+  if (fileSum !== message.controlSumCents)
+    throw new Pain008Error(
+      `the debits add up to ${formatAmount(fileSum)}, ` +
+        `but the file's control sum is ${formatAmount(message.controlSumCents)}`,
+    );
   doc.up().up().end();
   pending.push('\n');
   await flush();
@@ -240,29 +269,39 @@ function bic(value: unknown, where: string, what: string, pattern: RegExp): stri
 
 function cents(value: unknown, where: string, what: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {
-    fail(where, `${what} must be a whole number of cents from ${formatAmount(min)} to ${formatAmount(max)}, not ${String(value)}`);
+    fail(
+      where,
+      `${what} must be a whole number of cents from ${formatAmount(min)} to ${formatAmount(max)}, not ${String(value)}`,
+    );
   }
   return value;
 }
 
 function positiveCount(value: unknown, where: string, what: string): void {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) fail(where, `${what} must be a whole number of at least 1, not ${String(value)}`);
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1)
+    fail(where, `${what} must be a whole number of at least 1, not ${String(value)}`);
 }
 
 function date(value: unknown, where: string, what: string): void {
-  if (typeof value !== 'string' || !isCalendarDate(value)) fail(where, `${what} "${String(value)}" is not a date (YYYY-MM-DD)`);
+  if (typeof value !== 'string' || !isCalendarDate(value))
+    fail(where, `${what} "${String(value)}" is not a date (YYYY-MM-DD)`);
 }
 
 function checkMessage(message: Pain008Message, bicPattern: RegExp) {
   const where = 'file';
   identifier(message.messageId, where, 'MsgId');
-  if (typeof message.createdAt !== 'string' || !DATETIME.test(message.createdAt) || Number.isNaN(Date.parse(message.createdAt))) {
+  if (
+    typeof message.createdAt !== 'string' ||
+    !DATETIME.test(message.createdAt) ||
+    Number.isNaN(Date.parse(message.createdAt))
+  ) {
     fail(where, `CreDtTm "${String(message.createdAt)}" is not a date-time (2026-12-01T09:30:00)`);
   }
   positiveCount(message.count, where, 'the count');
   cents(message.controlSumCents, where, 'the control sum', 1);
   const creditor = message.creditor ?? fail(where, 'the creditor is missing');
-  if (typeof creditor.creditorId !== 'string' || !isValidCreditorId(creditor.creditorId)) fail(where, `the creditor identifier "${String(creditor.creditorId)}" is not valid`);
+  if (typeof creditor.creditorId !== 'string' || !isValidCreditorId(creditor.creditorId))
+    fail(where, `the creditor identifier "${String(creditor.creditorId)}" is not valid`);
   return {
     initiatingPartyName: name(message.initiatingPartyName, where, 'the initiating party name'),
     creditorName: name(creditor.name, where, "the creditor's name"),
@@ -274,9 +313,11 @@ function checkMessage(message: Pain008Message, bicPattern: RegExp) {
 
 function checkBlock(block: Pain008Block, where: string): void {
   identifier(block.paymentInfoId, where, 'PmtInfId');
-  if (!SEQUENCE_TYPES.has(block.sequenceType)) fail(where, `sequence type "${String(block.sequenceType)}" is none of FRST, RCUR, OOFF, FNAL`);
+  if (!SEQUENCE_TYPES.has(block.sequenceType))
+    fail(where, `sequence type "${String(block.sequenceType)}" is none of FRST, RCUR, OOFF, FNAL`);
   date(block.collectionDate, where, 'the collection date');
-  if (!isTarget2Day(block.collectionDate)) fail(where, `the collection date ${block.collectionDate} is not a TARGET2 business day`);
+  if (!isTarget2Day(block.collectionDate))
+    fail(where, `the collection date ${block.collectionDate} is not a TARGET2 business day`);
   positiveCount(block.count, where, 'the count');
   cents(block.controlSumCents, where, 'the control sum', 1);
 }
@@ -288,10 +329,15 @@ function checkDebit(debit: Pain008Debit, where: string, bicPattern: RegExp) {
   date(debit.mandateSignedOn, where, 'the mandate signature date');
   const amendment = debit.amendment ?? null;
   if (amendment !== null) {
-    if (amendment.originalMandateId === undefined && amendment.originalDebtorIban === undefined && !amendment.originalDebtorAgentSmnda) {
+    if (
+      amendment.originalMandateId === undefined &&
+      amendment.originalDebtorIban === undefined &&
+      !amendment.originalDebtorAgentSmnda
+    ) {
       fail(where, 'an amendment names no original mandate id, debtor account or debtor bank');
     }
-    if (amendment.originalMandateId !== undefined) identifier(amendment.originalMandateId, where, 'the original mandate id');
+    if (amendment.originalMandateId !== undefined)
+      identifier(amendment.originalMandateId, where, 'the original mandate id');
   }
   const remittance = debit.remittance;
   return {
@@ -305,7 +351,10 @@ function checkDebit(debit: Pain008Debit, where: string, bicPattern: RegExp) {
         ? null
         : {
             originalMandateId: amendment.originalMandateId,
-            originalDebtorIban: amendment.originalDebtorIban === undefined ? undefined : iban(amendment.originalDebtorIban, where, 'the original IBAN'),
+            originalDebtorIban:
+              amendment.originalDebtorIban === undefined
+                ? undefined
+                : iban(amendment.originalDebtorIban, where, 'the original IBAN'),
             originalDebtorAgentSmnda: amendment.originalDebtorAgentSmnda === true,
           },
   };

@@ -41,7 +41,9 @@ const REASONS: ReadonlyMap<string, Reason> = new Map<string, Reason>([
 ]);
 
 /** Every code and its text, in code order: what `transactions simulate` accepts and shows. */
-export const REASON_CODES: ReadonlyMap<string, string> = new Map([...REASONS].map(([code, reason]) => [code, reason.text]));
+export const REASON_CODES: ReadonlyMap<string, string> = new Map(
+  [...REASONS].map(([code, reason]) => [code, reason.text]),
+);
 
 /** The text of a SEPA reason code, or undefined when it is none of the EPC's. */
 export function reasonText(code: string): string | undefined {

@@ -70,7 +70,10 @@ const MESSAGES: Readonly<Record<ReportFormat, string>> = {
   'pain.002.001.03': 'CstmrPmtStsRpt',
 };
 
-/** Reads one report, streaming; throws NotABankReportError or MalformedReportError (with the line) for what it cannot read. */
+/**
+ * Reads one report, streaming; throws NotABankReportError, or MalformedReportError with the line,
+ * for what it cannot read.
+ */
 export async function readBankReport(input: AsyncIterable<Buffer | string> | Buffer | string): Promise<BankReport> {
   const { SaxesParser } = await import('saxes');
   const parser = new SaxesParser({ xmlns: false, position: true });
@@ -136,7 +139,16 @@ interface Txn {
   reason: string | null;
 }
 
-const newTxn = (): Txn => ({ endToEndId: null, messageId: null, paymentInfoId: null, amount: null, currency: null, debit: null, returnInfo: false, reason: null });
+const newTxn = (): Txn => ({
+  endToEndId: null,
+  messageId: null,
+  paymentInfoId: null,
+  amount: null,
+  currency: null,
+  debit: null,
+  returnInfo: false,
+  reason: null,
+});
 
 class Reader {
   private format: ReportFormat | null = null;
@@ -153,12 +165,32 @@ class Reader {
   private entryNumber = 0;
   private txNumber = 0;
   // camt entry
-  private entry = { amount: null as number | null, currency: null as string | null, debit: false, reversal: false, status: null as string | null, bookedOn: null as string | null, valueOn: null as string | null, batchMessageId: null as string | null, batchPaymentInfoId: null as string | null };
+  private entry = {
+    amount: null as number | null,
+    currency: null as string | null,
+    debit: false,
+    reversal: false,
+    status: null as string | null,
+    bookedOn: null as string | null,
+    valueOn: null as string | null,
+    batchMessageId: null as string | null,
+    batchPaymentInfoId: null as string | null,
+  };
   private txns: Txn[] = [];
   private tx: Txn = newTxn();
   // pain.002
-  private group = { originalMessageId: null as string | null, status: null as string | null, reason: null as string | null, sum: null as number | null };
-  private block = { paymentInfoId: null as string | null, status: null as string | null, reason: null as string | null, sum: null as number | null };
+  private group = {
+    originalMessageId: null as string | null,
+    status: null as string | null,
+    reason: null as string | null,
+    sum: null as number | null,
+  };
+  private block = {
+    paymentInfoId: null as string | null,
+    status: null as string | null,
+    reason: null as string | null,
+    sum: null as number | null,
+  };
   private txStatus: string | null = null;
 
   open(name: string, attributes: Record<string, string>): void {
@@ -189,7 +221,8 @@ class Reader {
 
   report(): BankReport {
     if (this.format === null) throw new NotABankReportError('no ISO 20022 bank report');
-    if (this.messageId === null) throw new NotABankReportError(`the ${this.format} report has no message id (GrpHdr/MsgId)`);
+    if (this.messageId === null)
+      throw new NotABankReportError(`the ${this.format} report has no message id (GrpHdr/MsgId)`);
     return { format: this.format, messageId: this.messageId, entries: this.entries };
   }
 
@@ -202,10 +235,14 @@ class Reader {
       return;
     }
     if (local === 'Document' && version.startsWith('pain.008.')) {
-      throw new NotABankReportError(`a ${version} file is a collection file for the bank, not a report from it (camt.054, camt.053 or pain.002)`);
+      throw new NotABankReportError(
+        `a ${version} file is a collection file for the bank, not a report from it (camt.054, camt.053 or pain.002)`,
+      );
     }
     const what = version ? `ISO 20022 ${version}` : `<${name}>${namespace ? ` in ${namespace}` : ''}`;
-    throw new NotABankReportError(`${what} is no bank report this reads (camt.054.001.02 or .08, camt.053.001.02, pain.002.001.03)`);
+    throw new NotABankReportError(
+      `${what} is no bank report this reads (camt.054.001.02 or .08, camt.053.001.02, pain.002.001.03)`,
+    );
   }
 
   private message(local: string): void {
@@ -219,7 +256,17 @@ class Reader {
     if (local === 'Ntry' && this.depth === 4) {
       this.entryAt = this.path.length;
       this.entryNumber++;
-      this.entry = { amount: null, currency: null, debit: false, reversal: false, status: null, bookedOn: null, valueOn: null, batchMessageId: null, batchPaymentInfoId: null };
+      this.entry = {
+        amount: null,
+        currency: null,
+        debit: false,
+        reversal: false,
+        status: null,
+        bookedOn: null,
+        valueOn: null,
+        batchMessageId: null,
+        batchPaymentInfoId: null,
+      };
       this.txns = [];
       this.txNumber = 0;
     } else if (local === 'TxDtls' && this.entryAt >= 0 && this.depth === 6) {
@@ -321,8 +368,23 @@ class Reader {
     const bookedOn = entry.bookedOn ?? entry.valueOn;
     if (this.txns.length === 0) {
       // A batch booking without transaction details: one entry for its whole block or message.
-      if (booked && !entry.debit && !entry.reversal && entry.currency === 'EUR' && (entry.batchPaymentInfoId || entry.batchMessageId)) {
-        this.entries.push({ outcome: 'booked', endToEndId: '', originalMessageId: entry.batchMessageId, paymentInfoId: entry.batchPaymentInfoId, amountCents: entry.amount, reasonCode: null, bookedOn, where: `entry ${this.entryNumber}` });
+      if (
+        booked &&
+        !entry.debit &&
+        !entry.reversal &&
+        entry.currency === 'EUR' &&
+        (entry.batchPaymentInfoId || entry.batchMessageId)
+      ) {
+        this.entries.push({
+          outcome: 'booked',
+          endToEndId: '',
+          originalMessageId: entry.batchMessageId,
+          paymentInfoId: entry.batchPaymentInfoId,
+          amountCents: entry.amount,
+          reasonCode: null,
+          bookedOn,
+          where: `entry ${this.entryNumber}`,
+        });
       }
       return;
     }
@@ -376,7 +438,8 @@ class Reader {
       else if (rel === '/GrpSts') group.status = text;
       else if (rel === '/OrgnlCtrlSum') group.sum = this.cents(text, 'the group status');
       else if (rel === '/StsRsnInf/Rsn/Cd' || rel === '/StsRsnInf/Rsn/Prtry') group.reason ??= text.toUpperCase();
-      else if (rel === '' && group.status === 'RJCT') this.reject('', null, group.sum, group.reason, 'the group status');
+      else if (rel === '' && group.status === 'RJCT')
+        this.reject('', null, group.sum, group.reason, 'the group status');
       return;
     }
     if (this.entryAt < 0) return;
@@ -387,7 +450,14 @@ class Reader {
       if (rel === '') {
         const status = this.txStatus ?? block.status ?? this.group.status;
         const where = `payment information ${this.entryNumber}, transaction ${this.txNumber}`;
-        if (status === 'RJCT' && tx.endToEndId) this.reject(tx.endToEndId, block.paymentInfoId, tx.currency === 'EUR' ? tx.amount : null, tx.reason ?? block.reason ?? this.group.reason, where);
+        if (status === 'RJCT' && tx.endToEndId)
+          this.reject(
+            tx.endToEndId,
+            block.paymentInfoId,
+            tx.currency === 'EUR' ? tx.amount : null,
+            tx.reason ?? block.reason ?? this.group.reason,
+            where,
+          );
         this.txAt = -1;
       } else if (rel === '/OrgnlEndToEndId') tx.endToEndId = text;
       else if (rel === '/TxSts') this.txStatus = text;
@@ -400,7 +470,14 @@ class Reader {
     }
     const rel = path.slice(this.entryAt);
     if (rel === '') {
-      if (block.status === 'RJCT') this.reject('', block.paymentInfoId, block.sum, block.reason ?? this.group.reason, `payment information ${this.entryNumber}`);
+      if (block.status === 'RJCT')
+        this.reject(
+          '',
+          block.paymentInfoId,
+          block.sum,
+          block.reason ?? this.group.reason,
+          `payment information ${this.entryNumber}`,
+        );
       this.entryAt = -1;
     } else if (rel === '/OrgnlPmtInfId') block.paymentInfoId = text;
     else if (rel === '/PmtInfSts') block.status = text;
@@ -408,8 +485,23 @@ class Reader {
     else if (rel === '/StsRsnInf/Rsn/Cd' || rel === '/StsRsnInf/Rsn/Prtry') block.reason ??= text.toUpperCase();
   }
 
-  private reject(endToEndId: string, paymentInfoId: string | null, amountCents: number | null, reasonCode: string | null, where: string): void {
-    this.entries.push({ outcome: 'rejected', endToEndId, originalMessageId: this.group.originalMessageId, paymentInfoId, amountCents, reasonCode, bookedOn: null, where });
+  private reject(
+    endToEndId: string,
+    paymentInfoId: string | null,
+    amountCents: number | null,
+    reasonCode: string | null,
+    where: string,
+  ): void {
+    this.entries.push({
+      outcome: 'rejected',
+      endToEndId,
+      originalMessageId: this.group.originalMessageId,
+      paymentInfoId,
+      amountCents,
+      reasonCode,
+      bookedOn: null,
+      where,
+    });
   }
 
   private where(): string {
@@ -420,7 +512,8 @@ class Reader {
   private cents(text: string, where: string): number {
     const match = /^(\d{1,15})(?:\.(\d{1,5}))?$/.exec(text);
     const fraction = match?.[2] ?? '';
-    if (!match || /[1-9]/.test(fraction.slice(2))) throw new NotABankReportError(`${where}: "${text}" is not an amount in cents`);
+    if (!match || /[1-9]/.test(fraction.slice(2)))
+      throw new NotABankReportError(`${where}: "${text}" is not an amount in cents`);
     return Number(match[1]) * 100 + Number(fraction.slice(0, 2).padEnd(2, '0'));
   }
 }
