@@ -30,11 +30,11 @@ const POOL_SIZE = 10;
  * the use case (its first collection scheduled), as POST /subscriptions makes it.
  */
 async function seed(path: string): Promise<number> {
-  const { openCore } = await import('../src/lib/transport/embedded.js');
+  const { openRuntime } = await import('../src/lib/runtime/runtime.js');
   const { createPlan } = await import('../src/lib/core/plan-writes.js');
   const { createSubscription } = await import('../src/lib/core/subscription-writes.js');
   const started = performance.now();
-  const core = await openCore({ dbPath: path });
+  const core = await openRuntime({ location: path });
   try {
     const account = await core.account();
     const ctx = { store: core.store, clock: core.clock, account };

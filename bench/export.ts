@@ -14,7 +14,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openCore } from '../src/lib/transport/embedded.js';
+import { openRuntime } from '../src/lib/runtime/runtime.js';
 import { figure, info, start } from './advance.js';
 import { BIN, freePort, median, ready, stop } from './lib.js';
 
@@ -117,7 +117,7 @@ function reportExport(title: string, run: Exported, wantLines: number): boolean 
 
 /** A keyset page deep in the list, a numbered page as deep (its count included), and the count alone; medians in ms. */
 async function pageCosts(db: string): Promise<Record<string, number>> {
-  const core = await openCore({ dbPath: db, account: 'bench' });
+  const core = await openRuntime({ location: db, account: 'bench' });
   try {
     const account = await core.account();
     const middle = Math.floor(COUNT / 2);

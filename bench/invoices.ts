@@ -17,7 +17,7 @@ const TARGETS = { invoicesPerSecond: { sqlite: 2_000, postgres: 500 } as Record<
 const BULK = 500;
 
 async function seed(path: string): Promise<number> {
-  const { openCore } = await import('../src/lib/transport/embedded.js');
+  const { openRuntime } = await import('../src/lib/runtime/runtime.js');
   const { createPlan } = await import('../src/lib/core/plan-writes.js');
   const { LINE_INSERT } = await import('../src/lib/core/invoice-writes.js');
   const { endOfDay } = await import('../src/lib/core/invoicing.js');
@@ -25,7 +25,7 @@ async function seed(path: string): Promise<number> {
   const { dayAt, midnight } = await import('../src/lib/core/schedule.js');
   const { lineUnits, totalsOf } = await import('../src/lib/core/tax.js');
   const started = performance.now();
-  const core = await openCore({ dbPath: path });
+  const core = await openRuntime({ location: path });
   try {
     const account = await core.account();
     const ctx = { store: core.store, clock: core.clock, account };
@@ -82,11 +82,11 @@ async function seed(path: string): Promise<number> {
 
 /** Lines made one by one through the use case, the invoice finalised, then credited: each timed. */
 async function bigInvoice(location: string): Promise<{ linesMs: number; finaliseMs: number; creditMs: number; reference: string; incl: number }> {
-  const { openCore } = await import('../src/lib/transport/embedded.js');
+  const { openRuntime } = await import('../src/lib/runtime/runtime.js');
   const { createInvoice, creditInvoice } = await import('../src/lib/core/invoice-writes.js');
   const { finaliseInvoice } = await import('../src/lib/core/invoice-finalise.js');
   const { createLine } = await import('../src/lib/core/line-writes.js');
-  const core = await openCore({ dbPath: location, poolSize: 4 });
+  const core = await openRuntime({ location, poolSize: 4 });
   try {
     const ctx = { store: core.store, clock: core.clock, account: await core.account() };
     const subscription = (await core.store.read(() => get((q) => q.selectFrom('subscriptions').select('id').orderBy('id').limit(1))))!.id;

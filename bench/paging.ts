@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openCore } from '../src/lib/transport/embedded.js';
+import { openRuntime } from '../src/lib/runtime/runtime.js';
 import { BIN, compare, median, report, timeOnce } from './lib.js';
 
 const COUNT = Number(process.env.CUSTOMERS ?? 100_000);
@@ -34,7 +34,7 @@ try {
   const cli = compare({ [`CLI page 1 of ${LAST}`]: list(1), [`CLI page ${LAST} of ${LAST}`]: list(LAST) }, runs, env);
   const okCli = report(`paging through the CLI, ${COUNT} customers (${runs} runs each)`, cli, { of: `CLI page ${LAST} of ${LAST}`, to: `CLI page 1 of ${LAST}`, target: 2 });
 
-  const core = await openCore({ dbPath });
+  const core = await openRuntime({ location: dbPath });
   const account = await core.account();
   const time = async (page: number) => {
     const started = performance.now();

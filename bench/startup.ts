@@ -11,8 +11,8 @@ const runs = Number(process.env.RUNS ?? 30);
 
 /** n drafts with one line each on the demo's first subscription, through the router as a client would make them. */
 async function makeDrafts(db: string, n: number): Promise<number[]> {
-  const { openCore } = await import('../src/lib/transport/embedded.js');
-  const core = await openCore({ dbPath: db });
+  const { openRuntime } = await import('../src/lib/runtime/runtime.js');
+  const core = await openRuntime({ location: db });
   try {
     const account = await core.account();
     const send = async (method: string, path: string, body: unknown) => {

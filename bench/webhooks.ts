@@ -11,9 +11,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { systemClock } from '../src/lib/core/clock.js';
-import { WebhookSender } from '../src/lib/outbox/webhooks.js';
+import { WebhookSender } from '../src/lib/runtime/webhooks.js';
 import { all } from '../src/lib/store/unit.js';
-import { openCore } from '../src/lib/transport/embedded.js';
+import { openRuntime } from '../src/lib/runtime/runtime.js';
 import { DURABLE, figure, info, start } from './advance.js';
 
 const EVENTS = Number(process.env.EVENTS ?? 10_000);
@@ -21,7 +21,7 @@ const CONCURRENCY = Number(process.env.CONCURRENCY ?? 16);
 const TARGET = 1_000;
 
 async function fill(location: string, hook: string): Promise<void> {
-  const core = await openCore({ dbPath: location, clock: systemClock });
+  const core = await openRuntime({ location, clock: systemClock });
   try {
     const call = async (method: string, path: string, attributes: Record<string, unknown>, type: string) => {
       const answer = await core.router.handle({ method, path, body: JSON.stringify({ data: { type, attributes } }) }, await core.account());
@@ -44,7 +44,7 @@ async function measure(engine: string, location: string, hook: { url: string; co
   const filling = performance.now();
   await fill(location, hook.url);
   // Opening catches up on due work (today's collections), which adds deliveries of its own: counted after.
-  const core = await openCore({ dbPath: location, clock: systemClock });
+  const core = await openRuntime({ location, clock: systemClock });
   const pending = (await core.store.read(() => all((q) => q.selectFrom('webhook_deliveries').select('id').where('status', '=', 'pending')))).length;
   info(`${engine}: outbox filled`, `${pending.toLocaleString('en')} pending deliveries in ${((performance.now() - filling) / 1000).toFixed(1)} s`);
   const sender = new WebhookSender(core.store, core.clock, { allowPrivate: true, concurrency: CONCURRENCY });

@@ -5,7 +5,7 @@
 import { type Argument, type Command, type Help, type Option } from 'commander';
 import { fileURLToPath } from 'node:url';
 import { buildProgram } from '../src/cli.js';
-import type { IO } from '../src/lib/command/io.js';
+import type { IO } from '../src/lib/cli/io.js';
 
 export const REFERENCE_PATH = fileURLToPath(new URL('../docs/commands.md', import.meta.url));
 

@@ -16,11 +16,11 @@ import { store } from './commands/store/index.js';
 import { subscriptions } from './commands/subscriptions/index.js';
 import { transactions } from './commands/transactions/index.js';
 import { createDeps, type DepsOverrides } from './lib/command/deps.js';
-import { ApiError, CliError, errorLines, UsageError } from './lib/command/errors.js';
-import { redact } from './lib/store/store.js';
+import { ApiError, CliError, errorLines, UsageError } from './lib/cli/errors.js';
+import { redact } from './lib/runtime/locations.js';
 import { safeText } from './lib/output/format.js';
-import { addGlobalOptions, readGlobals, type GlobalOptions } from './lib/command/globals.js';
-import { processIO, type IO } from './lib/command/io.js';
+import { addGlobalOptions, readGlobals, type GlobalOptions } from './lib/cli/globals.js';
+import { processIO, type IO } from './lib/cli/io.js';
 import { dryRunRefusal, examples, wrapWords, type Group, type Invoke, type Verb } from './lib/command/registry.js';
 
 declare const BILLING_VERSION: string;
@@ -229,6 +229,8 @@ function fallbackGlobals(argv: string[]): Pick<GlobalOptions, 'output' | 'verbos
 }
 
 function report(error: unknown, io: IO, globals: Pick<GlobalOptions, 'output' | 'verbose'>): number {
+  // A runtime operation's refusal is the service's refusal made in process: printed the same way.
+  if (error instanceof Error && error.name === 'Refusal') error = new ApiError((error as Error & { status: number }).status, (error as Error & { document: unknown }).document);
   if (error instanceof CommanderError) {
     // --help, --version and `billing help` end with exit code 0; everything else is usage.
     if (error.exitCode === 0 || error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return 0;

@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { commandReference, REFERENCE_PATH, renderReference } from '../scripts/command-reference.js';
 import { buildProgram } from '../src/cli.js';
-import { memoryIO } from '../src/lib/command/io.js';
+import { memoryIO } from '../src/lib/cli/io.js';
 
 const STALE = 'docs/commands.md is not what the commands generate: run `npm run docs` and commit the result';
 

@@ -2,7 +2,7 @@
 // through the router, on both engines. The pages are checked against a model of the rows.
 import { describe, expect, it } from 'vitest';
 import { createAccount } from '../../src/lib/core/accounts.js';
-import type { EmbeddedCore } from '../../src/lib/transport/embedded.js';
+import type { Runtime } from '../../src/lib/runtime/runtime.js';
 import { testCore } from '../helpers/store.js';
 import { BASE, TestClock, createCustomer, customerBody, expectError, link, makePlan, send, type Answer } from './support.js';
 
@@ -45,7 +45,7 @@ interface Stored extends Person {
 }
 
 /** The people, created through the API at their own times (and some archived); returns them with their ids. */
-async function seed(core: EmbeddedCore, clock: TestClock, people: Person[] = PEOPLE): Promise<Stored[]> {
+async function seed(core: Runtime, clock: TestClock, people: Person[] = PEOPLE): Promise<Stored[]> {
   const start = clock.ms;
   const stored: Stored[] = [];
   for (const { at, archived, ...attributes } of people) {
@@ -79,7 +79,7 @@ function expected(people: Stored[], filters: Record<string, string>, sort?: stri
 }
 
 /** Every page of a listing, following links.next; checks meta.total on each. */
-async function allPages(core: EmbeddedCore, query: string): Promise<{ ids: number[]; pages: Answer[] }> {
+async function allPages(core: Runtime, query: string): Promise<{ ids: number[]; pages: Answer[] }> {
   const pages: Answer[] = [await send(core, 'GET', '/customers', { query })];
   for (;;) {
     const last = pages[pages.length - 1];

@@ -3,7 +3,7 @@
 // and the combinations it refuses. The page[number] answers are the reference it must agree with.
 import { describe, expect, it } from 'vitest';
 import { createAccount } from '../../src/lib/core/accounts.js';
-import type { EmbeddedCore } from '../../src/lib/transport/embedded.js';
+import type { Runtime } from '../../src/lib/runtime/runtime.js';
 import { testCore } from '../helpers/store.js';
 import { BASE, createCustomer, customerBody, expectError, insertSubscription, link, makePlan, send, type Answer } from './support.js';
 
@@ -15,7 +15,7 @@ function ok(answer: Answer): Answer {
 }
 
 /** Follows links.next from a first query; the pages, each checked to be 200. */
-async function walk(core: EmbeddedCore, path: string, query: string): Promise<Answer[]> {
+async function walk(core: Runtime, path: string, query: string): Promise<Answer[]> {
   const pages = [ok(await send(core, 'GET', path, { query }))];
   for (let next = pages[0].body.links.next; next; next = pages[pages.length - 1].body.links.next) {
     const url = new URL(next);
@@ -25,10 +25,10 @@ async function walk(core: EmbeddedCore, path: string, query: string): Promise<An
   return pages;
 }
 
-const walked = async (core: EmbeddedCore, path: string, query: string) => (await walk(core, path, query)).flatMap(ids);
+const walked = async (core: Runtime, path: string, query: string) => (await walk(core, path, query)).flatMap(ids);
 
 /** Customers 1..count; every third archived; every other one's email at example.org. */
-async function customers(core: EmbeddedCore, count: number): Promise<number[]> {
+async function customers(core: Runtime, count: number): Promise<number[]> {
   const made: number[] = [];
   for (let n = 1; n <= count; n++) {
     const id = await createCustomer(core, { first_name: `First${n}`, last_name: n % 2 ? 'Jansen' : 'Bakker', email: `person${n}@example.${n % 2 ? 'com' : 'org'}` });

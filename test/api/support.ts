@@ -6,7 +6,7 @@ import type { Clock } from '../../src/lib/core/clock.js';
 import type { CoreContext } from '../../src/lib/core/context.js';
 import { createPlan } from '../../src/lib/core/plan-writes.js';
 import { all, get } from '../../src/lib/store/unit.js';
-import type { EmbeddedCore } from '../../src/lib/transport/embedded.js';
+import type { Runtime } from '../../src/lib/runtime/runtime.js';
 import { TEST_NOW } from '../helpers/store.js';
 
 export const BASE = 'http://127.0.0.1:8080';
@@ -38,7 +38,7 @@ export class TestClock implements Clock {
  * One request through the router, exactly as HTTP would hand it over. A string body is sent as is
  * (so tests can send broken JSON); anything else is serialised.
  */
-export async function send(core: EmbeddedCore, method: string, path: string, options: { query?: string; body?: unknown } = {}): Promise<Answer> {
+export async function send(core: Runtime, method: string, path: string, options: { query?: string; body?: unknown } = {}): Promise<Answer> {
   const body = options.body === undefined || typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
   return (await core.router.handle({ method, path, query: options.query, body }, await core.account())) as Answer;
 }
@@ -50,23 +50,23 @@ export const customerBody = (attributes: Record<string, unknown>, id?: string | 
 export const minimalCustomer = (n = 1) => ({ first_name: `First${n}`, last_name: `Last${n}`, email: `person${n}@example.com` });
 
 /** Creates a customer through the router and returns its id; fails the test on anything but 201. */
-export async function createCustomer(core: EmbeddedCore, attributes: Record<string, unknown> = minimalCustomer()): Promise<string> {
+export async function createCustomer(core: Runtime, attributes: Record<string, unknown> = minimalCustomer()): Promise<string> {
   const answer = await send(core, 'POST', '/customers', { body: customerBody(attributes) });
   expect(answer.status, JSON.stringify(answer.body)).toBe(201);
   return answer.body.data.id as string;
 }
 
-export const context = async (core: EmbeddedCore): Promise<CoreContext> => ({ store: core.store, clock: core.clock, account: await core.account() });
+export const context = async (core: Runtime): Promise<CoreContext> => ({ store: core.store, clock: core.clock, account: await core.account() });
 
 /** Makes a plan as an operator would (plans are read-only over the API) and returns its id. */
-export async function makePlan(core: EmbeddedCore, attributes: Record<string, unknown> = { name: 'Gold', amount: '12.50' }): Promise<number> {
+export async function makePlan(core: Runtime, attributes: Record<string, unknown> = { name: 'Gold', amount: '12.50' }): Promise<number> {
   const result = await createPlan(await context(core), attributes);
   if (!result.ok) throw new Error(`createPlan failed: ${JSON.stringify(result.failure)}`);
   return result.value.id;
 }
 
 /** Puts a subscription row straight into the store (the subscription use cases come later). */
-export async function insertSubscription(core: EmbeddedCore, customerId: number | string, planId: number, overrides: { mandate_code?: string; status?: string } = {}): Promise<number> {
+export async function insertSubscription(core: Runtime, customerId: number | string, planId: number, overrides: { mandate_code?: string; status?: string } = {}): Promise<number> {
   const now = core.clock.now().toISOString();
   const account = await core.account();
   const row = await core.store.write(() =>
@@ -102,9 +102,9 @@ export async function insertSubscription(core: EmbeddedCore, customerId: number 
 }
 
 /** Every customer row of the store, in id order: to show that a refused request changed nothing. */
-export const customerRows = async (core: EmbeddedCore) => core.store.read(() => all((q) => q.selectFrom('customers').selectAll().orderBy('id')));
+export const customerRows = async (core: Runtime) => core.store.read(() => all((q) => q.selectFrom('customers').selectAll().orderBy('id')));
 
-export async function totalCustomers(core: EmbeddedCore): Promise<number> {
+export async function totalCustomers(core: Runtime): Promise<number> {
   const answer = await send(core, 'GET', '/customers');
   expect(answer.status).toBe(200);
   return answer.body.meta.total as number;

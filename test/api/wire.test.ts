@@ -2,7 +2,7 @@
 // do not round, text that is valid Unicode, bounded nesting, strict query parameters, links with
 // percent-encoded brackets, sparse fieldsets over relationships. Every refusal writes nothing.
 import { describe, expect, it } from 'vitest';
-import { MAX_DEPTH, nestedDeeperThan } from '../../src/lib/api/body.js';
+import { MAX_DEPTH, nestedDeeperThan } from '../../src/lib/schemas/json.js';
 import { parseGetQuery } from '../../src/lib/api/query.js';
 import { get, run } from '../../src/lib/store/unit.js';
 import { ENGINE } from '../helpers/engine.js';

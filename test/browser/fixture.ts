@@ -7,7 +7,7 @@ import { fixedClock } from '../../src/lib/core/clock.js';
 import type { Account, CoreContext } from '../../src/lib/core/context.js';
 import { createPlan } from '../../src/lib/core/plan-writes.js';
 import { StoreClock } from '../../src/lib/core/store-clock.js';
-import { startServer, type RunningServer } from '../../src/lib/server/serve.js';
+import { startServer, type RunningServer } from '../../src/lib/runtime/serve.js';
 import { openStore, type Engine, type Store } from '../../src/lib/store/store.js';
 import { all } from '../../src/lib/store/unit.js';
 import { ENGINE, freshStoreLocation } from '../helpers/engine.js';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli.js';
 import type { DepsOverrides } from '../../src/lib/command/deps.js';
-import { memoryIO } from '../../src/lib/command/io.js';
+import { memoryIO } from '../../src/lib/cli/io.js';
 import { configPath, ConfigLockError, readConfig, updateConfig } from '../../src/lib/config/file.js';
 import { CTRL_C, fakePrompter } from '../../src/lib/prompts/fake.js';
 import { tempDir } from '../helpers/store.js';

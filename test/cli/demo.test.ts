@@ -6,7 +6,8 @@ import { isValidIBAN } from 'ibantools';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { earliestDue } from '../../src/lib/core/due.js';
 import { FREQUENCIES, INVOICE_STATUSES, SUBSCRIPTION_STATUSES } from '../../src/lib/schemas/vocabulary.js';
-import { embeddedTransport, openCore } from '../../src/lib/transport/embedded.js';
+import { openRuntime } from '../../src/lib/runtime/runtime.js';
+import { embeddedTransport } from '../../src/lib/transport/embedded.js';
 import { ensureBundle, runCli, type CliResult } from '../helpers/cli.js';
 import { tempDbPath } from '../helpers/store.js';
 import { runDouble } from './service-double.js';
@@ -22,7 +23,7 @@ type History = { status: string; reason_code: string | null; attempt: number }[]
 
 /** Everything the demo made, read in process through the API's reads (every page). */
 async function readBack(db: string) {
-  const core = await openCore({ dbPath: db, create: 'nothing' });
+  const core = await openRuntime({ location: db, create: 'nothing' });
   try {
     const transport = embeddedTransport(core);
     const all = async (path: string): Promise<Resource[]> => {

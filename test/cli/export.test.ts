@@ -6,7 +6,7 @@ import Database from 'better-sqlite3';
 import { spawn, spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli.js';
-import { memoryIO, type MemoryIO } from '../../src/lib/command/io.js';
+import { memoryIO, type MemoryIO } from '../../src/lib/cli/io.js';
 import type { Transport, TransportRequest, TransportResponse } from '../../src/lib/transport/types.js';
 import { BIN, ensureBundle, TEST_CONFIG_DIR } from '../helpers/cli.js';
 import { tempDbPath, tempDir } from '../helpers/store.js';

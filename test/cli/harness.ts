@@ -2,7 +2,7 @@
 // temporary store at a fixed time. main() closes the core it was given, so every run opens a new
 // one on the same store file.
 import { main } from '../../src/cli.js';
-import { memoryIO } from '../../src/lib/command/io.js';
+import { memoryIO } from '../../src/lib/cli/io.js';
 import type { Transport } from '../../src/lib/transport/types.js';
 import type { Prompter } from '../../src/lib/prompts/prompter.js';
 import { tempDbPath, tempDir, testCore } from '../helpers/store.js';
@@ -52,7 +52,7 @@ export function cli(dbPath: string = tempDbPath()): Cli {
       } else {
         const core = await testCore({ dbPath });
         try {
-          code = await main(argv, io, env, { core, transport: core.transport, ...asking });
+          code = await main(argv, io, env, { runtime: core, transport: core.transport, ...asking });
         } finally {
           await core.store.close();
         }

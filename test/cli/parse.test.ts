@@ -9,8 +9,8 @@ import { accounts } from '../../src/commands/accounts/index.js';
 import { customers } from '../../src/commands/customers/index.js';
 import { plans } from '../../src/commands/plans/index.js';
 import { createDeps } from '../../src/lib/command/deps.js';
-import { addGlobalOptions, readGlobals } from '../../src/lib/command/globals.js';
-import { memoryIO } from '../../src/lib/command/io.js';
+import { addGlobalOptions, readGlobals } from '../../src/lib/cli/globals.js';
+import { memoryIO } from '../../src/lib/cli/io.js';
 import { tempDir } from '../helpers/store.js';
 import { cli, JAN } from './harness.js';
 

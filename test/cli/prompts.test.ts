@@ -3,8 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createDeps } from '../../src/lib/command/deps.js';
-import { readGlobals } from '../../src/lib/command/globals.js';
-import { memoryIO } from '../../src/lib/command/io.js';
+import { readGlobals } from '../../src/lib/cli/globals.js';
+import { memoryIO } from '../../src/lib/cli/io.js';
 import { askMissing } from '../../src/lib/command/prompting.js';
 import { CTRL_C, fakePrompter } from '../../src/lib/prompts/fake.js';
 import { integer, oneOf, requiredText } from '../../src/lib/schemas/common.js';
@@ -144,7 +144,7 @@ describe('the machinery is generic: a schema is all a verb declares', () => {
       }
       const prompter = fakePrompter(['jan=>3', 'MNDT-1', 'de', true]);
       const io = memoryIO({ tty: true });
-      const deps = createDeps(io, readGlobals({}, {}), {}, { core, transport: core.transport, prompter, canPrompt: true });
+      const deps = createDeps(io, readGlobals({}, {}), {}, { runtime: core, transport: core.transport, prompter, canPrompt: true });
       const attributes: Record<string, unknown> = {};
       await askMissing(deps, shape, attributes);
       expect(attributes).toEqual({ customer_id: 3, mandate_code: 'MNDT-1', language: 'de', confirmation_sent: true });

@@ -2,7 +2,7 @@
 // records every request and answers from a function. What a command sends (method, path, query,
 // body) and what it prints of an answer are checked exactly, in either mode, without a store.
 import { main } from '../../src/cli.js';
-import { memoryIO } from '../../src/lib/command/io.js';
+import { memoryIO } from '../../src/lib/cli/io.js';
 import type { Prompter } from '../../src/lib/prompts/prompter.js';
 import type { Transport, TransportRequest, TransportResponse } from '../../src/lib/transport/types.js';
 import { tempDbPath, tempDir } from '../helpers/store.js';

@@ -10,7 +10,7 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli.js';
 import type { DepsOverrides } from '../../src/lib/command/deps.js';
-import { memoryIO } from '../../src/lib/command/io.js';
+import { memoryIO } from '../../src/lib/cli/io.js';
 import { authenticate } from '../../src/lib/core/accounts.js';
 import { fakePrompter } from '../../src/lib/prompts/fake.js';
 import { openStore, StoreReadOnlyError } from '../../src/lib/store/store.js';
@@ -236,7 +236,7 @@ describe('accounts rotate-key of an account that has a key', () => {
     const onTerminal = async (answer: boolean) => {
       const core = await testCore({ dbPath: c.dbPath });
       const prompter = fakePrompter([answer]);
-      const r = await run(['accounts', 'rotate-key', 'acme', '--json'], freshEnv(), { core, transport: core.transport, prompter, canPrompt: true, tty: true });
+      const r = await run(['accounts', 'rotate-key', 'acme', '--json'], freshEnv(), { runtime: core, transport: core.transport, prompter, canPrompt: true, tty: true });
       return { r, prompter };
     };
     const no = await onTerminal(false);

@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli.js';
-import { memoryIO } from '../../src/lib/command/io.js';
+import { memoryIO } from '../../src/lib/cli/io.js';
 import { openStore } from '../../src/lib/store/store.js';
 import { ensureBundle, runCli, type CliResult } from '../helpers/cli.js';
 import { freshPostgresUrl } from '../helpers/engine.js';
@@ -23,7 +23,7 @@ const withPassword = async () => {
   return { url, shown: url.replace(SECRET, '***') };
 };
 const EMPTY = { accounts: 0, api_keys: 0, customers: 0, subscription_plans: 0, subscriptions: 0, invoices: 0, invoice_lines: 0, transactions: 0, events: 0, webhook_deliveries: 0, notifications: 0, due_work: 0, store_clock: 0, imports: 0, idempotency_keys: 0 };
-// The demo's half year of history (src/commands/demo/stories.ts), counted alike on any day: twenty subscriptions; 80 transactions
+// The demo's half year of history (src/lib/runtime/demo/stories.ts), counted alike on any day: twenty subscriptions; 80 transactions
 // (60 collected, some charged back and retried, 6 canceled, 14 ahead) with 342 status events; seven invoices of eleven lines (a credit's
 // copied); four mandate requests and six invoice emails; ahead, 17 collections (some of canceled ones, dropped when due), a fulfilment,
 // a resume and a cancellation. The store's clock is left as it was: no row.

@@ -10,7 +10,7 @@ import { createAccount } from '../../src/lib/core/accounts.js';
 import type { CoreContext } from '../../src/lib/core/context.js';
 import { createPlan } from '../../src/lib/core/plan-writes.js';
 import { setClock } from '../../src/lib/core/store-clock.js';
-import { startServer } from '../../src/lib/server/serve.js';
+import { startServer } from '../../src/lib/runtime/serve.js';
 import { httpTransport } from '../../src/lib/transport/http.js';
 import type { Transport } from '../../src/lib/transport/types.js';
 import { testCore } from '../helpers/store.js';

@@ -17,7 +17,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { lineUnits, totalsOf, TOTAL_MAX, type LineAmounts } from '../../src/lib/core/tax.js';
 import { fixedClock } from '../../src/lib/core/clock.js';
-import { openCore, type EmbeddedCore } from '../../src/lib/transport/embedded.js';
+import { openRuntime, type Runtime } from '../../src/lib/runtime/runtime.js';
 import { ENGINE, freshStoreLocation } from '../helpers/engine.js';
 import { closeLater, TEST_NOW, TEST_POOL_SIZE } from '../helpers/store.js';
 import { createCustomer, expectInvalidAttributes, makePlan, send, type Answer } from '../api/support.js';
@@ -232,10 +232,10 @@ const okData = (answer: Answer, status = 200): Json => {
  * testCore's (a fresh store of the run's engine at TEST_NOW, closed after the test) with the
  * router's internal errors kept.
  */
-async function arrange(): Promise<{ core: EmbeddedCore; subscription: string }> {
+async function arrange(): Promise<{ core: Runtime; subscription: string }> {
   internalErrors.length = 0;
-  const core = await openCore({
-    dbPath: await freshStoreLocation(),
+  const core = await openRuntime({
+    location: await freshStoreLocation(),
     poolSize: TEST_POOL_SIZE,
     clock: fixedClock(TEST_NOW),
     onError: (error) => internalErrors.push(error instanceof Error ? (error.stack ?? error.message) : String(error)),
@@ -252,7 +252,7 @@ async function arrange(): Promise<{ core: EmbeddedCore; subscription: string }> 
   return { core, subscription };
 }
 
-const newDraft = async (core: EmbeddedCore, subscription: string): Promise<string> =>
+const newDraft = async (core: Runtime, subscription: string): Promise<string> =>
   okData(await send(core, 'POST', '/invoices', { body: body('invoice', { subscription_id: subscription }) }), 201).id as string;
 
 /** The ways a client writes an amount of cents (or a rate of hundredths): all read as the same value. */
@@ -349,7 +349,7 @@ const changeArb: fc.Arbitrary<Change> = fc.oneof(
 );
 
 const RUNS = 25;
-const getData = async (core: EmbeddedCore, path: string, query?: string): Promise<Json> => okData(await send(core, 'GET', path, { query }));
+const getData = async (core: Runtime, path: string, query?: string): Promise<Json> => okData(await send(core, 'GET', path, { query }));
 
 describe('invoices through the router: exact totals, finalising, crediting', () => {
   it('keeps the model’s totals for random lines, finalises by the sign of the total, and credits to exactly the negation', { timeout: 60_000 }, async () => {

@@ -40,7 +40,7 @@ import { simulateOutcome } from '../../src/lib/core/transaction-writes.js';
 import { canMove, OPEN_STATUSES, SUBSCRIPTION_TRANSITIONS, TRANSACTION_TRANSITIONS } from '../../src/lib/core/transitions.js';
 import { SUBSCRIPTION_STATUSES, type SubscriptionStatus, type TransactionStatus } from '../../src/lib/schemas/vocabulary.js';
 import { all } from '../../src/lib/store/unit.js';
-import type { EmbeddedCore } from '../../src/lib/transport/embedded.js';
+import type { Runtime } from '../../src/lib/runtime/runtime.js';
 import { ENGINE } from '../helpers/engine.js';
 import { testCore } from '../helpers/store.js';
 import { context, createCustomer, expectError, makePlan, send, type Answer } from '../api/support.js';
@@ -73,7 +73,7 @@ interface Rows {
 }
 
 /** Every row of every table of the store (in a fixed order), in one read snapshot. */
-const snapshot = (core: EmbeddedCore): Promise<Rows> =>
+const snapshot = (core: Runtime): Promise<Rows> =>
   Promise.resolve(
     core.store.read(function* () {
       return {
@@ -371,7 +371,7 @@ function badRequests(subId: string, now: string): { method: string; path: string
 }
 
 interface Run {
-  core: EmbeddedCore;
+  core: Runtime;
   ctx: CoreContext;
   trace: string[];
 }

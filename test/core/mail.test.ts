@@ -6,7 +6,7 @@ import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { claimMail, MAX_SEND_ATTEMPTS, SEND_DELAYS_S } from '../../src/lib/core/notifications.js';
 import { setClock } from '../../src/lib/core/store-clock.js';
-import { NOTIFICATION_HEADER, sendDueMail, smtpUrlFromEnv } from '../../src/lib/outbox/mail.js';
+import { NOTIFICATION_HEADER, sendDueMail, smtpUrlFromEnv } from '../../src/lib/runtime/mail.js';
 import type { NotificationRow } from '../../src/lib/store/schema.js';
 import { all } from '../../src/lib/store/unit.js';
 import { COLUMNS } from '../../src/lib/output/columns.js';

@@ -10,7 +10,7 @@ import { lookup } from 'node:dns/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MAX_ATTEMPTS, RETRY_DELAYS_S, retryDelivery } from '../../src/lib/core/outbox.js';
 import { isPrivateAddress } from '../../src/lib/core/webhooks.js';
-import { WebhookSender } from '../../src/lib/outbox/webhooks.js';
+import { WebhookSender } from '../../src/lib/runtime/webhooks.js';
 import { all } from '../../src/lib/store/unit.js';
 import { context, createCustomer, makePlan, send, TestClock, VALID_IBAN } from '../api/support.js';
 import { testCore, type TestCore } from '../helpers/store.js';

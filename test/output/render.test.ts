@@ -1,8 +1,8 @@
 // render(): the view follows the terminal, the footer (on stderr) says how to get the next page,
 // and the machine formats stay exactly as they were.
 import { describe, expect, it } from 'vitest';
-import type { GlobalOptions } from '../../src/lib/command/globals.js';
-import { memoryIO } from '../../src/lib/command/io.js';
+import type { GlobalOptions } from '../../src/lib/cli/globals.js';
+import { memoryIO } from '../../src/lib/cli/io.js';
 import { footer, render, type Document } from '../../src/lib/output/render.js';
 
 const globals = (overrides: Partial<GlobalOptions> = {}): GlobalOptions => ({

@@ -2,8 +2,8 @@
 // render prints of the whole list; and the footer of a keyset page (--after).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { GlobalOptions } from '../../src/lib/command/globals.js';
-import { memoryIO } from '../../src/lib/command/io.js';
+import type { GlobalOptions } from '../../src/lib/cli/globals.js';
+import { memoryIO } from '../../src/lib/cli/io.js';
 import { footer, pageFormat, render, streams } from '../../src/lib/output/render.js';
 
 const globals = (output: GlobalOptions['output']): GlobalOptions => ({ output, outputExplicit: true, input: false, quiet: false, verbose: false, color: false, dryRun: false, yes: false });

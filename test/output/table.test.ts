@@ -6,7 +6,7 @@ import { STATE_COLOURS } from '../../src/lib/output/paint.js';
 import { fitColumns, listTable, resourceTable, type View } from '../../src/lib/output/table.js';
 import { displayWidth } from '../../src/lib/output/text.js';
 import { viewOf } from '../../src/lib/output/view.js';
-import { memoryIO } from '../../src/lib/command/io.js';
+import { memoryIO } from '../../src/lib/cli/io.js';
 
 const ANSI = /\u001b\[/;
 const strip = (text: string) => text.replace(/\u001b\[[0-9;]*m/g, '');

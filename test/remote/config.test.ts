@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import nock from 'nock';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { configPath } from '../../src/lib/config/file.js';
-import { readGlobals } from '../../src/lib/command/globals.js';
+import { readGlobals } from '../../src/lib/cli/globals.js';
 import { MAX_TIMEOUT_MS, resolveSettings } from '../../src/lib/config/settings.js';
 import { BASE, fixture, JSONAPI, KEY, remoteEnv, run, type RunResult } from './helpers.js';
 

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll } from 'vitest';
 import { main } from '../../src/cli.js';
 import type { DepsOverrides } from '../../src/lib/command/deps.js';
-import { memoryIO } from '../../src/lib/command/io.js';
+import { memoryIO } from '../../src/lib/cli/io.js';
 
 export const BASE = 'https://api.test';
 export const KEY = 'k_secret_123';

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { JSONAPI } from '../../src/lib/api/http.js';
 import { createAccount } from '../../src/lib/core/accounts.js';
-import { startServer } from '../../src/lib/server/serve.js';
+import { startServer } from '../../src/lib/runtime/serve.js';
 import { openStore, type SqliteStore } from '../../src/lib/store/store.js';
 import { tempDbPath } from '../helpers/store.js';
 import { clock, running, stores } from './servers.js';

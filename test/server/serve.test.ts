@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { JSONAPI } from '../../src/lib/api/http.js';
 import { createAccount, rotateKey } from '../../src/lib/core/accounts.js';
-import { startServer, type ServeOptions } from '../../src/lib/server/serve.js';
+import { startServer, type ServeOptions } from '../../src/lib/runtime/serve.js';
 import { openStore, type SqliteStore } from '../../src/lib/store/store.js';
 import { all } from '../../src/lib/store/unit.js';
 import { tempDbPath } from '../helpers/store.js';

@@ -9,7 +9,7 @@ import { hostname } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/lib/core/clock.js';
 import { createAccount } from '../../src/lib/core/accounts.js';
-import { startServer } from '../../src/lib/server/serve.js';
+import { startServer } from '../../src/lib/runtime/serve.js';
 import { openStore, type Engine } from '../../src/lib/store/store.js';
 import { all } from '../../src/lib/store/unit.js';
 import { createCustomer, makePlan, send, VALID_IBAN } from '../api/support.js';

@@ -17,7 +17,7 @@ import { storeInfo } from '../../src/lib/store/info.js';
 import { TABLES } from '../../src/lib/store/migrations.js';
 import { openStore, type Engine, type Store } from '../../src/lib/store/store.js';
 import { all, get, wait, type Op, type Unit } from '../../src/lib/store/unit.js';
-import { openCore, type EmbeddedCore } from '../../src/lib/transport/embedded.js';
+import { openRuntime, type Runtime } from '../../src/lib/runtime/runtime.js';
 import { ENGINE, freshStoreLocation } from '../helpers/engine.js';
 import { TEST_NOW, tempDir } from '../helpers/store.js';
 
@@ -29,8 +29,8 @@ afterAll(async () => {
   for (const store of opened.splice(0)) await store.close();
 });
 
-async function core(location: string): Promise<EmbeddedCore> {
-  const c = await openCore({ dbPath: location, clock, baseUrl: 'http://billing.test' });
+async function core(location: string): Promise<Runtime> {
+  const c = await openRuntime({ location, clock, baseUrl: 'http://billing.test' });
   opened.push(c.store);
   return c;
 }
@@ -50,7 +50,7 @@ const ok = <T>(result: { ok: true; value: T } | { ok: false; failure: unknown })
  * A source with something in every table: two accounts (one with a rotated key, so api_keys has a
  * gap in its ids), plans, customers and subscriptions of both accounts, JSON metadata as written.
  */
-async function seed(location: string, customers = 7): Promise<{ core: EmbeddedCore; acmeKey: string }> {
+async function seed(location: string, customers = 7): Promise<{ core: Runtime; acmeKey: string }> {
   const c = await core(location);
   const owner = await c.account();
   const acme = ok(await createAccount(c.store, clock, 'acme', { invoice_prefix: 'ACME-', time_zone: 'America/New_York' }));
@@ -133,7 +133,7 @@ const rowsOf = (s: Store) =>
 const totalRows = async (s: Store) => Object.values((await storeInfo(s)).counts).reduce((a, b) => a + b, 0);
 
 /** What a client sees of every resource, as each account. */
-async function documents(c: EmbeddedCore, acmeKey: string): Promise<unknown[]> {
+async function documents(c: Runtime, acmeKey: string): Promise<unknown[]> {
   const seen: unknown[] = [];
   for (const account of [await c.account(), (await authenticate(c.store, acmeKey))!]) {
     for (const [path, query] of [

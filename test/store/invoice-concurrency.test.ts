@@ -211,7 +211,7 @@ const CHILDREN = 4;
 const src = (path: string) => pathToFileURL(join(ROOT, 'src', path)).href;
 
 /**
- * A child: opens the store as every embedded command does (openCore), loads its account and the
+ * A child: opens the store as every embedded command does (openRuntime), loads its account and the
  * router's finalising (imported lazily on first use), says ready, waits for the go file, then
  * finalises its invoices one after another through the router, in the order given. Prints every
  * answer and when it started and ended.
@@ -219,10 +219,10 @@ const src = (path: string) => pathToFileURL(join(ROOT, 'src', path)).href;
 const CHILD = `
 import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-const { openCore } = await import(${JSON.stringify(src('lib/transport/embedded.js'))});
+const { openRuntime } = await import(${JSON.stringify(src('lib/runtime/runtime.js'))});
 const [dbPath, goFile, via, idList] = process.argv.slice(1);
 const ids = JSON.parse(idList);
-const core = await openCore({ dbPath, create: 'nothing' });
+const core = await openRuntime({ location: dbPath, create: 'nothing' });
 try {
   const account = await core.account();
   // The router loads its invoice writes on first use: loaded now, before the race (no invoice 0).

@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
-import { createAccount } from '../../lib/core/accounts.js';
 import type { Invoke } from '../../lib/command/registry.js';
 import { examples } from '../../lib/command/registry.js';
-import { accountCore, printDryRun, printKey, settingsFrom, settingsOptions, unwrap } from './shared.js';
+import { accountRuntime, printDryRun, printKey, settingsFrom, settingsOptions } from './shared.js';
 
 export function configure(cmd: Command, invoke: Invoke): void {
   settingsOptions(cmd.argument('<name>', 'account name: letters, digits, _ or -'))
@@ -11,8 +10,8 @@ export function configure(cmd: Command, invoke: Invoke): void {
       invoke(command, async (deps) => {
         const settings = settingsFrom(opts);
         if (deps.globals.dryRun) return printDryRun(deps, 'create', `create account ${name} and its first API key`, { account: { name, ...settings } });
-        const core = await accountCore(deps, 'create');
-        const { account, apiKey } = await unwrap(createAccount(core.store, core.clock, name, settings), { name, ...settings });
+        const { runtime, accounts } = await accountRuntime(deps, 'create', true);
+        const { account, apiKey } = await accounts.createAccount(runtime, name, settings);
         await printKey(deps, account.name, apiKey);
       }),
     );

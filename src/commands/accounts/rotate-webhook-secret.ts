@@ -1,9 +1,8 @@
 import type { Command } from 'commander';
-import { rotateWebhookSecret } from '../../lib/core/accounts.js';
 import { confirmAction } from '../../lib/command/confirm.js';
 import type { Invoke } from '../../lib/command/registry.js';
 import { examples, prose } from '../../lib/command/registry.js';
-import { accountCore, printDryRun, printObject, settingsOf, unwrap } from './shared.js';
+import { accountRuntime, printDryRun, printObject, settingsOf } from './shared.js';
 
 export function configure(cmd: Command, invoke: Invoke): void {
   cmd
@@ -16,9 +15,9 @@ export function configure(cmd: Command, invoke: Invoke): void {
     .action((name: string, _opts: unknown, command: Command) =>
       invoke(command, async (deps) => {
         if (deps.globals.dryRun) return printDryRun(deps, 'rotate-webhook-secret', `replace the webhook signing secret of account ${name}`);
-        const core = await accountCore(deps, 'rotate-webhook-secret');
+        const { runtime, accounts } = await accountRuntime(deps, 'rotate-webhook-secret', true);
         await confirmAction(deps, `replace the webhook secret of account ${name}`, `Replace the webhook signing secret of account ${name}? Receivers checking signatures with the current secret refuse deliveries from then on.`);
-        const account = await unwrap(rotateWebhookSecret(core.store, core.clock, name), { name });
+        const account = await accounts.rotateWebhookSecret(runtime, name);
         await printObject(deps, settingsOf(account));
       }),
     );

@@ -1,16 +1,15 @@
-// What the account verbs share: the core, refusals as API errors, and the two output shapes.
+// What the account verbs share: the runtime, and the two output shapes.
 import type { Command } from 'commander';
-import type { Account } from '../../lib/core/context.js';
-import type { Result } from '../../lib/core/result.js';
 import { embeddedOnly, type Deps } from '../../lib/command/deps.js';
-import { ApiError } from '../../lib/command/errors.js';
 import { renderPlain } from '../../lib/output/render.js';
-import { redact } from '../../lib/store/store.js';
-import type { EmbeddedCore } from '../../lib/transport/embedded.js';
+import type { Account } from '../../lib/runtime/accounts.js';
+import { redact } from '../../lib/runtime/locations.js';
+import type { Runtime } from '../../lib/runtime/runtime.js';
 
-/** The core; `accounts list` and `accounts show` only read (the store must exist), the others may create it. */
-export async function accountCore(deps: Deps, verb: string): Promise<EmbeddedCore> {
-  return deps.core(`accounts ${verb}`);
+/** The runtime; `accounts list` and `accounts show` only read (the store must exist), the others may create it. */
+export async function accountRuntime(deps: Deps, verb: string, write: boolean): Promise<{ runtime: Runtime; accounts: typeof import('../../lib/runtime/accounts.js') }> {
+  const runtime = await deps.runtime(`accounts ${verb}`, { write });
+  return { runtime, accounts: await import('../../lib/runtime/accounts.js') };
 }
 
 /**
@@ -20,15 +19,6 @@ export async function accountCore(deps: Deps, verb: string): Promise<EmbeddedCor
 export function printDryRun(deps: Deps, verb: string, would: string, details: Record<string, unknown> = {}): void {
   if (deps.settings.mode === 'remote') throw embeddedOnly(`accounts ${verb}`, deps.settings.baseUrl);
   deps.io.out(`${JSON.stringify({ dry_run: true, would, ...details, store: redact(deps.settings.dbPath) }, null, 2)}\n`);
-}
-
-/** A refusal of the core, reported like the service's refusals (exit 1, error document with --json). */
-export async function unwrap<T>(pending: Result<T> | Promise<Result<T>>, attributes: Record<string, unknown>): Promise<T> {
-  const result = await pending;
-  if (result.ok) return result.value;
-  const { failureResponse } = await import('../../lib/api/errors.js');
-  const response = failureResponse(result.failure, { data: { type: 'account', attributes } });
-  throw new ApiError(response.status, response.body);
 }
 
 export const settingsOf = (account: Account) => ({

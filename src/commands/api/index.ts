@@ -1,7 +1,7 @@
 // `billing api METHOD PATH`: any request through the current mode, the document printed as is.
 import type { Command } from 'commander';
 import type { Deps } from '../../lib/command/deps.js';
-import { ApiError, UsageError } from '../../lib/command/errors.js';
+import { ApiError, UsageError } from '../../lib/cli/errors.js';
 import type { Invoke } from '../../lib/command/registry.js';
 import { examples } from '../../lib/command/registry.js';
 import { render, type Document } from '../../lib/output/render.js';
@@ -22,7 +22,7 @@ export async function run(options: ApiOptions, deps: Deps): Promise<void> {
   if (options.data !== undefined) {
     const text = options.data === '-' ? await deps.io.readStdin() : options.data.startsWith('@') ? await (await import('node:fs/promises')).readFile(options.data.slice(1), 'utf8') : options.data;
     // The service refuses more than 64 levels anyway; past that the document is not even sent.
-    const { MAX_DEPTH, nestedDeeperThan } = await import('../../lib/api/body.js');
+    const { MAX_DEPTH, nestedDeeperThan } = await import('../../lib/schemas/json.js');
     if (nestedDeeperThan(text, MAX_DEPTH)) throw new UsageError(`--data is nested deeper than ${MAX_DEPTH} levels`);
     try {
       body = JSON.parse(text);

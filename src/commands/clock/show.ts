@@ -4,13 +4,11 @@ import type { Deps } from '../../lib/command/deps.js';
 import type { Invoke } from '../../lib/command/registry.js';
 import { examples } from '../../lib/command/registry.js';
 import { renderPlain } from '../../lib/output/render.js';
-import { clockCore, shownTime, zoneOf } from './moving.js';
+import { clockRuntime, shownTime } from './moving.js';
 
 export async function run(deps: Deps): Promise<void> {
-  const core = await clockCore(deps, 'show');
-  const { showClock } = await import('../../lib/core/store-clock.js');
-  const { now, test } = await showClock(core);
-  const { local } = await zoneOf(core);
+  const { runtime, clock } = await clockRuntime(deps, 'show');
+  const { now, test, local } = await clock.readClock(runtime);
   const shown = { now: local(now), test };
   await renderPlain(shown, deps.globals, deps.io, async () => `${shownTime(shown.now, test)}\n`);
 }

@@ -3,7 +3,7 @@
 // server, a refusal, the deadline), it prints nothing and ends with 0: a Tab must never print an error.
 import type { Command } from 'commander';
 import type { Deps } from '../../lib/command/deps.js';
-import { UsageError } from '../../lib/command/errors.js';
+import { UsageError } from '../../lib/cli/errors.js';
 import type { Invoke } from '../../lib/command/registry.js';
 import { ID_DEADLINE_MS, ID_KINDS, listIds, type Candidate } from '../../lib/completion/ids.js';
 

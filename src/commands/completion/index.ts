@@ -3,7 +3,7 @@
 // are asked for when Tab is pressed (`billing __complete`, ./complete.ts).
 import { Argument, type Command } from 'commander';
 import type { Deps } from '../../lib/command/deps.js';
-import type { IO } from '../../lib/command/io.js';
+import type { IO } from '../../lib/cli/io.js';
 import { examples, prose, type Invoke, type VerbModule } from '../../lib/command/registry.js';
 import { bashScript } from '../../lib/completion/bash.js';
 import { fishScript } from '../../lib/completion/fish.js';

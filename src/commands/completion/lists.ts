@@ -1,7 +1,7 @@
 // The enumerations a flag's value may come from, gathered where they are defined: the vocabulary,
 // every enum of the resource schemas, the output formats and the config keys. A flag is completed
 // with the one its help spells out (lib/completion/tree.ts), so no list is written twice.
-import { OUTPUT_FORMATS } from '../../lib/command/globals.js';
+import { OUTPUT_FORMATS } from '../../lib/cli/globals.js';
 import { CONFIG_KEYS } from '../../lib/config/file.js';
 import { metaOf } from '../../lib/schemas/common.js';
 import * as customer from '../../lib/schemas/customer.js';

@@ -1,12 +1,12 @@
 // billing config get|set|unset|list: defaults in the config file. API keys are never printed.
 import type { Command } from 'commander';
 import { CONFIG_KEYS, configPath, emptyRecord, own, readConfig, updateConfig, type ConfigFile, type ConfigKey } from '../../lib/config/file.js';
-import { isSendableKey, unsendableKey } from '../../lib/config/settings.js';
+import { isSendableKey, unsendableKey } from '../../lib/transport/keys.js';
 import type { Deps } from '../../lib/command/deps.js';
-import { UsageError } from '../../lib/command/errors.js';
+import { UsageError } from '../../lib/cli/errors.js';
 import type { Invoke, VerbModule } from '../../lib/command/registry.js';
 import { examples } from '../../lib/command/registry.js';
-import { parseLocation, redact } from '../../lib/store/store.js';
+import { parseLocation, redact } from '../../lib/runtime/locations.js';
 
 const SECRET = new Set<string>(['api_key']);
 // A database URL's password is a secret too: shown as ***.

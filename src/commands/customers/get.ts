@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { Deps } from '../../lib/command/deps.js';
-import { CliError, UsageError } from '../../lib/command/errors.js';
+import { CliError, UsageError } from '../../lib/cli/errors.js';
 import type { Invoke } from '../../lib/command/registry.js';
 import { examples } from '../../lib/command/registry.js';
 import { addReadOptions, parseId, readOptions, runGet, send } from '../../lib/command/resource.js';

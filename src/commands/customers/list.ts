@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { UsageError } from '../../lib/command/errors.js';
+import { UsageError } from '../../lib/cli/errors.js';
 import type { Invoke } from '../../lib/command/registry.js';
 import { examples } from '../../lib/command/registry.js';
 import { addListOptions, listOptions, runList } from '../../lib/command/resource.js';

@@ -3,7 +3,7 @@
 // shows them.
 import type { Command } from 'commander';
 import type { Deps } from '../../lib/command/deps.js';
-import { UsageError } from '../../lib/command/errors.js';
+import { UsageError } from '../../lib/cli/errors.js';
 import type { Invoke } from '../../lib/command/registry.js';
 import { examples, prose, refusesDryRun } from '../../lib/command/registry.js';
 import { runList, send } from '../../lib/command/resource.js';
@@ -22,18 +22,18 @@ const count = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' :
 
 export async function run(opts: Record<string, unknown>, deps: Deps): Promise<void> {
   const size = sizeFlag(opts.size);
-  const core = await deps.core('demo');
+  const runtime = await deps.runtime('demo', { write: true });
   const existing = (await send(deps, { method: 'GET', path: '/customers', query: { 'page[size]': 1 } })).body as { meta: { total: number } };
   let next: string[];
   if (existing.meta.total > 0) {
-    if (!deps.globals.quiet) deps.io.err(`the store already has ${existing.meta.total} customers; showing them (store: ${core.store.location})\n`);
+    if (!deps.globals.quiet) deps.io.err(`the store already has ${existing.meta.total} customers; showing them (store: ${runtime.store.location})\n`);
     next = ['billing subscriptions list --status paused', 'billing invoices list --status open', 'billing clock show'];
   } else {
-    const { play } = await import('./play.js');
-    const played = await play(core, size);
+    const { play } = await import('../../lib/runtime/demo/play.js');
+    const played = await play(runtime, size);
     if (!deps.globals.quiet) {
       const added = `${count(played.plans, 'plan')}, ${count(played.customers, 'customer')}, ${count(played.subscriptions, 'subscription')} and ${count(played.invoices, 'invoice')}`;
-      deps.io.err(`added ${added}, with their history since ${played.since}, to ${core.store.location}\n`);
+      deps.io.err(`added ${added}, with their history since ${played.since}, to ${runtime.store.location}\n`);
     }
     // Customer 5 has a collection that failed after its retries, customer 8 a draft invoice (stories.ts).
     const failed = played.ids(5).subscription;

@@ -9,14 +9,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Deps } from '../../lib/command/deps.js';
-import { ApiError, CliError, errorLines, UsageError } from '../../lib/command/errors.js';
+import { ApiError, CliError, errorLines, UsageError } from '../../lib/cli/errors.js';
 import type { Invoke } from '../../lib/command/registry.js';
 import { examples, refusesDryRun } from '../../lib/command/registry.js';
 import { safeText } from '../../lib/output/format.js';
 import { progressBar } from '../../lib/output/progress.js';
 import { RejectsFile, rejectsPathFor } from '../../lib/import/rejects.js';
 import { csvHeader, formatByExtension, hashFile, IMPORT_FORMATS, readRows, spool, type ImportFormat, type SourceRow } from '../../lib/import/source.js';
-import type { ImportKind, ImportProgress, RowOutcome } from '../../lib/core/imports.js';
+import type { ImportKind, ImportProgress, RowOutcome } from '../../lib/runtime/imports.js';
 import type { TransportResponse } from '../../lib/transport/types.js';
 
 const RESOURCES: Record<ImportKind, { path: string; type: string; noun: string }> = {
@@ -144,11 +144,9 @@ function stopWithLauncher(): void {
 
 async function embedded(job: Job, batchSize: number): Promise<{ imported: number; rejected: number; already: number }> {
   const { deps, kind } = job;
-  const { findImport, importBatch } = await import('../../lib/core/imports.js');
-  const { DEFAULT_EMBEDDED_BASE_URL } = await import('../../lib/transport/embedded.js');
-  const core = await deps.core(`import ${kind}`);
-  const ctx = { store: core.store, clock: core.clock, account: await core.account(), baseUrl: DEFAULT_EMBEDDED_BASE_URL };
-  const before = await findImport(ctx, kind, job.hash);
+  const { findImport, importBatch } = await import('../../lib/runtime/imports.js');
+  const runtime = await deps.runtime(`import ${kind}`, { write: true });
+  const before = await findImport(runtime, kind, job.hash);
   if (before?.done) {
     if (!deps.globals.quiet) deps.io.err(`this file was imported before (same content): nothing to do\n`);
     return { imported: 0, rejected: before.rejected, already: before.imported };
@@ -187,7 +185,7 @@ async function embedded(job: Job, batchSize: number): Promise<{ imported: number
       };
     };
     let progress: ImportProgress | undefined;
-    await importBatch(ctx, kind, job.hash, parsed.map((row) => ({ line: row.line, attributes: row.attributes! })), (outcomes) => (progress = next(outcomes)));
+    await importBatch(runtime, kind, job.hash, parsed.map((row) => ({ line: row.line, attributes: row.attributes! })), (outcomes) => (progress = next(outcomes)));
     committed = progress!;
     bar.update(committed.offset, committed.imported + committed.rejected - state.imported - state.rejected);
   };

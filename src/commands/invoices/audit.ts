@@ -2,7 +2,7 @@
 // page, following links.next), then the references of the finalised ones checked (audit-check.ts).
 import type { Command } from 'commander';
 import type { Deps } from '../../lib/command/deps.js';
-import { CliError } from '../../lib/command/errors.js';
+import { CliError } from '../../lib/cli/errors.js';
 import type { Invoke } from '../../lib/command/registry.js';
 import { examples, prose } from '../../lib/command/registry.js';
 import { send } from '../../lib/command/resource.js';

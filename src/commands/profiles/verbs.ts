@@ -4,13 +4,13 @@
 // never overwritten unasked.
 import type { Command } from 'commander';
 import { configPath, emptyRecord, own, readConfig, updateConfig, type ConfigFile, type ProfileEntry } from '../../lib/config/file.js';
-import { isSendableKey, unsendableKey } from '../../lib/config/settings.js';
+import { isSendableKey, unsendableKey } from '../../lib/transport/keys.js';
 import { confirmAction, DeclinedError } from '../../lib/command/confirm.js';
 import type { Deps } from '../../lib/command/deps.js';
-import { UsageError } from '../../lib/command/errors.js';
+import { UsageError } from '../../lib/cli/errors.js';
 import type { Invoke, VerbModule } from '../../lib/command/registry.js';
 import { examples } from '../../lib/command/registry.js';
-import { parseLocation, redact } from '../../lib/store/store.js';
+import { parseLocation, redact } from '../../lib/runtime/locations.js';
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/;
 

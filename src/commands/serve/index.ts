@@ -1,9 +1,7 @@
 // `billing serve`: the embedded store behind the HTTP API, until SIGINT or SIGTERM.
-import type { Clock } from '../../lib/core/clock.js';
-import type { Store } from '../../lib/store/store.js';
 import type { Command } from 'commander';
 import type { Deps } from '../../lib/command/deps.js';
-import { UsageError } from '../../lib/command/errors.js';
+import { UsageError } from '../../lib/cli/errors.js';
 import type { Invoke } from '../../lib/command/registry.js';
 import { examples, prose, refusesDryRun } from '../../lib/command/registry.js';
 import {
@@ -16,7 +14,8 @@ import {
   MAX_DEFAULT_CONNECTIONS,
   openFilesLimit,
   RESERVED_FDS,
-} from '../../lib/server/limits.js';
+} from '../../lib/runtime/serve.js';
+import type { MailSender } from '../../lib/runtime/serve.js';
 
 export interface ServeOptions {
   host: string;
@@ -127,8 +126,8 @@ function deliveryTuning(env: NodeJS.ProcessEnv): { sender?: { leaseMs: number } 
 }
 
 /** The customers' emails go out with the webhooks when BILLING_SMTP_URL is set (a bad one is a usage error, before listening). */
-async function mailer(env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<((store: Store, clock: Clock) => Promise<unknown>) | undefined> {
-  const { smtpUrlFromEnv, describeSmtpUrl, sendDueMail } = await import('../../lib/outbox/mail.js');
+async function mailer(env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<MailSender | undefined> {
+  const { smtpUrlFromEnv, describeSmtpUrl, sendDueMail } = await import('../../lib/runtime/mail.js');
   let smtpUrl: string | undefined;
   try {
     smtpUrl = smtpUrlFromEnv(env);
@@ -149,18 +148,14 @@ export interface SignalSource {
 
 /** Serves until the first SIGINT or SIGTERM, then shuts down gracefully (a second signal cuts connections). */
 export async function run(options: ServeOptions, deps: Deps, signals: SignalSource = process): Promise<void> {
-  const core = await deps.core('serve');
+  const runtime = await deps.runtime('serve', { write: true, serving: { allowPrivateWebhooks: options.allowPrivateWebhooks } });
+  const { serveRuntime, storeDescriptors, lineBuffer } = await import('../../lib/runtime/serve.js');
   // A PostgreSQL store holds one descriptor per pooled connection (the pool is open by now).
-  const storeFds = core.store.engine === 'postgres' ? (deps.globals.poolSize ?? (await import('../../lib/store/postgres.js')).DEFAULT_POOL_SIZE) : 0;
-  const maxConnections = connectionCap(options.maxConnections, openFilesLimit(), storeFds);
-  const { startServer } = await import('../../lib/server/serve.js');
-  const { lineBuffer } = await import('../../lib/server/line-buffer.js');
+  const maxConnections = connectionCap(options.maxConnections, openFilesLimit(), await storeDescriptors(runtime, deps.globals.poolSize));
   const log = lineBuffer((text) => deps.io.err(text));
-  let server: Awaited<ReturnType<typeof startServer>>;
+  let server: Awaited<ReturnType<typeof serveRuntime>>;
   try {
-    server = await startServer({
-      store: core.store,
-      clock: core.clock,
+    server = await serveRuntime(runtime, {
       host: options.host,
       port: options.port,
       publicUrl: options.publicUrl,

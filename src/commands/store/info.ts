@@ -6,10 +6,10 @@ import { examples } from '../../lib/command/registry.js';
 import { renderPlain } from '../../lib/output/render.js';
 
 export async function run(deps: Deps): Promise<void> {
-  const core = await deps.core('store info');
-  const { storeInfo } = await import('../../lib/store/info.js');
+  const runtime = await deps.runtime('store info', { write: false });
+  const { storeInfo } = await import('../../lib/runtime/maintenance.js');
   // Reads only: no default account is made on an empty store.
-  const info = await storeInfo(core.store);
+  const info = await storeInfo(runtime);
   await renderPlain({ ...info }, deps.globals, deps.io, async () => {
     const { resourceTable, viewOf } = await import('../../lib/output/table.js');
     const { engine, counts, ...rest } = info;

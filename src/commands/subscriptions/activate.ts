@@ -1,7 +1,7 @@
 // activate ID [--mandate-accepted-date D]: status active, and with the date the mandate's acceptance,
 // in the same request (the service activates only a subscription whose mandate is accepted).
 import type { Command } from 'commander';
-import { ApiError } from '../../lib/command/errors.js';
+import { ApiError } from '../../lib/cli/errors.js';
 import type { Invoke } from '../../lib/command/registry.js';
 import { examples, prose } from '../../lib/command/registry.js';
 import { parseId } from '../../lib/command/resource.js';

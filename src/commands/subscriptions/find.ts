@@ -2,7 +2,7 @@
 // lists share, checked here so a mistake costs no request (exit 2 naming the flag). Free of zod:
 // the read verbs load this.
 import type { Command } from 'commander';
-import { UsageError } from '../../lib/command/errors.js';
+import { UsageError } from '../../lib/cli/errors.js';
 import { parseId } from '../../lib/command/resource.js';
 import { SUBSCRIPTION_SORT_FIELDS, SUBSCRIPTION_STATUSES, TRANSACTION_SORT_FIELDS, TRANSACTION_STATUSES } from '../../lib/schemas/vocabulary.js';
 

@@ -1,7 +1,7 @@
 // activate, pause, resume and cancel: each one PATCH of the subscription (its status, and the dates
 // that go with it), shown as the service returns it.
 import type { Deps } from '../../lib/command/deps.js';
-import { UsageError } from '../../lib/command/errors.js';
+import { UsageError } from '../../lib/cli/errors.js';
 import { runWrite } from '../../lib/command/resource.js';
 import { DATE_MESSAGE, isDateInput } from '../../lib/schemas/dates.js';
 import { SUBSCRIPTION } from './index.js';

@@ -1,4 +1,4 @@
-import { UsageError } from '../../lib/command/errors.js';
+import { UsageError } from '../../lib/cli/errors.js';
 
 /** Transaction ids are UUIDs (the service makes version 4; any UUID shape is accepted). */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

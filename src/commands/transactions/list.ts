@@ -1,7 +1,7 @@
 // transactions list --subscription-id ID: transactions have no collection of their own in the API;
 // they are listed per subscription (GET /subscriptions/{id}/transactions).
 import type { Command } from 'commander';
-import { UsageError } from '../../lib/command/errors.js';
+import { UsageError } from '../../lib/cli/errors.js';
 import type { Invoke } from '../../lib/command/registry.js';
 import { examples } from '../../lib/command/registry.js';
 import { addListOptions, listOptions, parseId, runList } from '../../lib/command/resource.js';

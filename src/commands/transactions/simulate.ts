@@ -1,9 +1,9 @@
 // simulate ID --outcome charged_back|failed [--reason-code CODE]: the embedded store collects by
 // simulation (every due transaction succeeds); an operator sets another outcome here, before the due
-// date or after it. Not an API call: it goes to the core, and prints the transaction as GET shows it.
+// date or after it. Not an API call: it is a named operation of the runtime, and prints the transaction as GET shows it.
 import type { Command } from 'commander';
 import { embeddedOnly, type Deps } from '../../lib/command/deps.js';
-import { ApiError, UsageError } from '../../lib/command/errors.js';
+import { UsageError } from '../../lib/cli/errors.js';
 import type { Invoke } from '../../lib/command/registry.js';
 import { examples, prose } from '../../lib/command/registry.js';
 import { runGet } from '../../lib/command/resource.js';
@@ -36,14 +36,9 @@ export async function run(idText: string, opts: Record<string, unknown>, deps: D
     deps.io.out(`${JSON.stringify({ simulate: TRANSACTION.type, id, outcome, reason_code: reasonCode, reason: REASON_CODES.get(reasonCode) }, null, 2)}\n`);
     return;
   }
-  const core = await deps.core('transactions simulate');
-  const { simulateOutcome } = await import('../../lib/core/transaction-writes.js');
-  const result = await simulateOutcome({ store: core.store, clock: core.clock, account: await core.account() }, id, outcome, reasonCode);
-  if (!result.ok) {
-    const { failureResponse } = await import('../../lib/api/errors.js');
-    const response = failureResponse(result.failure, { data: { type: TRANSACTION.type, id, attributes: { outcome, reason_code: reasonCode } } });
-    throw new ApiError(response.status, response.body);
-  }
+  const runtime = await deps.runtime('transactions simulate', { write: true });
+  const { simulateOutcome } = await import('../../lib/runtime/dashboard.js');
+  await simulateOutcome(runtime, id, outcome, reasonCode);
   if (!deps.globals.quiet) deps.io.err(`transaction ${id}: ${outcome.replace('_', ' ')} (${reasonCode} ${REASON_CODES.get(reasonCode)})\n`);
   await runGet(deps, `${TRANSACTION.path}/${id}`, { fields: {} });
 }

@@ -4,6 +4,7 @@
 // parsed: nesting deeper than MAX_DEPTH is refused without building it (a document 100,000 levels
 // deep parses, but echoing it in meta.original, cloning or stringifying it overflows the stack).
 import { fail, ok, type Failure, type Result } from '../core/result.js';
+import { isWellFormed, MAX_DEPTH, nestedDeeperThan } from '../schemas/json.js';
 
 export interface RequestDocument {
   attributes: Record<string, unknown>;
@@ -11,42 +12,7 @@ export interface RequestDocument {
   original: unknown;
 }
 
-/** The deepest nesting of arrays and objects a request document may have. */
-export const MAX_DEPTH = 64;
-
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-
-/** Whether a string is valid Unicode: no lone surrogate (String#isWellFormed, Node 20 and later). */
-export const isWellFormed = (text: string): boolean => (text as unknown as { isWellFormed(): boolean }).isWellFormed();
-
-/**
- * Whether the text opens more than `max` arrays or objects inside one another, counting `[` and `{`
- * outside strings. One pass, no recursion; text that is not JSON may be answered either way (the
- * parser refuses it next).
- */
-export function nestedDeeperThan(text: string, max: number): boolean {
-  let depth = 0;
-  const length = text.length;
-  for (let i = 0; i < length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x22 /* " */) {
-      // Skip the string: to the next quote not escaped by an odd run of backslashes.
-      for (;;) {
-        const end = text.indexOf('"', i + 1);
-        if (end < 0) return false; // unterminated: not JSON
-        let slashes = 0;
-        while (text.charCodeAt(end - 1 - slashes) === 0x5c) slashes++;
-        i = end;
-        if (slashes % 2 === 0) break;
-      }
-    } else if (c === 0x5b /* [ */ || c === 0x7b /* { */) {
-      if (++depth > max) return true;
-    } else if (c === 0x5d /* ] */ || c === 0x7d /* } */) {
-      depth--;
-    }
-  }
-  return false;
-}
 
 /**
  * Whether the text may hold a lone surrogate once parsed: a raw one, or an escape of a surrogate

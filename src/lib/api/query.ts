@@ -1,13 +1,13 @@
 // Query parameters of GET requests: pagination, include, sparse fieldsets, filters and sort, all
 // checked strictly: a parameter this route does not know is refused, never ignored.
+import { isWellFormed } from '../schemas/json.js';
 import type { Sort } from '../core/paging.js';
 import { fail, ok, type Result } from '../core/result.js';
-import { FIELDS, type ResourceType } from '../schemas/vocabulary.js';
+import { FIELDS, MAX_PAGE_SIZE, type ResourceType } from '../schemas/vocabulary.js';
 
 export type { Sort } from '../core/paging.js';
 
 export const DEFAULT_PAGE_SIZE = 10;
-export const MAX_PAGE_SIZE = 100;
 
 export interface Page {
   number: number;
@@ -122,7 +122,6 @@ function decode(text: string): string | undefined {
   }
 }
 
-const isWellFormed = (text: string): boolean => (text as unknown as { isWellFormed(): boolean }).isWellFormed();
 /** A name fit to be shown in an answer: a lone surrogate shown as U+FFFD (the name itself is refused). */
 const shown = (text: string): string => (text as unknown as { toWellFormed(): string }).toWellFormed();
 

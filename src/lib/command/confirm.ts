@@ -1,7 +1,7 @@
 // Confirmation of what cannot be undone: asked on a terminal, skipped with --yes, and without a
 // terminal a usage error that says to add --yes (a script must say it means it).
 import type { Deps } from './deps.js';
-import { CliError, UsageError } from './errors.js';
+import { CliError, UsageError } from '../cli/errors.js';
 
 /** Exit 2 when a person answers no: nothing was changed, as gh does with a declined prompt. */
 export class DeclinedError extends CliError {

@@ -4,8 +4,8 @@ import type { Command } from 'commander';
 import { readFile } from 'node:fs/promises';
 import type { z } from 'zod';
 import { isRequired, metaOf } from '../schemas/common.js';
-import { UsageError } from './errors.js';
-import type { IO } from './io.js';
+import { UsageError } from '../cli/errors.js';
+import type { IO } from '../cli/io.js';
 
 export type Shape = Record<string, z.ZodType>;
 

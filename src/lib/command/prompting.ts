@@ -5,7 +5,7 @@ import type { z } from 'zod';
 import { isRequired, metaOf, type FieldMeta } from '../schemas/common.js';
 import type { Choice, Prompter } from '../prompts/prompter.js';
 import type { Deps } from './deps.js';
-import { UsageError } from './errors.js';
+import { UsageError } from '../cli/errors.js';
 import { amountInput, checkValue, isDecimal, kebab, missingNames, type Shape } from './flags.js';
 import { safeText } from '../output/format.js';
 import { send } from './resource.js';

@@ -9,9 +9,10 @@ import { safeText } from '../output/format.js';
 import type { TransportRequest, TransportResponse } from '../transport/types.js';
 import type { Deps } from './deps.js';
 import { ProtocolError } from '../transport/types.js';
-import { ApiError, InterruptedError, UsageError } from './errors.js';
-import type { Interruption } from './io.js';
+import { ApiError, InterruptedError, UsageError } from '../cli/errors.js';
+import type { Interruption } from '../cli/io.js';
 import type { Invoke } from './registry.js';
+import { MAX_PAGE_SIZE } from '../schemas/vocabulary.js';
 
 export interface ResourceInfo {
   /** JSON:API type, e.g. `customer`. */
@@ -44,8 +45,6 @@ function positive(value: unknown, flag: string, max = Number.MAX_SAFE_INTEGER): 
   return Number(text);
 }
 
-/** The service's largest page. */
-const MAX_PAGE_SIZE = 100;
 
 // ---- reading ----
 

@@ -1,6 +1,6 @@
 // Ids for the shell's completion: the newest resources of one kind, each with a few words that say
 // which it is. Read through a Transport, so the embedded store and a server answer alike.
-import { MAX_PAGE_SIZE } from '../api/query.js';
+import { MAX_PAGE_SIZE } from '../schemas/vocabulary.js';
 import { oneLine } from '../output/format.js';
 import type { Transport } from '../transport/types.js';
 

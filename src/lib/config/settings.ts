@@ -3,9 +3,11 @@
 // store and the base URL (an explicit --db is embedded mode whatever the profile says; at the same
 // rank the base URL wins, and --db with --base-url is a contradiction). A key saved in a profile
 // (or in the config defaults) is sent only to the base URL saved beside it.
-import type { GlobalOptions } from '../command/globals.js';
+import type { GlobalOptions } from '../cli/globals.js';
 import { own, type ConfigFile, type ProfileEntry } from './file.js';
 import { defaultDbPath } from './paths.js';
+import { isSendableKey, unsendableKey } from '../transport/keys.js';
+
 
 /** Where a setting came from, highest rank first. */
 export type Source = 'flag' | 'env' | 'profile' | 'config' | 'default';
@@ -45,17 +47,6 @@ export const DEFAULT_TIMEOUT_SECONDS = 30;
 
 /** The longest timer Node keeps (2^31 - 1 ms, about 24.8 days); a longer one fires after 1 ms. */
 export const MAX_TIMEOUT_MS = 2 ** 31 - 1;
-
-/**
- * Whether a key can travel in an HTTP header exactly as it is: printable ASCII only (no line
- * break, no other control character, nothing beyond ASCII), no space at either end (a header
- * drops those).
- */
-export const isSendableKey = (key: string): boolean => /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/.test(key);
-
-/** Why a key cannot be sent, naming where it came from and never quoting it. */
-export const unsendableKey = (where: string): string =>
-  `the API key ${where} has a character an HTTP header cannot carry (a line break, another control character, a space at an end, or a character beyond ASCII); check how it was copied`;
 
 /** A number of seconds above 0 from the environment or the config file; anything else is left out. */
 const seconds = (value: unknown): number | undefined => {

@@ -76,6 +76,19 @@ export function defaultAccount(store: Store, clock: Clock): MaybePromise<Account
   );
 }
 
+/** Whether the account has an API key: replacing it locks out whoever uses it. */
+export function* accountHasKey(name: string): Unit<boolean> {
+  const account = yield* findAccount(name);
+  if (!account) return false;
+  return (yield* get((q) => q.selectFrom('api_keys').select('id').where('account_id', '=', account.id).limit(1))) !== undefined;
+}
+
+/** An account by name; the default one is made on first use, as every command makes it. */
+export async function showAccount(store: Store, clock: Clock, name: string): Promise<Result<Account>> {
+  const account = name === DEFAULT_ACCOUNT_NAME ? await defaultAccount(store, clock) : await store.read(() => findAccount(name));
+  return account ? ok(account) : notFound(`no account named "${name}"`);
+}
+
 export function listAccounts(store: Store): MaybePromise<Account[]> {
   return store.read(() => all((q) => q.selectFrom('accounts').selectAll().orderBy('id')));
 }

@@ -24,11 +24,11 @@ export interface DueReport {
   changes: Record<string, number>;
 }
 
-const nextDue = prepared<{ due_at: string }, []>('due.next', (q) => q.selectFrom('due_work').select('due_at').orderBy('due_at').limit(1));
+const earliestWork = prepared<{ due_at: string }, []>('due.next', (q) => q.selectFrom('due_work').select('due_at').orderBy('due_at').limit(1));
 
 /** The earliest due time of any work, or undefined: one index lookup, the whole cost of a catch-up when nothing is due. */
 export function* earliestDue(): Unit<string | undefined> {
-  return (yield* nextDue.get())?.due_at;
+  return (yield* earliestWork.get())?.due_at;
 }
 
 export interface DueOptions {

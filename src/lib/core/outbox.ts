@@ -177,7 +177,7 @@ const earliest = prepared<{ next_at: string }, []>('outbox.next', (q) =>
 );
 
 /** The earliest pending delivery's due time (one read of the partial index), for a sender deciding whether to start. */
-export function* nextDue(): Unit<string | undefined> {
+export function* nextDelivery(): Unit<string | undefined> {
   return (yield* earliest.get())?.next_at;
 }
 

@@ -1,8 +1,8 @@
 // Prints a JSON:API document in the chosen format: table (people), json (the exact document),
 // ndjson (one resource per line), csv, or a JMESPath --query result.
-import type { GlobalOptions } from '../command/globals.js';
-import { UsageError } from '../command/errors.js';
-import type { IO } from '../command/io.js';
+import type { GlobalOptions } from '../cli/globals.js';
+import { UsageError } from '../cli/errors.js';
+import type { IO } from '../cli/io.js';
 import { noun, type ResourceLike } from './columns.js';
 import { oneLine } from './format.js';
 

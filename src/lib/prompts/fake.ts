@@ -1,7 +1,7 @@
 // A prompter that answers from a script, for tests: it records every question, runs the real
 // validation on each answer (a refused answer is recorded and the next one is tried, as a person
 // would retype), and can be told to behave as if Ctrl-C were pressed.
-import { InterruptedError } from '../command/errors.js';
+import { InterruptedError } from '../cli/errors.js';
 import type { Choice, Prompter } from './prompter.js';
 
 /** An answer, or CTRL_C to interrupt at that question. */

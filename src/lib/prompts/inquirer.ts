@@ -1,7 +1,7 @@
 // The prompter of a real terminal: @inquirer/prompts, imported on the first question only (it costs
 // about 70 ms to load). Questions go to stderr, so stdout carries only data. Ctrl-C inside a
 // question ends the command with exit 130 and nothing written.
-import { InterruptedError } from '../command/errors.js';
+import { InterruptedError } from '../cli/errors.js';
 import type { Prompter } from './prompter.js';
 
 type Inquirer = typeof import('@inquirer/prompts');

@@ -13,6 +13,9 @@ export type ResourceType = 'customer' | 'subscription' | 'subscription-plan' | '
 
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
 
+/** The most resources one page of a list may hold (page[size]); the API refuses more, and clients ask for at most this. */
+export const MAX_PAGE_SIZE = 100;
+
 /** Output attributes per type, in the order the hosted service sends them. */
 export const ATTRIBUTES: Record<ResourceType, readonly string[]> = {
   customer: [

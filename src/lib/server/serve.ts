@@ -4,8 +4,6 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { authenticate, authenticateKey, hashKey } from '../core/accounts.js';
 import type { Clock } from '../core/clock.js';
-import { runDue } from '../core/due.js';
-import { catchUp, StoreClock } from '../core/store-clock.js';
 import type { Account } from '../core/context.js';
 import { JSONAPI } from '../api/http.js';
 import { createRouter, type Router } from '../api/router.js';
@@ -13,13 +11,22 @@ import { simpleError } from '../api/errors.js';
 import type { ApiRequest, ApiResponse } from '../api/http.js';
 import type { KeyGuard, SqliteStore, Store } from '../store/store.js';
 import { createPages, type Pages } from '../pages/index.js';
-import { startDispatcher } from '../outbox/dispatcher.js';
 import { andThen, type MaybePromise } from '../store/unit.js';
 import { guardConnections } from './connections.js';
 import { createHttpAdapter, type RequestHandler } from './http-adapter.js';
 import { DEFAULT_HEADERS_TIMEOUT_S, DEFAULT_KEEP_ALIVE_TIMEOUT_S, DEFAULT_REQUEST_TIMEOUT_S, defaultMaxConnections, openFilesLimit } from './limits.js';
 
-export interface ServeOptions {
+/** What runs beside the listener (the runtime's due work and senders): told of writes, started once listening, closed before the store. */
+export interface Background {
+  /** A write was answered: what it caused may go out now. */
+  poke(): void;
+  /** Listening: links in what due work sends point at baseUrl. */
+  start(baseUrl: string): void;
+  /** Stops the timers and waits for the work under way. */
+  close(): Promise<void>;
+}
+
+export interface ListenOptions {
   store: Store;
   clock: Clock;
   host: string;
@@ -29,14 +36,8 @@ export interface ServeOptions {
   publicUrl?: string;
   /** Accept webhook URLs of loopback and private-network hosts (refused by default: 400). */
   allowPrivateWebhooks?: boolean;
-  /** How often due work runs (and the store's test time is read again), in ms; 0 never. Default 1 s. */
-  dueEveryMs?: number;
-  /** How often the webhook outbox is looked at without a write to prompt it, in ms; 0 only when prompted. Default 1 s. */
-  deliverEveryMs?: number;
-  /** Options of the webhook sender (tests: a shorter timeout, a shorter claim). */
-  sender?: { timeoutMs?: number; leaseMs?: number; concurrency?: number };
-  /** Sends the customers' emails (BILLING_SMTP_URL) with the webhooks; none when absent. */
-  mail?: (store: Store, clock: Clock) => Promise<unknown>;
+  /** The due work and the senders; none when absent. */
+  background?: Background;
   /** Where the listening line and the request lines go; stderr by default. Lines without newline. */
   log?: (line: string) => void;
   /** Replaces the router, given the base URL it would have used (tests: slow or failing handlers). */
@@ -62,8 +63,6 @@ export interface RunningServer {
   baseUrl: string;
   port: number;
   server: Server;
-  /** Reads the store's clock and does the work due by it now (what the timer does every dueEveryMs). */
-  catchUp(): Promise<void>;
   /** Stops accepting, lets in-flight requests finish, closes the store. Safe to call more than once. */
   close(): Promise<void>;
 }
@@ -139,7 +138,7 @@ export function guardedAuthentication(store: Store): { authenticate(key: string)
   };
 }
 
-export async function startServer(options: ServeOptions): Promise<RunningServer> {
+export async function listen(options: ListenOptions): Promise<RunningServer> {
   const log = options.log ?? stderrLog;
   const { store } = options;
   let closing = false;
@@ -165,17 +164,10 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const connections = guardConnections(server, options.maxConnections ?? defaultMaxConnections(openFilesLimit()), { silentMs: 2 * headersTimeout, log });
 
   const guarded = store.engine === 'postgres' && !options.handler ? guardedAuthentication(store) : undefined;
-  const outbox = startDispatcher({
-    store,
-    clock: options.clock,
-    allowPrivate: options.allowPrivateWebhooks ?? false,
-    everyMs: options.deliverEveryMs,
-    ...options.sender,
-    also: options.mail ? () => options.mail!(store, options.clock) : undefined,
-    log,
-  });
+  const background = options.background;
   // A write may have written events: their deliveries go out now, not at the next tick.
-  const prompting = (response: MaybePromise<ApiResponse>, method: string) => (method === 'GET' ? response : andThen(response, (answer) => (outbox.poke(), answer)));
+  const prompting = (response: MaybePromise<ApiResponse>, method: string) =>
+    method === 'GET' || !background ? response : andThen(response, (answer) => (background.poke(), answer));
   const adapter = createHttpAdapter({
     handler: {
       handle: (request, account, key) => prompting(guarded ? guarded.handle(router!, request, account, key) : handler!.handle(request, account, key), request.method.toUpperCase()),
@@ -233,38 +225,20 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     router = created;
     handler = { handle: (request, account) => created.handle(request, account) };
   }
-  if (!options.handler) pages = createPages({ store, clock: options.clock, baseUrl, log, changed: () => outbox.poke() });
+  if (!options.handler) pages = createPages({ store, clock: options.clock, baseUrl, log, changed: () => background?.poke() });
   log(`billing serve: listening on ${url} (store: ${store.location}${options.publicUrl ? `; links: ${baseUrl}` : ''})`);
 
-  // Due work on a timer: one run at a time; several instances on one PostgreSQL database each claim
-  // their own rows. A failure is logged and tried again at the next tick.
-  let running: Promise<void> | undefined;
-  const catchingUp = (): Promise<void> =>
-    (running ??= (async () => {
-      try {
-        const report = options.clock instanceof StoreClock ? await catchUp(store, options.clock, { baseUrl }) : await runDue(store, options.clock.now().toISOString(), { baseUrl });
-        if (report && Object.keys(report.changes).length > 0) outbox.poke();
-      } catch (error) {
-        log(`billing serve: due work failed (tried again in a moment): ${error instanceof Error ? error.message : String(error)}`);
-      } finally {
-        running = undefined;
-      }
-    })());
-  const every = options.dueEveryMs ?? 1_000;
-  const ticker = every > 0 ? setInterval(() => void catchingUp(), every) : undefined;
-  ticker?.unref();
+  background?.start(baseUrl);
 
   let closed: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closed ??= new Promise<void>((resolve) => {
       closing = true;
-      if (ticker) clearInterval(ticker);
       const timer = setTimeout(() => server.closeAllConnections(), options.shutdownTimeoutMs ?? 10_000);
       server.close(() => {
         clearTimeout(timer);
         // The due work and the deliveries in progress finish before the store closes.
-        void Promise.resolve(running)
-          .then(() => outbox.close())
+        void Promise.resolve(background?.close())
           .then(() => (options.closeStore !== false ? store.close() : undefined))
           .then(resolve, resolve);
       });
@@ -274,5 +248,5 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     return closed;
   };
 
-  return { url, baseUrl, port: address.port, server, catchUp: catchingUp, close };
+  return { url, baseUrl, port: address.port, server, close };
 }

@@ -4,7 +4,7 @@
 // only in remote mode). The undici package's own request() opens sockets that nock cannot see
 // (nock#2183); the built-in fetch is what the fault and replay tests can intercept.
 import { randomUUID } from 'node:crypto';
-import { isSendableKey, unsendableKey } from '../config/settings.js';
+import { isSendableKey, unsendableKey } from './keys.js';
 import { ProtocolError, target, ServiceUnreachableError, type Transport, type TransportRequest, type TransportResponse } from './types.js';
 
 export interface HttpOptions {

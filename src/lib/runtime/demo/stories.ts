@@ -8,8 +8,8 @@
 // them exactly): a story starts "k months and 10 days ago", so its last collection is 7 to 17 days
 // old (fulfilled) and its next one at least 11 days ahead, however long the months in between; a
 // beat after a collection comes at most 6 days after it, so always in the past.
-import type { Frequency } from '../../lib/core/schedule.js';
-import type { Outcome } from '../../lib/schemas/vocabulary.js';
+import type { Frequency } from '../../core/schedule.js';
+import type { Outcome } from '../../schemas/vocabulary.js';
 
 export const PLANS = {
   monthly: { name: 'Monthly membership', amount: '12.50', frequency: 'monthly', description: 'Gym membership, billed monthly', mandate_authentication_method: 'first_payment' },

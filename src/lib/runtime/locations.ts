@@ -1,0 +1,5 @@
+// Where stores are, as the command line names them and shows them: a file path or a postgres://
+// URL (parseLocation), and any text with the passwords of its URLs hidden (redact). The store
+// decides both; the command line reaches them here, through the runtime, like everything else of
+// the store.
+export { MAKE_A_STORE, parseLocation, redact, type StoreLocation } from '../store/store.js';
