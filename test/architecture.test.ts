@@ -65,6 +65,21 @@ describe('the layers of src/', () => {
     expect(upward).toEqual([]);
   });
 
+  it('keeps the command side above the runtime: no command reaches the core, the store, the API or the server', () => {
+    const runtime = LAYERS.findIndex((names) => names.includes('lib/runtime'));
+    const hidden = ['lib/server', 'lib/api', 'lib/pages', 'lib/core', 'lib/store'];
+    const reaching: string[] = [];
+    for (const file of files) {
+      const from = layerOf(file);
+      if (from.layer >= runtime) continue;
+      for (const target of importsOf(file)) {
+        const to = layerOf(target);
+        if (hidden.includes(to.name)) reaching.push(`${relative(SRC, file)} -> ${relative(SRC, target)}`);
+      }
+    }
+    expect(reaching).toEqual([]);
+  });
+
   it('sees the imports it must judge: a made-up upward import is found', () => {
     const info = ts.preProcessFile("import type { X } from '../../lib/core/a.js';\nconst y = await import('../api/b.js');\nexport { z } from './c.js';", true, true);
     expect(info.importedFiles.map((imported) => imported.fileName)).toEqual(['../../lib/core/a.js', '../api/b.js', './c.js']);

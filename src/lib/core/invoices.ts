@@ -4,7 +4,8 @@ import type { InvoiceSortField, InvoiceStatus } from '../schemas/vocabulary.js';
 import type { InvoiceLineRow, InvoiceRow } from '../store/schema.js';
 import { containing } from '../store/compile.js';
 import { all, prepared, type Unit } from '../store/unit.js';
-import type { CoreContext } from './context.js';
+import type { Account, CoreContext } from './context.js';
+import type { Customer } from './customers.js';
 import { findPage, ID_KEY, lowerAscii, orderOf, pageOf, type Condition, type PageOf, type PageRequest, type Sort, type SortKey } from './paging.js';
 
 export type Invoice = Omit<InvoiceRow, 'id'> & { id: number };
@@ -75,3 +76,32 @@ export function findLine(ctx: CoreContext, id: number): Unit<InvoiceLine | undef
 /** The printable page of a finalised invoice (billing serve serves it): the token is the secret, so the id is not in it. */
 export const hostedInvoiceUrl = (baseUrl: string, invoice: Pick<Invoice, 'hosted_token'>): string | null =>
   invoice.hosted_token === null ? null : `${baseUrl}/invoice/${invoice.hosted_token}`;
+
+/** What an invoice's hosted page shows, read in one snapshot. */
+export interface HostedInvoice {
+  invoice: Invoice;
+  lines: InvoiceLine[];
+  customer: Customer;
+  account: Account;
+  /** The reference of the invoice a credit note credits. */
+  originalReference: string | null;
+}
+
+// The token is unique (an index): one indexed lookup; a finalised invoice never changes, so the
+// page's rows are read in one snapshot and need no lock.
+const byToken = prepared<Invoice, [string]>('pages.invoice', (q, p) => q.selectFrom('invoices').selectAll().where('hosted_token', '=', p(0)));
+const customerById = prepared<Customer, [number]>('pages.invoice.customer', (q, p) => q.selectFrom('customers').selectAll().where('id', '=', p(0)));
+const accountById = prepared<Account, [number]>('pages.invoice.account', (q, p) => q.selectFrom('accounts').selectAll().where('id', '=', p(0)));
+const referenceById = prepared<{ reference: string | null }, [number]>('pages.invoice.original', (q, p) => q.selectFrom('invoices').select('reference').where('id', '=', p(0)));
+
+export function* findHostedInvoice(token: string): Unit<HostedInvoice | undefined> {
+  const invoice = yield* byToken.get(token);
+  // Only a finalised invoice has a page (a draft has no token; this guards the rule).
+  if (!invoice || invoice.status === 'draft') return undefined;
+  const lines = (yield* all((q) => q.selectFrom('invoice_lines').selectAll().where('invoice_id', '=', invoice.id).orderBy('id'))) as InvoiceLine[];
+  const customer = yield* customerById.get(invoice.customer_id);
+  const account = yield* accountById.get(invoice.account_id);
+  if (!customer || !account) return undefined;
+  const originalReference = invoice.original_invoice_id === null ? null : ((yield* referenceById.get(invoice.original_invoice_id))?.reference ?? null);
+  return { invoice, lines, customer, account, originalReference };
+}
