@@ -101,8 +101,15 @@ describe('billing import customers (embedded)', () => {
     const imported = await run.run(['import', 'subscriptions', subs]);
     expect(imported.code).toBe(1);
     expect(imported.stderr).toContain('line 2: customer_id: no customer with id 99');
-    const list = JSON.parse((await run.run(['subscriptions', 'list', '--json'])).stdout) as { data: { attributes: { status: string } }[] };
+    const list = JSON.parse((await run.run(['subscriptions', 'list', '--json'])).stdout) as {
+      data: { id: string; attributes: { status: string; confirmation_page: string } }[];
+    };
     expect(list.data.map((s) => s.attributes.status)).toEqual(['unverified', 'active']);
+    // An imported subscription's page has a secret of its own, like one made through the API.
+    for (const s of list.data) {
+      expect(s.attributes.confirmation_page).toMatch(new RegExp(`/mandate/accept/${s.id}/[0-9a-f]{64}$`));
+    }
+    expect(new Set(list.data.map((s) => s.attributes.confirmation_page)).size).toBe(2);
 
     const invoices = join(dir, 'invoices.ndjson');
     writeFileSync(

@@ -40,22 +40,27 @@ const KEPT_HEADERS = new Set(['allow', 'location', 'content-type']);
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
 /** The random token of a hosted invoice page, in its URL: 24 bytes, base64url. */
 const HOSTED_TOKEN = /(\/invoice\/)([A-Za-z0-9_-]{32})(?![A-Za-z0-9_-])/g;
+/** The random secret of a mandate page, in its URL: 32 bytes, hex. */
+const MANDATE_SECRET = /(\/mandate\/accept(?:ed)?\/\d+\/)([0-9a-f]{64})(?![0-9a-f])/g;
 
 /**
- * Random values (transaction ids, hosted invoice tokens), named in the order a scenario first sees
- * them: `<uuid 1>`, `<token 1>`. The same value reads the same everywhere in the scenario (an
+ * Random values (transaction ids, hosted invoice tokens, mandate page secrets), named in the order a
+ * scenario first sees them: `<uuid 1>`, `<token 1>`, `<secret 1>`. The same value reads the same everywhere in the scenario (an
  * invoice's transaction is the one the subscription lists), and the documents of two doors compare.
  */
 export class RandomNames {
   private readonly names = new Map<string, string>();
-  private readonly counts = { uuid: 0, token: 0 };
-  private name(kind: 'uuid' | 'token', value: string): string {
+  private readonly counts = { uuid: 0, token: 0, secret: 0 };
+  private name(kind: 'uuid' | 'token' | 'secret', value: string): string {
     let name = this.names.get(value);
     if (name === undefined) this.names.set(value, (name = `<${kind} ${++this.counts[kind]}>`));
     return name;
   }
   text(value: string): string {
-    return value.replace(UUID, (uuid) => this.name('uuid', uuid)).replace(HOSTED_TOKEN, (_, at: string, token: string) => `${at}${this.name('token', token)}`);
+    return value
+      .replace(UUID, (uuid) => this.name('uuid', uuid))
+      .replace(HOSTED_TOKEN, (_, at: string, token: string) => `${at}${this.name('token', token)}`)
+      .replace(MANDATE_SECRET, (_, at: string, secret: string) => `${at}${this.name('secret', secret)}`);
   }
 }
 

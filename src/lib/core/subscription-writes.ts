@@ -11,7 +11,8 @@ import type { SubscriptionStatus } from '../schemas/vocabulary.js';
 import { get, run, type MaybePromise, type Unit } from '../store/unit.js';
 import { transact, nowIso, type CoreContext } from './context.js';
 import { activate, cancel, flush, Ledger, loadSubscriptions, moveSubscription, pause, restartCycles, setCancelDate, setResumeDate, type Sub } from './lifecycle.js';
-import { mandateConfirmation } from './notifications.js';
+import { newConfirmationToken } from './mandate.js';
+import { confirmationPath, mandateConfirmation } from './notifications.js';
 import { getPlan } from './plans.js';
 import { fail, invalidAttributes, ok, type Result } from './result.js';
 import { dayAt, midnight } from './schedule.js';
@@ -115,6 +116,7 @@ export function prepareSubscription(ctx: CoreContext, attributes: Record<string,
           updated_at: now,
           cycle_anchor: null,
           next_cycle: 0,
+          confirmation_token: newConfirmationToken(),
         })
         .returningAll(),
     ))!;
@@ -164,7 +166,7 @@ function isCurrentValue(ctx: CoreContext, sub: Sub, name: string, given: unknown
     case 'archived':
       return given === (sub.archived === 1);
     case 'confirmation_page':
-      return typeof given === 'string' && given.endsWith(`/mandate/accept/${sub.id}/${encodeURIComponent(sub.mandate_code)}`);
+      return typeof given === 'string' && given.endsWith(confirmationPath(sub.id, sub.confirmation_token));
     case 'created_at':
     case 'updated_at': {
       if (typeof given !== 'string') return false;
@@ -239,6 +241,11 @@ export function updateSubscription(ctx: CoreContext, id: number, attributes: Rec
     for (const name of ['subscription_webhook_url', 'transaction_webhook_url', 'success_redirect_url'] as const) if (value[name] !== undefined) sub[name] = value[name] ?? null;
     if (value.metadata !== undefined) sub.metadata = value.metadata === null ? null : JSON.stringify(value.metadata);
     const confirmAgain = value.confirmation_sent === false && sub.confirmation_sent === 1 && !accepted;
+    // Back to false is the operator's way to replace a link that went astray: the page gets a new
+    // secret (the old URL answers 404 from now on), which a new confirmation, if one is due, carries.
+    if (value.confirmation_sent === false && sub.confirmation_sent === 1) {
+      sub.confirmation_token = newConfirmationToken();
+    }
     if (value.confirmation_sent !== undefined) sub.confirmation_sent = value.confirmation_sent ? 1 : 0;
     sub.updated_at = now;
     l.changedSubs.add(sub);

@@ -419,6 +419,8 @@ export interface ErrorWords {
   unsupported: string;
   failedTitle: string;
   failed: string;
+  tooManyTitle: string;
+  tooMany: string;
 }
 
 export const ERRORS: Record<Lang, ErrorWords> = {
@@ -433,6 +435,8 @@ export const ERRORS: Record<Lang, ErrorWords> = {
     unsupported: 'Het formulier is niet in een bekende vorm verstuurd.',
     failedTitle: 'Er ging iets mis',
     failed: 'Probeer het over een ogenblik opnieuw.',
+    tooManyTitle: 'Te veel pogingen',
+    tooMany: 'Er zijn te veel onjuiste links geprobeerd. Wacht even en open dan de link die u hebt ontvangen.',
   },
   'nl-be': {
     notFoundTitle: 'Pagina niet gevonden',
@@ -445,6 +449,8 @@ export const ERRORS: Record<Lang, ErrorWords> = {
     unsupported: 'Het formulier werd niet in een gekende vorm verstuurd.',
     failedTitle: 'Er liep iets mis',
     failed: 'Probeer het binnen enkele ogenblikken opnieuw.',
+    tooManyTitle: 'Te veel pogingen',
+    tooMany: 'Er werden te veel foute links geprobeerd. Wacht even en open dan de link die u ontvangen hebt.',
   },
   en: {
     notFoundTitle: 'Page not found',
@@ -457,6 +463,8 @@ export const ERRORS: Record<Lang, ErrorWords> = {
     unsupported: 'The form was not sent in a known format.',
     failedTitle: 'Something went wrong',
     failed: 'Please try again in a moment.',
+    tooManyTitle: 'Too many attempts',
+    tooMany: 'Too many wrong links were tried. Please wait a moment, then open the link you received.',
   },
   de: {
     notFoundTitle: 'Seite nicht gefunden',
@@ -469,6 +477,9 @@ export const ERRORS: Record<Lang, ErrorWords> = {
     unsupported: 'Das Formular wurde in keinem bekannten Format gesendet.',
     failedTitle: 'Etwas ist schiefgegangen',
     failed: 'Bitte versuchen Sie es gleich noch einmal.',
+    tooManyTitle: 'Zu viele Versuche',
+    tooMany:
+      'Es wurden zu viele falsche Links versucht. Bitte warten Sie kurz und öffnen Sie dann den erhaltenen Link.',
   },
   fr: {
     notFoundTitle: 'Page introuvable',
@@ -481,5 +492,8 @@ export const ERRORS: Record<Lang, ErrorWords> = {
     unsupported: "Le formulaire n'a pas été envoyé dans un format connu.",
     failedTitle: 'Une erreur est survenue',
     failed: 'Veuillez réessayer dans un instant.',
+    tooManyTitle: 'Trop de tentatives',
+    tooMany:
+      'Trop de liens erronés ont été essayés. Veuillez patienter un instant, puis ouvrir le lien que vous avez reçu.',
   },
 };

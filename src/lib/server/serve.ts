@@ -13,6 +13,7 @@ import { simpleError } from '../api/errors.js';
 import type { ApiRequest, ApiResponse } from '../api/http.js';
 import type { KeyGuard, SqliteStore, Store } from '../store/store.js';
 import { createPages, type Pages } from '../pages/index.js';
+import type { GuessLimits } from '../pages/guesses.js';
 import { startDispatcher } from '../outbox/dispatcher.js';
 import { andThen, type MaybePromise } from '../store/unit.js';
 import { guardConnections } from './connections.js';
@@ -53,6 +54,8 @@ export interface ServeOptions {
   requestTimeoutMs?: number;
   /** How long an idle keep-alive connection is kept; default 65 s. */
   keepAliveTimeoutMs?: number;
+  /** How many wrong page secrets a client may try (pages/guesses.ts); default 20, then 20 a minute. */
+  pageGuesses?: GuessLimits;
 }
 
 export interface RunningServer {
@@ -233,7 +236,10 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     router = created;
     handler = { handle: (request, account) => created.handle(request, account) };
   }
-  if (!options.handler) pages = createPages({ store, clock: options.clock, baseUrl, log, changed: () => outbox.poke() });
+  if (!options.handler) {
+    const changed = () => outbox.poke();
+    pages = createPages({ store, clock: options.clock, baseUrl, log, changed, guesses: options.pageGuesses });
+  }
   log(`billing serve: listening on ${url} (store: ${store.location}${options.publicUrl ? `; links: ${baseUrl}` : ''})`);
 
   // Due work on a timer: one run at a time; several instances on one PostgreSQL database each claim

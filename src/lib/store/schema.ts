@@ -91,6 +91,8 @@ export interface SubscriptionRow {
   cycle_anchor: string | null;
   /** The plan cycle the next plan transaction collects (0 is the first). */
   next_cycle: number;
+  /** The secret that ends the URL of the mandate page (confirmation_page): 64 hex digits, never shown otherwise. */
+  confirmation_token: string;
 }
 
 export interface TransactionRow {
