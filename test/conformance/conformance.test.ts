@@ -400,6 +400,49 @@ const checks: Record<string, (recorded: Recorded[]) => void> = {
     expect(s['list after'].body.meta).toEqual({ total: 2 }); // the refused ones wrote nothing
   },
 
+  'finalise forms'(recorded) {
+    expect(statuses(recorded)).toEqual([
+      'create customer: 201',
+      'create subscription: 201',
+      'create the first: 201',
+      'a line for the first: 201',
+      'with another id: 409',
+      'with another type: 409',
+      'with an id that is no id: 400',
+      'still a draft: 200',
+      'as the API reference shows it: 200',
+      'create the second: 201',
+      'a line for the second: 201',
+      'with its own id: 200',
+      'create the third: 201',
+      'a line for the third: 201',
+      'with a null id, send_email from the plan: 200',
+      'create the fourth: 201',
+      'a line for the fourth: 201',
+      'without a body: 200',
+      'the invoice emails: 200',
+    ]);
+    const s = byStep(recorded);
+    expect(s['with another id'].body.errors).toEqual([{ status: '409', title: 'Conflict', detail: 'data.id must be "1", the id in the path', source: { pointer: '/data/id' } }]);
+    expect(s['with another type'].body.errors).toEqual([
+      { status: '409', title: 'Conflict', detail: 'data.type must be "invoice", the type of this endpoint', source: { pointer: '/data/type' } },
+    ]);
+    expect(s['with an id that is no id'].body.errors).toEqual([{ status: '400', title: 'Invalid Document', detail: 'data.id must be "1", the id in the path', source: { pointer: '/data/id' } }]);
+    expect(s['still a draft'].body.data.attributes).toMatchObject({ status: 'draft', reference: 'DRAFT' });
+    // The plan sends invoices (send_invoice defaults to true): send_email false is the request's own.
+    const finalised = (step: string) => {
+      const { status, reference, send_email } = s[step].body.data.attributes;
+      return { status, reference, send_email };
+    };
+    expect(finalised('as the API reference shows it')).toEqual({ status: 'open', reference: 'INV-1', send_email: false });
+    expect(finalised('with its own id')).toEqual({ status: 'open', reference: 'INV-2', send_email: false });
+    expect(finalised('with a null id, send_email from the plan')).toEqual({ status: 'open', reference: 'INV-3', send_email: true });
+    expect(finalised('without a body')).toEqual({ status: 'open', reference: 'INV-4', send_email: true });
+    // Only the last two emailed the customer.
+    const emails = s['the invoice emails'].body.data.filter((n: Json) => n.attributes.kind === 'invoice');
+    expect(emails.map((n: Json) => /INV-\d+/.exec(n.attributes.subject)?.[0])).toEqual(['INV-3', 'INV-4']);
+  },
+
   invoices(recorded) {
     expect(statuses(recorded)).toEqual([
       'create customer: 201',
