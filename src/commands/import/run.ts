@@ -14,6 +14,7 @@ import type { Invoke } from '../../lib/command/registry.js';
 import { examples, refusesDryRun } from '../../lib/command/registry.js';
 import { safeText } from '../../lib/output/format.js';
 import { progressBar } from '../../lib/output/progress.js';
+import type { CsvOptions } from '../../lib/output/csv.js';
 import { RejectsFile, rejectsPathFor } from '../../lib/import/rejects.js';
 import { csvHeader, formatByExtension, hashFile, IMPORT_FORMATS, readRows, spool, type ImportFormat, type SourceRow } from '../../lib/import/source.js';
 import type { ImportKind, ImportProgress, RowOutcome } from '../../lib/core/imports.js';
@@ -55,6 +56,8 @@ interface Job {
   hash: string;
   size: number;
   rejects: RejectsFile;
+  /** How CSV cells are read and rejected ones written: --csv-raw. */
+  csv: CsvOptions;
   /** Says a rejected row on stderr and writes it to the rejects file. */
   reject(row: SourceRow, reasons: string[]): void;
 }
@@ -84,9 +87,10 @@ export async function runImport(deps: Deps, kind: ImportKind, file: string, opti
     } catch (error) {
       throw new UsageError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
     }
-    const header = format === 'csv' ? (await csvHeader(path))?.names : undefined;
+    const csv = { raw: deps.globals.csvRaw };
+    const header = format === 'csv' ? (await csvHeader(path, csv))?.names : undefined;
     const rejectsPath = options.rejects ?? (stdin ? `${kind}.rejects.${format}` : rejectsPathFor(file, format));
-    const rejects = new RejectsFile(rejectsPath, format, header);
+    const rejects = new RejectsFile(rejectsPath, format, header, csv);
     const quiet = deps.globals.quiet;
     const job: Job = {
       deps,
@@ -96,6 +100,7 @@ export async function runImport(deps: Deps, kind: ImportKind, file: string, opti
       hash: content.hash,
       size: content.size,
       rejects,
+      csv,
       reject(row, reasons) {
         if (!quiet) deps.io.err(safeText(`line ${row.line}: ${reasons.join('; ')}\n`));
         rejects.write(row, `line ${row.line}: ${reasons.join('; ')}`);
@@ -193,7 +198,7 @@ async function embedded(job: Job, batchSize: number): Promise<{ imported: number
   };
   try {
     let batch: SourceRow[] = [];
-    for await (const row of readRows(job.path, job.format, state)) {
+    for await (const row of readRows(job.path, job.format, state, job.csv)) {
       batch.push(row);
       if (batch.length >= batchSize) {
         await flush(batch, false);
@@ -273,7 +278,7 @@ async function remote(job: Job, concurrency: number): Promise<{ imported: number
     bar.update(done, imported + rejected + replayed);
   };
   try {
-    for await (const row of readRows(job.path, job.format, { offset: 0, line: 0 })) {
+    for await (const row of readRows(job.path, job.format, { offset: 0, line: 0 }, job.csv)) {
       if (fatal) break;
       window.push(send(row));
       if (window.length >= concurrency) settle(await window.shift()!);

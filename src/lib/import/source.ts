@@ -6,6 +6,7 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { once } from 'node:events';
 import { extname } from 'node:path';
+import { unescapeFormula, type CsvOptions } from '../output/csv.js';
 
 export const IMPORT_FORMATS = ['ndjson', 'csv'] as const;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
@@ -28,7 +29,7 @@ export interface SourceRow {
   attributes?: Record<string, unknown>;
   /** Why the row could not be read as attributes (not JSON, not an object). */
   error?: string;
-  /** CSV: the cells as read, for the rejects file. */
+  /** CSV: the cells as read (as data: a formula's leading ' dropped), for the rejects file. */
   cells?: string[];
 }
 
@@ -72,9 +73,9 @@ export interface Resume {
   line: number;
 }
 
-/** The rows of the file from `from` on. */
-export function readRows(path: string, format: ImportFormat, from: Resume): AsyncGenerator<SourceRow> {
-  return format === 'ndjson' ? ndjsonRows(path, from) : csvRows(path, from);
+/** The rows of the file from `from` on. `csv.raw` (--csv-raw): CSV cells as they are, a leading ' kept. */
+export function readRows(path: string, format: ImportFormat, from: Resume, csv: CsvOptions = {}): AsyncGenerator<SourceRow> {
+  return format === 'ndjson' ? ndjsonRows(path, from) : csvRows(path, from, csv);
 }
 
 async function* ndjsonRows(path: string, from: Resume): AsyncGenerator<SourceRow> {
@@ -118,9 +119,15 @@ function ndjsonRow(bytes: Buffer, line: number, end: number): SourceRow | undefi
   return { line, lastLine: line, raw, end, attributes };
 }
 
+/**
+ * A CSV record's cells as data: the ' that an export (or a rejects file) puts before a cell a
+ * spreadsheet would run as a formula is dropped, so what was exported or rejected comes back as it was.
+ */
+const csvData = (cells: string[], csv: CsvOptions): string[] => (csv.raw ? cells : cells.map(unescapeFormula));
+
 /** The header of a CSV file: its first record. */
-export async function csvHeader(path: string): Promise<{ names: string[]; end: number; lines: number } | undefined> {
-  for await (const record of csvRecords(path, 0)) return { names: record.cells.map((n) => n.trim()), end: record.end, lines: record.lastLine };
+export async function csvHeader(path: string, csv: CsvOptions = {}): Promise<{ names: string[]; end: number; lines: number } | undefined> {
+  for await (const record of csvRecords(path, 0)) return { names: csvData(record.cells, csv).map((n) => n.trim()), end: record.end, lines: record.lastLine };
   return undefined;
 }
 
@@ -143,8 +150,8 @@ async function* csvRecords(path: string, start: number): AsyncGenerator<CsvRecor
   }
 }
 
-async function* csvRows(path: string, from: Resume): AsyncGenerator<SourceRow> {
-  const header = await csvHeader(path);
+async function* csvRows(path: string, from: Resume, csv: CsvOptions): AsyncGenerator<SourceRow> {
+  const header = await csvHeader(path, csv);
   if (!header) return;
   const names = header.names;
   // A first read starts after the header; a rerun where the last one committed.
@@ -157,15 +164,16 @@ async function* csvRows(path: string, from: Resume): AsyncGenerator<SourceRow> {
       continue; // the header itself
     }
     const line = lineBase + record.firstLine;
-    const row: SourceRow = { line, lastLine: lineBase + record.lastLine, raw: record.raw, end: start + record.end, cells: record.cells };
-    if (record.cells.length !== names.length) {
-      row.error = `has ${record.cells.length} cells where the header names ${names.length}`;
+    const cells = csvData(record.cells, csv);
+    const row: SourceRow = { line, lastLine: lineBase + record.lastLine, raw: record.raw, end: start + record.end, cells };
+    if (cells.length !== names.length) {
+      row.error = `has ${cells.length} cells where the header names ${names.length}`;
       yield row;
       continue;
     }
     const attributes: Record<string, unknown> = {};
     for (const [i, name] of names.entries()) {
-      const text = record.cells[i];
+      const text = cells[i];
       // An empty cell is an attribute not given (a CSV cannot tell empty from absent).
       if (name === REJECTED || text === '') continue;
       if (JSON_CELLS.has(name) && /^\s*[[{]/.test(text)) {
