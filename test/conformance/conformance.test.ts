@@ -400,6 +400,31 @@ const checks: Record<string, (recorded: Recorded[]) => void> = {
     expect(s['list after'].body.meta).toEqual({ total: 2 }); // the refused ones wrote nothing
   },
 
+  'amounts at their bounds'(recorded) {
+    expect(statuses(recorded)).toEqual([
+      'create customer: 201',
+      'create subscription: 201',
+      'the largest, as a string: 201',
+      'the largest, as a number: 201',
+      'a cent less, as a number: 201',
+      'one cent more: 400',
+      'one cent more, as a number: 400',
+      'the most cents a double holds: 400',
+      'the plan: 200',
+      'the transactions: 200',
+    ]);
+    const s = byStep(recorded);
+    for (const step of ['one cent more', 'one cent more, as a number', 'the most cents a double holds']) {
+      expect(s[step].body.errors, step).toEqual([invalidAttribute('amount', 'must be at most 10000000000.00')]);
+    }
+    for (const step of ['the largest, as a string', 'the largest, as a number']) expect(s[step].body.data.attributes.amount, step).toBe(10000000000);
+    expect(s['a cent less, as a number'].body.data.attributes.amount).toBe(9999999999.99);
+    expect(s['the plan'].body.data.attributes.amount).toBe('10000000000.00');
+    // The plan's first collection and the three made by hand; none of the refused ones.
+    const amounts = s['the transactions'].body.data.map((r: Json) => JSON.stringify(r.attributes.amount)).sort();
+    expect(amounts).toEqual(['10000000000', '10000000000', '10000000000', '9999999999.99']);
+  },
+
   'finalise forms'(recorded) {
     expect(statuses(recorded)).toEqual([
       'create customer: 201',

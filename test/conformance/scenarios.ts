@@ -326,6 +326,29 @@ export const scenarios: Record<string, Scenario> = {
   },
 
   /**
+   * Amounts at their bound (10,000,000,000.00, an invoice total's too): a transaction of it, as a
+   * string and as a number, and one a cent less, come back exactly; one cent more is refused, and
+   * so is the most a double holds in cents, which would otherwise be stored and shown rounded.
+   */
+  async 'amounts at their bounds'(t, seed) {
+    const { send, log } = recorder(t);
+    await seed.plan({ ...GOLD, amount: '10000000000.00' });
+    const customer: string = (await send('create customer', post('customer', customerAttributes(1), '/customers'))).body.data.id;
+    const subscription: string = (await send('create subscription', post('subscription', activeSubscription(customer), '/subscriptions'))).body.data.id;
+    const transaction = (amount: unknown) => post('transaction', { subscription_id: subscription, amount }, '/transactions');
+    await send('the largest, as a string', transaction('10000000000.00'));
+    await send('the largest, as a number', transaction(10000000000));
+    await send('a cent less, as a number', transaction(9999999999.99));
+    await send('one cent more', transaction('10000000000.01'));
+    await send('one cent more, as a number', transaction(10000000000.01));
+    await send('the most cents a double holds', transaction('90071992547409.91'));
+    await send('the plan', get('/subscription-plans/1'));
+    // Only their amounts: a server collects what falls due while the scenario runs (status, history).
+    await send('the transactions', get(`/subscriptions/${subscription}/transactions`, { 'fields[transaction]': 'amount' }));
+    return log;
+  },
+
+  /**
    * The request forms of PATCH /invoices/{id}/finalise: the API reference's own (data.type and
    * attributes.send_email, no data.id), data.id given (it must be the path's) or null, and no body.
    */
