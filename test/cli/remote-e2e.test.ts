@@ -1,9 +1,11 @@
 // The built CLI in remote mode against a `billing serve` it talks to over loopback, side by side
 // with the same commands on an embedded store: the same output, the same exit codes.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, runCli, TEST_CONFIG_DIR, type CliResult } from '../helpers/cli.js';
-import { tempDbPath } from '../helpers/store.js';
+import { tempDbPath, tempDir } from '../helpers/store.js';
 
 const EMBEDDED_BASE = 'http://127.0.0.1:8080'; // where the embedded store's links point
 let server: ChildProcess | undefined;
@@ -137,6 +139,14 @@ describe('amounts at their bound and CSV cells, the same in both modes', () => {
     const data = same(await both(['transactions', 'create', '--data', `{"subscription_id": ${subscription}, "amount": "10000000000.01"}`]), 1);
     expect(data.embedded.stderr).toContain('amount: must be at most 10000000000.00');
     same(await both(['transactions', 'create', '--data', `{"subscription_id": ${subscription}, "amount": 90071992547409.91}`]), 1);
+  });
+
+  it('--data of bytes that are not UTF-8 is exit 2 before anything is sent, the same in both modes', { timeout: 60_000 }, async () => {
+    const file = join(tempDir(), 'customer.json');
+    writeFileSync(file, Buffer.concat([Buffer.from('{"first_name":"'), Buffer.from([0xe9]), Buffer.from('","last_name":"X","email":"latin1@example.com"}')]));
+    const refused = same(await both(['customers', 'create', '--data', `@${file}`]), 2);
+    expect(refused.embedded.stderr).toBe(`error: --data: ${file} is not UTF-8 text at line 1, byte offset 15 (0xe9): save it as UTF-8; nothing was sent\n`);
+    expect(same(await both(['customers', 'list', '--search', 'latin1', '-o', 'ndjson']), 0).embedded.stdout).toBe('');
   });
 
   it("CSV cells a spreadsheet would run get a leading ', the same in both modes; --csv-raw writes them as they are", { timeout: 120_000 }, async () => {

@@ -16,7 +16,8 @@ import { safeText } from '../../lib/output/format.js';
 import { progressBar } from '../../lib/output/progress.js';
 import type { CsvOptions } from '../../lib/output/csv.js';
 import { RejectsFile, rejectsPathFor } from '../../lib/import/rejects.js';
-import { csvHeader, formatByExtension, hashFile, IMPORT_FORMATS, readRows, spool, type ImportFormat, type SourceRow } from '../../lib/import/source.js';
+import { csvHeader, formatByExtension, hashFile, IMPORT_FORMATS, readRows, spool, utf8ProblemIn, type Content, type ImportFormat, type SourceRow } from '../../lib/import/source.js';
+import { describeUtf8Problem } from '../../lib/schemas/utf8.js';
 import type { ImportKind, ImportProgress, RowOutcome } from '../../lib/core/imports.js';
 import type { TransportResponse } from '../../lib/transport/types.js';
 
@@ -81,11 +82,16 @@ export async function runImport(deps: Deps, kind: ImportKind, file: string, opti
   const spooled = stdin ? mkdtempSync(join(tmpdir(), 'billing-import-')) : undefined;
   try {
     const path = spooled ? join(spooled, `stdin.${format}`) : file;
-    let content: { hash: string; size: number };
+    let content: Content;
     try {
-      content = spooled ? await spool(deps.io.stdinStream?.() ?? stringStream(await deps.io.readStdin()), path) : await hashFile(path);
+      content = spooled ? await spool(deps.io.stdinStream?.() ?? bytesStream(await deps.io.readStdin()), path) : await hashFile(path);
     } catch (error) {
       throw new UsageError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    }
+    // Found in the pass that hashed it, before any row is read: nothing of the file is taken.
+    if (content.invalidAt >= 0) {
+      const where = describeUtf8Problem(await utf8ProblemIn(path, content.invalidAt));
+      throw new UsageError(`${stdin ? 'standard input (-)' : file} is not UTF-8 text at ${where}: save it as UTF-8 and import it again; nothing was imported`);
     }
     const csv = { raw: deps.globals.csvRaw };
     const header = format === 'csv' ? (await csvHeader(path, csv))?.names : undefined;
@@ -118,8 +124,8 @@ export async function runImport(deps: Deps, kind: ImportKind, file: string, opti
   }
 }
 
-async function* stringStream(text: string): AsyncGenerator<Uint8Array> {
-  yield Buffer.from(text, 'utf8');
+async function* bytesStream(bytes: Uint8Array): AsyncGenerator<Uint8Array> {
+  yield bytes;
 }
 
 function report(deps: Deps, summary: Summary): void {

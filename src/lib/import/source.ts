@@ -7,6 +7,7 @@ import { stat } from 'node:fs/promises';
 import { once } from 'node:events';
 import { extname } from 'node:path';
 import { unescapeFormula, type CsvOptions } from '../output/csv.js';
+import { Utf8Stream, type Utf8Problem } from '../schemas/utf8.js';
 
 export const IMPORT_FORMATS = ['ndjson', 'csv'] as const;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
@@ -38,33 +39,61 @@ const EXTENSIONS: Record<string, ImportFormat> = { '.ndjson': 'ndjson', '.jsonl'
 /** The format of a file, by its extension (.ndjson, .jsonl, .csv); undefined when it says none of these. */
 export const formatByExtension = (path: string): ImportFormat | undefined => EXTENSIONS[extname(path).toLowerCase()];
 
-/** The SHA-256 of a file's content and its size, read as a stream. */
-export async function hashFile(path: string): Promise<{ hash: string; size: number }> {
-  const hash = createHash('sha256');
-  let size = 0;
-  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) {
-    hash.update(chunk as Buffer);
-    size += (chunk as Buffer).length;
-  }
-  return { hash: hash.digest('hex'), size };
+/** What one pass over an import's bytes learns: the content's SHA-256, its size, and where it stops being UTF-8 (-1: nowhere). */
+export interface Content {
+  hash: string;
+  size: number;
+  invalidAt: number;
 }
 
-/** Standard input written to a file as it arrives (hashed on the way), so it is read like any file, in constant memory. */
-export async function spool(input: AsyncIterable<Uint8Array>, path: string): Promise<{ hash: string; size: number }> {
+/** Hashes and checks the bytes as they go by: the one pass an import makes before it takes any row. */
+function contentPass() {
   const hash = createHash('sha256');
-  const out = createWriteStream(path, { mode: 0o600 });
+  const utf8 = new Utf8Stream();
   let size = 0;
+  return {
+    take(chunk: Uint8Array) {
+      hash.update(chunk);
+      utf8.push(chunk);
+      size += chunk.length;
+    },
+    done: (): Content => ({ hash: hash.digest('hex'), size, invalidAt: utf8.end() }),
+  };
+}
+
+/** A file's content (hash, size, UTF-8 or not), read as a stream. */
+export async function hashFile(path: string): Promise<Content> {
+  const pass = contentPass();
+  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) pass.take(chunk as Buffer);
+  return pass.done();
+}
+
+/** Standard input written to a file as it arrives (hashed and checked on the way), so it is read like any file, in constant memory. */
+export async function spool(input: AsyncIterable<Uint8Array>, path: string): Promise<Content> {
+  const pass = contentPass();
+  const out = createWriteStream(path, { mode: 0o600 });
   try {
     for await (const chunk of input) {
-      hash.update(chunk);
-      size += chunk.length;
+      pass.take(chunk);
       if (!out.write(chunk)) await once(out, 'drain');
     }
   } finally {
     out.end();
     await once(out, 'close');
   }
-  return { hash: hash.digest('hex'), size };
+  return pass.done();
+}
+
+/** Where a file stops being UTF-8, from the offset its content pass found: the line is counted by reading up to it. */
+export async function utf8ProblemIn(path: string, offset: number): Promise<Utf8Problem> {
+  let line = 1;
+  let byte = 0;
+  // `end` is inclusive: the last byte read is the bad one (never a newline: a bad sequence starts above 0x7f).
+  for await (const chunk of createReadStream(path, { end: offset, highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
+    for (let at = chunk.indexOf(10); at >= 0; at = chunk.indexOf(10, at + 1)) line++;
+    byte = chunk[chunk.length - 1];
+  }
+  return { line, offset, byte };
 }
 
 /** Where a read starts: the first byte not yet committed, and the line before it. */
@@ -105,7 +134,9 @@ async function* ndjsonRows(path: string, from: Resume): AsyncGenerator<SourceRow
 }
 
 function ndjsonRow(bytes: Buffer, line: number, end: number): SourceRow | undefined {
-  const raw = bytes.toString('utf8').replace(/\r$/, '');
+  let raw = bytes.toString('utf8').replace(/\r$/, '');
+  // A byte order mark before the first line is no part of it (a CSV file's is dropped by the parser).
+  if (line === 1 && raw.charCodeAt(0) === 0xfeff) raw = raw.slice(1);
   if (raw.trim() === '') return undefined; // blank lines are no rows
   let value: unknown;
   try {

@@ -1,12 +1,12 @@
 // The HTTP door's adapter: one node:http request in, the router's answer out. It adds only what
 // only HTTP has (the key header, body size and media type, bytes on the wire, one log line per
 // request); everything a request means is decided by the router, exactly as in the embedded door.
-import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MIMEType } from 'node:util';
 import type { Account } from '../core/context.js';
 import { failureResponse, simpleError } from '../api/errors.js';
 import { JSONAPI, type ApiRequest, type ApiResponse } from '../api/http.js';
+import { utf8Text } from '../schemas/utf8.js';
 
 /** Largest request body accepted; one byte more is 413. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -110,13 +110,9 @@ export function acceptedMediaType(contentType: string | undefined): boolean {
 
 /**
  * The body as text, or undefined when it is not valid UTF-8 (never decoded with replacement
- * characters). A leading UTF-8 byte order mark is dropped, as JSON (RFC 8259, 8.1) lets a parser do.
+ * characters); a leading byte order mark dropped. The CLI reads --data and import files by the same rule.
  */
-export function bodyText(raw: Buffer): string | undefined {
-  if (!isUtf8(raw)) return undefined;
-  const text = raw.toString('utf8');
-  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-}
+export const bodyText = (raw: Buffer): string | undefined => utf8Text(raw);
 
 const notUtf8 = () => failureResponse({ kind: 'invalid_document', pointer: '/data', detail: 'the request body is not valid UTF-8 text' }, null);
 
