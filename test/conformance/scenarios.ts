@@ -331,6 +331,60 @@ export const scenarios: Record<string, Scenario> = {
   },
 
   /**
+   * Amounts at their bound (10,000,000,000.00, an invoice total's too): a transaction of it, as a
+   * string and as a number, and one a cent less, come back exactly; one cent more is refused, and
+   * so is the most a double holds in cents, which would otherwise be stored and shown rounded.
+   */
+  async 'amounts at their bounds'(t, seed) {
+    const { send, log } = recorder(t);
+    await seed.plan({ ...GOLD, amount: '10000000000.00' });
+    const customer: string = (await send('create customer', post('customer', customerAttributes(1), '/customers'))).body.data.id;
+    const subscription: string = (await send('create subscription', post('subscription', activeSubscription(customer), '/subscriptions'))).body.data.id;
+    const transaction = (amount: unknown) => post('transaction', { subscription_id: subscription, amount }, '/transactions');
+    await send('the largest, as a string', transaction('10000000000.00'));
+    await send('the largest, as a number', transaction(10000000000));
+    await send('a cent less, as a number', transaction(9999999999.99));
+    await send('one cent more', transaction('10000000000.01'));
+    await send('one cent more, as a number', transaction(10000000000.01));
+    await send('the most cents a double holds', transaction('90071992547409.91'));
+    await send('the plan', get('/subscription-plans/1'));
+    // Only their amounts: a server collects what falls due while the scenario runs (status, history).
+    await send('the transactions', get(`/subscriptions/${subscription}/transactions`, { 'fields[transaction]': 'amount' }));
+    return log;
+  },
+
+  /**
+   * The request forms of PATCH /invoices/{id}/finalise: the API reference's own (data.type and
+   * attributes.send_email, no data.id), data.id given (it must be the path's) or null, and no body.
+   */
+  async 'finalise forms'(t, seed) {
+    const { send, log } = recorder(t);
+    await seed.plan(GOLD);
+    const customer: string = (await send('create customer', post('customer', customerAttributes(1), '/customers'))).body.data.id;
+    const subscription: string = (await send('create subscription', post('subscription', activeSubscription(customer), '/subscriptions'))).body.data.id;
+    const draft = async (name: string): Promise<string> => {
+      const id: string = (await send(`create ${name}`, post('invoice', { subscription_id: subscription }, '/invoices'))).body.data.id;
+      await send(`a line for ${name}`, post('invoice-line', { invoice_id: Number(id), ...LUNCHBOX }, '/invoice-lines'));
+      return id;
+    };
+    const finalise = (id: string, data: Record<string, unknown>): TransportRequest => ({ method: 'PATCH', path: `/invoices/${id}/finalise`, body: { data } });
+    const first = await draft('the first');
+    await send('with another id', finalise(first, { type: 'invoice', id: String(Number(first) + 1), attributes: { send_email: false } }));
+    await send('with another type', finalise(first, { type: 'invoices', attributes: { send_email: false } }));
+    await send('with an id that is no id', finalise(first, { type: 'invoice', id: true, attributes: { send_email: false } }));
+    await send('still a draft', get(`/invoices/${first}`));
+    await send('as the API reference shows it', finalise(first, { type: 'invoice', attributes: { send_email: false } }));
+    const second = await draft('the second');
+    await send('with its own id', finalise(second, { type: 'invoice', id: second, attributes: { send_email: false } }));
+    const third = await draft('the third');
+    await send('with a null id, send_email from the plan', finalise(third, { type: 'invoice', id: null, attributes: {} }));
+    const fourth = await draft('the fourth');
+    await send('without a body', { method: 'PATCH', path: `/invoices/${fourth}/finalise` });
+    await send('the invoice emails', get('/notifications'));
+    return log;
+  },
+
+  /**
    * Invoices from draft to paid: lines added and changed, totals exact; finalised (INV-1, INV-2);
    * every change refused after finalising; credited (negated) and the credit finalised (INV-3);
    * paid by hand; a draft deleted; read through its related paths; listed by status.

@@ -1,5 +1,5 @@
 // JSON:API documents: resource objects for each type, and the single and collection documents.
-import { formatAmount } from '../schemas/money.js';
+import { amountNumber, formatAmount } from '../schemas/money.js';
 import { hostedInvoiceUrl } from '../core/invoices.js';
 import { confirmationPage } from '../core/notifications.js';
 import { formatInstant, formatNullableInstant } from '../core/time.js';
@@ -178,8 +178,7 @@ export function transactionResource(row: Omit<TransactionRow, 'seq'>, r: Renderi
     status: row.status,
     scheduled_on: formatNullableInstant(row.scheduled_on, tz),
     due_date: formatInstant(row.due_date, tz),
-    // Exact: the decimal text of the cents, read as a number (12.5, never 12.499999).
-    amount: Number(formatAmount(row.amount_cents)),
+    amount: amountNumber(row.amount_cents),
     canceled_on: formatNullableInstant(row.canceled_on, tz),
     webhook_url: row.webhook_url,
     payment_method: row.payment_method,
