@@ -23,6 +23,8 @@ export interface PagesOptions {
   log(line: string): void;
   /** Called after a page changed the store (an accepted mandate), so its events go out promptly. */
   changed?(): void;
+  /** The server's policy for webhooks to private addresses, recorded on the deliveries an accepted mandate writes. */
+  allowPrivateWebhooks: boolean;
 }
 
 export interface Pages {

@@ -183,7 +183,11 @@ export function mandatePages(options: PagesOptions): MandatePages {
         const back = confirmationPage(baseUrl, id, view.subscription.mandate_code);
         return sendPage(req, res, statePage(lang, view, 403, w.expiredTitle, w.expired, { href: back, text: w.backToForm }));
       }
-      const result = await acceptMandate({ store, clock, baseUrl }, id, code);
+      const result = await acceptMandate(
+        { store, clock, baseUrl, allowPrivateWebhooks: options.allowPrivateWebhooks },
+        id,
+        code,
+      );
       if (!result.ok) {
         if (result.failure.kind === 'not_found') return sendPage(req, res, errorPage(req, 404));
         return sendPage(req, res, cancelledPage(lang, view, 409));

@@ -248,6 +248,22 @@ export const sqliteMigrations: string[] = [
   ALTER TABLE notifications ADD COLUMN claimed_until TEXT;
   CREATE INDEX notifications_unsent ON notifications(next_send_at, id) WHERE next_send_at IS NOT NULL;
   `,
+  // 7: fair webhook delivery, and the private-address policy of each delivery. host is the
+  // receiver a delivery counts against (host:port of its URL as written, before name resolution):
+  // claims take due rows fairly across hosts. Rows written before this version get their URL as
+  // host (each URL counts as a receiver of its own while they drain; a retry by hand sets the real
+  // one). allow_private is whether whoever wrote the row allowed private targets: old rows are
+  // taken as written under the strict policy (nobody can tell which process wrote them, and
+  // wrongly refusing a receiver on a private network is visible and fixed by an operator, where
+  // wrongly sending inside the network is neither). webhook_hosts holds the receivers that timed
+  // out, by real time, so every sender of the store holds them back (not copied: a copy learns
+  // them again with one timeout).
+  `
+  ALTER TABLE webhook_deliveries ADD COLUMN host TEXT NOT NULL DEFAULT '';
+  ALTER TABLE webhook_deliveries ADD COLUMN allow_private INTEGER NOT NULL DEFAULT 0;
+  UPDATE webhook_deliveries SET host = url WHERE status = 'pending';
+  CREATE TABLE webhook_hosts (host TEXT PRIMARY KEY, timeouts INTEGER NOT NULL, retry_at TEXT NOT NULL);
+  `,
 ];
 
 export const postgresMigrations: string[] = [
@@ -453,6 +469,13 @@ export const postgresMigrations: string[] = [
   ALTER TABLE notifications ADD COLUMN next_send_at timestamptz;
   ALTER TABLE notifications ADD COLUMN claimed_until timestamptz;
   CREATE INDEX notifications_unsent ON notifications(next_send_at, id) WHERE next_send_at IS NOT NULL;
+  `,
+  // 7: as SQLite's 7.
+  `
+  ALTER TABLE webhook_deliveries ADD COLUMN host text NOT NULL DEFAULT '';
+  ALTER TABLE webhook_deliveries ADD COLUMN allow_private boolean NOT NULL DEFAULT false;
+  UPDATE webhook_deliveries SET host = url WHERE status = 'pending';
+  CREATE TABLE webhook_hosts (host text PRIMARY KEY, timeouts integer NOT NULL, retry_at timestamptz NOT NULL);
   `,
 ];
 
