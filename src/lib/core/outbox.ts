@@ -113,14 +113,14 @@ export interface ClaimOptions {
   perHost: number;
   /**
    * Whether to rank every due row (one scan of them all, for a sender to ask for now and then, not on
-   * every claim); otherwise only the oldest WINDOW x limit, where a host with a long backlog at the
-   * head of the queue may hide the others.
+   * every claim); otherwise only the oldest and the newest WINDOW x limit, between which a long
+   * backlog of one host may hide others' older rows.
    */
   deep?: boolean;
 }
 
-/** Due rows a claim ranks, per row it may take, unless it goes deep. */
-export const WINDOW = 4;
+/** Due rows a claim ranks at each end of the queue, per row it may take, unless it goes deep. */
+export const WINDOW = 2;
 
 /**
  * The ids a claim takes, fairly: each host's candidates ranked oldest first, and a host given no
@@ -130,29 +130,36 @@ export const WINDOW = 4;
  * nor one account's many hosts. Hosts held back after a timeout (webhook_hosts) are not candidates.
  */
 function fairIds(q: Parameters<Build<unknown>>[0], o: ClaimOptions, window: number | undefined) {
-  let due = q
-    .selectFrom('webhook_deliveries as w')
-    .select((eb) => [
-      'w.id',
-      'w.account_id',
-      'w.host',
-      'w.next_at',
-      eb.case().when('w.claimed_until', '>=', o.realNow).then(1).else(0).end().as('held'),
-    ])
-    .where('w.status', '=', 'pending')
-    .where('w.next_at', '<=', o.now)
-    .where((eb) =>
-      eb.not(
-        eb.exists(
-          eb
-            .selectFrom('webhook_hosts as h')
-            .select('h.host')
-            .whereRef('h.host', '=', 'w.host')
-            .where('h.retry_at', '>', o.realNow),
+  const candidates = (order: 'asc' | 'desc' | undefined) => {
+    const query = q
+      .selectFrom('webhook_deliveries as w')
+      .select((eb) => [
+        'w.id',
+        'w.account_id',
+        'w.host',
+        'w.next_at',
+        eb.case().when('w.claimed_until', '>=', o.realNow).then(1).else(0).end().as('held'),
+      ])
+      .where('w.status', '=', 'pending')
+      .where('w.next_at', '<=', o.now)
+      .where((eb) =>
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom('webhook_hosts as h')
+              .select('h.host')
+              .whereRef('h.host', '=', 'w.host')
+              .where('h.retry_at', '>', o.realNow),
+          ),
         ),
-      ),
-    );
-  if (window !== undefined) due = due.orderBy('w.next_at').orderBy('w.id').limit(window);
+      );
+    return order === undefined || window === undefined ? query : query.orderBy('w.next_at', order).orderBy('w.id', order).limit(window);
+  };
+  // The oldest due rows, and the newest (what was just written: another host's, behind a long backlog).
+  const due =
+    window === undefined
+      ? candidates(undefined)
+      : q.selectFrom(candidates('asc').as('o')).selectAll().union(q.selectFrom(candidates('desc').as('n')).selectAll());
   const byHost = q.selectFrom(due.as('u')).select((eb) => [
     'u.id',
     'u.account_id',
@@ -192,8 +199,8 @@ function fairIds(q: Parameters<Build<unknown>>[0], o: ClaimOptions, window: numb
 
 /**
  * Claims up to `limit` due deliveries not held by another sender, fairly (see fairIds): ranking the
- * oldest due rows (a read of WINDOW x limit entries of the partial index of pending rows), or, deep,
- * every due row (one scan and two sorts of them all). On PostgreSQL the rows are then locked,
+ * oldest and the newest due rows (two reads of WINDOW x limit entries of the partial index of
+ * pending rows), or, deep, every due row (one scan and two sorts of them all). On PostgreSQL the rows are then locked,
  * skipping those another claim took meanwhile; the per-host count does not see claims not yet
  * committed, so two senders claiming at the same moment may each take a host's share, and not more.
  */

@@ -30,11 +30,14 @@ export const TIMEOUT_MS = 10_000;
 /** Requests in flight at once to one host, from one sender. */
 export const PER_HOST = 2;
 
-/** How often a sender may rank every due row, when the oldest ones leave its claims short. */
-const DEEP_EVERY_MS = 500;
+/**
+ * How often a sender may rank every due row, when the oldest and newest ones leave its claims short:
+ * what a long backlog of one host may hide between them waits at most this long.
+ */
+const DEEP_EVERY_MS = 5_000;
 
-/** How long finished attempts may wait to be recorded together. */
-const RECORD_EVERY_MS = 100;
+/** How long finished attempts may wait to be recorded together (a timeout, whose back-off others must see, is not kept waiting). */
+const RECORD_EVERY_MS = 1_000;
 
 /** The signature header's value: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">`. */
 export function signature(secret: string, body: string, unixSeconds: number): string {
@@ -191,10 +194,11 @@ export class WebhookSender {
     let queued = 0;
     let held = 0;
     let oldestFinished = 0;
+    let timedOut = false;
     // The last claim found less than it asked for: claim again only when woken, or when a host drained.
     let exhausted = false;
     let refill = false;
-    // A claim came short from the oldest rows alone: look at every due row when next allowed.
+    // A claim came short from the oldest and newest rows alone: look at every due row when next allowed.
     let deepPending = false;
     let stopping = false;
     let cut = false;
@@ -223,7 +227,10 @@ export class WebhookSender {
         finish(attempt);
         if (attempt.abandoned) cut = true;
         // It timed out: the rest of its rows wait for its back-off (recorded with this attempt), not for a slot.
-        if (attempt.timedOut) release(host);
+        if (attempt.timedOut) {
+          timedOut = true;
+          release(host);
+        }
         this.signal.fire();
       });
     };
@@ -248,6 +255,7 @@ export class WebhookSender {
     };
     const record = async () => {
       const attempts = finished.splice(0);
+      timedOut = false;
       await recordAttempts(this.store, attempts, {
         at: this.clock.now(),
         owner: this.owner,
@@ -320,7 +328,7 @@ export class WebhookSender {
       const idle = inFlight === 0 && queued === 0;
       if (
         finished.length > 0 &&
-        (wantClaim || idle || stopping || finished.length >= this.batch / 2 || now - oldestFinished >= RECORD_EVERY_MS)
+        (wantClaim || idle || stopping || timedOut || finished.length >= this.batch / 2 || now - oldestFinished >= RECORD_EVERY_MS)
       ) {
         // Before claiming too: the store then counts this sender's holds per host as they are.
         await record();
