@@ -149,7 +149,7 @@ export interface SignalSource {
 
 /** Serves until the first SIGINT or SIGTERM, then shuts down gracefully (a second signal cuts connections). */
 export async function run(options: ServeOptions, deps: Deps, signals: SignalSource = process): Promise<void> {
-  const core = await deps.core('serve');
+  const core = await deps.core('serve', { allowPrivateWebhooks: options.allowPrivateWebhooks });
   // A PostgreSQL store holds one descriptor per pooled connection (the pool is open by now).
   const storeFds = core.store.engine === 'postgres' ? (deps.globals.poolSize ?? (await import('../../lib/store/postgres.js')).DEFAULT_POOL_SIZE) : 0;
   const maxConnections = connectionCap(options.maxConnections, openFilesLimit(), storeFds);

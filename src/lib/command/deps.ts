@@ -28,9 +28,11 @@ export interface Deps {
   transport(limits?: TransportLimits): Promise<Transport>;
   /**
    * The embedded core itself, for embedded-only commands; a usage error in remote mode. The
-   * commands of READING need an existing store; every other one may create it.
+   * commands of READING need an existing store; every other one may create it. `allowPrivateWebhooks`
+   * (billing serve's flag; default allowed) is the policy of the deliveries this process writes,
+   * its catch-up on opening included.
    */
-  core(commandName: string): Promise<EmbeddedCore>;
+  core(commandName: string, options?: { allowPrivateWebhooks?: boolean }): Promise<EmbeddedCore>;
   close(): Promise<void>;
 }
 
@@ -75,7 +77,7 @@ export function createDeps(io: IO, globals: GlobalOptions, env: NodeJS.ProcessEn
   let transport: Transport | undefined = overrides.transport;
 
   /** The first opening decides: a command that writes may make the store (its folders too, at the default location only). */
-  const openCore = async (write: boolean) => {
+  const openCore = async (write: boolean, allowPrivateWebhooks?: boolean) => {
     if (!core) {
       const { openCore } = await import('../transport/embedded.js');
       // With --verbose, a failure inside the core shows its stack; the answer is a 500 either way.
@@ -83,7 +85,7 @@ export function createDeps(io: IO, globals: GlobalOptions, env: NodeJS.ProcessEn
       const onError = globals.verbose ? (error: unknown) => io.err(`${redact(error instanceof Error ? (error.stack ?? error.message) : String(error))}\n`) : undefined;
       const { dbPath, dbSource, account } = resolved();
       const create = !write ? 'nothing' : dbSource === 'default' ? 'folders' : 'file';
-      core = await openCore({ dbPath, poolSize: globals.poolSize, account, onError, create });
+      core = await openCore({ dbPath, poolSize: globals.poolSize, account, onError, create, allowPrivateWebhooks });
     }
     return core;
   };
@@ -126,10 +128,10 @@ export function createDeps(io: IO, globals: GlobalOptions, env: NodeJS.ProcessEn
       }
       return transport;
     },
-    async core(commandName) {
+    async core(commandName, options = {}) {
       const settings = resolved();
       if (settings.mode === 'remote') throw embeddedOnly(commandName, settings.baseUrl);
-      const opened = await openCore(!READING.has(commandName));
+      const opened = await openCore(!READING.has(commandName), options.allowPrivateWebhooks);
       // billing serve sends its webhooks itself, under its own rules (private addresses refused): nothing is left to send on its way out.
       opened.changed = commandName !== 'serve' && (opened.changed || !READING.has(commandName));
       return opened;

@@ -59,6 +59,12 @@ export const describeFor = (text: string | null, paymentMethod: string): string 
 type New<T> = Omit<T, 'id'>;
 
 export class Ledger {
+  /**
+   * @param allowPrivateWebhooks whether the process writing the change allows webhooks to loopback
+   * and private addresses: recorded on every delivery the ledger writes, and obeyed by any sender.
+   */
+  constructor(readonly allowPrivateWebhooks: boolean) {}
+
   readonly subs = new Map<number, Sub>();
   readonly plans = new Map<number, Plan>();
   readonly txns = new Map<string, Txn>();

@@ -85,6 +85,8 @@ export interface MandateCore {
   store: Store;
   clock: Clock;
   baseUrl?: string;
+  /** The serving process's policy on webhooks to private addresses, kept on the deliveries an acceptance writes. */
+  allowPrivateWebhooks: boolean;
 }
 
 export interface Accepted {
@@ -109,10 +111,16 @@ export async function acceptMandate(core: MandateCore, id: number, token: string
     return yield* accountById.get(sub.account_id);
   }, 'mandate.owner');
   if (!owner) return notFound(`no mandate page here`);
-  const ctx: CoreContext = { store: core.store, clock: core.clock, account: owner, baseUrl: core.baseUrl };
+  const ctx: CoreContext = {
+    store: core.store,
+    clock: core.clock,
+    account: owner,
+    baseUrl: core.baseUrl,
+    allowPrivateWebhooks: core.allowPrivateWebhooks,
+  };
   const result: MaybePromise<Result<Accepted>> = transact(ctx.store, function* () {
     const now = nowIso(ctx);
-    const l = new Ledger();
+    const l = new Ledger(core.allowPrivateWebhooks);
     l.zones.set(owner.id, owner.time_zone);
     // Locked until the transaction ends: a concurrent accept waits, then finds it accepted.
     yield* loadSubscriptions(l, [id], owner.id);

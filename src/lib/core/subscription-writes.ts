@@ -9,7 +9,7 @@ import {
 } from '../schemas/subscription.js';
 import type { SubscriptionStatus } from '../schemas/vocabulary.js';
 import { get, run, type MaybePromise, type Unit } from '../store/unit.js';
-import { transact, nowIso, type CoreContext } from './context.js';
+import { allowsPrivateWebhooks, transact, nowIso, type CoreContext } from './context.js';
 import { activate, cancel, flush, Ledger, loadSubscriptions, moveSubscription, pause, restartCycles, setCancelDate, setResumeDate, type Sub } from './lifecycle.js';
 import { newConfirmationToken } from './mandate.js';
 import { confirmationPath, mandateConfirmation } from './notifications.js';
@@ -124,7 +124,7 @@ export function prepareSubscription(ctx: CoreContext, attributes: Record<string,
       inserted.mandate_code = `MNDT-${inserted.id}`;
       yield* run((q) => q.updateTable('subscriptions').set({ mandate_code: inserted.mandate_code }).where('id', '=', inserted.id));
     }
-    const l = new Ledger();
+    const l = new Ledger(allowsPrivateWebhooks(ctx));
     l.zones.set(ctx.account.id, tz);
     l.plans.set(plan!.id, plan!);
     const sub: Sub = { ...inserted, customer_payment_method: customer!.payment_method };
@@ -184,7 +184,7 @@ export function updateSubscription(ctx: CoreContext, id: number, attributes: Rec
   const tz = ctx.account.time_zone;
   return transact(ctx.store, function* () {
     const now = nowIso(ctx);
-    const l = new Ledger();
+    const l = new Ledger(allowsPrivateWebhooks(ctx));
     l.zones.set(ctx.account.id, tz);
     yield* loadSubscriptions(l, [id], ctx.account.id);
     const sub = l.subs.get(id);

@@ -27,6 +27,8 @@ export interface PagesOptions {
   changed?(): void;
   /** How many wrong secrets a client may try (default DEFAULT_GUESS_LIMITS). */
   guesses?: GuessLimits;
+  /** The server's policy for webhooks to private addresses, recorded on the deliveries an accepted mandate writes. */
+  allowPrivateWebhooks: boolean;
 }
 
 export interface Pages {

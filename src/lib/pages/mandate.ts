@@ -190,7 +190,11 @@ export function mandatePages(options: PagesOptions): MandatePages {
         const back = { href: formUrl(view), text: w.backToForm };
         return answered(req, res, statePage(lang, view, 403, w.expiredTitle, w.expired, back));
       }
-      const result = await acceptMandate({ store, clock, baseUrl }, id, token);
+      const result = await acceptMandate(
+        { store, clock, baseUrl, allowPrivateWebhooks: options.allowPrivateWebhooks },
+        id,
+        token,
+      );
       if (!result.ok) {
         // not_found: the page got a new secret since it was read.
         if (result.failure.kind === 'not_found') return wrongToken(req, res);

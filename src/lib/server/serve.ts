@@ -15,6 +15,7 @@ import type { KeyGuard, SqliteStore, Store } from '../store/store.js';
 import { createPages, type Pages } from '../pages/index.js';
 import type { GuessLimits } from '../pages/guesses.js';
 import { startDispatcher } from '../outbox/dispatcher.js';
+import type { SenderOptions } from '../outbox/webhooks.js';
 import { andThen, type MaybePromise } from '../store/unit.js';
 import { guardConnections } from './connections.js';
 import { createHttpAdapter, type RequestHandler } from './http-adapter.js';
@@ -34,8 +35,8 @@ export interface ServeOptions {
   dueEveryMs?: number;
   /** How often the webhook outbox is looked at without a write to prompt it, in ms; 0 only when prompted. Default 1 s. */
   deliverEveryMs?: number;
-  /** Options of the webhook sender (tests: a shorter timeout, a shorter claim). */
-  sender?: { timeoutMs?: number; leaseMs?: number; concurrency?: number };
+  /** Options of the webhook sender (tests: a shorter timeout, a shorter claim, a shorter back-off). */
+  sender?: SenderOptions;
   /** Sends the customers' emails (BILLING_SMTP_URL) with the webhooks; none when absent. */
   mail?: (store: Store, clock: Clock) => Promise<unknown>;
   /** Where the listening line and the request lines go; stderr by default. Lines without newline. */
@@ -168,10 +169,12 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const connections = guardConnections(server, options.maxConnections ?? defaultMaxConnections(openFilesLimit()), { silentMs: 2 * headersTimeout, log });
 
   const guarded = store.engine === 'postgres' && !options.handler ? guardedAuthentication(store) : undefined;
+  // Recorded on every delivery this server's requests, pages and due work write; its sender obeys
+  // each delivery's own (so does any other process's).
+  const allowPrivateWebhooks = options.allowPrivateWebhooks ?? false;
   const outbox = startDispatcher({
     store,
     clock: options.clock,
-    allowPrivate: options.allowPrivateWebhooks ?? false,
     everyMs: options.deliverEveryMs,
     ...options.sender,
     also: options.mail ? () => options.mail!(store, options.clock) : undefined,
@@ -232,13 +235,13 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const onError = (error: unknown) => log(`billing serve: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   if (options.handler) handler = options.handler(baseUrl);
   else {
-    const created = createRouter({ store, clock: options.clock, baseUrl, onError, allowPrivateWebhooks: options.allowPrivateWebhooks ?? false });
+    const created = createRouter({ store, clock: options.clock, baseUrl, onError, allowPrivateWebhooks });
     router = created;
     handler = { handle: (request, account) => created.handle(request, account) };
   }
   if (!options.handler) {
     const changed = () => outbox.poke();
-    pages = createPages({ store, clock: options.clock, baseUrl, log, changed, guesses: options.pageGuesses });
+    pages = createPages({ store, clock: options.clock, baseUrl, log, changed, guesses: options.pageGuesses, allowPrivateWebhooks });
   }
   log(`billing serve: listening on ${url} (store: ${store.location}${options.publicUrl ? `; links: ${baseUrl}` : ''})`);
 
@@ -248,7 +251,11 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const catchingUp = (): Promise<void> =>
     (running ??= (async () => {
       try {
-        const report = options.clock instanceof StoreClock ? await catchUp(store, options.clock, { baseUrl }) : await runDue(store, options.clock.now().toISOString(), { baseUrl });
+        const due = { baseUrl, allowPrivateWebhooks };
+        const report =
+          options.clock instanceof StoreClock
+            ? await catchUp(store, options.clock, due)
+            : await runDue(store, options.clock.now().toISOString(), due);
         if (report && Object.keys(report.changes).length > 0) outbox.poke();
       } catch (error) {
         log(`billing serve: due work failed (tried again in a moment): ${error instanceof Error ? error.message : String(error)}`);

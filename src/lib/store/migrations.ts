@@ -266,6 +266,22 @@ export const sqliteMigrations: string[] = [
   WHERE s.id = notifications.subscription_id
     AND notifications.kind = 'mandate_confirmation' AND notifications.sent_at IS NULL;
   `,
+  // 8: fair webhook delivery, and the private-address policy of each delivery. host is the
+  // receiver a delivery counts against (host:port of its URL as written, before name resolution):
+  // claims take due rows fairly across hosts. Rows written before this version get their URL as
+  // host (each URL counts as a receiver of its own while they drain; a retry by hand sets the real
+  // one). allow_private is whether whoever wrote the row allowed private targets: old rows are
+  // taken as written under the strict policy (nobody can tell which process wrote them, and
+  // wrongly refusing a receiver on a private network is visible and fixed by an operator, where
+  // wrongly sending inside the network is neither). webhook_hosts holds the receivers that timed
+  // out, by real time, so every sender of the store holds them back (not copied: a copy learns
+  // them again with one timeout).
+  `
+  ALTER TABLE webhook_deliveries ADD COLUMN host TEXT NOT NULL DEFAULT '';
+  ALTER TABLE webhook_deliveries ADD COLUMN allow_private INTEGER NOT NULL DEFAULT 0;
+  UPDATE webhook_deliveries SET host = url WHERE status = 'pending';
+  CREATE TABLE webhook_hosts (host TEXT PRIMARY KEY, timeouts INTEGER NOT NULL, retry_at TEXT NOT NULL);
+  `,
 ];
 
 export const postgresMigrations: string[] = [
@@ -487,6 +503,13 @@ export const postgresMigrations: string[] = [
   FROM subscriptions s
   WHERE s.id = notifications.subscription_id
     AND notifications.kind = 'mandate_confirmation' AND notifications.sent_at IS NULL;
+  `,
+  // 8: as SQLite's 8.
+  `
+  ALTER TABLE webhook_deliveries ADD COLUMN host text NOT NULL DEFAULT '';
+  ALTER TABLE webhook_deliveries ADD COLUMN allow_private boolean NOT NULL DEFAULT false;
+  UPDATE webhook_deliveries SET host = url WHERE status = 'pending';
+  CREATE TABLE webhook_hosts (host text PRIMARY KEY, timeouts integer NOT NULL, retry_at timestamptz NOT NULL);
   `,
 ];
 

@@ -211,6 +211,18 @@ export interface WebhookDeliveryRow {
   delivered_at: string | null;
   created_at: string;
   updated_at: string;
+  /** The receiver it counts against: host:port of the URL as written (see hostKey). */
+  host: string;
+  /** Whether whoever wrote the row allowed loopback and private targets (1); 0: every sender refuses them. */
+  allow_private: number;
+}
+
+/** A receiver that timed out: every sender holds its deliveries back until retry_at (real time). */
+export interface WebhookHostRow {
+  host: string;
+  /** Timeouts in a row; each doubles the wait. */
+  timeouts: number;
+  retry_at: string;
 }
 
 export interface NotificationRow {
@@ -278,6 +290,7 @@ export interface DB {
   due_work: DueWorkRow;
   events: EventRow;
   webhook_deliveries: WebhookDeliveryRow;
+  webhook_hosts: WebhookHostRow;
   notifications: NotificationRow;
   store_clock: StoreClockRow;
   imports: ImportRow;

@@ -23,6 +23,11 @@ export interface EmbeddedOptions {
   clock?: Clock;
   /** Told of an exception inside the core (the request itself answers 500). */
   onError?: (error: unknown) => void;
+  /**
+   * Whether webhooks may go to loopback and private addresses, for the deliveries this process
+   * writes (its requests and its due work). Default true: the CLI runs on its owner's machine.
+   */
+  allowPrivateWebhooks?: boolean;
 }
 
 export const DEFAULT_EMBEDDED_BASE_URL = 'http://127.0.0.1:8080';
@@ -39,16 +44,19 @@ export interface EmbeddedCore {
   router: Router;
   /** Whether this process may have changed the store (a write, due work done): then its webhooks go out before it exits. */
   changed: boolean;
+  /** The policy recorded on the deliveries this process writes (see EmbeddedOptions). */
+  readonly allowPrivateWebhooks: boolean;
 }
 
 export async function openCore(options: EmbeddedOptions): Promise<EmbeddedCore> {
   const store = await openStore(options.dbPath, { poolSize: options.poolSize, create: options.create });
   // The store's clock (its test time, when one is set) over real time, or over a test's own clock.
   const clock = new StoreClock(options.clock ?? systemClock);
+  const allowPrivateWebhooks = options.allowPrivateWebhooks ?? true;
   let caughtUp;
   try {
     // Nobody sees a stale state: what fell due while no process ran is done before anything else.
-    caughtUp = await catchUp(store, clock);
+    caughtUp = await catchUp(store, clock, { allowPrivateWebhooks });
   } catch (error) {
     await store.close();
     throw error;
@@ -58,7 +66,14 @@ export async function openCore(options: EmbeddedOptions): Promise<EmbeddedCore> 
     store,
     clock,
     changed: caughtUp !== undefined && caughtUp.done > 0,
-    router: createRouter({ store, clock, baseUrl: options.baseUrl ?? DEFAULT_EMBEDDED_BASE_URL, onError: options.onError }),
+    allowPrivateWebhooks,
+    router: createRouter({
+      store,
+      clock,
+      baseUrl: options.baseUrl ?? DEFAULT_EMBEDDED_BASE_URL,
+      onError: options.onError,
+      allowPrivateWebhooks,
+    }),
     async account() {
       if (account) return account;
       const fallback = await defaultAccount(store, clock);
@@ -112,7 +127,9 @@ export async function settle(core: EmbeddedCore, o: { smtpUrl?: string; from?: s
     const due = await core.store.read(() => nextDue(), 'outbox.next');
     if (due !== undefined && due <= core.clock.now().toISOString()) {
       const { WebhookSender } = await import('../outbox/webhooks.js');
-      sender = new WebhookSender(core.store, core.clock, { allowPrivate: true });
+      // Each delivery carries the policy of whoever wrote it: one billing serve refused private targets for
+      // is refused here too.
+      sender = new WebhookSender(core.store, core.clock);
       await sender.deliver({ deadline: Date.now() + SETTLE_MS });
     }
     if (o.smtpUrl) {
