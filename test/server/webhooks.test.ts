@@ -252,7 +252,8 @@ describe.each(['sqlite', 'postgres'] as const)('a receiver that hangs (%s)', (en
 describe.each(['sqlite', 'postgres'] as const)('killed with SIGKILL in the middle of sending (%s)', (engine) => {
   it('delivers the rest after a restart: every delivery at least once, all marked delivered', async () => {
     ensureBundle();
-    const hook = await receiver(150);
+    // Slow enough to be killed mid-way, quick enough for 2 requests at a time to one receiver.
+    const hook = await receiver(30);
     const { location, core, total } = await storeWithPending(engine, 30, hook.url);
     expect(total).toBe(120);
     const first = serve(location, 'first');
@@ -273,7 +274,7 @@ describe.each(['sqlite', 'postgres'] as const)('killed with SIGKILL in the middl
 describe('two instances on one PostgreSQL database', () => {
   it('one killed mid-way, the other delivers everything; only what the killed one held may arrive twice', async () => {
     ensureBundle();
-    const hook = await receiver(100);
+    const hook = await receiver(30);
     const { location, core, total } = await storeWithPending('postgres', 40, hook.url);
     const a = serve(location, 'a');
     const b = serve(location, 'b');
