@@ -38,7 +38,7 @@ async function advanceChild(location: string, duration: string): Promise<void> {
   try {
     // As `billing clock advance` does, without the catch-up of opening: all the work is the advance's.
     const clock = new StoreClock(systemClock);
-    const core = { store, clock };
+    const core = { store, clock, allowPrivateWebhooks: true };
     const zone = (await defaultAccount(store, clock)).time_zone;
     const { now } = await showClock(core);
     const to = addDuration(now, duration, zone)!;

@@ -74,11 +74,13 @@ async function idleCatchUp(location: string): Promise<{ mean: number; median: nu
   const store = await openStore(location, { poolSize: POOL_SIZE, create: 'nothing' });
   try {
     const clock = new StoreClock(systemClock);
-    for (let i = 0; i < 200; i++) if ((await catchUp(store, clock)) !== undefined) throw new Error('work was due: the catch-up measured would not be the idle one');
+    for (let i = 0; i < 200; i++)
+      if ((await catchUp(store, clock, { allowPrivateWebhooks: true })) !== undefined)
+        throw new Error('work was due: the catch-up measured would not be the idle one');
     const samples: number[] = [];
     for (let i = 0; i < CALLS; i++) {
       const started = performance.now();
-      await catchUp(store, clock);
+      await catchUp(store, clock, { allowPrivateWebhooks: true });
       samples.push(performance.now() - started);
     }
     samples.sort((a, b) => a - b);

@@ -13,9 +13,11 @@
 //   (bin/billing.js starts the import in a process of its own; sampled every 20 ms)
 //                                                        target <= 150 MB
 //   remote: through `billing serve` (SQLite), the default concurrency: rows/s (no target)
+//   the content pass every import makes before its first row (SHA-256 and the UTF-8 check) against
+//   SHA-256 alone over the same file, interleaved rounds: what refusing bytes that are not UTF-8 costs
 // ROWS (default 100000) and REMOTE_ROWS (default 5000; 0 skips it) size it; ENGINES=sqlite,postgres picks.
 import { spawn, spawnSync } from 'node:child_process';
-import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createReadStream, createWriteStream, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,6 +27,8 @@ import { BIN, freePort, ready, stop } from './lib.js';
 import { defaultAccount } from '../src/lib/core/accounts.js';
 import { systemClock } from '../src/lib/core/clock.js';
 import { openStore } from '../src/lib/store/store.js';
+import { hashFile } from '../src/lib/import/source.js';
+import { createHash } from 'node:crypto';
 
 const ROWS = Number(process.env.ROWS ?? 100_000);
 const REMOTE_ROWS = Number(process.env.REMOTE_ROWS ?? 5_000);
@@ -188,6 +192,35 @@ async function remote(dir: string): Promise<void> {
   }
 }
 
+/** SHA-256 of a file alone: the content pass as it was before the UTF-8 check. */
+async function hashOnly(path: string): Promise<void> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) hash.update(chunk as Buffer);
+  hash.digest('hex');
+}
+
+const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+/** The content pass with and without the UTF-8 check, 15 interleaved rounds each (the file in the page cache). */
+async function contentPass(file: string, importMs: number): Promise<void> {
+  const timed = async (pass: () => Promise<unknown>) => {
+    const started = performance.now();
+    await pass();
+    return performance.now() - started;
+  };
+  const checked: number[] = [];
+  const bare: number[] = [];
+  await hashFile(file); // warm-up, and the file read once into the page cache
+  for (let round = 0; round < 15; round++) {
+    bare.push(await timed(() => hashOnly(file)));
+    checked.push(await timed(() => hashFile(file)));
+  }
+  const [withCheck, without] = [median(checked), median(bare)];
+  const megabytes = statSync(file).size / (1 << 20);
+  info(`content pass of ${megabytes.toFixed(0)} MB: SHA-256 + UTF-8 / SHA-256`, `${withCheck.toFixed(1)} / ${without.toFixed(1)} ms = ${(withCheck / without).toFixed(2)}x`);
+  info('the UTF-8 check, of the whole import', `${(withCheck - without).toFixed(1)} ms = ${((100 * (withCheck - without)) / importMs).toFixed(2)}%`);
+}
+
 async function main(): Promise<void> {
   const engines = (process.env.ENGINES ?? 'sqlite,postgres').split(',');
   const dir = mkdtempSync(join(tmpdir(), 'billing-bench-import-'));
@@ -210,6 +243,7 @@ async function main(): Promise<void> {
       ok = figure('SQLite import / raw (same schema)', `${((100 * rate) / raw).toFixed(0)}%`, '>= 25%', rate / raw >= 0.25) && ok;
       ok = figure('SQLite peak RSS, the import process', `${mb(run.peakKb).toFixed(0)} MB`, '<= 150 MB', mb(run.peakKb) <= 150) && ok;
       ok = figure('SQLite peak RSS, launcher + import process', `${mb(run.treeKb).toFixed(0)} MB`, '<= 150 MB', mb(run.treeKb) <= 150) && ok;
+      await contentPass(file, run.ms);
     }
     if (engines.includes('postgres')) {
       const { startPostgres } = await import('../test/helpers/postgres-server.js');

@@ -7,6 +7,7 @@
 // as POST /invoices and /invoice-lines would leave them. Each finalised draft makes a transaction
 // that is collected in the same advance (due the day it is finalised).
 // Run: npm run bench:invoices   (DRAFTS=10000, LINES=1000, ENGINES=sqlite,postgres; PROFILE=1 profiles the advance)
+import { newConfirmationToken } from '../src/lib/core/mandate.js';
 import type { Engine } from '../src/lib/store/store.js';
 import { all, get, run, writeRows } from '../src/lib/store/unit.js';
 import { figure, info, mb, onEachEngine, start, runAdvance } from './advance.js';
@@ -54,6 +55,7 @@ async function seed(path: string): Promise<number> {
               mandate_accepted_date: now, start_date: today, status: 'active', cancel_date: null, resume_date: null, confirmation_sent: 1,
               subscription_webhook_url: null, transaction_webhook_url: null, success_redirect_url: null, metadata: null, archived: 0,
               created_at: now, updated_at: now, cycle_anchor: null, next_cycle: 0,
+              confirmation_token: newConfirmationToken(),
             })))
             .returning(['id', 'customer_id']),
         )) as { id: number; customer_id: number }[];

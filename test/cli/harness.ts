@@ -14,7 +14,8 @@ export interface RunResult {
 }
 
 export interface RunOptions {
-  stdin?: string;
+  /** Standard input: text, or bytes (that need not be UTF-8). */
+  stdin?: string | Uint8Array;
   tty?: boolean;
   env?: NodeJS.ProcessEnv;
   /** Run main() without an injected core, so it opens the store itself (--db, --account, BILLING_DB). */

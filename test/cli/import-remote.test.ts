@@ -87,6 +87,21 @@ describe('billing import, remote', () => {
     expect(unauthorised.code).toBe(4);
     expect(unauthorised.stderr).toContain('stopped at line 2');
   }, 30_000);
+
+  it('refuses a file that is not UTF-8 before it sends a row (exit 2, the line and byte offset named), NDJSON and CSV', async () => {
+    const { url, key } = await serve();
+    const dir = tempDir();
+    const ndjson = join(dir, 'c.ndjson');
+    writeFileSync(ndjson, Buffer.concat([Buffer.from('{"first_name":"Anna","last_name":"Ansen","email":"anna@example.com"}\n{"first_name":"B'), Buffer.from([0xff]), Buffer.from('b","last_name":"Bos","email":"bob@example.com"}\n')]));
+    const csv = join(dir, 'c.csv');
+    writeFileSync(csv, Buffer.concat([Buffer.from('first_name,last_name,email\nAnna,Ansen,anna@example.com\nB'), Buffer.from([0xe9]), Buffer.from('b,Bos,bob@example.com\n')]));
+    for (const [file, at] of [[ndjson, 'line 2, byte offset 85 (0xff)'], [csv, 'line 3, byte offset 56 (0xe9)']] as const) {
+      const result = await runCli(['--base-url', url, '--api-key', key, 'import', 'customers', file]);
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toContain(`${file} is not UTF-8 text at ${at}`);
+    }
+    expect((await total(url, key)).total).toBe(0);
+  }, 30_000);
 });
 
 describe('a POST whose answer was lost', () => {

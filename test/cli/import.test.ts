@@ -61,6 +61,35 @@ describe('billing import customers (embedded)', () => {
     expect(list.map((c) => c.email)).toEqual(['anna@example.com', 'cees@example.com']);
   });
 
+  it("writes a CSV rejects file as safe to open as an export (a formula gets a leading '), and reads that ' back off when it is imported", async () => {
+    const dir = tempDir();
+    const file = join(dir, 'people.csv');
+    writeFileSync(file, 'first_name,last_name,email,telephone\n=1+2,-Minus,bad,+31612345678\nAnn,Ok,ann@example.com,\n');
+    const run = cli(join(dir, 'billing.db'));
+    expect((await run.run(['import', 'customers', file])).code).toBe(1);
+    const rejects = join(dir, 'people.rejects.csv');
+    expect(readFileSync(rejects, 'utf8')).toBe("first_name,last_name,email,telephone,_rejected\r\n'=1+2,'-Minus,bad,'+31612345678,line 2: email: must be a valid email address\r\n");
+    writeFileSync(rejects, readFileSync(rejects, 'utf8').replace(',bad,', ',fixed@example.com,'));
+    const fixed = await run.run(['import', 'customers', rejects, '--json']);
+    expect(fixed.code, fixed.stderr).toBe(0);
+    const made = (await customers(run)).find((c) => c.last_name === '-Minus') as Record<string, unknown> | undefined;
+    expect(made).toMatchObject({ first_name: '=1+2', last_name: '-Minus', telephone: '+31612345678', email: 'fixed@example.com' });
+  });
+
+  it("--csv-raw: a leading ' is data, read and written as it is", async () => {
+    const dir = tempDir();
+    const file = join(dir, 'people.csv');
+    writeFileSync(file, "first_name,last_name,email\n'=quoted,Raw,raw@example.com\n=1+2,Bad,bad\n");
+    const run = cli(join(dir, 'billing.db'));
+    expect((await run.run(['--csv-raw', 'import', 'customers', file])).code).toBe(1);
+    expect((await customers(run)).map((c) => (c as Record<string, unknown>).first_name)).toEqual(["'=quoted"]);
+    expect(readFileSync(join(dir, 'people.rejects.csv'), 'utf8')).toBe('first_name,last_name,email,_rejected\r\n=1+2,Bad,bad,line 3: email: must be a valid email address\r\n');
+    // Without it, the same ' is the escape an export writes: dropped.
+    writeFileSync(join(dir, 'again.csv'), "first_name,last_name,email\n'=quoted,Escaped,esc@example.com\n");
+    expect((await run.run(['import', 'customers', join(dir, 'again.csv')])).code).toBe(0);
+    expect((await customers(run)).map((c) => (c as Record<string, unknown>).first_name)).toEqual(["'=quoted", '=quoted']);
+  });
+
   it('reads stdin with - and --format; without --format it is a usage error naming it', async () => {
     const dir = tempDir();
     const run = cli(join(dir, 'billing.db'));
@@ -101,8 +130,15 @@ describe('billing import customers (embedded)', () => {
     const imported = await run.run(['import', 'subscriptions', subs]);
     expect(imported.code).toBe(1);
     expect(imported.stderr).toContain('line 2: customer_id: no customer with id 99');
-    const list = JSON.parse((await run.run(['subscriptions', 'list', '--json'])).stdout) as { data: { attributes: { status: string } }[] };
+    const list = JSON.parse((await run.run(['subscriptions', 'list', '--json'])).stdout) as {
+      data: { id: string; attributes: { status: string; confirmation_page: string } }[];
+    };
     expect(list.data.map((s) => s.attributes.status)).toEqual(['unverified', 'active']);
+    // An imported subscription's page has a secret of its own, like one made through the API.
+    for (const s of list.data) {
+      expect(s.attributes.confirmation_page).toMatch(new RegExp(`/mandate/accept/${s.id}/[0-9a-f]{64}$`));
+    }
+    expect(new Set(list.data.map((s) => s.attributes.confirmation_page)).size).toBe(2);
 
     const invoices = join(dir, 'invoices.ndjson');
     writeFileSync(

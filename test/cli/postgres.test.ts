@@ -2,7 +2,8 @@
 // config file; clear exits when the server is unreachable (3), refuses the credentials (4) or has
 // no such database (2); and the URL's password never shown anywhere.
 import { spawn } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, runCli } from '../helpers/cli.js';
@@ -67,6 +68,21 @@ describe('the PostgreSQL engine through the CLI (a server that checks passwords)
     expect(shownGet.stdout.trim()).toBe(`postgres://postgres:***@127.0.0.1:${server.port}/billing`);
     noPassword(viaEnv.stderr, viaProfile.stderr, profiles.stdout, profileTable.stdout, viaConfig.stderr, shownGet.stdout, shownList.stdout);
     expect((await cli(['config', 'unset', 'db'])).code).toBe(0);
+  });
+
+  it('refuses an import file and --data that are not UTF-8 (exit 2) and stores nothing, on PostgreSQL too', async () => {
+    const dir = tempDir();
+    const total = async () => JSON.parse((await cli(['--db', url, 'customers', 'list', '--json'])).stdout).meta.total as number;
+    const before = await total();
+    writeFileSync(join(dir, 'c.ndjson'), Buffer.concat([Buffer.from('{"first_name":"Ok","last_name":"Row","email":"ok-row@example.com"}\n{"first_name":"'), Buffer.from([0xff]), Buffer.from('"}\n')]));
+    const imported = await cli(['--db', url, 'import', 'customers', join(dir, 'c.ndjson')]);
+    expect(imported.code, imported.stderr).toBe(2);
+    expect(imported.stderr).toContain('c.ndjson is not UTF-8 text at line 2, byte offset 82 (0xff)');
+    writeFileSync(join(dir, 'c.json'), Buffer.concat([Buffer.from('{"first_name":"'), Buffer.from([0xfe]), Buffer.from('","last_name":"X","email":"x-pg@example.com"}')]));
+    const created = await cli(['--db', url, 'customers', 'create', '--data', `@${join(dir, 'c.json')}`]);
+    expect(created.code, created.stderr).toBe(2);
+    expect(created.stderr).toContain('is not UTF-8 text at line 1, byte offset 15 (0xfe)');
+    expect(await total()).toBe(before);
   });
 
   it('exits 4 with one line naming host and database when the server refuses the credentials', async () => {

@@ -1,12 +1,16 @@
 // Webhooks from the embedded CLI: a command sends the deliveries it caused before it exits; a
 // receiver that is down costs the command nothing (exit 0, the delivery stays due, and goes out
-// with a later command once due); events list, webhooks list|retry; the webhook secret shown by
-// accounts show, replaced by rotate-webhook-secret (rotate-key leaves it), and used to sign.
+// with a later command once due), nor does one that hangs keep the others' from going; a delivery
+// written by a server that refuses private targets is refused by the CLI too, however it is
+// retried; events list, webhooks list|retry; the webhook secret shown by accounts show, replaced by
+// rotate-webhook-secret (rotate-key leaves it), and used to sign.
 import { createHmac } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createRouter } from '../../src/lib/api/router.js';
 import { fakePrompter } from '../../src/lib/prompts/fake.js';
+import { testCore } from '../helpers/store.js';
 import { cli, type Cli } from './harness.js';
 
 const json = (text: string) => JSON.parse(text);
@@ -90,6 +94,124 @@ describe('webhooks from embedded commands', () => {
     expect(missing.stderr).toMatch(/no webhook delivery with id 999/);
     expect((await c.run(['webhooks', 'retry', 'abc'])).code).toBe(2);
     expect((await c.run(['webhooks', 'list', '--status', 'lost'])).code).toBe(2);
+  });
+
+  it('a hanging receiver keeps no other’s delivery from going out before the command exits', async () => {
+    const c = await seeded();
+    const waiting: ServerResponse[] = [];
+    const hanging = await receiver();
+    hanging.server.removeAllListeners('request');
+    hanging.server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      req.resume();
+      req.on('end', () => (hanging.got.push({ headers: req.headers, body: '' }), waiting.push(res)));
+    });
+    // 20 deliveries due to it, written without sending (no command's exit in between).
+    await c.withTransport(async (t) => {
+      for (let i = 0; i < 20; i++) {
+        const made = await t.request({
+          method: 'POST',
+          path: '/subscriptions',
+          body: {
+            data: {
+              type: 'subscription',
+              attributes: { customer_id: 1, subscription_plan_id: 1, subscription_webhook_url: `${hanging.url}/s` },
+            },
+          },
+        });
+        expect(made.status).toBe(201);
+      }
+    });
+    const other = await receiver();
+    try {
+      const made = await c.run([
+        'subscriptions',
+        'create',
+        '--customer-id',
+        '1',
+        '--subscription-plan-id',
+        '1',
+        '--subscription-webhook-url',
+        `${other.url}/s`,
+      ]);
+      expect(made.code, made.stderr).toBe(0);
+      expect(other.got).toHaveLength(1);
+      expect(hanging.got).toHaveLength(2);
+      // Cut short by the command's budget: let go untried, due for the next command or billing serve.
+      const pending = json(
+        (await c.run(['webhooks', 'list', '--status', 'pending', '--page-size', '100', '--json'])).stdout,
+      ).data;
+      expect(pending.map((d: { attributes: { attempts: number } }) => d.attributes.attempts)).toEqual(
+        Array.from({ length: 20 }, () => 0),
+      );
+    } finally {
+      for (const res of waiting.splice(0)) res.writeHead(200).end();
+    }
+  });
+
+  it('what a server refusing private targets wrote is refused by the CLI too, retried or not', async () => {
+    const c = await seeded();
+    const hook = await receiver();
+    // The CLI makes the subscription (a URL on this machine: allowed here), and sends its first event.
+    const made = await c.run([
+      'subscriptions',
+      'create',
+      '--customer-id',
+      '1',
+      '--subscription-plan-id',
+      '1',
+      '--subscription-webhook-url',
+      `${hook.url}/s`,
+      '--json',
+    ]);
+    expect(made.code, made.stderr).toBe(0);
+    const id = json(made.stdout).data.id;
+    expect(hook.got).toHaveLength(1);
+    // A server on the same store that refuses private targets (billing serve) cancels it.
+    const core = await testCore({ dbPath: c.dbPath });
+    const strict = createRouter({
+      store: core.store,
+      clock: core.clock,
+      baseUrl: 'http://127.0.0.1:8080',
+      allowPrivateWebhooks: false,
+    });
+    const cancelled = await strict.handle(
+      {
+        method: 'PATCH',
+        path: `/subscriptions/${id}`,
+        body: JSON.stringify({ data: { type: 'subscription', id, attributes: { status: 'cancelled' } } }),
+      },
+      await core.account(),
+    );
+    expect(cancelled.status).toBe(200);
+    await core.store.close();
+
+    // The next command that changes something sends what is due: the cancellation is refused, not sent.
+    expect(
+      (await c.run(['customers', 'create', '--first-name', 'Bo', '--last-name', 'Ek', '--email', 'bo@example.com']))
+        .code,
+    ).toBe(0);
+    expect(hook.got).toHaveLength(1);
+    const refused = async () =>
+      json((await c.run(['webhooks', 'list', '--status', 'pending', '--json'])).stdout).data as {
+        id: string;
+        attributes: Record<string, unknown>;
+      }[];
+    let [delivery] = await refused();
+    expect([delivery!.attributes.event, delivery!.attributes.attempts, delivery!.attributes.last_error]).toEqual([
+      'subscription.cancelled',
+      1,
+      'refused: the URL names a loopback or private address',
+    ]);
+
+    // Retried by hand from the CLI: tried again at once, and refused again.
+    const retried = await c.run(['webhooks', 'retry', delivery!.id]);
+    expect(retried.code, retried.stderr).toBe(0);
+    expect(hook.got).toHaveLength(1);
+    [delivery] = await refused();
+    expect([delivery!.attributes.attempts, delivery!.attributes.last_error]).toEqual([
+      1,
+      'refused: the URL names a loopback or private address',
+    ]);
   });
 
   it('rotate-webhook-secret asks first, replaces the secret, and later deliveries are signed with the new one; rotate-key leaves it', async () => {

@@ -400,6 +400,74 @@ const checks: Record<string, (recorded: Recorded[]) => void> = {
     expect(s['list after'].body.meta).toEqual({ total: 2 }); // the refused ones wrote nothing
   },
 
+  'amounts at their bounds'(recorded) {
+    expect(statuses(recorded)).toEqual([
+      'create customer: 201',
+      'create subscription: 201',
+      'the largest, as a string: 201',
+      'the largest, as a number: 201',
+      'a cent less, as a number: 201',
+      'one cent more: 400',
+      'one cent more, as a number: 400',
+      'the most cents a double holds: 400',
+      'the plan: 200',
+      'the transactions: 200',
+    ]);
+    const s = byStep(recorded);
+    for (const step of ['one cent more', 'one cent more, as a number', 'the most cents a double holds']) {
+      expect(s[step].body.errors, step).toEqual([invalidAttribute('amount', 'must be at most 10000000000.00')]);
+    }
+    for (const step of ['the largest, as a string', 'the largest, as a number']) expect(s[step].body.data.attributes.amount, step).toBe(10000000000);
+    expect(s['a cent less, as a number'].body.data.attributes.amount).toBe(9999999999.99);
+    expect(s['the plan'].body.data.attributes.amount).toBe('10000000000.00');
+    // The plan's first collection and the three made by hand; none of the refused ones.
+    const amounts = s['the transactions'].body.data.map((r: Json) => JSON.stringify(r.attributes.amount)).sort();
+    expect(amounts).toEqual(['10000000000', '10000000000', '10000000000', '9999999999.99']);
+  },
+
+  'finalise forms'(recorded) {
+    expect(statuses(recorded)).toEqual([
+      'create customer: 201',
+      'create subscription: 201',
+      'create the first: 201',
+      'a line for the first: 201',
+      'with another id: 409',
+      'with another type: 409',
+      'with an id that is no id: 400',
+      'still a draft: 200',
+      'as the API reference shows it: 200',
+      'create the second: 201',
+      'a line for the second: 201',
+      'with its own id: 200',
+      'create the third: 201',
+      'a line for the third: 201',
+      'with a null id, send_email from the plan: 200',
+      'create the fourth: 201',
+      'a line for the fourth: 201',
+      'without a body: 200',
+      'the invoice emails: 200',
+    ]);
+    const s = byStep(recorded);
+    expect(s['with another id'].body.errors).toEqual([{ status: '409', title: 'Conflict', detail: 'data.id must be "1", the id in the path', source: { pointer: '/data/id' } }]);
+    expect(s['with another type'].body.errors).toEqual([
+      { status: '409', title: 'Conflict', detail: 'data.type must be "invoice", the type of this endpoint', source: { pointer: '/data/type' } },
+    ]);
+    expect(s['with an id that is no id'].body.errors).toEqual([{ status: '400', title: 'Invalid Document', detail: 'data.id must be "1", the id in the path', source: { pointer: '/data/id' } }]);
+    expect(s['still a draft'].body.data.attributes).toMatchObject({ status: 'draft', reference: 'DRAFT' });
+    // The plan sends invoices (send_invoice defaults to true): send_email false is the request's own.
+    const finalised = (step: string) => {
+      const { status, reference, send_email } = s[step].body.data.attributes;
+      return { status, reference, send_email };
+    };
+    expect(finalised('as the API reference shows it')).toEqual({ status: 'open', reference: 'INV-1', send_email: false });
+    expect(finalised('with its own id')).toEqual({ status: 'open', reference: 'INV-2', send_email: false });
+    expect(finalised('with a null id, send_email from the plan')).toEqual({ status: 'open', reference: 'INV-3', send_email: true });
+    expect(finalised('without a body')).toEqual({ status: 'open', reference: 'INV-4', send_email: true });
+    // Only the last two emailed the customer.
+    const emails = s['the invoice emails'].body.data.filter((n: Json) => n.attributes.kind === 'invoice');
+    expect(emails.map((n: Json) => /INV-\d+/.exec(n.attributes.subject)?.[0])).toEqual(['INV-3', 'INV-4']);
+  },
+
   invoices(recorded) {
     expect(statuses(recorded)).toEqual([
       'create customer: 201',

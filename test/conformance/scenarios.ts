@@ -40,22 +40,27 @@ const KEPT_HEADERS = new Set(['allow', 'location', 'content-type']);
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
 /** The random token of a hosted invoice page, in its URL: 24 bytes, base64url. */
 const HOSTED_TOKEN = /(\/invoice\/)([A-Za-z0-9_-]{32})(?![A-Za-z0-9_-])/g;
+/** The random secret of a mandate page, in its URL: 32 bytes, hex. */
+const MANDATE_SECRET = /(\/mandate\/accept(?:ed)?\/\d+\/)([0-9a-f]{64})(?![0-9a-f])/g;
 
 /**
- * Random values (transaction ids, hosted invoice tokens), named in the order a scenario first sees
- * them: `<uuid 1>`, `<token 1>`. The same value reads the same everywhere in the scenario (an
+ * Random values (transaction ids, hosted invoice tokens, mandate page secrets), named in the order a
+ * scenario first sees them: `<uuid 1>`, `<token 1>`, `<secret 1>`. The same value reads the same everywhere in the scenario (an
  * invoice's transaction is the one the subscription lists), and the documents of two doors compare.
  */
 export class RandomNames {
   private readonly names = new Map<string, string>();
-  private readonly counts = { uuid: 0, token: 0 };
-  private name(kind: 'uuid' | 'token', value: string): string {
+  private readonly counts = { uuid: 0, token: 0, secret: 0 };
+  private name(kind: 'uuid' | 'token' | 'secret', value: string): string {
     let name = this.names.get(value);
     if (name === undefined) this.names.set(value, (name = `<${kind} ${++this.counts[kind]}>`));
     return name;
   }
   text(value: string): string {
-    return value.replace(UUID, (uuid) => this.name('uuid', uuid)).replace(HOSTED_TOKEN, (_, at: string, token: string) => `${at}${this.name('token', token)}`);
+    return value
+      .replace(UUID, (uuid) => this.name('uuid', uuid))
+      .replace(HOSTED_TOKEN, (_, at: string, token: string) => `${at}${this.name('token', token)}`)
+      .replace(MANDATE_SECRET, (_, at: string, secret: string) => `${at}${this.name('secret', secret)}`);
   }
 }
 
@@ -322,6 +327,60 @@ export const scenarios: Record<string, Scenario> = {
     await send('page[size]=100', get('/customers', { 'page[size]': 100 }));
     await send('plans page[size]=0', get('/subscription-plans', { 'page[size]': 0 }));
     await send('customer subscriptions page[number]=0', get('/customers/1/subscriptions', { 'page[number]': 0 }));
+    return log;
+  },
+
+  /**
+   * Amounts at their bound (10,000,000,000.00, an invoice total's too): a transaction of it, as a
+   * string and as a number, and one a cent less, come back exactly; one cent more is refused, and
+   * so is the most a double holds in cents, which would otherwise be stored and shown rounded.
+   */
+  async 'amounts at their bounds'(t, seed) {
+    const { send, log } = recorder(t);
+    await seed.plan({ ...GOLD, amount: '10000000000.00' });
+    const customer: string = (await send('create customer', post('customer', customerAttributes(1), '/customers'))).body.data.id;
+    const subscription: string = (await send('create subscription', post('subscription', activeSubscription(customer), '/subscriptions'))).body.data.id;
+    const transaction = (amount: unknown) => post('transaction', { subscription_id: subscription, amount }, '/transactions');
+    await send('the largest, as a string', transaction('10000000000.00'));
+    await send('the largest, as a number', transaction(10000000000));
+    await send('a cent less, as a number', transaction(9999999999.99));
+    await send('one cent more', transaction('10000000000.01'));
+    await send('one cent more, as a number', transaction(10000000000.01));
+    await send('the most cents a double holds', transaction('90071992547409.91'));
+    await send('the plan', get('/subscription-plans/1'));
+    // Only their amounts: a server collects what falls due while the scenario runs (status, history).
+    await send('the transactions', get(`/subscriptions/${subscription}/transactions`, { 'fields[transaction]': 'amount' }));
+    return log;
+  },
+
+  /**
+   * The request forms of PATCH /invoices/{id}/finalise: the API reference's own (data.type and
+   * attributes.send_email, no data.id), data.id given (it must be the path's) or null, and no body.
+   */
+  async 'finalise forms'(t, seed) {
+    const { send, log } = recorder(t);
+    await seed.plan(GOLD);
+    const customer: string = (await send('create customer', post('customer', customerAttributes(1), '/customers'))).body.data.id;
+    const subscription: string = (await send('create subscription', post('subscription', activeSubscription(customer), '/subscriptions'))).body.data.id;
+    const draft = async (name: string): Promise<string> => {
+      const id: string = (await send(`create ${name}`, post('invoice', { subscription_id: subscription }, '/invoices'))).body.data.id;
+      await send(`a line for ${name}`, post('invoice-line', { invoice_id: Number(id), ...LUNCHBOX }, '/invoice-lines'));
+      return id;
+    };
+    const finalise = (id: string, data: Record<string, unknown>): TransportRequest => ({ method: 'PATCH', path: `/invoices/${id}/finalise`, body: { data } });
+    const first = await draft('the first');
+    await send('with another id', finalise(first, { type: 'invoice', id: String(Number(first) + 1), attributes: { send_email: false } }));
+    await send('with another type', finalise(first, { type: 'invoices', attributes: { send_email: false } }));
+    await send('with an id that is no id', finalise(first, { type: 'invoice', id: true, attributes: { send_email: false } }));
+    await send('still a draft', get(`/invoices/${first}`));
+    await send('as the API reference shows it', finalise(first, { type: 'invoice', attributes: { send_email: false } }));
+    const second = await draft('the second');
+    await send('with its own id', finalise(second, { type: 'invoice', id: second, attributes: { send_email: false } }));
+    const third = await draft('the third');
+    await send('with a null id, send_email from the plan', finalise(third, { type: 'invoice', id: null, attributes: {} }));
+    const fourth = await draft('the fourth');
+    await send('without a body', { method: 'PATCH', path: `/invoices/${fourth}/finalise` });
+    await send('the invoice emails', get('/notifications'));
     return log;
   },
 

@@ -15,7 +15,12 @@
 //       attribute, and change nothing.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { lineUnits, totalsOf, TOTAL_MAX, type LineAmounts } from '../../src/lib/core/tax.js';
+import { lineUnits, totalsOf, type LineAmounts } from '../../src/lib/core/tax.js';
+import { MONEY_MAX } from '../../src/lib/schemas/money.js';
+import { createPlan } from '../../src/lib/core/plan-writes.js';
+import type { GlobalOptions } from '../../src/lib/cli/globals.js';
+import { memoryIO } from '../../src/lib/cli/io.js';
+import { render } from '../../src/lib/output/render.js';
 import { fixedClock } from '../../src/lib/core/clock.js';
 import { openRuntime, type Runtime } from '../../src/lib/runtime/runtime.js';
 import { ENGINE, freshStoreLocation } from '../helpers/engine.js';
@@ -335,7 +340,7 @@ const moneyIn = (attributes: Json) => ({ amount_excl: attributes.amount_excl, ta
 /** Whether the invoice's totals would leave the exact range with these lines (the core refuses the line on quantity). */
 const outOfRange = (lines: readonly ModelLine[]) => {
   const t = modelTotals(lines);
-  const max = BigInt(TOTAL_MAX);
+  const max = BigInt(MONEY_MAX);
   const abs = (v: bigint) => (v < 0n ? -v : v);
   return abs(t.excl) > max || abs(t.tax) > max || abs(t.incl) > max;
 };
@@ -481,6 +486,113 @@ describe('invoices through the router: exact totals, finalising, crediting', () 
     );
     expect(await getData(core, `/invoices/${invoice}`)).toEqual(before);
     expect(await getData(core, `/invoice-lines/${line}`)).toEqual(lineBefore);
+    expect(internalErrors).toEqual([]);
+  });
+});
+
+// ---- amounts at their bounds: MONEY_MAX (10,000,000,000.00) and one cent more ----
+
+/** What a table prints for an amount, from the cents (BigInt here, not the CLI's code): "€ 1,234.50", "-€ 0.05". */
+const euro = (cents: bigint): string => {
+  const [whole, fraction] = fmt(cents < 0n ? -cents : cents).split('.');
+  return `${cents < 0n ? '-' : ''}€ ${whole.replace(/\B(?=(\d{3})+$)/g, ',')}.${fraction}`;
+};
+/** The JSON text of an amount sent as a number: the decimal with the fewest digits ("12.5", "10000000000"). */
+const fewest = (cents: bigint): string => fmt(cents).replace(/\.?0+$/, '').replace(/^$/, '0');
+
+const NOT_A_TERMINAL: GlobalOptions = { output: 'table', outputExplicit: false, input: false, quiet: true, verbose: false, color: false, dryRun: false, yes: false, csvRaw: false };
+
+/** The `amount` row of the CLI's table of one resource (as printed to a pipe: label, tab, value). */
+async function tableAmount(document: Json, field = 'amount'): Promise<string | undefined> {
+  const io = memoryIO();
+  await render(document, NOT_A_TERMINAL, io);
+  return new RegExp(`^${field.replace('_', ' ')}\\t(.*)$`, 'm').exec(io.stdout)?.[1];
+}
+
+describe('amounts at their bounds: exact up to MONEY_MAX, through the API document and the CLI table; one cent more refused', () => {
+  const MAX = BigInt(MONEY_MAX);
+  /** Whole cents up to the bound; the bound and its neighbours drawn often. */
+  const inRange = fc.oneof(
+    { weight: 2, arbitrary: fc.integer({ min: 1, max: MONEY_MAX }) },
+    { weight: 1, arbitrary: fc.integer({ min: MONEY_MAX - 10_000, max: MONEY_MAX }) },
+    { weight: 1, arbitrary: fc.integer({ min: 1, max: 10_000 }) },
+  );
+  /** Past the bound: one cent more, to the most cents a double holds exactly (2^53 - 1). */
+  const pastIt = fc.oneof(fc.integer({ min: MONEY_MAX + 1, max: MONEY_MAX + 10_000 }), fc.integer({ min: MONEY_MAX + 1, max: Number.MAX_SAFE_INTEGER }));
+  const written = (cents: number, asNumber: boolean): number | string => (asNumber ? Number(fmt(cents)) : fmt(cents));
+
+  it('takes any transaction amount up to the bound, and gives exactly it back: as the JSON number, and in the CLI table', { timeout: 120_000 }, async () => {
+    const { core, subscription } = await arrange();
+    await fc.assert(
+      fc.asyncProperty(inRange, fc.boolean(), async (cents, asNumber) => {
+        const created = okData(await send(core, 'POST', '/transactions', { body: body('transaction', { subscription_id: subscription, amount: written(cents, asNumber) }) }), 201);
+        const read = await send(core, 'GET', `/transactions/${created.id}`);
+        for (const document of [{ data: created }, read.body]) {
+          expect(JSON.stringify(document.data.attributes.amount)).toBe(fewest(BigInt(cents)));
+          expect(await tableAmount(document)).toBe(euro(BigInt(cents)));
+        }
+      }),
+      { numRuns: 40, examples: [[MONEY_MAX, false], [MONEY_MAX, true], [MONEY_MAX - 1, true], [MONEY_MAX - 1, false], [1, true]] },
+    );
+    expect(internalErrors).toEqual([]);
+  });
+
+  it('refuses one cent more, and anything past it, with 400 at /data/attributes/amount, writing nothing', { timeout: 120_000 }, async () => {
+    const { core, subscription } = await arrange();
+    const count = async () => (await send(core, 'GET', `/subscriptions/${subscription}/transactions`)).body.meta.total as number;
+    const before = await count();
+    const refused = async (amount: unknown) => {
+      const attributes = { subscription_id: subscription, amount };
+      const answer = await send(core, 'POST', '/transactions', { body: body('transaction', attributes) });
+      expectInvalidAttributes(answer, ['amount'], body('transaction', attributes));
+      return answer.body.errors[0].detail as string;
+    };
+    expect(await refused('10000000000.01')).toBe('amount must be at most 10000000000.00');
+    expect(await refused(10000000000.01)).toBe('amount must be at most 10000000000.00');
+    // The issue's case: the most cents a double holds, once stored and shown rounded.
+    expect(await refused('90071992547409.91')).toBe('amount must be at most 10000000000.00');
+    await refused('90071992547409.92');
+    await refused(1e21);
+    await fc.assert(
+      fc.asyncProperty(pastIt, fc.boolean(), async (cents, asNumber) => {
+        await refused(written(cents, asNumber));
+      }),
+      { numRuns: 30 },
+    );
+    expect(await count()).toBe(before);
+    expect(internalErrors).toEqual([]);
+  });
+
+  it('a plan takes the bound and refuses one cent more; its amount reads back exactly', async () => {
+    const { core } = await arrange();
+    const ctx = { store: core.store, clock: core.clock, account: await core.account() };
+    const made = await createPlan(ctx, { name: 'Largest', amount: '10000000000.00' });
+    expect(made.ok).toBe(true);
+    const plan = okData(await send(core, 'GET', `/subscription-plans/${made.ok ? made.value.id : 0}`));
+    expect(plan.attributes.amount).toBe('10000000000.00');
+    expect(await tableAmount({ data: plan })).toBe('€ 10,000,000,000.00');
+    const over = await createPlan(ctx, { name: 'Too large', amount: '10000000000.01' });
+    expect(over.ok ? over : over.failure).toMatchObject({ kind: 'invalid_attribute', problems: [{ attribute: 'amount', detail: 'must be at most 10000000000.00' }] });
+  });
+
+  it('an invoice totals exactly the bound, its transaction carries it exactly; one cent more is refused on the line', { timeout: 60_000 }, async () => {
+    const { core, subscription } = await arrange();
+    const invoice = await newDraft(core, subscription);
+    const line = (amount: string, quantity: number) => send(core, 'POST', '/invoice-lines', { body: body('invoice-line', { invoice_id: Number(invoice), description: 'big', amount, tax_rate: 0, quantity }) });
+    okData(await line('1000000.00', 9_999), 201);
+    okData(await line('999999.99', 1), 201);
+    expectInvalidAttributes(await line('0.02', 1), ['quantity'], expect.anything());
+    okData(await line('0.01', 1), 201);
+    expectInvalidAttributes(await line('0.01', 1), ['quantity'], expect.anything());
+    const finalised = okData(await send(core, 'PATCH', `/invoices/${invoice}/finalise`));
+    expect(finalised.attributes.amount_incl).toBe(fmt(MAX));
+    expect(await tableAmount({ data: finalised }, 'amount_incl')).toBe(euro(MAX));
+    const transaction = (await send(core, 'GET', `/transactions/${finalised.relationships.transaction.data.id}`)).body;
+    expect(JSON.stringify(transaction.data.attributes.amount)).toBe('10000000000');
+    expect(await tableAmount(transaction)).toBe('€ 10,000,000,000.00');
+    const credit = okData(await send(core, 'PATCH', `/invoices/${invoice}/credit`));
+    expect(credit.attributes.amount_incl).toBe(`-${fmt(MAX)}`);
+    expect(await tableAmount({ data: credit }, 'amount_incl')).toBe(euro(-MAX));
     expect(internalErrors).toEqual([]);
   });
 });

@@ -14,6 +14,7 @@ const globals = (overrides: Partial<GlobalOptions> = {}): GlobalOptions => ({
   color: false,
   dryRun: false,
   yes: false,
+  csvRaw: false,
   ...overrides,
 });
 

@@ -6,7 +6,7 @@ import type { GlobalOptions } from '../../src/lib/cli/globals.js';
 import { memoryIO } from '../../src/lib/cli/io.js';
 import { footer, pageFormat, render, streams } from '../../src/lib/output/render.js';
 
-const globals = (output: GlobalOptions['output']): GlobalOptions => ({ output, outputExplicit: true, input: false, quiet: false, verbose: false, color: false, dryRun: false, yes: false });
+const globals = (output: GlobalOptions['output']): GlobalOptions => ({ output, outputExplicit: true, input: false, quiet: false, verbose: false, color: false, dryRun: false, yes: false, csvRaw: false });
 
 const customer = (id: number, attributes: Record<string, unknown> = {}) => ({ type: 'customer', id: String(id), attributes: { first_name: `F${id}`, note: `a "quoted", ${id}\nline`, tags: [id], ...attributes } });
 

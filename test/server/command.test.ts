@@ -12,6 +12,7 @@ import { systemClock } from '../../src/lib/core/clock.js';
 import { defaultMaxConnections, openFilesLimit } from '../../src/lib/server/limits.js';
 import { openStore } from '../../src/lib/store/store.js';
 import { all } from '../../src/lib/store/unit.js';
+import { openRuntime } from '../../src/lib/runtime/runtime.js';
 import { tempDbPath, tempDir } from '../helpers/store.js';
 
 describe('parseServeOptions', () => {
@@ -170,6 +171,69 @@ describe('run', () => {
     await expect(Promise.resolve().then(() => core.store.read(() => all((q) => q.selectFrom('accounts').select('id'))))).rejects.toThrow();
     await expect(fetch(`http://127.0.0.1:${port}/customers`)).rejects.toThrow();
     await deps.close();
+  });
+
+  it('writes what it catches up on opening under its own policy (private targets refused unless allowed)', async () => {
+    for (const allow of [false, true]) {
+      const dbPath = tempDbPath();
+      // A subscription made by the CLI (private targets allowed), its first collection due, not yet done.
+      const core = await openRuntime({ location: dbPath, clock: systemClock });
+      try {
+        const account = await core.account();
+        const post = async (path: string, type: string, attributes: Record<string, unknown>) => {
+          const answer = await core.router.handle(
+            { method: 'POST', path, body: JSON.stringify({ data: { type, attributes } }) },
+            account,
+          );
+          expect(answer.status).toBe(201);
+          return (answer.body as { data: { id: string } }).data.id;
+        };
+        const customer = await post('/customers', 'customer', {
+          first_name: 'A',
+          last_name: 'B',
+          email: 'a@b.nl',
+          iban: 'NL91ABNA0417164300',
+          bank_holder: 'A B',
+        });
+        const { createPlan } = await import('../../src/lib/core/plan-writes.js');
+        const plan = await createPlan(
+          { store: core.store, clock: core.clock, account },
+          { name: 'Gold', amount: '10.00' },
+        );
+        if (!plan.ok) throw new Error('plan');
+        await post('/subscriptions', 'subscription', {
+          customer_id: customer,
+          subscription_plan_id: plan.value.id,
+          status: 'active',
+          transaction_webhook_url: 'http://127.0.0.1:9/t',
+        });
+      } finally {
+        await core.store.close();
+      }
+      const { io, deps } = depsFor({ db: dbPath });
+      const signals = new EventEmitter();
+      const running = run(options({ allowPrivateWebhooks: allow }), deps, signals);
+      await waitFor(() => (io.stderr.includes('listening on') ? true : undefined));
+      signals.emit('SIGTERM');
+      await running;
+      await deps.close();
+      const store = await openStore(dbPath);
+      try {
+        const rows = await store.read(() =>
+          all((q) => q.selectFrom('webhook_deliveries').select(['event', 'allow_private']).orderBy('id')),
+        );
+        const served = allow ? 1 : 0;
+        expect(rows.map((r) => [r.event, r.allow_private])).toEqual([
+          ['transaction.queued', 1],
+          ['transaction.scheduled', 1],
+          ['transaction.succeeded', served],
+          ['transaction.queued', served],
+          ['transaction.scheduled', served],
+        ]);
+      } finally {
+        await store.close();
+      }
+    }
   });
 
   it('stops on SIGINT too', async () => {

@@ -170,6 +170,31 @@ describe('http adapter', () => {
     expect(acceptedMediaType('multipart/form-data; boundary=x')).toBe(false);
   });
 
+  it('takes charset=utf-8 as the only parameter of a JSON media type; any other is 415, before the handler', async () => {
+    for (const type of ['application/vnd.api+json; charset=utf-8', 'application/vnd.api+json;charset="UTF-8"', 'Application/Json ; Charset=utf8', 'application/vnd.api+json;']) {
+      expect(acceptedMediaType(type), type).toBe(true);
+    }
+    for (const type of [
+      'application/vnd.api+json; ext=bogus',
+      'application/vnd.api+json; profile="https://example.com/profile"',
+      'application/vnd.api+json; charset=utf-8; ext=bogus',
+      'application/json; charset=iso-8859-1',
+      'application/json; q=1',
+      '; charset=utf-8',
+      'application/vnd.api+json x; charset=utf-8',
+    ]) {
+      expect(acceptedMediaType(type), type).toBe(false);
+    }
+    let called = 0;
+    const { url } = await serve({ handle: async () => (called++, ok()) });
+    const post = (contentType: string) => fetch(`${url}/customers`, { method: 'POST', headers: { 'x-authorization': KEY, 'content-type': contentType }, body: '{}' });
+    const refused = await post(`${JSONAPI}; ext=bogus`);
+    expect(refused.status).toBe(415);
+    expect((await refused.json()).errors[0]).toMatchObject({ status: '415', title: 'Unsupported Media Type', detail: expect.stringContaining('charset=utf-8') });
+    expect((await post(`${JSONAPI}; charset=utf-8`)).status).toBe(200);
+    expect(called).toBe(1);
+  });
+
   it('refuses a body that is not valid UTF-8 with 400 Invalid Document (pointer /data, meta.original null), before the handler', async () => {
     let called = 0;
     const { url } = await serve({ handle: async () => (called++, ok()) });

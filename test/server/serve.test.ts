@@ -155,6 +155,17 @@ describe('billing serve: bodies', () => {
     expect((await request('GET', '/customers', { key: keyA })).json.meta.total).toBe(0);
   });
 
+  it('answers 415 for the JSON:API media type with a parameter other than charset, and writes nothing', async () => {
+    const { request, keyA } = await setup();
+    for (const contentType of [`${JSONAPI}; ext=bogus`, `${JSONAPI}; profile="https://example.com/p"`, 'application/json; charset=latin1']) {
+      const response = await request('POST', '/customers', { key: keyA, body: customer(), contentType });
+      expect(response.status, contentType).toBe(415);
+      expect(response.json.errors[0]).toMatchObject({ status: '415', title: 'Unsupported Media Type' });
+    }
+    expect((await request('GET', '/customers', { key: keyA })).json.meta.total).toBe(0);
+    expect((await request('POST', '/customers', { key: keyA, body: customer(), contentType: `${JSONAPI}; charset=UTF-8` })).status).toBe(201);
+  });
+
   it('accepts application/json with a charset', async () => {
     const { request, keyA } = await setup();
     const response = await request('POST', '/customers', { key: keyA, body: customer(), contentType: 'application/json; charset=utf-8' });

@@ -1,9 +1,10 @@
-// Webhooks through billing serve: sent promptly after the write that caused them; refused at create
-// when a URL's name resolves to a private address; and nothing lost when an instance is killed with
-// SIGKILL in the middle of sending: after a restart (SQLite and PostgreSQL), or by the other
-// instance on the same PostgreSQL database. The spawned instances are the built CLI.
+// Webhooks through billing serve: sent promptly after the write that caused them, even while a
+// receiver hangs on the requests it was sent; refused at create when a URL's name resolves to a
+// private address; and nothing lost when an instance is killed with SIGKILL in the middle of
+// sending: after a restart (SQLite and PostgreSQL), or by the other instance on the same PostgreSQL
+// database. The spawned instances are the built CLI.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -38,6 +39,31 @@ async function receiver(delayMs = 0): Promise<{ url: string; ids: string[]; seen
   receivers.push(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, ids, get seen() { return new Set(ids); } };
+}
+
+/** A receiver that leaves every request unanswered until released, then answers those and all later ones. */
+async function holding(): Promise<{ url: string; ids: string[]; release(): void }> {
+  const ids: string[] = [];
+  const waiting: ServerResponse[] = [];
+  let open = false;
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      ids.push(String(req.headers['billing-delivery']));
+      if (open) res.writeHead(200).end();
+      else waiting.push(res);
+    });
+  });
+  receivers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    ids,
+    release() {
+      open = true;
+      for (const res of waiting.splice(0)) res.writeHead(200).end();
+    },
+  };
 }
 
 async function until(what: string, check: () => boolean | Promise<boolean>, ms = 20_000): Promise<void> {
@@ -141,10 +167,93 @@ describe('billing serve sends webhooks', () => {
   });
 });
 
+describe.each(['sqlite', 'postgres'] as const)('a receiver that hangs (%s)', (engine) => {
+  // Its requests wait, 200 more due, and are no more than its share.
+  it('delays nobody else: another tenant’s delivery goes out while its requests wait', async () => {
+    const hanging = await holding();
+    const other = await receiver();
+    const location = await freshStoreLocation(engine);
+    // 200 deliveries due to the hanging receiver, written by the CLI before the server starts.
+    const core = await testCore({ dbPath: location, clock: systemClock });
+    const customer = await createCustomer(core, {
+      first_name: 'Ann',
+      last_name: 'Bee',
+      email: 'ann@example.com',
+      iban: VALID_IBAN,
+      bank_holder: 'Ann Bee',
+    });
+    const plan = await makePlan(core);
+    for (let i = 0; i < 200; i++) {
+      const made = await send(core, 'POST', '/subscriptions', {
+        body: {
+          data: {
+            type: 'subscription',
+            attributes: {
+              customer_id: customer,
+              subscription_plan_id: plan,
+              subscription_webhook_url: `${hanging.url}/s`,
+            },
+          },
+        },
+      });
+      expect(made.status).toBe(201);
+    }
+    const store = await openStore(location);
+    stores.push(store);
+    const tenant = await createAccount(store, systemClock, 'tenant');
+    if (!tenant.ok) throw new Error('no account');
+    const server = await startServer({
+      store,
+      clock: systemClock,
+      host: '127.0.0.1',
+      port: 0,
+      allowPrivateWebhooks: true,
+      dueEveryMs: 0,
+      log: () => {},
+    });
+    running.push(server);
+    try {
+      await until('the hanging receiver’s first requests', () => hanging.ids.length >= 2, 10_000);
+      // Another tenant's change, through the API, while those wait.
+      const headers = { 'x-authorization': tenant.value.apiKey, 'content-type': 'application/vnd.api+json' };
+      const post = async (path: string, type: string, attributes: Record<string, unknown>) => {
+        const answer = await fetch(`${server.url}${path}`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ data: { type, attributes } }),
+        });
+        expect(answer.status).toBe(201);
+        return (await answer.json()).data.id as string;
+      };
+      const { createPlan } = await import('../../src/lib/core/plan-writes.js');
+      const theirs = await createPlan(
+        { store, clock: systemClock, account: tenant.value.account },
+        { name: 'Silver', amount: '5.00' },
+      );
+      if (!theirs.ok) throw new Error('no plan');
+      const them = await post('/customers', 'customer', {
+        first_name: 'Cy',
+        last_name: 'Dee',
+        email: 'cy@example.com',
+      });
+      await post('/subscriptions', 'subscription', {
+        customer_id: them,
+        subscription_plan_id: theirs.value.id,
+        subscription_webhook_url: `${other.url}/s`,
+      });
+      await until('the other tenant’s delivery', () => other.ids.length === 1, 5_000);
+      expect(hanging.ids).toHaveLength(2);
+    } finally {
+      hanging.release();
+    }
+  });
+});
+
 describe.each(['sqlite', 'postgres'] as const)('killed with SIGKILL in the middle of sending (%s)', (engine) => {
   it('delivers the rest after a restart: every delivery at least once, all marked delivered', async () => {
     ensureBundle();
-    const hook = await receiver(150);
+    // Slow enough to be killed mid-way, quick enough for 2 requests at a time to one receiver.
+    const hook = await receiver(30);
     const { location, core, total } = await storeWithPending(engine, 30, hook.url);
     expect(total).toBe(120);
     const first = serve(location, 'first');
@@ -165,7 +274,7 @@ describe.each(['sqlite', 'postgres'] as const)('killed with SIGKILL in the middl
 describe('two instances on one PostgreSQL database', () => {
   it('one killed mid-way, the other delivers everything; only what the killed one held may arrive twice', async () => {
     ensureBundle();
-    const hook = await receiver(100);
+    const hook = await receiver(30);
     const { location, core, total } = await storeWithPending('postgres', 40, hook.url);
     const a = serve(location, 'a');
     const b = serve(location, 'b');

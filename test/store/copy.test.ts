@@ -11,6 +11,7 @@ import { authenticate, createAccount, rotateKey } from '../../src/lib/core/accou
 import { fixedClock } from '../../src/lib/core/clock.js';
 import { createCustomer } from '../../src/lib/core/customer-writes.js';
 import { runDue } from '../../src/lib/core/due.js';
+import { newConfirmationToken } from '../../src/lib/core/mandate.js';
 import { createPlan } from '../../src/lib/core/plan-writes.js';
 import { CopyRefusedError, copyStore, sameStore, type CopyProgress } from '../../src/lib/store/copy.js';
 import { storeInfo } from '../../src/lib/store/info.js';
@@ -89,6 +90,7 @@ async function seed(location: string, customers = 7): Promise<{ core: Runtime; a
             updated_at: TEST_NOW,
             cycle_anchor: null,
             next_cycle: 0,
+            confirmation_token: newConfirmationToken(),
           }),
         ),
       );
@@ -117,7 +119,7 @@ async function seed(location: string, customers = 7): Promise<{ core: Runtime; a
     await send('PATCH', `/invoices/${invoice}/finalise`);
     await send('PATCH', `/invoices/${invoice}/credit`);
     // Its transaction is collected now: done here, so a store opened on the copy has nothing to catch up.
-    await runDue(c.store, clock.now().toISOString());
+    await runDue(c.store, clock.now().toISOString(), { allowPrivateWebhooks: true });
     await c.store.write(() => get((q) => q.insertInto('store_clock').values({ id: 1, test_time: '2026-11-21T10:00:00.000Z' })));
   }
   return { core: c, acmeKey };

@@ -78,8 +78,9 @@ describe('the migrations of the two engines', () => {
     await (await openStore(file)).close();
     await (await openStore(url, { poolSize: 1 })).close();
     const sqlite = await schemaOf('sqlite', file);
-    // search_deferred never holds a committed row (an import's marker inside its transaction): not copied.
-    expect(Object.keys(sqlite)).toEqual([...TABLES, 'search_deferred'].sort());
+    // search_deferred never holds a committed row (an import's marker inside its transaction), and
+    // webhook_hosts is what senders learnt of receivers (a copy learns it again): neither is copied.
+    expect(Object.keys(sqlite)).toEqual([...TABLES, 'search_deferred', 'webhook_hosts'].sort());
     expect(await schemaOf('postgres', url)).toEqual(sqlite);
   });
 });
@@ -128,6 +129,47 @@ describe(`openStore on ${ENGINE}`, () => {
   });
 });
 
+describe(`the migration of webhook deliveries written before hosts and policies were kept, on ${ENGINE}`, () => {
+  it('takes them as written under the strict policy and, pending ones, as counting against their URL', async () => {
+    const location = await freshStoreLocation();
+    const at = TEST_NOW;
+    const delivery = (n: number, url: string, status: string) =>
+      `(1, 'e${n}', 'd${n}', 'subscription.active', '${url}', '{}', '${status}', 0, '${at}', '${at}', '${at}')`;
+    const rows = `
+      INSERT INTO accounts (name, webhook_secret, created_at, updated_at)
+        VALUES ('default', 'whsec_x', '${at}', '${at}');
+      INSERT INTO webhook_deliveries
+        (account_id, event_uid, delivery_id, event, url, body, status, attempts, next_at, created_at, updated_at)
+      VALUES ${delivery(1, 'http://127.0.0.1:9/a', 'pending')},
+        ${delivery(2, 'https://hooks.example.com/b', 'delivered')};`;
+    // A store as version 6 made it, with two deliveries in it.
+    if (ENGINE === 'sqlite') {
+      const db = new Database(location);
+      db.exec(sqliteMigrations.slice(0, 6).join('\n'));
+      db.exec(rows);
+      db.pragma('user_version = 6');
+      db.close();
+    } else {
+      await onPostgres(
+        location,
+        `${postgresMigrations.slice(0, 6).join('\n')};
+        CREATE TABLE billing_schema (version integer NOT NULL); INSERT INTO billing_schema VALUES (6); ${rows}`,
+      );
+    }
+    const store = await testStore(location);
+    expect(await store.schemaVersion()).toBe(migrations.length);
+    expect(
+      await store.read(() =>
+        all((q) => q.selectFrom('webhook_deliveries').select(['delivery_id', 'host', 'allow_private']).orderBy('id')),
+      ),
+    ).toEqual([
+      { delivery_id: 'd1', host: 'http://127.0.0.1:9/a', allow_private: 0 },
+      { delivery_id: 'd2', host: '', allow_private: 0 },
+    ]);
+    expect(await store.read(() => all((q) => q.selectFrom('webhook_hosts').selectAll()))).toEqual([]);
+  });
+});
+
 describe.runIf(ENGINE === 'sqlite')('openStore on a SQLite file (SQLite only)', () => {
   it('when the file is new, runs every migration, records the version in user_version and turns WAL on', async () => {
     const path = tempDbPath();
@@ -135,7 +177,25 @@ describe.runIf(ENGINE === 'sqlite')('openStore on a SQLite file (SQLite only)', 
     const seen = pragmas(path);
     expect(seen.userVersion).toBe(sqliteMigrations.length);
     expect(seen.journalMode).toBe('wal');
-    expect(seen.tables).toEqual(['accounts', 'api_keys', 'customers', 'due_work', 'events', 'idempotency_keys', 'imports', 'invoice_lines', 'invoices', 'notifications', 'search_deferred', 'store_clock', 'subscription_plans', 'subscriptions', 'transactions', 'webhook_deliveries']);
+    expect(seen.tables).toEqual([
+      'accounts',
+      'api_keys',
+      'customers',
+      'due_work',
+      'events',
+      'idempotency_keys',
+      'imports',
+      'invoice_lines',
+      'invoices',
+      'notifications',
+      'search_deferred',
+      'store_clock',
+      'subscription_plans',
+      'subscriptions',
+      'transactions',
+      'webhook_deliveries',
+      'webhook_hosts',
+    ]);
   });
 
   it('when the store is opened again, keeps user_version', async () => {
@@ -160,7 +220,26 @@ describe.runIf(ENGINE === 'postgres')('openStore on a PostgreSQL database (Postg
     const url = await freshPostgresUrl();
     await (await openStore(url, { poolSize: 1 })).close();
     expect(await onPostgres(url, 'SELECT version FROM billing_schema')).toEqual([{ version: postgresMigrations.length }]);
-    expect(await postgresTables(url)).toEqual(['accounts', 'api_keys', 'billing_schema', 'customers', 'due_work', 'events', 'idempotency_keys', 'imports', 'invoice_lines', 'invoices', 'notifications', 'search_deferred', 'store_clock', 'subscription_plans', 'subscriptions', 'transactions', 'webhook_deliveries']);
+    expect(await postgresTables(url)).toEqual([
+      'accounts',
+      'api_keys',
+      'billing_schema',
+      'customers',
+      'due_work',
+      'events',
+      'idempotency_keys',
+      'imports',
+      'invoice_lines',
+      'invoices',
+      'notifications',
+      'search_deferred',
+      'store_clock',
+      'subscription_plans',
+      'subscriptions',
+      'transactions',
+      'webhook_deliveries',
+      'webhook_hosts',
+    ]);
   });
 
   it('when the database is opened again, keeps one row in billing_schema at the same version', async () => {
@@ -177,7 +256,26 @@ describe.runIf(ENGINE === 'postgres')('openStore on a PostgreSQL database (Postg
     expect(opened.map((o) => (o.status === 'rejected' ? String(o.reason) : 'opened'))).toEqual(['opened', 'opened']);
     const [a, b] = stores as [Store, Store];
     expect(await onPostgres(url, 'SELECT version FROM billing_schema')).toEqual([{ version: postgresMigrations.length }]);
-    expect(await postgresTables(url)).toEqual(['accounts', 'api_keys', 'billing_schema', 'customers', 'due_work', 'events', 'idempotency_keys', 'imports', 'invoice_lines', 'invoices', 'notifications', 'search_deferred', 'store_clock', 'subscription_plans', 'subscriptions', 'transactions', 'webhook_deliveries']);
+    expect(await postgresTables(url)).toEqual([
+      'accounts',
+      'api_keys',
+      'billing_schema',
+      'customers',
+      'due_work',
+      'events',
+      'idempotency_keys',
+      'imports',
+      'invoice_lines',
+      'invoices',
+      'notifications',
+      'search_deferred',
+      'store_clock',
+      'subscription_plans',
+      'subscriptions',
+      'transactions',
+      'webhook_deliveries',
+      'webhook_hosts',
+    ]);
     const [fromA, fromB] = await Promise.all([defaultAccount(a, fixedClock(TEST_NOW)), defaultAccount(b, fixedClock(TEST_NOW))]);
     expect(fromB).toEqual(fromA);
     expect(await a.schemaVersion()).toBe(postgresMigrations.length);

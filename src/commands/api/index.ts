@@ -1,5 +1,6 @@
 // `billing api METHOD PATH`: any request through the current mode, the document printed as is.
 import type { Command } from 'commander';
+import { dataText } from '../../lib/command/data.js';
 import type { Deps } from '../../lib/command/deps.js';
 import { ApiError, UsageError } from '../../lib/cli/errors.js';
 import type { Invoke } from '../../lib/command/registry.js';
@@ -20,7 +21,7 @@ export async function run(options: ApiOptions, deps: Deps): Promise<void> {
   if (!options.path.startsWith('/') && !/^https?:\/\//.test(options.path)) throw new UsageError('PATH must start with / (for example /customers/1)');
   let body: unknown;
   if (options.data !== undefined) {
-    const text = options.data === '-' ? await deps.io.readStdin() : options.data.startsWith('@') ? await (await import('node:fs/promises')).readFile(options.data.slice(1), 'utf8') : options.data;
+    const text = await dataText(options.data, deps.io);
     // The service refuses more than 64 levels anyway; past that the document is not even sent.
     const { MAX_DEPTH, nestedDeeperThan } = await import('../../lib/schemas/json.js');
     if (nestedDeeperThan(text, MAX_DEPTH)) throw new UsageError(`--data is nested deeper than ${MAX_DEPTH} levels`);

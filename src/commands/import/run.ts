@@ -14,8 +14,10 @@ import type { Invoke } from '../../lib/command/registry.js';
 import { examples, refusesDryRun } from '../../lib/command/registry.js';
 import { safeText } from '../../lib/output/format.js';
 import { progressBar } from '../../lib/output/progress.js';
+import type { CsvOptions } from '../../lib/output/csv.js';
 import { RejectsFile, rejectsPathFor } from '../../lib/import/rejects.js';
-import { csvHeader, formatByExtension, hashFile, IMPORT_FORMATS, readRows, spool, type ImportFormat, type SourceRow } from '../../lib/import/source.js';
+import { csvHeader, formatByExtension, hashFile, IMPORT_FORMATS, readRows, spool, utf8ProblemIn, type Content, type ImportFormat, type SourceRow } from '../../lib/import/source.js';
+import { describeUtf8Problem } from '../../lib/schemas/utf8.js';
 import type { ImportKind, ImportProgress, RowOutcome } from '../../lib/runtime/imports.js';
 import type { TransportResponse } from '../../lib/transport/types.js';
 
@@ -55,6 +57,8 @@ interface Job {
   hash: string;
   size: number;
   rejects: RejectsFile;
+  /** How CSV cells are read and rejected ones written: --csv-raw. */
+  csv: CsvOptions;
   /** Says a rejected row on stderr and writes it to the rejects file. */
   reject(row: SourceRow, reasons: string[]): void;
 }
@@ -78,15 +82,21 @@ export async function runImport(deps: Deps, kind: ImportKind, file: string, opti
   const spooled = stdin ? mkdtempSync(join(tmpdir(), 'billing-import-')) : undefined;
   try {
     const path = spooled ? join(spooled, `stdin.${format}`) : file;
-    let content: { hash: string; size: number };
+    let content: Content;
     try {
-      content = spooled ? await spool(deps.io.stdinStream?.() ?? stringStream(await deps.io.readStdin()), path) : await hashFile(path);
+      content = spooled ? await spool(deps.io.stdinStream?.() ?? bytesStream(await deps.io.readStdin()), path) : await hashFile(path);
     } catch (error) {
       throw new UsageError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
     }
-    const header = format === 'csv' ? (await csvHeader(path))?.names : undefined;
+    // Found in the pass that hashed it, before any row is read: nothing of the file is taken.
+    if (content.invalidAt >= 0) {
+      const where = describeUtf8Problem(await utf8ProblemIn(path, content.invalidAt));
+      throw new UsageError(`${stdin ? 'standard input (-)' : file} is not UTF-8 text at ${where}: save it as UTF-8 and import it again; nothing was imported`);
+    }
+    const csv = { raw: deps.globals.csvRaw };
+    const header = format === 'csv' ? (await csvHeader(path, csv))?.names : undefined;
     const rejectsPath = options.rejects ?? (stdin ? `${kind}.rejects.${format}` : rejectsPathFor(file, format));
-    const rejects = new RejectsFile(rejectsPath, format, header);
+    const rejects = new RejectsFile(rejectsPath, format, header, csv);
     const quiet = deps.globals.quiet;
     const job: Job = {
       deps,
@@ -96,6 +106,7 @@ export async function runImport(deps: Deps, kind: ImportKind, file: string, opti
       hash: content.hash,
       size: content.size,
       rejects,
+      csv,
       reject(row, reasons) {
         if (!quiet) deps.io.err(safeText(`line ${row.line}: ${reasons.join('; ')}\n`));
         rejects.write(row, `line ${row.line}: ${reasons.join('; ')}`);
@@ -113,8 +124,8 @@ export async function runImport(deps: Deps, kind: ImportKind, file: string, opti
   }
 }
 
-async function* stringStream(text: string): AsyncGenerator<Uint8Array> {
-  yield Buffer.from(text, 'utf8');
+async function* bytesStream(bytes: Uint8Array): AsyncGenerator<Uint8Array> {
+  yield bytes;
 }
 
 function report(deps: Deps, summary: Summary): void {
@@ -191,7 +202,7 @@ async function embedded(job: Job, batchSize: number): Promise<{ imported: number
   };
   try {
     let batch: SourceRow[] = [];
-    for await (const row of readRows(job.path, job.format, state)) {
+    for await (const row of readRows(job.path, job.format, state, job.csv)) {
       batch.push(row);
       if (batch.length >= batchSize) {
         await flush(batch, false);
@@ -271,7 +282,7 @@ async function remote(job: Job, concurrency: number): Promise<{ imported: number
     bar.update(done, imported + rejected + replayed);
   };
   try {
-    for await (const row of readRows(job.path, job.format, { offset: 0, line: 0 })) {
+    for await (const row of readRows(job.path, job.format, { offset: 0, line: 0 }, job.csv)) {
       if (fatal) break;
       window.push(send(row));
       if (window.length >= concurrency) settle(await window.shift()!);

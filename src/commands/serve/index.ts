@@ -159,7 +159,6 @@ export async function run(options: ServeOptions, deps: Deps, signals: SignalSour
       host: options.host,
       port: options.port,
       publicUrl: options.publicUrl,
-      allowPrivateWebhooks: options.allowPrivateWebhooks,
       ...deliveryTuning(deps.env),
       mail: await mailer(deps.env, log.line),
       log: log.line,

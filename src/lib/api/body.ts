@@ -66,9 +66,10 @@ type Read = Result<RequestDocument> & { original: unknown };
 /**
  * The document of a POST (no id) or a PATCH (the path's id), or why it is refused: 400 Invalid
  * Document for what is not a resource document; 409 Conflict for another type, or another id than
- * the path's; 403 Forbidden for a POST that brings its own id.
+ * the path's; 403 Forbidden for a POST that brings its own id. `idOptional`: an action on the
+ * path's resource (finalise), whose documented request form has no data.id; one given must match.
  */
-export function readDocument(raw: string | undefined, type: string, id?: string): Read {
+export function readDocument(raw: string | undefined, type: string, id?: string, idOptional = false): Read {
   const { original, parsed, tooDeep } = parseBody(raw);
   const refuse = (failure: Failure): Read => ({ ...fail<RequestDocument>(failure), original });
   const invalid = (pointer: string, detail: string) => refuse({ kind: 'invalid_document', pointer, detail });
@@ -87,7 +88,7 @@ export function readDocument(raw: string | undefined, type: string, id?: string)
   if (id === undefined) {
     // null is no id; any other value is an id the client made up.
     if (data.id !== undefined && data.id !== null) return refuse({ kind: 'forbidden', pointer: '/data/id', detail: 'client-generated ids are not supported: leave data.id out, the service assigns it' });
-  } else {
+  } else if (!(idOptional && (data.id === undefined || data.id === null))) {
     if (typeof data.id !== 'string' && typeof data.id !== 'number') return invalid('/data/id', `data.id must be "${id}", the id in the path`);
     // A number must be that very integer: one above 2^53 - 1 was rounded by JSON.parse, and is never taken for another.
     const same = typeof data.id === 'string' ? data.id === id : Number.isSafeInteger(data.id) && String(data.id) === id;

@@ -1,6 +1,7 @@
 // JSON:API documents: resource objects for each type, and the single and collection documents.
-import { formatAmount } from '../schemas/money.js';
+import { amountNumber, formatAmount } from '../schemas/money.js';
 import { hostedInvoiceUrl } from '../core/invoices.js';
+import { confirmationPage } from '../core/notifications.js';
 import { formatInstant, formatNullableInstant } from '../core/time.js';
 import { eventName } from '../core/outbox.js';
 import type { EventRow, WebhookDeliveryRow, CustomerRow, InvoiceLineRow, InvoiceRow, NotificationRow, PlanRow, SubscriptionRow, TransactionRow } from '../store/schema.js';
@@ -134,7 +135,7 @@ export function subscriptionResource(row: Row<SubscriptionRow>, transactionIds: 
       status: row.status,
       cancel_date: formatNullableInstant(row.cancel_date, tz),
       resume_date: formatNullableInstant(row.resume_date, tz),
-      confirmation_page: `${r.baseUrl}/mandate/accept/${row.id}/${encodeURIComponent(row.mandate_code)}`,
+      confirmation_page: confirmationPage(r.baseUrl, row.id, row.confirmation_token),
       confirmation_sent: row.confirmation_sent === 1,
       subscription_webhook_url: row.subscription_webhook_url,
       transaction_webhook_url: row.transaction_webhook_url,
@@ -177,8 +178,7 @@ export function transactionResource(row: Omit<TransactionRow, 'seq'>, r: Renderi
     status: row.status,
     scheduled_on: formatNullableInstant(row.scheduled_on, tz),
     due_date: formatInstant(row.due_date, tz),
-    // Exact: the decimal text of the cents, read as a number (12.5, never 12.499999).
-    amount: Number(formatAmount(row.amount_cents)),
+    amount: amountNumber(row.amount_cents),
     canceled_on: formatNullableInstant(row.canceled_on, tz),
     webhook_url: row.webhook_url,
     payment_method: row.payment_method,

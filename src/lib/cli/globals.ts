@@ -24,6 +24,8 @@ export interface GlobalOptions {
   timeout?: number;
   /** PostgreSQL: the most connections the store's pool opens. */
   poolSize?: number;
+  /** CSV cells exactly as the data has them (no ' before what a spreadsheet would run as a formula). */
+  csvRaw: boolean;
 }
 
 export const OUTPUT_FORMATS: OutputFormat[] = ['table', 'json', 'ndjson', 'csv'];
@@ -45,7 +47,8 @@ export function addGlobalOptions(program: Command): void {
     .option('--dry-run', 'for commands that change something: print the request, send nothing')
     .option('-y, --yes', 'skip the confirmation of what cannot be undone (delete, cancel, credit, rotate-key, profiles remove, store restore|reset); needed without a terminal')
     .option('--timeout <seconds>', 'remote mode: request timeout in seconds (default 30)')
-    .option('--pool-size <n>', 'PostgreSQL store: the most database connections to open (default 10)');
+    .option('--pool-size <n>', 'PostgreSQL store: the most database connections to open (default 10)')
+    .option('--csv-raw', "CSV as the data is: no ' before a cell a spreadsheet would run as a formula (=, +, -, @); imports keep a leading ' too");
 }
 
 export function readGlobals(options: Record<string, unknown>, env: NodeJS.ProcessEnv): GlobalOptions {
@@ -80,5 +83,6 @@ export function readGlobals(options: Record<string, unknown>, env: NodeJS.Proces
     yes: Boolean(options.yes),
     timeout,
     poolSize,
+    csvRaw: Boolean(options.csvRaw),
   };
 }

@@ -25,7 +25,8 @@ export interface IO {
   readonly stderrIsTTY?: boolean;
   /** The terminal's width when stdout is a terminal; tables fit it. */
   readonly columns?: number;
-  readStdin(): Promise<string>;
+  /** Standard input whole, as bytes (whoever reads it decides how they are text). */
+  readStdin(): Promise<Buffer>;
   /** Standard input as it arrives, for input of any size (imports); absent: readStdin. */
   stdinStream?(): AsyncIterable<Uint8Array>;
 }
@@ -68,7 +69,7 @@ export function processIO(): IO {
     async readStdin() {
       const chunks: Buffer[] = [];
       for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-      return Buffer.concat(chunks).toString('utf8');
+      return Buffer.concat(chunks);
     },
     stdinStream: () => process.stdin,
   };
@@ -82,7 +83,7 @@ export type MemoryIO = IO & {
 };
 
 /** An IO that records everything, for tests. */
-export function memoryIO(options: { stdin?: string; tty?: boolean; columns?: number } = {}): MemoryIO {
+export function memoryIO(options: { stdin?: string | Uint8Array; tty?: boolean; columns?: number } = {}): MemoryIO {
   const listeners = new Set<(cause: Interruption) => void>();
   const io: MemoryIO = {
     stdout: '',
@@ -107,7 +108,7 @@ export function memoryIO(options: { stdin?: string; tty?: boolean; columns?: num
     stdoutIsTTY: options.tty ?? false,
     stderrIsTTY: options.tty ?? false,
     columns: options.columns ?? (options.tty ? 80 : undefined),
-    readStdin: async () => options.stdin ?? '',
+    readStdin: async () => Buffer.from(options.stdin ?? ''),
   };
   return io;
 }

@@ -88,7 +88,7 @@ export function createDeps(io: IO, globals: GlobalOptions, env: NodeJS.ProcessEn
       const onError = globals.verbose ? (error: unknown) => io.err(`${redact(error instanceof Error ? (error.stack ?? error.message) : String(error))}\n`) : undefined;
       const { dbPath, dbSource, account } = resolved();
       const create = !write ? 'nothing' : dbSource === 'default' ? 'folders' : 'file';
-      runtime = await openRuntime({ location: dbPath, poolSize: globals.poolSize, account, onError, create, allowPrivateWebhooks: serving?.allowPrivateWebhooks ?? true });
+      runtime = await openRuntime({ location: dbPath, poolSize: globals.poolSize, account, onError, create, allowPrivateWebhooks: serving ? (serving.allowPrivateWebhooks ?? false) : true });
     }
     return runtime;
   };

@@ -1,9 +1,9 @@
 // Flags from a resource's zod schema: one flag per request attribute, named after it in kebab-case,
 // with the schema's description, choices and default as help. --data supplies a JSON object.
 import type { Command } from 'commander';
-import { readFile } from 'node:fs/promises';
 import type { z } from 'zod';
 import { isRequired, metaOf } from '../schemas/common.js';
+import { dataText } from './data.js';
 import { UsageError } from '../cli/errors.js';
 import type { IO } from '../cli/io.js';
 
@@ -35,15 +35,7 @@ export function addAttributeFlags(cmd: Command, shape: Shape, options: { create:
 }
 
 async function readData(source: string, io: IO): Promise<Record<string, unknown>> {
-  let text: string;
-  if (source === '-') text = await io.readStdin();
-  else if (source.startsWith('@')) {
-    try {
-      text = await readFile(source.slice(1), 'utf8');
-    } catch (error) {
-      throw new UsageError(`--data ${source}: cannot read the file (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
-    }
-  } else text = source;
+  const text = await dataText(source, io);
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -251,7 +251,7 @@ class ReaderGone extends Error {}
  */
 async function streamList(deps: Deps, path: string, type: string, options: ListOptions, byId: boolean): Promise<void> {
   const { io } = deps;
-  const format = await pageFormat(deps.globals.output as 'ndjson' | 'csv');
+  const format = await pageFormat(deps.globals.output as 'ndjson' | 'csv', deps.globals.csvRaw);
   const done = { count: 0, lastId: undefined as string | undefined, keyset: false };
   let interrupted: Interruption | undefined;
   const stopError = () => (interrupted === 'pipe' ? new ReaderGone() : new InterruptedError());

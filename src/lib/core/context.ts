@@ -24,6 +24,10 @@ export interface CoreContext {
 
 export const nowIso = (ctx: { clock: Clock }): string => ctx.clock.now().toISOString();
 
+/** The context's policy for the deliveries its changes write: absent is the embedded CLI's (allowed). */
+export const allowsPrivateWebhooks = (ctx: Pick<CoreContext, 'allowPrivateWebhooks'>): boolean =>
+  ctx.allowPrivateWebhooks !== false;
+
 /**
  * One write transaction for a use case: a failure it returns rolls back whatever it wrote, so a
  * refused request changes nothing even when a rule is only found to fail halfway.

@@ -32,6 +32,8 @@ export function* earliestDue(): Unit<string | undefined> {
 }
 
 export interface DueOptions {
+  /** The running process's policy on webhooks to private addresses, recorded on the deliveries the work writes. */
+  allowPrivateWebhooks: boolean;
   batchSize?: number;
   /** The public base URL, for links in what due work sends (an invoice's email). */
   baseUrl?: string;
@@ -51,7 +53,13 @@ function finaliseDue(l: Ledger, invoicing: Invoicing, item: DueItem, baseUrl: st
  * transactions hold all of it. `whole`: the batch claimed every row due by `until` it could see
  * (fewer than it may take, its window reaching `until`), and what it set up by then it did itself.
  */
-function* batch(until: string, size: number, baseUrl: string, known?: string): Unit<DueReport & { blocked?: boolean; whole?: boolean }> {
+function* batch(
+  until: string,
+  size: number,
+  baseUrl: string,
+  allowPrivateWebhooks: boolean,
+  known?: string,
+): Unit<DueReport & { blocked?: boolean; whole?: boolean }> {
   const first = known ?? (yield* earliestDue());
   if (first === undefined || first > until) return { done: 0, changes: {} };
   const windowEnd = new Date(Math.min(Date.parse(until), Date.parse(first) + DAY_MS - 1)).toISOString();
@@ -63,7 +71,7 @@ function* batch(until: string, size: number, baseUrl: string, known?: string): U
   )) as DueItem[];
   if (claimed.length === 0) return { done: 0, changes: {}, blocked: true };
   claimed.sort(inOrder);
-  const l = new Ledger();
+  const l = new Ledger(allowPrivateWebhooks);
   const txIds: string[] = [];
   const subIds: number[] = [];
   const collecting = new Set<string>();
@@ -121,14 +129,15 @@ const BLOCKED_WAIT_MS = 60_000;
  * claimed (PostgreSQL) is waited for, so a catch-up returns only when nothing is due: what the
  * caller reads next is current.
  */
-export async function runDue(store: Store, until: string, options: DueOptions = {}): Promise<DueReport> {
+export async function runDue(store: Store, until: string, options: DueOptions): Promise<DueReport> {
   const total: DueReport = { done: 0, changes: {} };
   let waited = 0;
   let earliest = options.earliest;
   for (;;) {
     const known = earliest;
     earliest = undefined;
-    const report = await store.work(() => batch(until, options.batchSize ?? BATCH, options.baseUrl ?? DEFAULT_BASE_URL, known));
+    const { batchSize = BATCH, baseUrl = DEFAULT_BASE_URL, allowPrivateWebhooks } = options;
+    const report = await store.work(() => batch(until, batchSize, baseUrl, allowPrivateWebhooks, known));
     if (report.blocked) {
       if (waited >= BLOCKED_WAIT_MS) return total;
       const pause = 10 + Math.random() * 20;

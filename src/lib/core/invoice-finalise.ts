@@ -3,7 +3,7 @@
 // types most, and loading the request schemas would be most of its start-up.
 import type { AttributeProblem } from '../schemas/common.js';
 import { get, type MaybePromise, type Unit } from '../store/unit.js';
-import { nowIso, type CoreContext } from './context.js';
+import { allowsPrivateWebhooks, nowIso, type CoreContext } from './context.js';
 import { lineIdsBy, type Invoice, type InvoiceLine } from './invoices.js';
 import { finalise, loadInvoices, newInvoicing } from './invoicing.js';
 import { flush, Ledger } from './lifecycle.js';
@@ -47,7 +47,7 @@ export function finaliseInvoice(ctx: CoreContext, id: number, attributes?: Recor
   const { sendEmail, problems } = readSendEmail(attributes ?? {});
   if (problems.length) return invalidAttributes(problems);
   return ctx.store.work(function* () {
-    const l = new Ledger();
+    const l = new Ledger(allowsPrivateWebhooks(ctx));
     const invoicing = newInvoicing();
     yield* loadInvoices(l, invoicing, [id], ctx.account.id, { light: true });
     const invoice = l.invoices.get(id);

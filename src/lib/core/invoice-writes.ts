@@ -8,7 +8,7 @@ import {
   INVOICE_READ_ONLY_ON_UPDATE,
 } from '../schemas/invoice.js';
 import { all, get, run, writeRows, type MaybePromise, type RowsSpec, type Unit } from '../store/unit.js';
-import { nowIso, transact, type CoreContext } from './context.js';
+import { allowsPrivateWebhooks, nowIso, transact, type CoreContext } from './context.js';
 import { findSubscription } from './subscriptions.js';
 import { lockInvoice, notDraft, type InvoiceWithLines } from './invoice-finalise.js';
 import { endOfDay } from './invoicing.js';
@@ -217,7 +217,7 @@ export function payInvoice(ctx: CoreContext, id: number): MaybePromise<Result<In
     if (row.status !== 'open' && row.status !== 'charged_back') {
       return fail<InvoiceWithLines>({ kind: 'invalid_state', detail: `invoice ${id} is ${row.status}: only an open or charged back invoice can be marked paid` });
     }
-    const l = new Ledger();
+    const l = new Ledger(allowsPrivateWebhooks(ctx));
     const invoice: Inv = row;
     l.invoices.set(id, invoice);
     moveInvoice(l, invoice, 'paid', now);

@@ -59,6 +59,12 @@ export const describeFor = (text: string | null, paymentMethod: string): string 
 type New<T> = Omit<T, 'id'>;
 
 export class Ledger {
+  /**
+   * @param allowPrivateWebhooks whether the process writing the change allows webhooks to loopback
+   * and private addresses: recorded on every delivery the ledger writes, and obeyed by any sender.
+   */
+  constructor(readonly allowPrivateWebhooks: boolean) {}
+
   readonly subs = new Map<number, Sub>();
   readonly plans = new Map<number, Plan>();
   readonly txns = new Map<string, Txn>();
@@ -131,7 +137,7 @@ export class Ledger {
 const SUBSCRIPTION_COLUMNS = [
   's.id', 's.account_id', 's.customer_id', 's.subscription_plan_id', 's.mandate_code', 's.mandate_accepted', 's.mandate_accepted_date', 's.start_date',
   's.status', 's.cancel_date', 's.resume_date', 's.confirmation_sent', 's.subscription_webhook_url', 's.transaction_webhook_url', 's.success_redirect_url',
-  's.metadata', 's.archived', 's.created_at', 's.updated_at', 's.cycle_anchor', 's.next_cycle',
+  's.metadata', 's.archived', 's.created_at', 's.updated_at', 's.cycle_anchor', 's.next_cycle', 's.confirmation_token',
 ] as const;
 
 /**
@@ -227,6 +233,7 @@ const SUBSCRIPTION_UPDATE: RowsSpec = {
     id: 'integer', status: 'text', mandate_accepted: 'flag', mandate_accepted_date: 'instant', start_date: 'instant', cancel_date: 'instant',
     resume_date: 'instant', confirmation_sent: 'flag', subscription_webhook_url: 'text', transaction_webhook_url: 'text',
     success_redirect_url: 'text', metadata: 'json', cycle_anchor: 'text', next_cycle: 'integer', updated_at: 'instant',
+    confirmation_token: 'text',
   },
 };
 const INVOICE_UPDATE: RowsSpec = {

@@ -3,6 +3,7 @@
 // totals again from its lines in the same transaction.
 import { sql } from 'kysely';
 import { validateAttributes, type AttributeProblem } from '../schemas/common.js';
+import { formatAmount, MONEY_MAX } from '../schemas/money.js';
 import { lineCreateSchema, lineUpdateSchema, LINE_READ_ONLY_ON_CREATE, LINE_READ_ONLY_ON_UPDATE } from '../schemas/invoice.js';
 import { all, get, run, type MaybePromise, type Unit } from '../store/unit.js';
 import { nowIso, transact, type CoreContext } from './context.js';
@@ -10,7 +11,7 @@ import { lockInvoice, notDraft } from './invoice-finalise.js';
 import { finaliseWhenDue } from './invoice-writes.js';
 import { findLine, type Invoice, type InvoiceLine } from './invoices.js';
 import { invalidAttributes, notFound, ok, type Result } from './result.js';
-import { lineUnits, TOTAL_MAX } from './tax.js';
+import { lineUnits } from './tax.js';
 
 /** The invoice's totals summed again from its lines: exact integers, tax per rate, highest rate first. */
 function* sumLines(invoice: Invoice, now: string): Unit<void> {
@@ -36,8 +37,8 @@ function priced(line: Amounts, invoice: Invoice, replacing: InvoiceLine | undefi
   const was = replacing ? lineUnits(replacing.amount_cents, replacing.tax_rate, replacing.tax_included === 1) : { excl: 0, tax: 0 };
   const excl = invoice.amount_excl_cents + line.quantity * units.excl - (replacing?.quantity ?? 0) * was.excl;
   const tax = invoice.tax_amount_cents + line.quantity * units.tax - (replacing?.quantity ?? 0) * was.tax;
-  if (Math.abs(excl) > TOTAL_MAX || Math.abs(tax) > TOTAL_MAX || Math.abs(excl + tax) > TOTAL_MAX) {
-    problems.push({ attribute: 'quantity', detail: `the invoice's total would pass ${TOTAL_MAX / 100} euro either way` });
+  if (Math.abs(excl) > MONEY_MAX || Math.abs(tax) > MONEY_MAX || Math.abs(excl + tax) > MONEY_MAX) {
+    problems.push({ attribute: 'quantity', detail: `the invoice's total would pass ${formatAmount(MONEY_MAX)} euro either way` });
   }
   return { unit_excl_cents: units.excl, unit_tax_cents: units.tax };
 }

@@ -15,8 +15,10 @@ export type Notification = Omit<NotificationRow, 'id'> & { id: number };
 
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:8080';
 
-/** The page where the customer accepts the mandate (served by billing serve). */
-export const confirmationPage = (baseUrl: string, id: number, mandateCode: string): string => `${baseUrl}/mandate/accept/${id}/${encodeURIComponent(mandateCode)}`;
+/** The path of the page where the customer accepts the mandate (billing serve's): the token is the credential. */
+export const confirmationPath = (id: number, token: string): string => `/mandate/accept/${id}/${token}`;
+export const confirmationPage = (baseUrl: string, id: number, token: string): string =>
+  baseUrl + confirmationPath(id, token);
 
 /** A new message's sending state: one with an email address is due to be sent (when SMTP is set up). */
 const unsent = (email: string | null, now: string) => ({ sent_at: null, send_attempts: 0, send_error: null, next_send_at: email ? now : null, claimed_until: null });
@@ -36,7 +38,7 @@ export function mandateConfirmation(ctx: CoreContext, customer: Customer, plan: 
   const words = MANDATE_CONFIRMATION[customer.language] ?? MANDATE_CONFIRMATION.nl;
   const name = [customer.first_name, customer.middle_name, customer.last_name].filter(Boolean).join(' ');
   const channel = plan.mandate_authentication_method;
-  const url = confirmationPage(ctx.baseUrl ?? DEFAULT_BASE_URL, sub.id, sub.mandate_code);
+  const url = confirmationPage(ctx.baseUrl ?? DEFAULT_BASE_URL, sub.id, sub.confirmation_token);
   return {
     account_id: ctx.account.id,
     customer_id: customer.id,

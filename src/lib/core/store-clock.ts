@@ -31,7 +31,7 @@ const state = prepared<{ test_time: string | null; next_due: string | null }, []
  * command does first. When nothing is due it is one indexed read. A store this process cannot write
  * is left as it is (its reads show what was last done).
  */
-export async function catchUp(store: Store, clock: StoreClock, options: DueOptions = {}): Promise<DueReport | undefined> {
+export async function catchUp(store: Store, clock: StoreClock, options: DueOptions): Promise<DueReport | undefined> {
   const row = await store.read(() => state.get(), 'clock.state');
   clock.test = row?.test_time ?? null;
   const now = clock.now().toISOString();
@@ -44,6 +44,8 @@ export interface ClockCore {
   clock: Clock;
   /** The public base URL, for links in what due work sends (an invoice's email). */
   baseUrl?: string;
+  /** The process's policy on webhooks to private addresses (the CLI: allowed), kept on what due work writes. */
+  allowPrivateWebhooks: boolean;
 }
 
 export interface AdvanceReport {
@@ -79,7 +81,10 @@ export async function setClock(core: ClockCore, toTime: string, timeZone = 'UTC'
   }, (result) => result.ok);
   if (!moved.ok) return moved;
   if (core.clock instanceof StoreClock) core.clock.test = to;
-  const report = await runDue(core.store, to, { baseUrl: core.baseUrl });
+  const report = await runDue(core.store, to, {
+    baseUrl: core.baseUrl,
+    allowPrivateWebhooks: core.allowPrivateWebhooks,
+  });
   return ok({ from: moved.value, to, test: true, changes: report.changes });
 }
 
@@ -96,6 +101,9 @@ export async function resetClock(core: ClockCore, timeZone = 'UTC'): Promise<Res
   }, (result) => result.ok);
   if (!removed.ok) return removed;
   if (core.clock instanceof StoreClock) core.clock.test = null;
-  const report = await runDue(core.store, real, { baseUrl: core.baseUrl });
+  const report = await runDue(core.store, real, {
+    baseUrl: core.baseUrl,
+    allowPrivateWebhooks: core.allowPrivateWebhooks,
+  });
   return ok({ from: removed.value ?? real, to: real, test: false, changes: report.changes });
 }

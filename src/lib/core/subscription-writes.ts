@@ -9,9 +9,10 @@ import {
 } from '../schemas/subscription.js';
 import type { SubscriptionStatus } from '../schemas/vocabulary.js';
 import { get, run, type MaybePromise, type Unit } from '../store/unit.js';
-import { transact, nowIso, type CoreContext } from './context.js';
+import { allowsPrivateWebhooks, transact, nowIso, type CoreContext } from './context.js';
 import { activate, cancel, flush, Ledger, loadSubscriptions, moveSubscription, pause, restartCycles, setCancelDate, setResumeDate, type Sub } from './lifecycle.js';
-import { mandateConfirmation } from './notifications.js';
+import { newConfirmationToken } from './mandate.js';
+import { confirmationPath, mandateConfirmation } from './notifications.js';
 import { getPlan } from './plans.js';
 import { fail, invalidAttributes, ok, type Result } from './result.js';
 import { dayAt, midnight } from './schedule.js';
@@ -115,6 +116,7 @@ export function prepareSubscription(ctx: CoreContext, attributes: Record<string,
           updated_at: now,
           cycle_anchor: null,
           next_cycle: 0,
+          confirmation_token: newConfirmationToken(),
         })
         .returningAll(),
     ))!;
@@ -122,7 +124,7 @@ export function prepareSubscription(ctx: CoreContext, attributes: Record<string,
       inserted.mandate_code = `MNDT-${inserted.id}`;
       yield* run((q) => q.updateTable('subscriptions').set({ mandate_code: inserted.mandate_code }).where('id', '=', inserted.id));
     }
-    const l = new Ledger();
+    const l = new Ledger(allowsPrivateWebhooks(ctx));
     l.zones.set(ctx.account.id, tz);
     l.plans.set(plan!.id, plan!);
     const sub: Sub = { ...inserted, customer_payment_method: customer!.payment_method };
@@ -164,7 +166,7 @@ function isCurrentValue(ctx: CoreContext, sub: Sub, name: string, given: unknown
     case 'archived':
       return given === (sub.archived === 1);
     case 'confirmation_page':
-      return typeof given === 'string' && given.endsWith(`/mandate/accept/${sub.id}/${encodeURIComponent(sub.mandate_code)}`);
+      return typeof given === 'string' && given.endsWith(confirmationPath(sub.id, sub.confirmation_token));
     case 'created_at':
     case 'updated_at': {
       if (typeof given !== 'string') return false;
@@ -182,7 +184,7 @@ export function updateSubscription(ctx: CoreContext, id: number, attributes: Rec
   const tz = ctx.account.time_zone;
   return transact(ctx.store, function* () {
     const now = nowIso(ctx);
-    const l = new Ledger();
+    const l = new Ledger(allowsPrivateWebhooks(ctx));
     l.zones.set(ctx.account.id, tz);
     yield* loadSubscriptions(l, [id], ctx.account.id);
     const sub = l.subs.get(id);
@@ -239,6 +241,11 @@ export function updateSubscription(ctx: CoreContext, id: number, attributes: Rec
     for (const name of ['subscription_webhook_url', 'transaction_webhook_url', 'success_redirect_url'] as const) if (value[name] !== undefined) sub[name] = value[name] ?? null;
     if (value.metadata !== undefined) sub.metadata = value.metadata === null ? null : JSON.stringify(value.metadata);
     const confirmAgain = value.confirmation_sent === false && sub.confirmation_sent === 1 && !accepted;
+    // Back to false is the operator's way to replace a link that went astray: the page gets a new
+    // secret (the old URL answers 404 from now on), which a new confirmation, if one is due, carries.
+    if (value.confirmation_sent === false && sub.confirmation_sent === 1) {
+      sub.confirmation_token = newConfirmationToken();
+    }
     if (value.confirmation_sent !== undefined) sub.confirmation_sent = value.confirmation_sent ? 1 : 0;
     sub.updated_at = now;
     l.changedSubs.add(sub);

@@ -4,7 +4,7 @@ import { REASON_CODES } from '../schemas/sepa.js';
 import { transactionCreateSchema, TRANSACTION_READ_ONLY } from '../schemas/subscription.js';
 import { OUTCOMES, type Outcome } from '../schemas/vocabulary.js';
 import type { MaybePromise } from '../store/unit.js';
-import { nowIso, transact, type CoreContext } from './context.js';
+import { allowsPrivateWebhooks, nowIso, transact, type CoreContext } from './context.js';
 import { addManualTransaction, cancelByHand, flush, Ledger, loadSubscriptions, loadTransactions, setOutcome, type Txn } from './lifecycle.js';
 import { fail, invalidAttributes, notFound, ok, type Result } from './result.js';
 import { dayAt, midnight } from './schedule.js';
@@ -13,7 +13,7 @@ import { readInstants } from './time.js';
 import { OPEN_STATUSES } from './transitions.js';
 
 const ledgerFor = (ctx: CoreContext): Ledger => {
-  const l = new Ledger();
+  const l = new Ledger(allowsPrivateWebhooks(ctx));
   l.zones.set(ctx.account.id, ctx.account.time_zone);
   return l;
 };

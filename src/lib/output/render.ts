@@ -56,7 +56,7 @@ export async function renderPlain(value: Record<string, unknown> | Record<string
       return;
     case 'csv': {
       const { objectsToCsv } = await import('./csv.js');
-      io.out(objectsToCsv(rows));
+      io.out(objectsToCsv(rows, { raw: globals.csvRaw }));
       return;
     }
     case 'table':
@@ -74,8 +74,8 @@ export interface PageFormat {
   readonly dropped: ReadonlySet<string>;
 }
 
-export async function pageFormat(output: 'ndjson' | 'csv'): Promise<PageFormat> {
-  if (output === 'csv') return (await import('./csv.js')).csvPages();
+export async function pageFormat(output: 'ndjson' | 'csv', csvRaw = false): Promise<PageFormat> {
+  if (output === 'csv') return (await import('./csv.js')).csvPages({ raw: csvRaw });
   return { page: (resources) => resources.map((resource) => `${JSON.stringify(resource)}\n`).join(''), dropped: new Set() };
 }
 
@@ -91,7 +91,7 @@ export async function render(document: Document, globals: GlobalOptions, io: IO,
       return;
     case 'csv': {
       const { toCsv } = await import('./csv.js');
-      io.out(toCsv(Array.isArray(data) ? data : data ? [data] : []));
+      io.out(toCsv(Array.isArray(data) ? data : data ? [data] : [], { raw: globals.csvRaw }));
       return;
     }
     case 'table': {

@@ -65,12 +65,19 @@ ${taxRates.map(([rate, cents]) => html`<tr class="vat"><td>${w.vatAt(f.rate(rate
   return layout(lang, `${title} ${reference}`, body);
 }
 
-export function invoicePage(options: PagesOptions): (req: IncomingMessage, res: ServerResponse, token: string) => Promise<void> {
+/** Answers, then says whether the token was an invoice's (false: a wrong guess). */
+export type InvoicePage = (req: IncomingMessage, res: ServerResponse, token: string) => Promise<boolean>;
+
+export function invoicePage(options: PagesOptions): InvoicePage {
   const { store } = options;
   return async (req, res, token) => {
-    if (!HOSTED_TOKEN.test(token)) return sendPage(req, res, errorPage(req, 404));
-    const data = await store.read(() => findHostedInvoice(token), 'pages.invoice');
-    if (!data) return sendPage(req, res, errorPage(req, 404));
+    const found = HOSTED_TOKEN.test(token) ? store.read(() => findHostedInvoice(token), 'pages.invoice') : undefined;
+    const data = await found;
+    if (!data) {
+      sendPage(req, res, errorPage(req, 404));
+      return false;
+    }
     sendPage(req, res, { status: 200, body: render(pageLanguage(data.customer.language), data) });
+    return true;
   };
 }

@@ -1,6 +1,7 @@
 // The pages' words in the five languages customers have (customers.language), and the way each
 // writes money, dates and rates. Money is formatted from integer cents by string work only.
 import type { Frequency } from '../core/schedule.js';
+import { formatAmount } from '../schemas/money.js';
 
 export const PAGE_LANGUAGES = ['nl', 'en', 'nl-be', 'de', 'fr'] as const;
 export type Lang = (typeof PAGE_LANGUAGES)[number];
@@ -34,9 +35,8 @@ export function languageFromHeader(header: string | undefined): Lang {
 
 const NBSP = '\u00a0';
 
-/** The digits of a non-negative integer in groups of three. */
-function grouped(n: number, separator: string): string {
-  const digits = String(n);
+/** Digits (a non-negative integer's) in groups of three. */
+function grouped(digits: string, separator: string): string {
   let out = '';
   for (let i = 0; i < digits.length; i++) {
     if (i > 0 && (digits.length - i) % 3 === 0) out += separator;
@@ -45,10 +45,10 @@ function grouped(n: number, separator: string): string {
   return out;
 }
 
-/** Cents as `<units><decimal><two digits>` with grouped units; exact for every safe integer. */
+/** Cents as `<units><decimal><two digits>` with grouped units, cut from the digits (formatAmount): exact for every safe integer. */
 function number(cents: number, group: string, decimal: string): string {
-  const abs = Math.abs(cents);
-  return `${grouped(Math.floor(abs / 100), group)}${decimal}${String(abs % 100).padStart(2, '0')}`;
+  const [units, hundredths] = formatAmount(Math.abs(cents)).split('.');
+  return `${grouped(units, group)}${decimal}${hundredths}`;
 }
 
 const MONTHS: Record<Lang, readonly string[]> = {
@@ -70,8 +70,8 @@ export interface Formats {
 }
 
 function rateText(hundredths: number, decimal: string, space: string): string {
-  const whole = Math.floor(Math.abs(hundredths) / 100);
-  const fraction = String(Math.abs(hundredths) % 100).padStart(2, '0').replace(/0+$/, '');
+  const [whole, digits] = formatAmount(Math.abs(hundredths)).split('.');
+  const fraction = digits.replace(/0+$/, '');
   return `${hundredths < 0 ? '-' : ''}${whole}${fraction ? decimal + fraction : ''}${space}%`;
 }
 
@@ -419,6 +419,8 @@ export interface ErrorWords {
   unsupported: string;
   failedTitle: string;
   failed: string;
+  tooManyTitle: string;
+  tooMany: string;
 }
 
 export const ERRORS: Record<Lang, ErrorWords> = {
@@ -433,6 +435,8 @@ export const ERRORS: Record<Lang, ErrorWords> = {
     unsupported: 'Het formulier is niet in een bekende vorm verstuurd.',
     failedTitle: 'Er ging iets mis',
     failed: 'Probeer het over een ogenblik opnieuw.',
+    tooManyTitle: 'Te veel pogingen',
+    tooMany: 'Er zijn te veel onjuiste links geprobeerd. Wacht even en open dan de link die u hebt ontvangen.',
   },
   'nl-be': {
     notFoundTitle: 'Pagina niet gevonden',
@@ -445,6 +449,8 @@ export const ERRORS: Record<Lang, ErrorWords> = {
     unsupported: 'Het formulier werd niet in een gekende vorm verstuurd.',
     failedTitle: 'Er liep iets mis',
     failed: 'Probeer het binnen enkele ogenblikken opnieuw.',
+    tooManyTitle: 'Te veel pogingen',
+    tooMany: 'Er werden te veel foute links geprobeerd. Wacht even en open dan de link die u ontvangen hebt.',
   },
   en: {
     notFoundTitle: 'Page not found',
@@ -457,6 +463,8 @@ export const ERRORS: Record<Lang, ErrorWords> = {
     unsupported: 'The form was not sent in a known format.',
     failedTitle: 'Something went wrong',
     failed: 'Please try again in a moment.',
+    tooManyTitle: 'Too many attempts',
+    tooMany: 'Too many wrong links were tried. Please wait a moment, then open the link you received.',
   },
   de: {
     notFoundTitle: 'Seite nicht gefunden',
@@ -469,6 +477,9 @@ export const ERRORS: Record<Lang, ErrorWords> = {
     unsupported: 'Das Formular wurde in keinem bekannten Format gesendet.',
     failedTitle: 'Etwas ist schiefgegangen',
     failed: 'Bitte versuchen Sie es gleich noch einmal.',
+    tooManyTitle: 'Zu viele Versuche',
+    tooMany:
+      'Es wurden zu viele falsche Links versucht. Bitte warten Sie kurz und öffnen Sie dann den erhaltenen Link.',
   },
   fr: {
     notFoundTitle: 'Page introuvable',
@@ -481,5 +492,8 @@ export const ERRORS: Record<Lang, ErrorWords> = {
     unsupported: "Le formulaire n'a pas été envoyé dans un format connu.",
     failedTitle: 'Une erreur est survenue',
     failed: 'Veuillez réessayer dans un instant.',
+    tooManyTitle: 'Trop de tentatives',
+    tooMany:
+      'Trop de liens erronés ont été essayés. Veuillez patienter un instant, puis ouvrir le lien que vous avez reçu.',
   },
 };

@@ -27,7 +27,10 @@ export interface RuntimeOptions {
   clock?: Clock;
   /** Told of an exception inside the core (the request itself answers 500). */
   onError?: (error: unknown) => void;
-  /** Whether webhook URLs may name loopback and private hosts; the embedded CLI allows them. Default true. */
+  /**
+   * Whether webhooks may go to loopback and private addresses, recorded on the deliveries this
+   * process writes (its requests and its due work). Default true: the CLI runs on its owner's machine.
+   */
   allowPrivateWebhooks?: boolean;
 }
 
@@ -58,6 +61,8 @@ export interface Runtime {
   readonly store: Store;
   readonly clock: StoreClock;
   readonly router: Router;
+  /** The policy recorded on the deliveries this process writes (see RuntimeOptions). */
+  readonly allowPrivateWebhooks: boolean;
   /** The account this runtime acts as (embedded commands; billing serve acts as each request's key's). */
   account(): Promise<Account>;
   /** Whether this process may have changed the store: then what it caused is sent before it closes. */
@@ -90,14 +95,15 @@ export function runtimeOver(store: Store, options: Omit<RuntimeOptions, 'locatio
   // The store's clock (its test time, when one is set) over real time, or over a test's own clock.
   const clock = options.clock instanceof StoreClock ? options.clock : new StoreClock(options.clock ?? systemClock);
   const baseUrl = options.baseUrl ?? DEFAULT_EMBEDDED_BASE_URL;
-  const allowPrivate = options.allowPrivateWebhooks ?? true;
+  const allowPrivateWebhooks = options.allowPrivateWebhooks ?? true;
   let account: Account | undefined;
   let closed: Promise<void> | undefined;
   const runtime: Runtime = {
     store,
     clock,
     changed: false,
-    router: createRouter({ store, clock, baseUrl, onError: options.onError, allowPrivateWebhooks: allowPrivate }),
+    allowPrivateWebhooks,
+    router: createRouter({ store, clock, baseUrl, onError: options.onError, allowPrivateWebhooks }),
     async account() {
       if (account) return account;
       const fallback = await defaultAccount(store, clock);
@@ -106,7 +112,7 @@ export function runtimeOver(store: Store, options: Omit<RuntimeOptions, 'locatio
       if (!found) throw new UnknownAccountError(`no account named "${options.account}" in ${store.location} (see: billing accounts list)`);
       return (account = found);
     },
-    catchUp: (linksBase = baseUrl) => catchUp(store, clock, { baseUrl: linksBase }),
+    catchUp: (linksBase = baseUrl) => catchUp(store, clock, { baseUrl: linksBase, allowPrivateWebhooks }),
     async sendDue(o = {}) {
       if (store.writeRefusal !== undefined) return;
       let sender: import('./webhooks.js').WebhookSender | undefined;
@@ -115,7 +121,8 @@ export function runtimeOver(store: Store, options: Omit<RuntimeOptions, 'locatio
         const due = await store.read(() => nextDelivery(), 'outbox.next');
         if (due !== undefined && due <= clock.now().toISOString()) {
           const { WebhookSender } = await import('./webhooks.js');
-          sender = new WebhookSender(store, clock, { allowPrivate });
+          // Each delivery carries the policy of whoever wrote it: one billing serve refused private targets for is refused here too.
+          sender = new WebhookSender(store, clock);
           await sender.deliver({ deadline: Date.now() + SEND_BUDGET_MS });
         }
         const mail = await o.mail?.();

@@ -5,6 +5,7 @@ import type { Clock } from '../core/clock.js';
 import type { Store } from '../store/store.js';
 import { listen, type Background, type ListenOptions, type RunningServer } from '../server/serve.js';
 import { startDispatcher } from './dispatcher.js';
+import type { SenderOptions } from './webhooks.js';
 import { runtimeOver, type Runtime } from './runtime.js';
 
 export type { RunningServer };
@@ -17,8 +18,8 @@ export interface BackgroundOptions {
   dueEveryMs?: number;
   /** How often the webhook outbox is looked at without a write to prompt it, in ms; 0 only when prompted. Default 1 s. */
   deliverEveryMs?: number;
-  /** Options of the webhook sender (tests: a shorter timeout, a shorter claim). */
-  sender?: { timeoutMs?: number; leaseMs?: number; concurrency?: number };
+  /** Options of the webhook sender (tests: a shorter timeout, a shorter claim, a shorter back-off). */
+  sender?: SenderOptions;
   /** Sends the customers' emails (BILLING_SMTP_URL) with the webhooks; none when absent. */
   mail?: MailSender;
 }
@@ -36,12 +37,11 @@ export interface Serving extends RunningServer {
  * run at a time (several instances on one PostgreSQL database each claim their own rows); the
  * dispatcher sending when poked and on its own timer. A failure is logged and tried again at the next tick.
  */
-export function startBackground(runtime: Runtime, o: BackgroundOptions & { allowPrivateWebhooks: boolean; log: (line: string) => void }): Background & { catchUp(): Promise<void> } {
+export function startBackground(runtime: Runtime, o: BackgroundOptions & { log: (line: string) => void }): Background & { catchUp(): Promise<void> } {
   const { store, clock } = runtime;
   const outbox = startDispatcher({
     store,
     clock,
-    allowPrivate: o.allowPrivateWebhooks,
     everyMs: o.deliverEveryMs,
     ...o.sender,
     also: o.mail ? () => o.mail!(store, clock) : undefined,
@@ -79,10 +79,12 @@ export function startBackground(runtime: Runtime, o: BackgroundOptions & { allow
 }
 
 /** Serves a runtime's store: the listener, with the runtime's due work and senders beside it. */
-export async function serveRuntime(runtime: Runtime, options: Omit<ServeOptions, 'store' | 'clock'>): Promise<Serving> {
-  const allowPrivateWebhooks = options.allowPrivateWebhooks ?? false;
+export async function serveRuntime(runtime: Runtime, options: Omit<ServeOptions, 'store' | 'clock' | 'allowPrivateWebhooks'>): Promise<Serving> {
+  // The runtime's policy is recorded on every delivery its requests, pages and due work write; the
+  // sender obeys each delivery's own (so does any other process's).
+  const { allowPrivateWebhooks } = runtime;
   const log = options.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
-  const background = startBackground(runtime, { ...options, allowPrivateWebhooks, log });
+  const background = startBackground(runtime, { ...options, log });
   try {
     const server = await listen({ ...options, store: runtime.store, clock: runtime.clock, log, allowPrivateWebhooks, background });
     return { ...server, catchUp: background.catchUp };

@@ -1,7 +1,7 @@
 // Building blocks of the resource schemas. Every field carries its CLI metadata (`.meta()`), so one
 // schema gives the API's validation, the 400 pointers, the CLI flags, the prompts and the help.
 import { z } from 'zod';
-import { parseAmount } from './money.js';
+import { formatAmount, parseAmount } from './money.js';
 
 /** One attribute's problem: the 400 answer points at it. */
 export interface AttributeProblem {
@@ -107,11 +107,11 @@ export const amount = (options: { min?: number; max?: number } = {}) =>
       return z.NEVER;
     }
     if (options.min !== undefined && cents < options.min) {
-      ctx.addIssue({ code: 'custom', message: `must be at least ${(options.min / 100).toFixed(2)}` });
+      ctx.addIssue({ code: 'custom', message: `must be at least ${formatAmount(options.min)}` });
       return z.NEVER;
     }
     if (options.max !== undefined && cents > options.max) {
-      ctx.addIssue({ code: 'custom', message: `must be at most ${(options.max / 100).toFixed(2)}` });
+      ctx.addIssue({ code: 'custom', message: `must be at most ${formatAmount(options.max)}` });
       return z.NEVER;
     }
     return cents;

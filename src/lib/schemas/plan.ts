@@ -1,12 +1,13 @@
 // The subscription plan: read-only over the API; made by an operator with `billing plans create`.
 import { z } from 'zod';
 import { amount, integer, optionalBool, optionalEnum, optionalText, requiredText } from './common.js';
+import { MONEY_MAX } from './money.js';
 import { FREQUENCIES, MANDATE_METHODS, PLAN_STATUSES } from './vocabulary.js';
 
 
 export const planCreateShape = {
   name: requiredText({ description: 'Plan name (also the default transaction description)', example: 'Monthly membership' }),
-  amount: amount({ min: 1 }).meta({ kind: 'amount', description: 'Amount per period in euro', example: '12.50' }),
+  amount: amount({ min: 1, max: MONEY_MAX }).meta({ kind: 'amount', description: 'Amount per period in euro', example: '12.50' }),
   frequency: optionalEnum(FREQUENCIES, { description: 'How often the amount is collected', default: 'monthly' }),
   description: optionalText({ description: 'Description', example: 'Access to all clubs' }),
   start_date: z.string({ error: 'must be a date' }).optional().meta({ kind: 'date', description: 'First day subscriptions can be collected (default: today)', example: '2026-12-01' }),

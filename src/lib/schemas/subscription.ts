@@ -1,6 +1,7 @@
 // The subscription and transaction resources: request attributes (validation, flags, prompts, help).
 import { z } from 'zod';
 import { amount, integer, optionalBool, optionalEnum, optionalText, type FieldMeta } from './common.js';
+import { MONEY_MAX } from './money.js';
 import { DATE_MESSAGE, isDateInput } from './dates.js';
 import { SUBSCRIPTION_STATUSES } from './vocabulary.js';
 
@@ -110,7 +111,7 @@ export const SUBSCRIPTION_READ_ONLY_ON_UPDATE = ['mandate_code', 'customer_id', 
 
 export const transactionCreateShape = {
   subscription_id: relatedId({ description: 'Subscription', related: { path: '/subscriptions', noun: 'subscription' } }),
-  amount: amount({ min: 1 }).meta({ kind: 'amount', description: 'Amount in euro', example: '12.50' }),
+  amount: amount({ min: 1, max: MONEY_MAX }).meta({ kind: 'amount', description: 'Amount in euro', example: '12.50' }),
   due_date: dateInput({ description: 'Day of collection (default: today)', example: '2026-12-01' }),
   description: optionalText({ description: "On the customer's statement (default: the plan's name; cut to 140 characters, 22 for cards)" }),
 };

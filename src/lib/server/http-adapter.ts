@@ -1,11 +1,12 @@
 // The HTTP door's adapter: one node:http request in, the router's answer out. It adds only what
 // only HTTP has (the key header, body size and media type, bytes on the wire, one log line per
 // request); everything a request means is decided by the router, exactly as in the embedded door.
-import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { MIMEType } from 'node:util';
 import type { Account } from '../core/context.js';
 import { failureResponse, simpleError } from '../api/errors.js';
 import { JSONAPI, type ApiRequest, type ApiResponse } from '../api/http.js';
+import { utf8Text } from '../schemas/utf8.js';
 
 /** Largest request body accepted; one byte more is 413. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -62,6 +63,7 @@ export interface HttpAdapter {
 }
 
 const ACCEPTED_TYPES = new Set([JSONAPI, 'application/json']);
+const UTF8_LABELS = new Set(['utf-8', 'utf8']);
 
 /** The key from `X-Authorization: KEY` or `X-Authorization: Bearer KEY` (also `Authorization: Bearer KEY`). */
 export function requestKey(headers: IncomingMessage['headers']): string | undefined {
@@ -86,25 +88,31 @@ function hasBody(req: IncomingMessage): boolean {
 }
 
 /**
- * application/vnd.api+json or application/json, any parameters (charset) allowed. A body sent
- * without a Content-Type, or with an empty one, is read as JSON: real clients do that (curl
- * without -H, PHP's stream handler with an empty header).
+ * application/vnd.api+json or application/json, whose only parameter may be charset=utf-8 (JSON is
+ * UTF-8; any other parameter, a JSON:API extension or profile say, is one this service does not
+ * serve). A body sent without a Content-Type, or with an empty one, is read as JSON: real clients
+ * do that (curl without -H, PHP's stream handler with an empty header).
  */
 export function acceptedMediaType(contentType: string | undefined): boolean {
-  if (!contentType) return true;
-  const type = contentType.split(';', 1)[0].trim().toLowerCase();
-  return type === '' || ACCEPTED_TYPES.has(type);
+  if (!contentType || contentType.trim() === '') return true;
+  // Without parameters (most requests) no parse is needed.
+  if (!contentType.includes(';')) return ACCEPTED_TYPES.has(contentType.trim().toLowerCase());
+  let type: MIMEType;
+  try {
+    type = new MIMEType(contentType);
+  } catch {
+    return false;
+  }
+  if (!ACCEPTED_TYPES.has(type.essence)) return false;
+  for (const [name, value] of type.params) if (name !== 'charset' || !UTF8_LABELS.has(value.toLowerCase())) return false;
+  return true;
 }
 
 /**
  * The body as text, or undefined when it is not valid UTF-8 (never decoded with replacement
- * characters). A leading UTF-8 byte order mark is dropped, as JSON (RFC 8259, 8.1) lets a parser do.
+ * characters); a leading byte order mark dropped. The CLI reads --data and import files by the same rule.
  */
-export function bodyText(raw: Buffer): string | undefined {
-  if (!isUtf8(raw)) return undefined;
-  const text = raw.toString('utf8');
-  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-}
+export const bodyText = (raw: Buffer): string | undefined => utf8Text(raw);
 
 const notUtf8 = () => failureResponse({ kind: 'invalid_document', pointer: '/data', detail: 'the request body is not valid UTF-8 text' }, null);
 
@@ -379,7 +387,7 @@ export function createHttpAdapter(options: AdapterOptions): HttpAdapter {
       const account = key === undefined ? undefined : await options.authenticate(key);
       if (!account) return refuse(unauthorised(key));
       if (!acceptedMediaType(req.headers['content-type'])) {
-        return refuse(simpleError(415, `a request body must be sent as ${JSONAPI} or application/json`));
+        return refuse(simpleError(415, `a request body must be sent as ${JSONAPI} or application/json, with no parameter but charset=utf-8`));
       }
       const declared = Number(req.headers['content-length']);
       if (declared > limit) return refuse(simpleError(413, `the request body is larger than ${limit} bytes`));

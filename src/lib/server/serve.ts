@@ -11,6 +11,7 @@ import { simpleError } from '../api/errors.js';
 import type { ApiRequest, ApiResponse } from '../api/http.js';
 import type { KeyGuard, SqliteStore, Store } from '../store/store.js';
 import { createPages, type Pages } from '../pages/index.js';
+import type { GuessLimits } from '../pages/guesses.js';
 import { andThen, type MaybePromise } from '../store/unit.js';
 import { guardConnections } from './connections.js';
 import { createHttpAdapter, type RequestHandler } from './http-adapter.js';
@@ -54,6 +55,8 @@ export interface ListenOptions {
   requestTimeoutMs?: number;
   /** How long an idle keep-alive connection is kept; default 65 s. */
   keepAliveTimeoutMs?: number;
+  /** How many wrong page secrets a client may try (pages/guesses.ts); default 20, then 20 a minute. */
+  pageGuesses?: GuessLimits;
 }
 
 export interface RunningServer {
@@ -165,6 +168,8 @@ export async function listen(options: ListenOptions): Promise<RunningServer> {
 
   const guarded = store.engine === 'postgres' && !options.handler ? guardedAuthentication(store) : undefined;
   const background = options.background;
+  // Recorded on every delivery this server's requests and pages write.
+  const allowPrivateWebhooks = options.allowPrivateWebhooks ?? false;
   // A write may have written events: their deliveries go out now, not at the next tick.
   const prompting = (response: MaybePromise<ApiResponse>, method: string) =>
     method === 'GET' || !background ? response : andThen(response, (answer) => (background.poke(), answer));
@@ -221,11 +226,14 @@ export async function listen(options: ListenOptions): Promise<RunningServer> {
   const onError = (error: unknown) => log(`billing serve: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   if (options.handler) handler = options.handler(baseUrl);
   else {
-    const created = createRouter({ store, clock: options.clock, baseUrl, onError, allowPrivateWebhooks: options.allowPrivateWebhooks ?? false });
+    const created = createRouter({ store, clock: options.clock, baseUrl, onError, allowPrivateWebhooks });
     router = created;
     handler = { handle: (request, account) => created.handle(request, account) };
   }
-  if (!options.handler) pages = createPages({ store, clock: options.clock, baseUrl, log, changed: () => background?.poke() });
+  if (!options.handler) {
+    const changed = () => background?.poke();
+    pages = createPages({ store, clock: options.clock, baseUrl, log, changed, guesses: options.pageGuesses, allowPrivateWebhooks });
+  }
   log(`billing serve: listening on ${url} (store: ${store.location}${options.publicUrl ? `; links: ${baseUrl}` : ''})`);
 
   background?.start(baseUrl);

@@ -17,8 +17,8 @@ export interface WriteRequest {
   rendering: Rendering;
 }
 
-export function readWrite(rc: RequestContext, type: string, id?: string): WriteRequest | ApiResponse {
-  const document = readDocument(rc.body, type, id);
+export function readWrite(rc: RequestContext, type: string, id?: string, idOptional = false): WriteRequest | ApiResponse {
+  const document = readDocument(rc.body, type, id, idOptional);
   if (!document.ok) return failureResponse(document.failure, document.original);
   const query = parseGetQuery(rc.query, []);
   if (!query.ok) return failureResponse(query.failure, document.original);
