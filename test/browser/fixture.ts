@@ -40,8 +40,8 @@ afterEach(async () => {
 
 const doc = (type: string, attributes: Record<string, unknown>, id?: string) => ({ data: { type, ...(id ? { id } : {}), attributes } });
 
-export async function startPages(options: { now?: string; engine?: Engine } = {}): Promise<PagesFixture> {
-  const store = await openStore(await freshStoreLocation(options.engine ?? ENGINE), { poolSize: TEST_POOL_SIZE });
+export async function startPages(options: { now?: string; engine?: Engine; busyMs?: number } = {}): Promise<PagesFixture> {
+  const store = await openStore(await freshStoreLocation(options.engine ?? ENGINE), { poolSize: TEST_POOL_SIZE, busyMs: options.busyMs });
   // The serve's clock, as the CLI gives it: the store's clock over a fixed time.
   const clock = new StoreClock(fixedClock(options.now ?? TEST_NOW));
   const made = await createAccount(store, clock, 'sportclub');

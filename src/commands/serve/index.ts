@@ -127,7 +127,7 @@ function deliveryTuning(env: NodeJS.ProcessEnv): { sender?: { leaseMs: number } 
 }
 
 /** The customers' emails go out with the webhooks when BILLING_SMTP_URL is set (a bad one is a usage error, before listening). */
-async function mailer(env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<((store: Store, clock: Clock) => Promise<unknown>) | undefined> {
+async function mailer(env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<((store: Store, clock: Clock, claims: Store) => Promise<unknown>) | undefined> {
   const { smtpUrlFromEnv, describeSmtpUrl, sendDueMail } = await import('../../lib/outbox/mail.js');
   let smtpUrl: string | undefined;
   try {
@@ -138,7 +138,7 @@ async function mailer(env: NodeJS.ProcessEnv, log: (line: string) => void): Prom
   if (!smtpUrl) return undefined;
   log(`billing serve: customer emails go out through ${describeSmtpUrl(smtpUrl)}`);
   const from = env.BILLING_SMTP_FROM?.trim() || undefined;
-  return (store, clock) => sendDueMail(store, clock, { smtpUrl, from, log });
+  return (store, clock, claims) => sendDueMail(store, clock, { smtpUrl, from, log, claims });
 }
 
 /** Where shutdown signals come from; `process` in the CLI, an emitter in tests. */

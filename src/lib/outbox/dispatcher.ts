@@ -2,7 +2,7 @@
 // retries falling due, and what other instances on the same PostgreSQL database wrote). One run at a
 // time per instance; instances share the outbox through claims, so none sends a delivery another holds.
 import type { Clock } from '../core/clock.js';
-import type { Store } from '../store/store.js';
+import { skippedTurn, type Store } from '../store/store.js';
 import { WebhookSender, type SenderOptions } from './webhooks.js';
 
 export interface DispatcherOptions extends SenderOptions {
@@ -39,6 +39,8 @@ export function startDispatcher(o: DispatcherOptions): Dispatcher {
           await sender.deliver();
           if (o.also) await o.also();
         } catch (error) {
+          // Another process held the store's lock at the claim: nothing was sent, the next turn tries again.
+          if (skippedTurn(error)) break;
           o.log(`billing serve: sending webhooks failed (tried again in a moment): ${error instanceof Error ? error.message : String(error)}`);
         }
       } while (again && !closed);

@@ -34,6 +34,12 @@ export interface SenderOptions {
   leaseMs?: number;
   /** Deliveries claimed at a time; default 64. */
   batch?: number;
+  /**
+   * The store claims are made through; default the store. withoutWaiting(store): while another
+   * process holds SQLite's write lock the turn is skipped (StoreBusyError, see skippedTurn), where
+   * the records of what was sent still wait for the lock (else what was sent would go again).
+   */
+  claims?: Store;
 }
 
 export interface DeliverOptions {
@@ -96,7 +102,7 @@ export class WebhookSender {
     for (;;) {
       if (o.deadline !== undefined && Date.now() >= o.deadline) return { ...report, left: true };
       const real = Date.now();
-      const claimed = await claimDeliveries(this.store, {
+      const claimed = await claimDeliveries(this.options.claims ?? this.store, {
         now: this.clock.now().toISOString(),
         realNow: new Date(real).toISOString(),
         until: new Date(real + this.leaseMs).toISOString(),

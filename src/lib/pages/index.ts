@@ -9,7 +9,7 @@
 // Everything else under /mandate/ and /invoice/ is a 404 page; /invoices (the API) is not ours.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from '../core/clock.js';
-import type { Store } from '../store/store.js';
+import { isLockBusy, type Store } from '../store/store.js';
 import { errorPage } from './errors.js';
 import { sendPage } from './html.js';
 import { invoicePage } from './invoice.js';
@@ -115,10 +115,12 @@ export function createPages(options: PagesOptions): Pages {
       void Promise.resolve()
         .then(() => dispatch(req, res, path))
         .catch((error: unknown) => {
-          options.log(`billing serve: internal error on ${method} ${redacted(path)}: ${error instanceof Error ? error.message : String(error)}`);
+          // Another process kept the store locked past the wait (an accept): nothing changed, the customer may try again.
+          const busy = isLockBusy(error);
+          if (!busy) options.log(`billing serve: internal error on ${method} ${redacted(path)}: ${error instanceof Error ? error.message : String(error)}`);
           try {
             if (res.headersSent) res.destroy();
-            else sendPage(req, res, errorPage(req, 500));
+            else sendPage(req, res, busy ? errorPage(req, 503, { 'retry-after': '1' }) : errorPage(req, 500));
           } catch {
             res.destroy();
           }

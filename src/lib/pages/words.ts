@@ -419,6 +419,8 @@ export interface ErrorWords {
   unsupported: string;
   failedTitle: string;
   failed: string;
+  busyTitle: string;
+  busy: string;
 }
 
 export const ERRORS: Record<Lang, ErrorWords> = {
@@ -433,6 +435,8 @@ export const ERRORS: Record<Lang, ErrorWords> = {
     unsupported: 'Het formulier is niet in een bekende vorm verstuurd.',
     failedTitle: 'Er ging iets mis',
     failed: 'Probeer het over een ogenblik opnieuw.',
+    busyTitle: 'Even bezet',
+    busy: 'Dit kon nu niet worden vastgelegd; er is niets veranderd. Probeer het over een ogenblik opnieuw.',
   },
   'nl-be': {
     notFoundTitle: 'Pagina niet gevonden',
@@ -445,6 +449,8 @@ export const ERRORS: Record<Lang, ErrorWords> = {
     unsupported: 'Het formulier werd niet in een gekende vorm verstuurd.',
     failedTitle: 'Er liep iets mis',
     failed: 'Probeer het binnen enkele ogenblikken opnieuw.',
+    busyTitle: 'Even bezet',
+    busy: 'Dit kon nu niet geregistreerd worden; er is niets veranderd. Probeer het binnen enkele ogenblikken opnieuw.',
   },
   en: {
     notFoundTitle: 'Page not found',
@@ -457,6 +463,8 @@ export const ERRORS: Record<Lang, ErrorWords> = {
     unsupported: 'The form was not sent in a known format.',
     failedTitle: 'Something went wrong',
     failed: 'Please try again in a moment.',
+    busyTitle: 'Busy right now',
+    busy: 'This could not be recorded just now; nothing was changed. Please try again in a moment.',
   },
   de: {
     notFoundTitle: 'Seite nicht gefunden',
@@ -469,6 +477,8 @@ export const ERRORS: Record<Lang, ErrorWords> = {
     unsupported: 'Das Formular wurde in keinem bekannten Format gesendet.',
     failedTitle: 'Etwas ist schiefgegangen',
     failed: 'Bitte versuchen Sie es gleich noch einmal.',
+    busyTitle: 'Gerade ausgelastet',
+    busy: 'Das konnte gerade nicht gespeichert werden; es wurde nichts geändert. Bitte versuchen Sie es gleich noch einmal.',
   },
   fr: {
     notFoundTitle: 'Page introuvable',
@@ -481,5 +491,7 @@ export const ERRORS: Record<Lang, ErrorWords> = {
     unsupported: "Le formulaire n'a pas été envoyé dans un format connu.",
     failedTitle: 'Une erreur est survenue',
     failed: 'Veuillez réessayer dans un instant.',
+    busyTitle: 'Service occupé',
+    busy: "Cela n'a pas pu être enregistré pour l'instant ; rien n'a été modifié. Veuillez réessayer dans un instant.",
   },
 };

@@ -6,7 +6,7 @@ import { nextDue } from '../core/outbox.js';
 import { catchUp, StoreClock } from '../core/store-clock.js';
 import type { Account } from '../core/context.js';
 import { createRouter, type Router } from '../api/router.js';
-import { openStore, StoreReadOnlyError, type Create, type Store } from '../store/store.js';
+import { openStore, skippedTurn, StoreReadOnlyError, withoutWaiting, type Create, type SqliteStore, type Store } from '../store/store.js';
 import { target, type Transport, type TransportRequest, type TransportResponse } from './types.js';
 
 export interface EmbeddedOptions {
@@ -23,6 +23,13 @@ export interface EmbeddedOptions {
   clock?: Clock;
   /** Told of an exception inside the core (the request itself answers 500). */
   onError?: (error: unknown) => void;
+  /** SQLite: the longest a write waits for another process's write lock, in ms (BILLING_BUSY_MS); default DEFAULT_BUSY_MS. */
+  busyMs?: number;
+  /**
+   * billing serve: the store yields when busy (yieldWhenBusy) and the catch-up on opening is
+   * skipped while another process holds the lock (the server's timer does it a second later).
+   */
+  serving?: boolean;
 }
 
 export const DEFAULT_EMBEDDED_BASE_URL = 'http://127.0.0.1:8080';
@@ -42,23 +49,26 @@ export interface EmbeddedCore {
 }
 
 export async function openCore(options: EmbeddedOptions): Promise<EmbeddedCore> {
-  const store = await openStore(options.dbPath, { poolSize: options.poolSize, create: options.create });
+  const store = await openStore(options.dbPath, { poolSize: options.poolSize, create: options.create, busyMs: options.busyMs });
+  if (options.serving && store.engine === 'sqlite') (store as SqliteStore).yieldWhenBusy();
   // The store's clock (its test time, when one is set) over real time, or over a test's own clock.
   const clock = new StoreClock(options.clock ?? systemClock);
   let caughtUp;
   try {
     // Nobody sees a stale state: what fell due while no process ran is done before anything else.
-    caughtUp = await catchUp(store, clock);
+    caughtUp = await catchUp(options.serving ? withoutWaiting(store) : store, clock);
   } catch (error) {
-    await store.close();
-    throw error;
+    if (!(options.serving && skippedTurn(error))) {
+      await store.close();
+      throw error;
+    }
   }
   let account: Account | undefined;
   return {
     store,
     clock,
     changed: caughtUp !== undefined && caughtUp.done > 0,
-    router: createRouter({ store, clock, baseUrl: options.baseUrl ?? DEFAULT_EMBEDDED_BASE_URL, onError: options.onError }),
+    router: createRouter({ store, clock, baseUrl: options.baseUrl ?? DEFAULT_EMBEDDED_BASE_URL, onError: options.onError, throwWhenLocked: true }),
     async account() {
       if (account) return account;
       const fallback = await defaultAccount(store, clock);
@@ -112,12 +122,13 @@ export async function settle(core: EmbeddedCore, o: { smtpUrl?: string; from?: s
     const due = await core.store.read(() => nextDue(), 'outbox.next');
     if (due !== undefined && due <= core.clock.now().toISOString()) {
       const { WebhookSender } = await import('../outbox/webhooks.js');
-      sender = new WebhookSender(core.store, core.clock, { allowPrivate: true });
+      // Claimed without waiting: while another process holds the lock, they stay due for later.
+      sender = new WebhookSender(core.store, core.clock, { allowPrivate: true, claims: withoutWaiting(core.store) });
       await sender.deliver({ deadline: Date.now() + SETTLE_MS });
     }
     if (o.smtpUrl) {
       const { sendDueMail } = await import('../outbox/mail.js');
-      await sendDueMail(core.store, core.clock, { smtpUrl: o.smtpUrl, from: o.from, budgetMs: SETTLE_MS });
+      await sendDueMail(core.store, core.clock, { smtpUrl: o.smtpUrl, from: o.from, budgetMs: SETTLE_MS, claims: withoutWaiting(core.store) });
     }
   } catch (error) {
     o.onError?.(error);
