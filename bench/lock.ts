@@ -1,0 +1,130 @@
+// `billing serve` on SQLite while another process holds the store's write lock (BEGIN IMMEDIATE)
+// for HOLD seconds: GET /customers/{id} latency (autocannon) with the lock held against the same
+// server with the lock free, side by side, while a POST is sent every 250 ms and waits for the lock
+// (each answered 503 after BILLING_BUSY_MS). The server's due-work timer and webhook sender run as
+// deployed. Every process is separate: the server, the lock holder, autocannon.
+// Run: npm run bench:lock   (HOLD=20 seconds, CONNECTIONS=10; BENCH_BIN=path/to/bin/billing.js
+// measures another build, e.g. the code before this benchmark, the same way)
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { JSONAPI } from '../src/lib/api/http.js';
+import { BIN, freePort, median, ready, stop } from './lib.js';
+
+const HOLD = Number(process.env.HOLD ?? 20);
+const CONNECTIONS = Number(process.env.CONNECTIONS ?? 10);
+const TARGET_P99_MS = 50;
+const bin = process.env.BENCH_BIN ?? BIN;
+const require = createRequire(import.meta.url);
+const AUTOCANNON = require.resolve('autocannon/autocannon.js');
+
+interface Run {
+  requests: number;
+  errors: number;
+  timeouts: number;
+  non2xx: number;
+  p50: number;
+  p99: number;
+  max: number;
+}
+
+/** One autocannon run in a child process (a 60 s request timeout: a frozen server shows in the figures, not as errors). */
+function cannon(url: string, headers: Record<string, string>, seconds: number): Promise<Run> {
+  const args = [AUTOCANNON, '-j', '-n', '-c', String(CONNECTIONS), '-d', String(seconds), '-t', '60'];
+  for (const [name, value] of Object.entries(headers)) args.push('-H', `${name}=${value}`);
+  args.push(url);
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code !== 0) return reject(new Error(`autocannon exited ${code}: ${err}`));
+      const r = JSON.parse(out);
+      resolve({ requests: r.requests.total, errors: r.errors, timeouts: r.timeouts, non2xx: r.non2xx, p50: r.latency.p50, p99: r.latency.p99, max: r.latency.max });
+    });
+  });
+}
+
+/** A child holding BEGIN IMMEDIATE on the store until SIGTERM (or HOLD + 30 s); resolves once it holds the lock. */
+async function holdLock(db: string): Promise<ChildProcess> {
+  const source = `
+    const db = new (require(${JSON.stringify(require.resolve('better-sqlite3'))}))(process.argv[1]);
+    db.exec('BEGIN IMMEDIATE');
+    const release = () => { db.exec('ROLLBACK'); db.close(); process.exit(0); };
+    process.on('SIGTERM', release);
+    setTimeout(release, ${(HOLD + 30) * 1000});
+    console.log('held');`;
+  const child = spawn(process.execPath, ['-e', source, db], { stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.on('data', (d: Buffer) => d.toString().includes('held') && resolve());
+    child.once('exit', (code) => reject(new Error(`the lock holder exited ${code}`)));
+  });
+  return child;
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'billing-bench-lock-'));
+const children: ChildProcess[] = [];
+try {
+  const env = { ...process.env, BILLING_CONFIG_DIR: join(dir, 'config'), NO_COLOR: '1' };
+  const db = join(dir, 'bench.db');
+  const made = spawnSync(process.execPath, [bin, '--db', db, 'accounts', 'create', 'bench', '--json'], { env, encoding: 'utf8' });
+  if (made.status !== 0) throw new Error(`could not make the bench account: ${made.stderr}`);
+  const key = JSON.parse(made.stdout).api_key as string;
+
+  const port = await freePort();
+  const server = spawn(process.execPath, [bin, '--db', db, 'serve', '--port', String(port)], { env, stdio: 'ignore' });
+  children.push(server);
+  const url = `http://127.0.0.1:${port}`;
+  await ready(url, server);
+  const headers = { 'x-authorization': key, 'content-type': JSONAPI };
+  const customer = (n: number) => JSON.stringify({ data: { type: 'customer', attributes: { first_name: 'Jan', last_name: `Jansen ${n}`, email: `jan${n}@example.com` } } });
+  const first = await fetch(`${url}/customers`, { method: 'POST', headers, body: customer(0) });
+  if (first.status !== 201) throw new Error(`seeding answered ${first.status}`);
+  const target = `${url}/customers/${(await first.json()).data.id}`;
+
+  // Warm-up, then the lock free: the figure to compare with.
+  await cannon(target, headers, 2);
+  const free = await cannon(target, headers, Math.min(HOLD, 10));
+
+  // The lock held for HOLD seconds; GETs for all of it but the last second, POSTs waiting meanwhile.
+  const holder = await holdLock(db);
+  children.push(holder);
+  const heldAt = performance.now();
+  const posts: Promise<{ status: number; ms: number }>[] = [];
+  let posting = true;
+  const poster = (async () => {
+    for (let n = 1; posting; n++) {
+      const sent = performance.now();
+      const answered = fetch(`${url}/customers`, { method: 'POST', headers, body: customer(n), signal: AbortSignal.timeout(60_000) }).then((r) => r.status, () => 0);
+      posts.push(answered.then((status) => ({ status, ms: performance.now() - sent })));
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  })();
+  const held = await cannon(target, headers, Math.max(1, HOLD - 1));
+  posting = false;
+  await poster;
+  await new Promise((resolve) => setTimeout(resolve, Math.max(0, HOLD * 1000 - (performance.now() - heldAt))));
+  await stop(holder);
+  // The POSTs sent last may still be waiting for the lock: their answers come once it is free.
+  const answers = await Promise.all(posts);
+
+  console.log(`\nbilling serve, GET /customers/{id}, ${CONNECTIONS} connections${bin === BIN ? '' : ` (${bin})`}`);
+  const line = (name: string, r: Run) =>
+    console.log(`  ${name.padEnd(36)} ${String(r.requests).padStart(7)} requests  p50 ${String(r.p50).padStart(5)} ms  p99 ${String(r.p99).padStart(5)} ms  max ${String(r.max).padStart(5)} ms${r.errors || r.non2xx || r.timeouts ? `  (${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts)` : ''}`);
+  line('lock free', free);
+  line(`lock held by another process (${HOLD} s)`, held);
+  const statuses = answers.reduce<Record<number, number>>((count, p) => ((count[p.status] = (count[p.status] ?? 0) + 1), count), {});
+  console.log(`  POST /customers every 250 ms while held: ${answers.length} sent, by status ${JSON.stringify(statuses)} (0: no answer), median ${median(answers.map((p) => p.ms)).toFixed(0)} ms`);
+  // No GET answered at all is a frozen server, not a fast one.
+  const ok = held.requests > 0 && held.p99 < TARGET_P99_MS && held.errors === 0 && held.non2xx === 0;
+  console.log(`  GET p99 with the lock held = ${held.p99} ms (target < ${TARGET_P99_MS} ms) ${ok ? 'OK' : 'OVER TARGET'}; lock free: ${free.p99} ms`);
+  process.exitCode = ok || process.env.BENCH_STRICT !== '1' ? 0 : 1;
+} finally {
+  await Promise.all(children.map(stop));
+  rmSync(dir, { recursive: true, force: true });
+}
