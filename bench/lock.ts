@@ -5,50 +5,23 @@
 // deployed. Every process is separate: the server, the lock holder, autocannon.
 // Run: npm run bench:lock   (HOLD=20 seconds, CONNECTIONS=10; BENCH_BIN=path/to/bin/billing.js
 // measures another build, e.g. the code before this benchmark, the same way)
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { JSONAPI } from '../src/lib/api/http.js';
-import { BIN, freePort, median, ready, stop } from './lib.js';
+import { autocannon, BIN, median, servedStore, stop, type Cannonade } from './lib.js';
 
 const HOLD = Number(process.env.HOLD ?? 20);
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 10);
 const TARGET_P99_MS = 50;
 const bin = process.env.BENCH_BIN ?? BIN;
 const require = createRequire(import.meta.url);
-const AUTOCANNON = require.resolve('autocannon/autocannon.js');
 
-interface Run {
-  requests: number;
-  errors: number;
-  timeouts: number;
-  non2xx: number;
-  p50: number;
-  p99: number;
-  max: number;
-}
-
-/** One autocannon run in a child process (a 60 s request timeout: a frozen server shows in the figures, not as errors). */
-function cannon(url: string, headers: Record<string, string>, seconds: number): Promise<Run> {
-  const args = [AUTOCANNON, '-j', '-n', '-c', String(CONNECTIONS), '-d', String(seconds), '-t', '60'];
-  for (const [name, value] of Object.entries(headers)) args.push('-H', `${name}=${value}`);
-  args.push(url);
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (code !== 0) return reject(new Error(`autocannon exited ${code}: ${err}`));
-      const r = JSON.parse(out);
-      resolve({ requests: r.requests.total, errors: r.errors, timeouts: r.timeouts, non2xx: r.non2xx, p50: r.latency.p50, p99: r.latency.p99, max: r.latency.max });
-    });
-  });
-}
+/** GETs for `seconds`, with a 60 s request timeout: a frozen server shows in the figures, not as errors. */
+const cannon = (url: string, headers: Record<string, string>, seconds: number): Promise<Cannonade> =>
+  autocannon(url, { headers, seconds, connections: CONNECTIONS, timeoutSeconds: 60 });
 
 /** A child holding BEGIN IMMEDIATE on the store until SIGTERM (or HOLD + 30 s); resolves once it holds the lock. */
 async function holdLock(db: string): Promise<ChildProcess> {
@@ -70,17 +43,8 @@ async function holdLock(db: string): Promise<ChildProcess> {
 const dir = mkdtempSync(join(tmpdir(), 'billing-bench-lock-'));
 const children: ChildProcess[] = [];
 try {
-  const env = { ...process.env, BILLING_CONFIG_DIR: join(dir, 'config'), NO_COLOR: '1' };
-  const db = join(dir, 'bench.db');
-  const made = spawnSync(process.execPath, [bin, '--db', db, 'accounts', 'create', 'bench', '--json'], { env, encoding: 'utf8' });
-  if (made.status !== 0) throw new Error(`could not make the bench account: ${made.stderr}`);
-  const key = JSON.parse(made.stdout).api_key as string;
-
-  const port = await freePort();
-  const server = spawn(process.execPath, [bin, '--db', db, 'serve', '--port', String(port)], { env, stdio: 'ignore' });
+  const { server, url, key, db } = await servedStore(dir, bin);
   children.push(server);
-  const url = `http://127.0.0.1:${port}`;
-  await ready(url, server);
   const headers = { 'x-authorization': key, 'content-type': JSONAPI };
   const customer = (n: number) => JSON.stringify({ data: { type: 'customer', attributes: { first_name: 'Jan', last_name: `Jansen ${n}`, email: `jan${n}@example.com` } } });
   const first = await fetch(`${url}/customers`, { method: 'POST', headers, body: customer(0) });
@@ -114,7 +78,7 @@ try {
   const answers = await Promise.all(posts);
 
   console.log(`\nbilling serve, GET /customers/{id}, ${CONNECTIONS} connections${bin === BIN ? '' : ` (${bin})`}`);
-  const line = (name: string, r: Run) =>
+  const line = (name: string, r: Cannonade) =>
     console.log(`  ${name.padEnd(36)} ${String(r.requests).padStart(7)} requests  p50 ${String(r.p50).padStart(5)} ms  p99 ${String(r.p99).padStart(5)} ms  max ${String(r.max).padStart(5)} ms${r.errors || r.non2xx || r.timeouts ? `  (${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts)` : ''}`);
   line('lock free', free);
   line(`lock held by another process (${HOLD} s)`, held);

@@ -67,14 +67,18 @@ function client(url: string, key: string) {
   };
 }
 
+/** billing serve on a store with customer 1, waiting BILLING_BUSY_MS `busyMs` for the lock, which a child then holds. */
+async function servedAndLocked(busyMs: string) {
+  const { dbPath, key } = await storeWithAccount();
+  const server = serve(dbPath, { BILLING_BUSY_MS: busyMs });
+  const api = client(`http://127.0.0.1:${await server.port}`, key);
+  expect((await api.post('/customers', customer(1))).status).toBe(201);
+  return { server, api, key, holder: await holdWriteLock(dbPath) };
+}
+
 describe('billing serve while another process holds the SQLite write lock', () => {
   it('answers GETs while a POST waits for the lock (over several turns of its timers); the POST succeeds once the lock is let go within the bound', async () => {
-    const { dbPath, key } = await storeWithAccount();
-    const server = serve(dbPath, { BILLING_BUSY_MS: '60000' });
-    const api = client(`http://127.0.0.1:${await server.port}`, key);
-    expect((await api.post('/customers', customer(1))).status).toBe(201);
-
-    const holder = await holdWriteLock(dbPath);
+    const { server, api, holder } = await servedAndLocked('60000');
     let postAnswered = false;
     const posted = api.post('/customers', customer(2)).finally(() => (postAnswered = true));
     // Over two seconds: the due-work timer and the webhook sender turn every second (each a write
@@ -95,12 +99,7 @@ describe('billing serve while another process holds the SQLite write lock', () =
   }, 120_000);
 
   it('answers a write the lock outlasts 503 with Retry-After after BILLING_BUSY_MS, having written nothing (nor its Idempotency-Key)', async () => {
-    const { dbPath, key } = await storeWithAccount();
-    const server = serve(dbPath, { BILLING_BUSY_MS: '1000' });
-    const api = client(`http://127.0.0.1:${await server.port}`, key);
-    expect((await api.post('/customers', customer(1))).status).toBe(201);
-
-    const holder = await holdWriteLock(dbPath);
+    const { server, api, holder, key } = await servedAndLocked('1000');
     const refused = await api.post('/customers', customer(2), { 'idempotency-key': 'lock-1' });
     expect(refused.status).toBe(503);
     expect(refused.headers.get('retry-after')).toBe('1');

@@ -7,20 +7,10 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { sqliteMigrations } from '../../src/lib/store/migrations.js';
 import { isLockBusy, openStore, skippedTurn, StoreBusyError, withoutWaiting, type SqliteStore } from '../../src/lib/store/store.js';
-import { all, get, type Unit } from '../../src/lib/store/unit.js';
+import { all } from '../../src/lib/store/unit.js';
 import { ENGINE } from '../helpers/engine.js';
 import { holdWriteLock } from '../helpers/lock.js';
-import { closeLater, tempDbPath, testStore, TEST_NOW } from '../helpers/store.js';
-
-function* insertAccount(name: string): Unit<number> {
-  const row = yield* get((q) =>
-    q
-      .insertInto('accounts')
-      .values({ name, is_default: 0, webhook_secret: 's', invoice_prefix: 'INV-', time_zone: 'UTC', next_invoice_number: 1, created_at: TEST_NOW, updated_at: TEST_NOW })
-      .returning('id'),
-  );
-  return row!.id;
-}
+import { closeLater, insertAccount, tempDbPath, testStore, TEST_NOW } from '../helpers/store.js';
 
 const names = (store: SqliteStore) => store.read(() => all((q) => q.selectFrom('accounts').select('name').orderBy('id'))).map((row) => row.name);
 

@@ -1,6 +1,6 @@
 // `billing serve`: the embedded store behind the HTTP API, until SIGINT or SIGTERM.
 import type { Clock } from '../../lib/core/clock.js';
-import type { Store } from '../../lib/store/store.js';
+import { DEFAULT_BUSY_MS, type Store } from '../../lib/store/store.js';
 import type { Command } from 'commander';
 import type { Deps } from '../../lib/command/deps.js';
 import { UsageError } from '../../lib/command/errors.js';
@@ -223,6 +223,7 @@ export function configure(cmd: Command, invoke: Invoke): void {
     .option('--request-timeout <seconds>', `time a whole request, body included, may take to arrive (default ${DEFAULT_REQUEST_TIMEOUT_S})`)
     .option('--keep-alive-timeout <seconds>', `time an idle connection is kept open between requests (default ${DEFAULT_KEEP_ALIVE_TIMEOUT_S})`)
     .addHelpText('after', prose("Serves the embedded store (--db, BILLING_DB) over HTTP. Every request needs an account's API key in X-Authorization (see: billing accounts create, billing accounts rotate-key). Stops on Ctrl-C or SIGTERM, after finishing requests in progress."))
+    .addHelpText('after', prose(`While another process holds a SQLite store's write lock, reads go on being answered and a write waits for the lock on its own, for at most BILLING_BUSY_MS milliseconds (default ${DEFAULT_BUSY_MS}), then is answered 503 with Retry-After, having changed nothing.`))
     .addHelpText('after', examples('billing serve', 'billing serve --port 0', 'billing serve --host 0.0.0.0 --port 8080 --public-url https://billing.example.com', 'billing serve --max-connections 500 --headers-timeout 5'))
     .action((flags: ServeFlags, command: Command) =>
       invoke(command, async (deps) => {
