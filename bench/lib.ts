@@ -83,12 +83,20 @@ export interface Cannonade {
   max: number;
 }
 
+export interface CannonOptions {
+  seconds: number;
+  connections: number;
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string;
+  /** A request unanswered this long counts as a timeout; default 10. */
+  timeoutSeconds?: number;
+}
+
 /** One autocannon run in a child process, its JSON summary read from stdout. */
-export function autocannon(
-  url: string,
-  o: { seconds: number; connections: number; method?: string; headers?: Record<string, string>; body?: string; timeoutSeconds?: number },
-): Promise<Cannonade> {
-  const args = [AUTOCANNON, '-j', '-n', '-c', String(o.connections), '-d', String(o.seconds), '-m', o.method ?? 'GET', '-t', String(o.timeoutSeconds ?? 10)];
+export function autocannon(url: string, o: CannonOptions): Promise<Cannonade> {
+  const args = [AUTOCANNON, '-j', '-n', '-c', String(o.connections), '-d', String(o.seconds), '-m', o.method ?? 'GET'];
+  args.push('-t', String(o.timeoutSeconds ?? 10));
   for (const [name, value] of Object.entries(o.headers ?? {})) args.push('-H', `${name}=${value}`);
   if (o.body !== undefined) args.push('-b', o.body);
   args.push(url);
@@ -104,19 +112,39 @@ export function autocannon(
       clearTimeout(timer);
       if (code !== 0) return reject(new Error(`autocannon exited ${code}: ${err}`));
       const r = JSON.parse(out);
-      resolve({ requestsPerSecond: r.requests.average, requests: r.requests.total, non2xx: r.non2xx, errors: r.errors, timeouts: r.timeouts, p50: r.latency.p50, p99: r.latency.p99, max: r.latency.max });
+      const { requests, latency } = r;
+      resolve({
+        requestsPerSecond: requests.average,
+        requests: requests.total,
+        non2xx: r.non2xx,
+        errors: r.errors,
+        timeouts: r.timeouts,
+        p50: latency.p50,
+        p99: latency.p99,
+        max: latency.max,
+      });
     });
   });
+}
+
+export interface ServedStore {
+  server: ChildProcess;
+  url: string;
+  key: string;
+  db: string;
 }
 
 /**
  * A new SQLite store in `dir` with an account `bench`, served by `billing serve` (the bundle at
  * `bin`) on a free port, its request log thrown away: the server, its URL and the account's key.
  */
-export async function servedStore(dir: string, bin = BIN): Promise<{ server: ChildProcess; url: string; key: string; db: string }> {
+export async function servedStore(dir: string, bin = BIN): Promise<ServedStore> {
   const env = { ...process.env, BILLING_CONFIG_DIR: join(dir, 'config'), NO_COLOR: '1' };
   const db = join(dir, 'bench.db');
-  const made = spawnSync(process.execPath, [bin, '--db', db, 'accounts', 'create', 'bench', '--json'], { env, encoding: 'utf8' });
+  const made = spawnSync(process.execPath, [bin, '--db', db, 'accounts', 'create', 'bench', '--json'], {
+    env,
+    encoding: 'utf8',
+  });
   if (made.status !== 0) throw new Error(`could not make the bench account: ${made.stderr}`);
   const port = await freePort();
   const server = spawn(process.execPath, [bin, '--db', db, 'serve', '--port', String(port)], { env, stdio: 'ignore' });

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { JSONAPI } from '../src/lib/api/http.js';
-import { autocannon, freePort, median, ready, servedStore, stop, type Cannonade } from './lib.js';
+import { autocannon, freePort, median, ready, servedStore, stop, type Cannonade, type CannonOptions } from './lib.js';
 
 const DURATION = Number(process.env.DURATION ?? 3);
 // Rounds of bare then ours, medians compared: this shared 2-core machine drifts between runs.
@@ -18,7 +18,7 @@ const TARGET = 0.5;
 
 type Run = Cannonade;
 
-const cannon = (url: string, options: { method?: string; headers?: Record<string, string>; body?: string; duration?: number } = {}): Promise<Run> =>
+const cannon = (url: string, options: Partial<CannonOptions> & { duration?: number } = {}): Promise<Run> =>
   autocannon(url, { ...options, seconds: options.duration ?? DURATION, connections: CONNECTIONS });
 
 const dir = mkdtempSync(join(tmpdir(), 'billing-bench-'));

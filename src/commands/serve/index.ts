@@ -126,8 +126,11 @@ function deliveryTuning(env: NodeJS.ProcessEnv): { sender?: { leaseMs: number } 
   return { sender: { leaseMs } };
 }
 
+/** Sends the customers' due emails, claimed through `claims`. */
+type Mailer = (store: Store, clock: Clock, claims: Store) => Promise<unknown>;
+
 /** The customers' emails go out with the webhooks when BILLING_SMTP_URL is set (a bad one is a usage error, before listening). */
-async function mailer(env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<((store: Store, clock: Clock, claims: Store) => Promise<unknown>) | undefined> {
+async function mailer(env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<Mailer | undefined> {
   const { smtpUrlFromEnv, describeSmtpUrl, sendDueMail } = await import('../../lib/outbox/mail.js');
   let smtpUrl: string | undefined;
   try {
@@ -223,7 +226,14 @@ export function configure(cmd: Command, invoke: Invoke): void {
     .option('--request-timeout <seconds>', `time a whole request, body included, may take to arrive (default ${DEFAULT_REQUEST_TIMEOUT_S})`)
     .option('--keep-alive-timeout <seconds>', `time an idle connection is kept open between requests (default ${DEFAULT_KEEP_ALIVE_TIMEOUT_S})`)
     .addHelpText('after', prose("Serves the embedded store (--db, BILLING_DB) over HTTP. Every request needs an account's API key in X-Authorization (see: billing accounts create, billing accounts rotate-key). Stops on Ctrl-C or SIGTERM, after finishing requests in progress."))
-    .addHelpText('after', prose(`While another process holds a SQLite store's write lock, reads go on being answered and a write waits for the lock on its own, for at most BILLING_BUSY_MS milliseconds (default ${DEFAULT_BUSY_MS}), then is answered 503 with Retry-After, having changed nothing.`))
+    .addHelpText(
+      'after',
+      prose(
+        "While another process holds a SQLite store's write lock, reads go on being answered and a write waits for " +
+          `the lock on its own, for at most BILLING_BUSY_MS milliseconds (default ${DEFAULT_BUSY_MS}), then is ` +
+          'answered 503 with Retry-After, having changed nothing.',
+      ),
+    )
     .addHelpText('after', examples('billing serve', 'billing serve --port 0', 'billing serve --host 0.0.0.0 --port 8080 --public-url https://billing.example.com', 'billing serve --max-connections 500 --headers-timeout 5'))
     .action((flags: ServeFlags, command: Command) =>
       invoke(command, async (deps) => {

@@ -94,8 +94,13 @@ export async function answerOnce(store: Store, clock: Clock, account: Account, r
   // says. Kept from the answer by another process's lock on SQLite, the key stays in flight (409).
   if (claimed) {
     const { status, headers, body } = response;
+    const answer = { status, headers: JSON.stringify(headers), body: body === undefined ? null : JSON.stringify(body) };
     try {
-      await store.write(() => run((q) => q.updateTable('idempotency_keys').set({ status, headers: JSON.stringify(headers), body: body === undefined ? null : JSON.stringify(body) }).where('account_id', '=', account.id).where('key', '=', key)));
+      await store.write(() =>
+        run((q) =>
+          q.updateTable('idempotency_keys').set(answer).where('account_id', '=', account.id).where('key', '=', key),
+        ),
+      );
     } catch (error) {
       if (!isLockBusy(error)) throw error;
     }
@@ -103,7 +108,8 @@ export async function answerOnce(store: Store, clock: Clock, account: Account, r
   if (now.getTime() - lastSweep > 60_000) {
     lastSweep = now.getTime();
     try {
-      await withoutWaiting(store).write(() => run((q) => q.deleteFrom('idempotency_keys').where('created_at', '<', cutoff)));
+      const sweep = () => run((q) => q.deleteFrom('idempotency_keys').where('created_at', '<', cutoff));
+      await withoutWaiting(store).write(sweep);
     } catch (error) {
       if (!skippedTurn(error)) throw error; // a sweep is never worth waiting for: the next one will do
     }

@@ -98,6 +98,9 @@ const COMPILED = Object.entries(ROUTES).map(([pattern, methods]) => ({
   methods,
 }));
 
+/** A write another process's SQLite lock outlasted (503): what the client is told, the file left unsaid. */
+const LOCKED = 'the store is busy: another process holds its write lock; the request changed nothing, send it again';
+
 export interface RouterOptions {
   store: Store;
   clock: Clock;
@@ -132,10 +135,10 @@ export function createRouter(options: RouterOptions): Router {
     // So is a key found taken inside the write: the idempotency layer answers from its row.
     if ((error as Error | undefined)?.name === 'KeyGuardError' || (error as Error | undefined)?.name === 'KeyTakenError') throw error;
     // Concurrent writes outlasted the store's retries, or another process kept SQLite's lock past
-    // the wait: nothing broke, the client may send it again. Where the store is stays unsaid.
+    // the wait: nothing broke, the client may send it again.
     if (isLockBusy(error)) {
       if (options.throwWhenLocked) throw error;
-      return simpleError(503, 'the store is busy: another process holds its write lock; the request changed nothing, send it again', { 'retry-after': '1' });
+      return simpleError(503, LOCKED, { 'retry-after': '1' });
     }
     if ((error as Error | undefined)?.name === 'StoreBusyError') return simpleError(503, 'the store is busy with concurrent writes; the request changed nothing, send it again', { 'retry-after': '1' });
     options.onError?.(error);

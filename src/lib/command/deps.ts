@@ -65,7 +65,11 @@ export function busyMsFromEnv(env: NodeJS.ProcessEnv): number | undefined {
   const raw = env.BILLING_BUSY_MS?.trim();
   if (raw === undefined || raw === '') return undefined;
   const value = Number(raw);
-  if (!/^\d+$/.test(raw) || value > MAX_BUSY_MS) throw new UsageError(`BILLING_BUSY_MS must be a whole number of milliseconds from 0 to ${MAX_BUSY_MS}, not "${raw}"`);
+  if (!/^\d+$/.test(raw) || value > MAX_BUSY_MS) {
+    throw new UsageError(
+      `BILLING_BUSY_MS must be a whole number of milliseconds from 0 to ${MAX_BUSY_MS}, not "${raw}"`,
+    );
+  }
   return value;
 }
 

@@ -157,7 +157,12 @@ export async function sendDueMail(store: Store, clock: Clock, o: SendMailOptions
       }
       const realNow = Date.now();
       const until = new Date(realNow + leaseMs).toISOString();
-      const batch = await claimMail(o.claims ?? store, { now: clock.now().toISOString(), realNow: new Date(realNow).toISOString(), until, limit });
+      const batch = await claimMail(o.claims ?? store, {
+        now: clock.now().toISOString(),
+        realNow: new Date(realNow).toISOString(),
+        until,
+        limit,
+      });
       if (batch.length === 0) return report;
       const { createTransport } = await import('nodemailer');
       const outcomes: MailOutcome[] = [];

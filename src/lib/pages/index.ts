@@ -115,9 +115,10 @@ export function createPages(options: PagesOptions): Pages {
       void Promise.resolve()
         .then(() => dispatch(req, res, path))
         .catch((error: unknown) => {
-          // Another process kept the store locked past the wait (an accept): nothing changed, the customer may try again.
+          // Another process kept the store locked past the wait (an accept): nothing changed, try again.
           const busy = isLockBusy(error);
-          if (!busy) options.log(`billing serve: internal error on ${method} ${redacted(path)}: ${error instanceof Error ? error.message : String(error)}`);
+          const message = error instanceof Error ? error.message : String(error);
+          if (!busy) options.log(`billing serve: internal error on ${method} ${redacted(path)}: ${message}`);
           try {
             if (res.headersSent) res.destroy();
             else sendPage(req, res, busy ? errorPage(req, 503, { 'retry-after': '1' }) : errorPage(req, 500));

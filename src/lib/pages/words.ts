@@ -478,7 +478,9 @@ export const ERRORS: Record<Lang, ErrorWords> = {
     failedTitle: 'Etwas ist schiefgegangen',
     failed: 'Bitte versuchen Sie es gleich noch einmal.',
     busyTitle: 'Gerade ausgelastet',
-    busy: 'Das konnte gerade nicht gespeichert werden; es wurde nichts geändert. Bitte versuchen Sie es gleich noch einmal.',
+    busy:
+      'Das konnte gerade nicht gespeichert werden; es wurde nichts geändert. ' +
+      'Bitte versuchen Sie es gleich noch einmal.',
   },
   fr: {
     notFoundTitle: 'Page introuvable',
@@ -492,6 +494,8 @@ export const ERRORS: Record<Lang, ErrorWords> = {
     failedTitle: 'Une erreur est survenue',
     failed: 'Veuillez réessayer dans un instant.',
     busyTitle: 'Service occupé',
-    busy: "Cela n'a pas pu être enregistré pour l'instant ; rien n'a été modifié. Veuillez réessayer dans un instant.",
+    busy:
+      "Cela n'a pas pu être enregistré pour l'instant ; rien n'a été modifié. " +
+      'Veuillez réessayer dans un instant.',
   },
 };

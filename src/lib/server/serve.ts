@@ -35,7 +35,7 @@ export interface ServeOptions {
   deliverEveryMs?: number;
   /** Options of the webhook sender (tests: a shorter timeout, a shorter claim). */
   sender?: { timeoutMs?: number; leaseMs?: number; concurrency?: number };
-  /** Sends the customers' emails (BILLING_SMTP_URL) with the webhooks, claiming them through `claims`; none when absent. */
+  /** Sends the customers' emails (BILLING_SMTP_URL) with the webhooks, claimed through `claims`; none when absent. */
   mail?: (store: Store, clock: Clock, claims: Store) => Promise<unknown>;
   /** Where the listening line and the request lines go; stderr by default. Lines without newline. */
   log?: (line: string) => void;
@@ -248,7 +248,10 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const catchingUp = (): Promise<void> =>
     (running ??= (async () => {
       try {
-        const report = options.clock instanceof StoreClock ? await catchUp(background, options.clock, { baseUrl }) : await runDue(background, options.clock.now().toISOString(), { baseUrl });
+        const report =
+          options.clock instanceof StoreClock
+            ? await catchUp(background, options.clock, { baseUrl })
+            : await runDue(background, options.clock.now().toISOString(), { baseUrl });
         if (report && Object.keys(report.changes).length > 0) outbox.poke();
       } catch (error) {
         if (skippedTurn(error)) return;

@@ -12,32 +12,48 @@ import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs'
 import { basename, dirname } from 'node:path';
 import { sqliteMigrations } from './migrations.js';
 import { walWriteLockHolder } from './lock-holder.js';
-import { DEFAULT_BUSY_MS, MAKE_A_STORE, StoreBusyError, StoreMissingError, StoreOpenError, StoreReadOnlyError, type Create, type SqliteStore } from './store.js';
+import {
+  DEFAULT_BUSY_MS,
+  MAKE_A_STORE,
+  StoreBusyError,
+  StoreMissingError,
+  StoreOpenError,
+  StoreReadOnlyError,
+  type Create,
+  type SqliteStore,
+} from './store.js';
 import { get, type Build, type Dialect, type Op, type PreparedQuery, type RowsSpec, type Unit } from './unit.js';
 
-/** Between tries for the write lock, as SQLite's own busy handler waits, capped lower: a freed lock is seen within 25 ms. */
+/** Between tries for the write lock, like SQLite's busy handler, capped at 25 ms (a freed lock is seen that soon). */
 const RETRY_DELAYS_MS = [1, 2, 5, 10, 15, 20, 25];
 /** How long the writes queued for the lock may run in one go before the event loop gets a turn. */
 const DRAIN_SLICE_MS = 10;
 
 /** SQLITE_BUSY and its extended codes (BUSY_RECOVERY, BUSY_SNAPSHOT, BUSY_TIMEOUT). */
-const isBusy = (error: unknown): boolean => (error as { code?: unknown } | undefined)?.code?.toString().startsWith('SQLITE_BUSY') === true;
+const isBusy = (error: unknown): boolean =>
+  (error as { code?: unknown } | undefined)?.code?.toString().startsWith('SQLITE_BUSY') === true;
 
 const seconds = (ms: number): string => `${Number((ms / 1000).toFixed(3))} s`;
 
-/** Another process kept the store locked for writing past the wait: the message names the file, and the holder when /proc/locks tells it. */
+/**
+ * Another process kept the store locked for writing past the wait: the message names the file,
+ * and the holder when /proc/locks tells it.
+ */
 function lockedError(path: string, waitedMs: number, holder = walWriteLockHolder(path)): StoreBusyError {
   const who = holder ? `another process, ${holder},` : 'another process';
-  return new StoreBusyError(`store busy, try again: ${who} kept ${path} locked for writing longer than the ${seconds(waitedMs)} wait (BILLING_BUSY_MS); nothing was changed`, {
-    file: path,
-    holder,
-    waitedMs,
-  });
+  const message =
+    `store busy, try again: ${who} kept ${path} locked for writing longer than the ${seconds(waitedMs)} wait ` +
+    '(BILLING_BUSY_MS); nothing was changed';
+  return new StoreBusyError(message, { file: path, holder, waitedMs });
 }
 
-/** A read found the store locked: only while another process recovers or checkpoints it (WAL readers need no lock otherwise). */
+/** A read found the store locked: only while another process recovers or checkpoints it (WAL readers need no lock). */
 const readLockedError = (path: string): StoreBusyError =>
-  new StoreBusyError(`store busy, try again: another process has ${path} locked while it recovers or checkpoints it; nothing was changed`, { file: path, waitedMs: 0 });
+  new StoreBusyError(
+    `store busy, try again: another process has ${path} locked while it recovers or checkpoints it; ` +
+      'nothing was changed',
+    { file: path, waitedMs: 0 },
+  );
 
 const dialect: Dialect = {
   // Unordered: an ORDER BY inside the aggregate costs SQLite a sorter on every read.
@@ -59,6 +75,14 @@ const dialect: Dialect = {
 
 /** An FTS5 query that is the text as one phrase: quoted, its quotes doubled, no syntax left in it. */
 const phrase = (text: string): string => `"${text.replaceAll('"', '""')}"`;
+
+/** A write queued for the lock (a store that yields): tried until it runs or its deadline (performance.now()). */
+interface Waiting {
+  attempt(): unknown;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+  deadline: number;
+}
 
 /** A prepared query compiled for this connection: raw statements and the row mapper. */
 interface Compiled {
@@ -84,7 +108,11 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Sqli
   const readOnly = path !== ':memory:' && path !== '' && prepareFile(path, create);
   let opened: Database.Database | undefined;
   try {
-    const sqlite = (opened = new Database(path, { timeout: busyMs, readonly: readOnly, fileMustExist: create === 'nothing' }));
+    const sqlite = (opened = new Database(path, {
+      timeout: busyMs,
+      readonly: readOnly,
+      fileMustExist: create === 'nothing',
+    }));
     // A read finds no billing store in a file without its schema (an empty file, another program's
     // database), and leaves it as it is: this is asked before anything (WAL) is written.
     if (create === 'nothing' && sqlite.pragma('user_version', { simple: true }) === 0) throw new StoreMissingError(`${path} is not a billing store yet: ${MAKE_A_STORE}`);
@@ -289,7 +317,7 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Sqli
   // A store that yields: writes that found the lock held wait here, oldest first, and are tried
   // again on a timer (one for them all); a write that comes while some wait queues behind them.
   let yielding = false;
-  const waiting: { attempt(): unknown; resolve(value: unknown): void; reject(error: unknown): void; deadline: number }[] = [];
+  const waiting: Waiting[] = [];
   let timer: NodeJS.Timeout | undefined;
   let tries = 0;
   const poll = (delay: number) => {
@@ -320,13 +348,17 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Sqli
     // Queued in order with one bound, so those past it are the first: refused, having changed nothing.
     if (waiting[0]!.deadline <= now) {
       const holder = walWriteLockHolder(path);
-      while (waiting.length > 0 && waiting[0]!.deadline <= now) waiting.shift()!.reject(lockedError(path, busyMs, holder));
+      while (waiting.length > 0 && waiting[0]!.deadline <= now) {
+        waiting.shift()!.reject(lockedError(path, busyMs, holder));
+      }
     }
     if (waiting.length > 0) poll(RETRY_DELAYS_MS[Math.min(tries++, RETRY_DELAYS_MS.length - 1)]!);
   }
   const queued = <T>(unit: () => Unit<T>, keep?: (value: T) => boolean): Promise<T> =>
     new Promise<T>((resolve, reject) => {
-      waiting.push({ attempt: () => attempt(unit, keep), resolve: resolve as (value: unknown) => void, reject, deadline: performance.now() + busyMs });
+      const deadline = performance.now() + busyMs;
+      const settle = resolve as (value: unknown) => void;
+      waiting.push({ attempt: () => attempt(unit, keep), resolve: settle, reject, deadline });
       poll(RETRY_DELAYS_MS[0]!);
     });
 
@@ -359,7 +391,10 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Sqli
         setBusyTimeout(busyMs);
       }
     }
-    if (value === BUSY) throw new StoreBusyError(`store busy: another process holds the write lock of ${path}; this turn is skipped`, { file: path, waitedMs: 0, skipped: true });
+    if (value === BUSY) {
+      const message = `store busy: another process holds the write lock of ${path}; this turn is skipped`;
+      throw new StoreBusyError(message, { file: path, waitedMs: 0, skipped: true });
+    }
     return value;
   };
   let impatient: SqliteStore | undefined;
@@ -387,13 +422,17 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Sqli
       setBusyTimeout(0);
     },
     withoutWaiting() {
-      impatient ??= Object.assign(Object.create(store) as SqliteStore, { write: tryOnce, work: tryOnce, writeOne: <R>(build: Build<R>) => tryOnce(() => get(build)) });
+      impatient ??= Object.assign(Object.create(store) as SqliteStore, {
+        write: tryOnce,
+        work: tryOnce,
+        writeOne: <R>(build: Build<R>) => tryOnce(() => get(build)),
+      });
       return impatient;
     },
     bulkWrite<T>(unit: () => Unit<T>): Promise<T> {
       refuseWrites();
       ownWrites++;
-      // The lock taken once, for the whole copy: waited for as the connection waits (blocking, or not at all when it yields).
+      // The lock taken once for the whole copy, waited for as the connection waits (blocking, or not when it yields).
       return driveAsync('BEGIN IMMEDIATE', unit);
     },
     bulkRead<T>(unit: () => Unit<T>): Promise<T> {
@@ -410,7 +449,10 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Sqli
     async close() {
       if (timer) clearTimeout(timer);
       timer = undefined;
-      for (const late of waiting.splice(0)) late.reject(new StoreBusyError(`the store ${path} was closed while this write waited for its lock; nothing was changed`, { file: path, waitedMs: 0 }));
+      for (const late of waiting.splice(0)) {
+        const message = `the store ${path} was closed while this write waited for its lock; nothing was changed`;
+        late.reject(new StoreBusyError(message, { file: path, waitedMs: 0 }));
+      }
       if (sqlite.open) sqlite.close();
     },
   };

@@ -136,7 +136,10 @@ export const DEFAULT_BUSY_MS = 5_000;
 /** Opens the store at a file path (SQLite) or a postgres:// URL, migrating it to this version. */
 export async function openStore(location: string, options: OpenOptions = {}): Promise<Store> {
   const where = parseLocation(location);
-  if (where.engine === 'sqlite') return (await import('./sqlite.js')).openSqliteStore(where.path, { create: options.create, busyMs: options.busyMs });
+  if (where.engine === 'sqlite') {
+    const { openSqliteStore } = await import('./sqlite.js');
+    return openSqliteStore(where.path, { create: options.create, busyMs: options.busyMs });
+  }
   return (await import('./postgres.js')).openPostgresStore(where.url, options);
 }
 
@@ -192,7 +195,7 @@ export class StoreUnreachableError extends Error {
   override name = 'StoreUnreachableError';
 }
 
-/** Where a SQLite store was busy: its file, the process holding the lock when it could be told, and how long this one waited. */
+/** Where a SQLite store was busy: its file, the process holding the lock when known, and how long this one waited. */
 export interface StoreLock {
   file: string;
   /** `pid 4242 (sqlite3)`, read from /proc/locks; absent when it could not be told. */
@@ -218,7 +221,8 @@ export class StoreBusyError extends Error {
 }
 
 /** Another process held a SQLite store's lock (past the wait, or at once for withoutWaiting). */
-export const isLockBusy = (error: unknown): error is StoreBusyError => (error as Error | undefined)?.name === 'StoreBusyError' && (error as StoreBusyError).lock !== undefined;
+export const isLockBusy = (error: unknown): error is StoreBusyError =>
+  (error as Error | undefined)?.name === 'StoreBusyError' && (error as StoreBusyError).lock !== undefined;
 
 /** A write of withoutWaiting() found the lock held: the work's turn is skipped, nothing to report. */
 export const skippedTurn = (error: unknown): boolean => isLockBusy(error) && error.lock!.skipped === true;

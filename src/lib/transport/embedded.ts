@@ -6,7 +6,15 @@ import { nextDue } from '../core/outbox.js';
 import { catchUp, StoreClock } from '../core/store-clock.js';
 import type { Account } from '../core/context.js';
 import { createRouter, type Router } from '../api/router.js';
-import { openStore, skippedTurn, StoreReadOnlyError, withoutWaiting, type Create, type SqliteStore, type Store } from '../store/store.js';
+import {
+  openStore,
+  skippedTurn,
+  StoreReadOnlyError,
+  withoutWaiting,
+  type Create,
+  type SqliteStore,
+  type Store,
+} from '../store/store.js';
 import { target, type Transport, type TransportRequest, type TransportResponse } from './types.js';
 
 export interface EmbeddedOptions {
@@ -23,7 +31,7 @@ export interface EmbeddedOptions {
   clock?: Clock;
   /** Told of an exception inside the core (the request itself answers 500). */
   onError?: (error: unknown) => void;
-  /** SQLite: the longest a write waits for another process's write lock, in ms (BILLING_BUSY_MS); default DEFAULT_BUSY_MS. */
+  /** SQLite: the longest a write waits for another process's write lock, in ms (BILLING_BUSY_MS); default 5 s. */
   busyMs?: number;
   /**
    * billing serve: the store yields when busy (yieldWhenBusy) and the catch-up on opening is
@@ -49,7 +57,8 @@ export interface EmbeddedCore {
 }
 
 export async function openCore(options: EmbeddedOptions): Promise<EmbeddedCore> {
-  const store = await openStore(options.dbPath, { poolSize: options.poolSize, create: options.create, busyMs: options.busyMs });
+  const { poolSize, create, busyMs } = options;
+  const store = await openStore(options.dbPath, { poolSize, create, busyMs });
   if (options.serving && store.engine === 'sqlite') (store as SqliteStore).yieldWhenBusy();
   // The store's clock (its test time, when one is set) over real time, or over a test's own clock.
   const clock = new StoreClock(options.clock ?? systemClock);
@@ -68,7 +77,13 @@ export async function openCore(options: EmbeddedOptions): Promise<EmbeddedCore> 
     store,
     clock,
     changed: caughtUp !== undefined && caughtUp.done > 0,
-    router: createRouter({ store, clock, baseUrl: options.baseUrl ?? DEFAULT_EMBEDDED_BASE_URL, onError: options.onError, throwWhenLocked: true }),
+    router: createRouter({
+      store,
+      clock,
+      baseUrl: options.baseUrl ?? DEFAULT_EMBEDDED_BASE_URL,
+      onError: options.onError,
+      throwWhenLocked: true,
+    }),
     async account() {
       if (account) return account;
       const fallback = await defaultAccount(store, clock);
@@ -128,7 +143,8 @@ export async function settle(core: EmbeddedCore, o: { smtpUrl?: string; from?: s
     }
     if (o.smtpUrl) {
       const { sendDueMail } = await import('../outbox/mail.js');
-      await sendDueMail(core.store, core.clock, { smtpUrl: o.smtpUrl, from: o.from, budgetMs: SETTLE_MS, claims: withoutWaiting(core.store) });
+      const claims = withoutWaiting(core.store);
+      await sendDueMail(core.store, core.clock, { smtpUrl: o.smtpUrl, from: o.from, budgetMs: SETTLE_MS, claims });
     }
   } catch (error) {
     o.onError?.(error);
