@@ -91,15 +91,18 @@ describe('Idempotency-Key', () => {
     expect(read.headers['idempotency-key']).toBe('probe');
   });
 
-  it("a request whose answer another process's lock keeps from being stored still gets the answer of what it did; its key stays in flight (409)", async () => {
+  it("an answer another process's lock keeps from being stored is still given; the key stays in flight", async () => {
     const { core, account, post, total } = await setup();
     let writes = 0;
     // The request's own write commits; the next (storing its answer) finds SQLite's lock held past the wait.
     const held = Object.assign(Object.create(core.store) as Store, {
       write: <T>(unit: () => Unit<T>, keep?: (value: T) => boolean) =>
-        ++writes === 2 ? Promise.reject(new StoreBusyError('store busy, try again', { file: 'billing.db', waitedMs: 5000 })) : core.store.write(unit, keep),
+        ++writes === 2
+          ? Promise.reject(new StoreBusyError('store busy, try again', { file: 'billing.db', waitedMs: 5000 }))
+          : core.store.write(unit, keep),
     });
-    const answer = await post('k-6', 'Jansen', createRouter({ store: held, clock: fixedClock(TEST_NOW), baseUrl: 'http://x' }), account);
+    const router = createRouter({ store: held, clock: fixedClock(TEST_NOW), baseUrl: 'http://x' });
+    const answer = await post('k-6', 'Jansen', router, account);
     expect(answer.status).toBe(201);
     expect(await total()).toBe(1);
     const again = await post('k-6');

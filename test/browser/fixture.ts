@@ -15,6 +15,13 @@ import { TEST_NOW, TEST_POOL_SIZE } from '../helpers/store.js';
 
 export const VALID_IBAN = 'NL91ABNA0417164300';
 
+/** `busyMs`: how long a write waits for another process's SQLite lock (default 5 s). */
+export interface PagesOptions {
+  now?: string;
+  engine?: Engine;
+  busyMs?: number;
+}
+
 export interface PagesFixture {
   store: Store;
   clock: StoreClock;
@@ -40,8 +47,9 @@ afterEach(async () => {
 
 const doc = (type: string, attributes: Record<string, unknown>, id?: string) => ({ data: { type, ...(id ? { id } : {}), attributes } });
 
-export async function startPages(options: { now?: string; engine?: Engine; busyMs?: number } = {}): Promise<PagesFixture> {
-  const store = await openStore(await freshStoreLocation(options.engine ?? ENGINE), { poolSize: TEST_POOL_SIZE, busyMs: options.busyMs });
+export async function startPages(options: PagesOptions = {}): Promise<PagesFixture> {
+  const location = await freshStoreLocation(options.engine ?? ENGINE);
+  const store = await openStore(location, { poolSize: TEST_POOL_SIZE, busyMs: options.busyMs });
   // The serve's clock, as the CLI gives it: the store's clock over a fixed time.
   const clock = new StoreClock(fixedClock(options.now ?? TEST_NOW));
   const made = await createAccount(store, clock, 'sportclub');

@@ -21,24 +21,39 @@ const customers = async (dbPath: string) => {
 };
 
 describe('embedded commands while another process holds the SQLite write lock', () => {
-  it('a write waits for BILLING_BUSY_MS, then exits 1 "store busy, try again" naming the file and the holder; nothing is written; a read is answered', async () => {
+  it('a write waits BILLING_BUSY_MS, exits 1 "store busy, try again" naming file and holder', async () => {
     const { dbPath } = await storeWithAccount();
     const holder = await holdWriteLock(dbPath);
     const env = { BILLING_BUSY_MS: '500' };
-    const created = await runCli(['--db', dbPath, 'customers', 'create', '--first-name', 'Jan', '--last-name', 'Jansen', '--email', 'jan@example.com'], { env });
+    const create = [
+      'customers',
+      'create',
+      '--first-name',
+      'Jan',
+      '--last-name',
+      'Jansen',
+      '--email',
+      'jan@example.com',
+    ];
+    const created = await runCli(['--db', dbPath, ...create], { env });
     expect(created.code).toBe(1);
     expect(created.stdout).toBe('');
-    expect(created.stderr).toBe(`error: store busy, try again: another process, pid ${holder.pid} (node), kept ${dbPath} locked for writing longer than the 0.5 s wait (BILLING_BUSY_MS); nothing was changed\n`);
+    expect(created.stderr).toBe(
+      `error: store busy, try again: another process, pid ${holder.pid} (node), kept ${dbPath} locked for writing ` +
+        'longer than the 0.5 s wait (BILLING_BUSY_MS); nothing was changed\n',
+    );
     // A write outside the API's routes (the clock), the same.
     const advanced = await runCli(['--db', dbPath, 'clock', 'advance', 'P1D'], { env });
     expect(advanced.code).toBe(1);
-    expect(advanced.stderr).toMatch(/^error: store busy, try again: .* kept .* locked for writing longer than the 0\.5 s wait/);
+    expect(advanced.stderr).toMatch(
+      /^error: store busy, try again: .* kept .* locked for writing longer than the 0\.5 s wait/,
+    );
     const listed = await runCli(['--db', dbPath, 'customers', 'list'], { env });
     expect(listed.code).toBe(0);
     await holder.release();
     expect(await customers(dbPath)).toEqual([]);
     // Once the lock is free, the same command writes.
-    expect((await runCli(['--db', dbPath, 'customers', 'create', '--first-name', 'Jan', '--last-name', 'Jansen', '--email', 'jan@example.com'], { env })).code).toBe(0);
+    expect((await runCli(['--db', dbPath, ...create], { env })).code).toBe(0);
     expect(await customers(dbPath)).toEqual([{ email: 'jan@example.com' }]);
   }, 120_000);
 
@@ -47,7 +62,9 @@ describe('embedded commands while another process holds the SQLite write lock', 
     for (const value of ['soon', '-1', '1.5', '3600001']) {
       const result = await runCli(['--db', dbPath, 'customers', 'list'], { env: { BILLING_BUSY_MS: value } });
       expect(result.code, value).toBe(2);
-      expect(result.stderr).toBe(`error: BILLING_BUSY_MS must be a whole number of milliseconds from 0 to 3600000, not "${value}"\n`);
+      expect(result.stderr).toBe(
+        `error: BILLING_BUSY_MS must be a whole number of milliseconds from 0 to 3600000, not "${value}"\n`,
+      );
     }
   }, 60_000);
 });

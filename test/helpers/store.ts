@@ -79,11 +79,18 @@ export async function storeWithAccount(name = 'alpha'): Promise<{ dbPath: string
 
 /** Inserts a bare account row (no default, no key) in a unit: a write to count or order by. Its id. */
 export function* insertAccount(name: string): Unit<number> {
-  const row = yield* get((q) =>
-    q
-      .insertInto('accounts')
-      .values({ name, is_default: 0, webhook_secret: 's', invoice_prefix: 'INV-', time_zone: 'UTC', next_invoice_number: 1, created_at: TEST_NOW, updated_at: TEST_NOW })
-      .returning('id'),
-  );
+  const row = yield* get((q) => q.insertInto('accounts').values(accountRow(name)).returning('id'));
   return row!.id;
 }
+
+/** The row insertAccount inserts. */
+export const accountRow = (name: string) => ({
+  name,
+  is_default: 0,
+  webhook_secret: 's',
+  invoice_prefix: 'INV-',
+  time_zone: 'UTC',
+  next_invoice_number: 1,
+  created_at: TEST_NOW,
+  updated_at: TEST_NOW,
+});

@@ -6,13 +6,21 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { sqliteMigrations } from '../../src/lib/store/migrations.js';
-import { isLockBusy, openStore, skippedTurn, StoreBusyError, withoutWaiting, type SqliteStore } from '../../src/lib/store/store.js';
+import {
+  isLockBusy,
+  openStore,
+  skippedTurn,
+  StoreBusyError,
+  withoutWaiting,
+  type SqliteStore,
+} from '../../src/lib/store/store.js';
 import { all } from '../../src/lib/store/unit.js';
 import { ENGINE } from '../helpers/engine.js';
 import { holdWriteLock } from '../helpers/lock.js';
-import { closeLater, insertAccount, tempDbPath, testStore, TEST_NOW } from '../helpers/store.js';
+import { accountRow, closeLater, insertAccount, tempDbPath, testStore } from '../helpers/store.js';
 
-const names = (store: SqliteStore) => store.read(() => all((q) => q.selectFrom('accounts').select('name').orderBy('id'))).map((row) => row.name);
+const names = (store: SqliteStore) =>
+  store.read(() => all((q) => q.selectFrom('accounts').select('name').orderBy('id'))).map((row) => row.name);
 
 /** A SQLite store at a new path, opened with this bound; yielding as billing serve's unless `blocking`. */
 async function sqliteStore(busyMs: number, blocking = false): Promise<{ store: SqliteStore; path: string }> {
@@ -23,11 +31,11 @@ async function sqliteStore(busyMs: number, blocking = false): Promise<{ store: S
 }
 
 describe.runIf(ENGINE === 'sqlite')('a SQLite store while another process holds its write lock (SQLite only)', () => {
-  it('yielding: a write answers through a promise and reads go on; queued writes commit in order once the lock is free', async () => {
+  it('yielding: a write waits on a promise, reads go on; queued writes commit in order', async () => {
     const { store, path } = await sqliteStore(30_000);
     const holder = await holdWriteLock(path);
     const first = store.write(() => insertAccount('first'));
-    const second = store.writeOne((q) => q.insertInto('accounts').values({ name: 'second', is_default: 0, webhook_secret: 's', invoice_prefix: 'INV-', time_zone: 'UTC', next_invoice_number: 1, created_at: TEST_NOW, updated_at: TEST_NOW }).returning('id'));
+    const second = store.writeOne((q) => q.insertInto('accounts').values(accountRow('second')).returning('id'));
     expect(first).toBeInstanceOf(Promise);
     expect(second).toBeInstanceOf(Promise);
     // The thread is free: a read answers at once, and sees neither write.
@@ -43,7 +51,7 @@ describe.runIf(ENGINE === 'sqlite')('a SQLite store while another process holds 
     expect(typeof store.write(() => insertAccount('fourth'))).toBe('number');
   });
 
-  it('yielding: a write the lock outlasts fails after the bound with StoreBusyError naming the file and the holder, having changed nothing', async () => {
+  it('yielding: a write the lock outlasts fails after the bound naming file and holder', async () => {
     const { store, path } = await sqliteStore(300);
     const holder = await holdWriteLock(path);
     const error = await Promise.resolve(store.write(() => insertAccount('late'))).catch((e: unknown) => e);
@@ -52,12 +60,15 @@ describe.runIf(ENGINE === 'sqlite')('a SQLite store while another process holds 
     expect(skippedTurn(error)).toBe(false);
     const busy = error as StoreBusyError;
     expect(busy.lock).toEqual({ file: path, holder: `pid ${holder.pid} (node)`, waitedMs: 300 });
-    expect(busy.message).toBe(`store busy, try again: another process, pid ${holder.pid} (node), kept ${path} locked for writing longer than the 0.3 s wait (BILLING_BUSY_MS); nothing was changed`);
+    expect(busy.message).toBe(
+      `store busy, try again: another process, pid ${holder.pid} (node), kept ${path} locked for writing ` +
+        'longer than the 0.3 s wait (BILLING_BUSY_MS); nothing was changed',
+    );
     await holder.release();
     expect(names(store)).toEqual([]);
   });
 
-  it('withoutWaiting: a write fails at once while the lock is held or writes wait for it (a skipped turn), and writes once it is free', async () => {
+  it('withoutWaiting: fails at once while the lock is held or writes wait; writes once free', async () => {
     const { store, path } = await sqliteStore(30_000);
     const background = withoutWaiting(store);
     const holder = await holdWriteLock(path);
@@ -68,7 +79,9 @@ describe.runIf(ENGINE === 'sqlite')('a SQLite store while another process holds 
       thrown = error;
     }
     expect(skippedTurn(thrown)).toBe(true);
-    expect((thrown as Error).message).toBe(`store busy: another process holds the write lock of ${path}; this turn is skipped`);
+    expect((thrown as Error).message).toBe(
+      `store busy: another process holds the write lock of ${path}; this turn is skipped`,
+    );
     await holder.release();
     // Another connection (in this process, so it lets go at a known moment) takes the lock; a
     // request's write queues for it. Freed in the same turn, the lock is free but that write still
@@ -84,11 +97,13 @@ describe.runIf(ENGINE === 'sqlite')('a SQLite store while another process holds 
     expect(names(store)).toEqual(['waiting', 'background']);
   });
 
-  it('blocking (the CLI): a write waits on the thread for the bound, then throws StoreBusyError; withoutWaiting does not wait', async () => {
+  it('blocking (the CLI): a write waits on the thread for the bound; withoutWaiting does not', async () => {
     const { store, path } = await sqliteStore(400, true);
     const holder = await holdWriteLock(path);
     const started = performance.now();
-    expect(() => store.write(() => insertAccount('late'))).toThrow(/^store busy, try again: another process, pid \d+ \(node\), kept .+ locked for writing longer than the 0\.4 s wait/);
+    expect(() => store.write(() => insertAccount('late'))).toThrow(
+      /^store busy, try again: another process, pid \d+ \(node\), kept .+ locked for writing longer than the 0\.4 s/,
+    );
     // It did wait (SQLite's busy timeout), where the background try gives up at once.
     expect(performance.now() - started).toBeGreaterThanOrEqual(400);
     expect(() => withoutWaiting(store).write(() => insertAccount('skipped'))).toThrow(/this turn is skipped/);
@@ -109,7 +124,7 @@ describe.runIf(ENGINE === 'sqlite')('a SQLite store while another process holds 
     expect(names(again)).toEqual([]);
   });
 
-  it('opening a store that needs migrating waits for the bound, then fails with StoreBusyError (nothing is served half-migrated)', async () => {
+  it('opening a store that needs migrating waits for the bound, then fails', async () => {
     const path = tempDbPath();
     await (await openStore(path)).close();
     const older = new Database(path);
@@ -118,7 +133,10 @@ describe.runIf(ENGINE === 'sqlite')('a SQLite store while another process holds 
     const holder = await holdWriteLock(path);
     const error = await openStore(path, { busyMs: 300 }).catch((e: unknown) => e);
     expect(isLockBusy(error)).toBe(true);
-    expect((error as Error).message).toBe(`store busy, try again: another process, pid ${holder.pid} (node), kept ${path} locked for writing longer than the 0.3 s wait (BILLING_BUSY_MS); nothing was changed`);
+    expect((error as Error).message).toBe(
+      `store busy, try again: another process, pid ${holder.pid} (node), kept ${path} locked for writing ` +
+        'longer than the 0.3 s wait (BILLING_BUSY_MS); nothing was changed',
+    );
     await holder.release();
   });
 
@@ -126,7 +144,10 @@ describe.runIf(ENGINE === 'sqlite')('a SQLite store while another process holds 
     const path = tempDbPath();
     const holder = await holdWriteLock(path); // a new file: the holder makes it, in SQLite's rollback-journal mode
     const error = await openStore(path, { busyMs: 300 }).catch((e: unknown) => e);
-    expect((error as Error).message).toBe(`store busy, try again: another process kept ${path} locked for writing longer than the 0.3 s wait (BILLING_BUSY_MS); nothing was changed`);
+    expect((error as Error).message).toBe(
+      `store busy, try again: another process kept ${path} locked for writing longer than the 0.3 s wait ` +
+        '(BILLING_BUSY_MS); nothing was changed',
+    );
     expect((error as StoreBusyError).lock).toEqual({ file: path, holder: undefined, waitedMs: 300 });
     await holder.release();
   });
