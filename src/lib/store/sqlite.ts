@@ -418,7 +418,9 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Sqli
       if (yielding) return;
       yielding = true;
       // Reads in WAL mode take no lock a writer holds; a read that finds one (another process
-      // recovering the store) fails at once rather than blocking the thread.
+      // recovering the store) fails at once rather than blocking the thread. The automatic
+      // checkpoint after a commit is PASSIVE: SQLite never calls the busy handler for it, and it
+      // skips what readers still use, so neither side waits on it.
       setBusyTimeout(0);
     },
     withoutWaiting() {
