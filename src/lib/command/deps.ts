@@ -56,6 +56,25 @@ const READING = new Set(['accounts list', 'accounts show', 'store info', 'store 
 export const embeddedOnly = (commandName: string, baseUrl: string | undefined): UsageError =>
   new UsageError(`${commandName} works only on the embedded store; it cannot run against ${baseUrl} (drop --base-url / BILLING_BASE_URL)`);
 
+/** The most BILLING_BUSY_MS accepted: an hour. */
+const MAX_BUSY_MS = 3_600_000;
+
+/**
+ * BILLING_BUSY_MS: how long a write waits for the lock of a SQLite store another process holds
+ * before it gives up (exit 1; billing serve answers 503); undefined for the default.
+ */
+export function busyMsFromEnv(env: NodeJS.ProcessEnv): number | undefined {
+  const raw = env.BILLING_BUSY_MS?.trim();
+  if (raw === undefined || raw === '') return undefined;
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || value > MAX_BUSY_MS) {
+    throw new UsageError(
+      `BILLING_BUSY_MS must be a whole number of milliseconds from 0 to ${MAX_BUSY_MS}, not "${raw}"`,
+    );
+  }
+  return value;
+}
+
 /** BILLING_SMTP_URL for the emails an embedded command caused; a bad one is warned about (the command's own work is done by then). */
 async function mailUrl(env: NodeJS.ProcessEnv, io: IO): Promise<string | undefined> {
   if (!env.BILLING_SMTP_URL?.trim()) return undefined;
@@ -76,16 +95,20 @@ export function createDeps(io: IO, globals: GlobalOptions, env: NodeJS.ProcessEn
   let core: EmbeddedCore | undefined = overrides.core;
   let transport: Transport | undefined = overrides.transport;
 
-  /** The first opening decides: a command that writes may make the store (its folders too, at the default location only). */
-  const openCore = async (write: boolean, allowPrivateWebhooks?: boolean) => {
+  /**
+   * The first opening decides: a command that writes may make the store (its folders too, at the
+   * default location only); billing serve's store yields when busy.
+   */
+  const openCore = async (write: boolean, serving: boolean, allowPrivateWebhooks?: boolean) => {
     if (!core) {
+      const busyMs = busyMsFromEnv(env);
       const { openCore } = await import('../transport/embedded.js');
       // With --verbose, a failure inside the core shows its stack; the answer is a 500 either way.
       const { redact } = await import('../store/store.js');
       const onError = globals.verbose ? (error: unknown) => io.err(`${redact(error instanceof Error ? (error.stack ?? error.message) : String(error))}\n`) : undefined;
       const { dbPath, dbSource, account } = resolved();
       const create = !write ? 'nothing' : dbSource === 'default' ? 'folders' : 'file';
-      core = await openCore({ dbPath, poolSize: globals.poolSize, account, onError, create, allowPrivateWebhooks });
+      core = await openCore({ dbPath, poolSize: globals.poolSize, account, onError, create, busyMs, serving, allowPrivateWebhooks });
     }
     return core;
   };
@@ -113,7 +136,7 @@ export function createDeps(io: IO, globals: GlobalOptions, env: NodeJS.ProcessEn
           transport = {
             mode: 'embedded',
             async request(request) {
-              embedded ??= embeddedTransport(await openCore(request.method.toUpperCase() !== 'GET'));
+              embedded ??= embeddedTransport(await openCore(request.method.toUpperCase() !== 'GET', false));
               return embedded.request(request);
             },
             async close() {
@@ -131,7 +154,7 @@ export function createDeps(io: IO, globals: GlobalOptions, env: NodeJS.ProcessEn
     async core(commandName, options = {}) {
       const settings = resolved();
       if (settings.mode === 'remote') throw embeddedOnly(commandName, settings.baseUrl);
-      const opened = await openCore(!READING.has(commandName), options.allowPrivateWebhooks);
+      const opened = await openCore(!READING.has(commandName), commandName === 'serve', options.allowPrivateWebhooks);
       // billing serve sends its webhooks itself, under its own rules (private addresses refused): nothing is left to send on its way out.
       opened.changed = commandName !== 'serve' && (opened.changed || !READING.has(commandName));
       return opened;

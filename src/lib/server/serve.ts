@@ -11,7 +11,7 @@ import { JSONAPI } from '../api/http.js';
 import { createRouter, type Router } from '../api/router.js';
 import { simpleError } from '../api/errors.js';
 import type { ApiRequest, ApiResponse } from '../api/http.js';
-import type { KeyGuard, SqliteStore, Store } from '../store/store.js';
+import { skippedTurn, withoutWaiting, type KeyGuard, type SqliteStore, type Store } from '../store/store.js';
 import { createPages, type Pages } from '../pages/index.js';
 import type { GuessLimits } from '../pages/guesses.js';
 import { startDispatcher } from '../outbox/dispatcher.js';
@@ -37,8 +37,8 @@ export interface ServeOptions {
   deliverEveryMs?: number;
   /** Options of the webhook sender (tests: a shorter timeout, a shorter claim, a shorter back-off). */
   sender?: SenderOptions;
-  /** Sends the customers' emails (BILLING_SMTP_URL) with the webhooks; none when absent. */
-  mail?: (store: Store, clock: Clock) => Promise<unknown>;
+  /** Sends the customers' emails (BILLING_SMTP_URL) with the webhooks, claimed through `claims`; none when absent. */
+  mail?: (store: Store, clock: Clock, claims: Store) => Promise<unknown>;
   /** Where the listening line and the request lines go; stderr by default. Lines without newline. */
   log?: (line: string) => void;
   /** Replaces the router, given the base URL it would have used (tests: slow or failing handlers). */
@@ -146,6 +146,11 @@ export function guardedAuthentication(store: Store): { authenticate(key: string)
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
   const log = options.log ?? stderrLog;
   const { store } = options;
+  // No request waits on the thread for a lock another process holds: reads need none, and a write
+  // waits for it on timers. Work that has a next turn (due work, the senders' claims) does not wait
+  // at all while the lock is held: the turn is skipped without a word.
+  if (store.engine === 'sqlite') (store as SqliteStore).yieldWhenBusy();
+  const background = withoutWaiting(store);
   let closing = false;
   let handler: RequestHandler | undefined;
   let router: Router | undefined;
@@ -177,7 +182,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     clock: options.clock,
     everyMs: options.deliverEveryMs,
     ...options.sender,
-    also: options.mail ? () => options.mail!(store, options.clock) : undefined,
+    claims: background,
+    also: options.mail ? () => options.mail!(store, options.clock, background) : undefined,
     log,
   });
   // A write may have written events: their deliveries go out now, not at the next tick.
@@ -254,10 +260,11 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         const due = { baseUrl, allowPrivateWebhooks };
         const report =
           options.clock instanceof StoreClock
-            ? await catchUp(store, options.clock, due)
-            : await runDue(store, options.clock.now().toISOString(), due);
+            ? await catchUp(background, options.clock, due)
+            : await runDue(background, options.clock.now().toISOString(), due);
         if (report && Object.keys(report.changes).length > 0) outbox.poke();
       } catch (error) {
+        if (skippedTurn(error)) return;
         log(`billing serve: due work failed (tried again in a moment): ${error instanceof Error ? error.message : String(error)}`);
       } finally {
         running = undefined;

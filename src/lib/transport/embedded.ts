@@ -6,7 +6,15 @@ import { nextDue } from '../core/outbox.js';
 import { catchUp, StoreClock } from '../core/store-clock.js';
 import type { Account } from '../core/context.js';
 import { createRouter, type Router } from '../api/router.js';
-import { openStore, StoreReadOnlyError, type Create, type Store } from '../store/store.js';
+import {
+  openStore,
+  skippedTurn,
+  StoreReadOnlyError,
+  withoutWaiting,
+  type Create,
+  type SqliteStore,
+  type Store,
+} from '../store/store.js';
 import { target, type Transport, type TransportRequest, type TransportResponse } from './types.js';
 
 export interface EmbeddedOptions {
@@ -28,6 +36,13 @@ export interface EmbeddedOptions {
    * writes (its requests and its due work). Default true: the CLI runs on its owner's machine.
    */
   allowPrivateWebhooks?: boolean;
+  /** SQLite: the longest a write waits for another process's write lock, in ms (BILLING_BUSY_MS); default 5 s. */
+  busyMs?: number;
+  /**
+   * billing serve: the store yields when busy (yieldWhenBusy) and the catch-up on opening is
+   * skipped while another process holds the lock (the server's timer does it a second later).
+   */
+  serving?: boolean;
 }
 
 export const DEFAULT_EMBEDDED_BASE_URL = 'http://127.0.0.1:8080';
@@ -49,17 +64,21 @@ export interface EmbeddedCore {
 }
 
 export async function openCore(options: EmbeddedOptions): Promise<EmbeddedCore> {
-  const store = await openStore(options.dbPath, { poolSize: options.poolSize, create: options.create });
+  const { poolSize, create, busyMs } = options;
+  const store = await openStore(options.dbPath, { poolSize, create, busyMs });
+  if (options.serving && store.engine === 'sqlite') (store as SqliteStore).yieldWhenBusy();
   // The store's clock (its test time, when one is set) over real time, or over a test's own clock.
   const clock = new StoreClock(options.clock ?? systemClock);
   const allowPrivateWebhooks = options.allowPrivateWebhooks ?? true;
   let caughtUp;
   try {
     // Nobody sees a stale state: what fell due while no process ran is done before anything else.
-    caughtUp = await catchUp(store, clock, { allowPrivateWebhooks });
+    caughtUp = await catchUp(options.serving ? withoutWaiting(store) : store, clock, { allowPrivateWebhooks });
   } catch (error) {
-    await store.close();
-    throw error;
+    if (!(options.serving && skippedTurn(error))) {
+      await store.close();
+      throw error;
+    }
   }
   let account: Account | undefined;
   return {
@@ -73,6 +92,7 @@ export async function openCore(options: EmbeddedOptions): Promise<EmbeddedCore> 
       baseUrl: options.baseUrl ?? DEFAULT_EMBEDDED_BASE_URL,
       onError: options.onError,
       allowPrivateWebhooks,
+      throwWhenLocked: true,
     }),
     async account() {
       if (account) return account;
@@ -129,12 +149,14 @@ export async function settle(core: EmbeddedCore, o: { smtpUrl?: string; from?: s
       const { WebhookSender } = await import('../outbox/webhooks.js');
       // Each delivery carries the policy of whoever wrote it: one billing serve refused private targets for
       // is refused here too.
-      sender = new WebhookSender(core.store, core.clock);
+      // Claimed without waiting: while another process holds the lock, they stay due for later.
+      sender = new WebhookSender(core.store, core.clock, { claims: withoutWaiting(core.store) });
       await sender.deliver({ deadline: Date.now() + SETTLE_MS });
     }
     if (o.smtpUrl) {
       const { sendDueMail } = await import('../outbox/mail.js');
-      await sendDueMail(core.store, core.clock, { smtpUrl: o.smtpUrl, from: o.from, budgetMs: SETTLE_MS });
+      const claims = withoutWaiting(core.store);
+      await sendDueMail(core.store, core.clock, { smtpUrl: o.smtpUrl, from: o.from, budgetMs: SETTLE_MS, claims });
     }
   } catch (error) {
     o.onError?.(error);
