@@ -1,8 +1,12 @@
 // Shared by the benchmarks: run commands side by side, take medians, print ratios.
-import { spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export { freePort } from '../test/helpers/postgres-server.js';
+import { freePort } from '../test/helpers/postgres-server.js';
+
+export { freePort };
 
 export const BIN = fileURLToPath(new URL('../bin/billing.js', import.meta.url));
 
@@ -63,4 +67,93 @@ export function stop(child: ChildProcess): Promise<void> {
     child.once('exit', () => (clearTimeout(timer), resolve()));
     child.kill('SIGTERM');
   });
+}
+
+const AUTOCANNON = createRequire(import.meta.url).resolve('autocannon/autocannon.js');
+
+/** What one autocannon run measured (latencies in ms). */
+export interface Cannonade {
+  requestsPerSecond: number;
+  requests: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  p50: number;
+  p99: number;
+  max: number;
+}
+
+export interface CannonOptions {
+  seconds: number;
+  connections: number;
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string;
+  /** A request unanswered this long counts as a timeout; default 10. */
+  timeoutSeconds?: number;
+}
+
+/** One autocannon run in a child process, its JSON summary read from stdout. */
+export function autocannon(url: string, o: CannonOptions): Promise<Cannonade> {
+  const args = [AUTOCANNON, '-j', '-n', '-c', String(o.connections), '-d', String(o.seconds), '-m', o.method ?? 'GET'];
+  args.push('-t', String(o.timeoutSeconds ?? 10));
+  for (const [name, value] of Object.entries(o.headers ?? {})) args.push('-H', `${name}=${value}`);
+  if (o.body !== undefined) args.push('-b', o.body);
+  args.push(url);
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), (o.seconds + (o.timeoutSeconds ?? 10) + 30) * 1000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      if (code !== 0) return reject(new Error(`autocannon exited ${code}: ${err}`));
+      const r = JSON.parse(out);
+      const { requests, latency } = r;
+      resolve({
+        requestsPerSecond: requests.average,
+        requests: requests.total,
+        non2xx: r.non2xx,
+        errors: r.errors,
+        timeouts: r.timeouts,
+        p50: latency.p50,
+        p99: latency.p99,
+        max: latency.max,
+      });
+    });
+  });
+}
+
+export interface ServedStore {
+  server: ChildProcess;
+  url: string;
+  key: string;
+  db: string;
+}
+
+/**
+ * A new SQLite store in `dir` with an account `bench`, served by `billing serve` (the bundle at
+ * `bin`) on a free port, its request log thrown away: the server, its URL and the account's key.
+ */
+export async function servedStore(dir: string, bin = BIN): Promise<ServedStore> {
+  const env = { ...process.env, BILLING_CONFIG_DIR: join(dir, 'config'), NO_COLOR: '1' };
+  const db = join(dir, 'bench.db');
+  const made = spawnSync(process.execPath, [bin, '--db', db, 'accounts', 'create', 'bench', '--json'], {
+    env,
+    encoding: 'utf8',
+  });
+  if (made.status !== 0) throw new Error(`could not make the bench account: ${made.stderr}`);
+  const port = await freePort();
+  const server = spawn(process.execPath, [bin, '--db', db, 'serve', '--port', String(port)], { env, stdio: 'ignore' });
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await ready(url, server);
+  } catch (error) {
+    await stop(server);
+    throw error;
+  }
+  return { server, url, key: JSON.parse(made.stdout).api_key as string, db };
 }

@@ -3,66 +3,30 @@
 // Both servers are real processes: the shipped `billing serve` (the built bundle, its request log
 // written to stderr, here /dev/null) and a bare server; autocannon runs in a third process.
 // Run: npm run bench:serve   (DURATION=3 seconds per run, ROUNDS=5, CONNECTIONS=10)
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { JSONAPI } from '../src/lib/api/http.js';
-import { BIN, freePort, median, ready, stop } from './lib.js';
+import { autocannon, freePort, median, ready, servedStore, stop, type Cannonade, type CannonOptions } from './lib.js';
 
 const DURATION = Number(process.env.DURATION ?? 3);
 // Rounds of bare then ours, medians compared: this shared 2-core machine drifts between runs.
 const ROUNDS = Number(process.env.ROUNDS ?? 5);
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 10);
 const TARGET = 0.5;
-const AUTOCANNON = createRequire(import.meta.url).resolve('autocannon/autocannon.js');
 
-interface Run {
-  requestsPerSecond: number;
-  non2xx: number;
-  errors: number;
-  p99: number;
-}
+type Run = Cannonade;
 
-/** One autocannon run in a child process, its JSON summary read from stdout. */
-function cannon(url: string, options: { method?: string; headers?: Record<string, string>; body?: string; duration?: number } = {}): Promise<Run> {
-  const args = [AUTOCANNON, '-j', '-n', '-c', String(CONNECTIONS), '-d', String(options.duration ?? DURATION), '-m', options.method ?? 'GET'];
-  for (const [name, value] of Object.entries(options.headers ?? {})) args.push('-H', `${name}=${value}`);
-  if (options.body !== undefined) args.push('-b', options.body);
-  args.push(url);
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), (DURATION + 30) * 1000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      if (code !== 0) return reject(new Error(`autocannon exited ${code}: ${err}`));
-      const result = JSON.parse(out);
-      resolve({ requestsPerSecond: result.requests.average, non2xx: result.non2xx, errors: result.errors, p99: result.latency.p99 });
-    });
-  });
-}
+const cannon = (url: string, options: Partial<CannonOptions> & { duration?: number } = {}): Promise<Run> =>
+  autocannon(url, { ...options, seconds: options.duration ?? DURATION, connections: CONNECTIONS });
 
 const dir = mkdtempSync(join(tmpdir(), 'billing-bench-'));
 const children: ChildProcess[] = [];
 try {
-  const env = { ...process.env, BILLING_CONFIG_DIR: join(dir, 'config'), NO_COLOR: '1' };
-  const db = join(dir, 'bench.db');
-  const made = spawnSync(process.execPath, [BIN, '--db', db, 'accounts', 'create', 'bench', '--json'], { env, encoding: 'utf8' });
-  if (made.status !== 0) throw new Error(`could not make the bench account: ${made.stderr}`);
-  const key = JSON.parse(made.stdout).api_key as string;
-
   // Ours: the shipped bin; its one line per request goes to stderr, which is /dev/null here.
-  const oursPort = await freePort();
-  const ours = spawn(process.execPath, [BIN, '--db', db, 'serve', '--port', String(oursPort)], { env, stdio: 'ignore' });
+  const { server: ours, url: oursUrl, key } = await servedStore(dir);
   children.push(ours);
-  const oursUrl = `http://127.0.0.1:${oursPort}`;
-  await ready(oursUrl, ours);
 
   const headers = { 'x-authorization': key, 'content-type': JSONAPI };
   const customer = (i: number) => JSON.stringify({ data: { type: 'customer', attributes: { first_name: 'Jan', last_name: `Jansen ${i}`, email: `jan${i}@example.com`, iban: 'NL91ABNA0417164300', bank_holder: 'J. Jansen', city: 'Amsterdam' } } });

@@ -249,7 +249,23 @@ function report(error: unknown, io: IO, globals: Pick<GlobalOptions, 'output' | 
     return error.exitCode;
   }
   // Errors of layers below the command line, by name so that --help never loads their modules.
-  const byName: Record<string, number> = Object.assign(Object.create(null) as Record<string, number>, { UnknownAccountError: 2, UnknownProfileError: 2, ConfigFileError: 2, ConfigLockError: 1, ConflictingSettingsError: 2, UnsendableKeyError: 2, StoreOpenError: 2, StoreMissingError: 2, StoreReadOnlyError: 2, StoreUnreachableError: 3, StoreAuthError: 4, ServiceUnreachableError: 3, ProtocolError: 1 });
+  const byName: Record<string, number> = Object.assign(Object.create(null) as Record<string, number>, {
+    UnknownAccountError: 2,
+    UnknownProfileError: 2,
+    ConfigFileError: 2,
+    ConfigLockError: 1,
+    ConflictingSettingsError: 2,
+    UnsendableKeyError: 2,
+    StoreOpenError: 2,
+    StoreMissingError: 2,
+    StoreReadOnlyError: 2,
+    StoreUnreachableError: 3,
+    StoreAuthError: 4,
+    // A SQLite store another process kept locked past the wait (PostgreSQL: conflicts past every retry).
+    StoreBusyError: 1,
+    ServiceUnreachableError: 3,
+    ProtocolError: 1,
+  });
   if (error instanceof Error && byName[error.name] !== undefined) {
     io.err(`error: ${redact(error.message)}\n`);
     return byName[error.name];

@@ -6,6 +6,8 @@ import { createRouter } from '../../src/lib/api/router.js';
 import { createAccount, findAccount } from '../../src/lib/core/accounts.js';
 import { fixedClock } from '../../src/lib/core/clock.js';
 import type { Account } from '../../src/lib/core/context.js';
+import { StoreBusyError, type Store } from '../../src/lib/store/store.js';
+import type { Unit } from '../../src/lib/store/unit.js';
 import { testCore, TEST_NOW } from '../helpers/store.js';
 
 const body = (last: string) => JSON.stringify({ data: { type: 'customer', attributes: { first_name: 'Jan', last_name: last, email: 'jan@example.com' } } });
@@ -87,6 +89,25 @@ describe('Idempotency-Key', () => {
     const read = await core.router.handle({ method: 'GET', path: '/customers', idempotencyKey: 'probe' }, account);
     expect(read.status).toBe(200);
     expect(read.headers['idempotency-key']).toBe('probe');
+  });
+
+  it("an answer another process's lock keeps from being stored is still given; the key stays in flight", async () => {
+    const { core, account, post, total } = await setup();
+    let writes = 0;
+    // The request's own write commits; the next (storing its answer) finds SQLite's lock held past the wait.
+    const held = Object.assign(Object.create(core.store) as Store, {
+      write: <T>(unit: () => Unit<T>, keep?: (value: T) => boolean) =>
+        ++writes === 2
+          ? Promise.reject(new StoreBusyError('store busy, try again', { file: 'billing.db', waitedMs: 5000 }))
+          : core.store.write(unit, keep),
+    });
+    const router = createRouter({ store: held, clock: fixedClock(TEST_NOW), baseUrl: 'http://x' });
+    const answer = await post('k-6', 'Jansen', router, account);
+    expect(answer.status).toBe(201);
+    expect(await total()).toBe(1);
+    const again = await post('k-6');
+    expect(again.status).toBe(409);
+    expect(await total()).toBe(1);
   });
 
   it('the same key sent ten times at once makes one customer; every answer is the first or its replay (or 409 while it is in flight)', async () => {

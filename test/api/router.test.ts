@@ -40,6 +40,33 @@ describe('router', () => {
     expect((await core.router.handle({ method: 'GET', path: '/customers' }, account)).body).toMatchObject({ meta: { total: 0 } });
   });
 
+  it("another process's SQLite lock past the wait: 503 not naming the file; the embedded door throws", async () => {
+    const core = await testCore();
+    const account = await core.account();
+    const message = 'store busy, try again: another process, pid 7 (sqlite3), kept /srv/billing.db locked …';
+    const lock = { file: '/srv/billing.db', holder: 'pid 7 (sqlite3)', waitedMs: 5000 };
+    const refuse = () => Promise.reject(new StoreBusyError(message, lock));
+    const busy = { ...core.store, write: refuse, writeOne: refuse, work: refuse } as Store;
+    const attributes = { first_name: 'A', last_name: 'B', email: 'a@b.nl' };
+    const body = JSON.stringify({ data: { type: 'customer', attributes } });
+    const post = { method: 'POST', path: '/customers', body };
+    const router = (store: Store, throwWhenLocked?: boolean) =>
+      createRouter({ store, clock: fixedClock(TEST_NOW), baseUrl: 'http://x', throwWhenLocked });
+    const response = await router(busy).handle(post, account);
+    expect(response.status).toBe(503);
+    expect(response.headers['retry-after']).toBe('1');
+    const detail =
+      'the store is busy: another process holds its write lock; the request changed nothing, send it again';
+    expect(response.body).toEqual({ errors: [{ status: '503', title: 'Service Unavailable', detail }] });
+    const thrown = await Promise.resolve(router(busy, true).handle(post, account)).catch((e: unknown) => e);
+    expect(thrown).toBeInstanceOf(StoreBusyError);
+    expect((thrown as Error).message).toMatch(/^store busy, try again: .*\/srv\/billing\.db/);
+    // PostgreSQL's kind of busy (no lock) is still answered by the embedded door too.
+    const conflicts = () => Promise.reject(new StoreBusyError('the write met concurrent writes 12 times'));
+    const pg = router({ ...core.store, write: conflicts, writeOne: conflicts, work: conflicts } as Store, true);
+    expect((await pg.handle(post, account)).status).toBe(503);
+  });
+
   it('a trailing slash reaches the same resource; anything after a numeric id segment is 404', async () => {
     const core = await testCore();
     const account = await core.account();

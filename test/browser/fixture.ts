@@ -16,6 +16,14 @@ import { TEST_NOW, TEST_POOL_SIZE } from '../helpers/store.js';
 
 export const VALID_IBAN = 'NL91ABNA0417164300';
 
+/** `busyMs`: how long a write waits for another process's SQLite lock (default 5 s). */
+export interface PagesOptions {
+  now?: string;
+  engine?: Engine;
+  guesses?: GuessLimits;
+  busyMs?: number;
+}
+
 export interface PagesFixture {
   store: Store;
   clock: StoreClock;
@@ -58,14 +66,11 @@ function counted(store: Store, reads: string[]): Store {
   });
 }
 
-export interface PagesOptions {
-  now?: string;
-  engine?: Engine;
-  guesses?: GuessLimits;
-}
-
 export async function startPages(options: PagesOptions = {}): Promise<PagesFixture> {
-  const store = await openStore(await freshStoreLocation(options.engine ?? ENGINE), { poolSize: TEST_POOL_SIZE });
+  const store = await openStore(await freshStoreLocation(options.engine ?? ENGINE), {
+    poolSize: TEST_POOL_SIZE,
+    busyMs: options.busyMs,
+  });
   const reads: string[] = [];
   // The serve's clock, as the CLI gives it: the store's clock over a fixed time.
   const clock = new StoreClock(fixedClock(options.now ?? TEST_NOW));

@@ -8,6 +8,7 @@ import { fixedClock, systemClock, type Clock } from '../../src/lib/core/clock.js
 import { openStore, type Store } from '../../src/lib/store/store.js';
 import { openRuntime, type Runtime } from '../../src/lib/runtime/runtime.js';
 import { embeddedTransport } from '../../src/lib/transport/embedded.js';
+import { get, type Unit } from '../../src/lib/store/unit.js';
 import type { Transport } from '../../src/lib/transport/types.js';
 import { freshStoreLocation } from './engine.js';
 
@@ -76,3 +77,21 @@ export async function storeWithAccount(name = 'alpha'): Promise<{ dbPath: string
   if (!made.ok) throw new Error(`could not make account ${name}`);
   return { dbPath, key: made.value.apiKey };
 }
+
+/** Inserts a bare account row (no default, no key) in a unit: a write to count or order by. Its id. */
+export function* insertAccount(name: string): Unit<number> {
+  const row = yield* get((q) => q.insertInto('accounts').values(accountRow(name)).returning('id'));
+  return row!.id;
+}
+
+/** The row insertAccount inserts. */
+export const accountRow = (name: string) => ({
+  name,
+  is_default: 0,
+  webhook_secret: 's',
+  invoice_prefix: 'INV-',
+  time_zone: 'UTC',
+  next_invoice_number: 1,
+  created_at: TEST_NOW,
+  updated_at: TEST_NOW,
+});

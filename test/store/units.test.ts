@@ -5,6 +5,7 @@ import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { openStore, StoreBusyError, type Store } from '../../src/lib/store/store.js';
 import { all, get, run, type Unit } from '../../src/lib/store/unit.js';
 import { ENGINE, freshStoreLocation } from '../helpers/engine.js';
+import { insertAccount } from '../helpers/store.js';
 
 const NOW = '2026-11-21T10:00:00.000Z';
 const stores: Store[] = [];
@@ -16,16 +17,6 @@ async function freshStore(): Promise<Store> {
   const store = await openStore(await freshStoreLocation(), { poolSize: 4 });
   stores.push(store);
   return store;
-}
-
-function* insertAccount(name: string): Unit<number> {
-  const row = yield* get((q) =>
-    q
-      .insertInto('accounts')
-      .values({ name, is_default: 0, webhook_secret: 's', invoice_prefix: 'INV-', time_zone: 'UTC', next_invoice_number: 1, created_at: NOW, updated_at: NOW })
-      .returning('id'),
-  );
-  return row!.id;
 }
 
 /** SQLite answers (and throws) at once, PostgreSQL through a promise: both as a promise here. */

@@ -1,4 +1,5 @@
 // `billing serve`: the embedded store behind the HTTP API, until SIGINT or SIGTERM.
+import { DEFAULT_BUSY_MS } from '../../lib/runtime/locations.js';
 import type { Command } from 'commander';
 import type { Deps } from '../../lib/command/deps.js';
 import { UsageError } from '../../lib/cli/errors.js';
@@ -137,7 +138,7 @@ async function mailer(env: NodeJS.ProcessEnv, log: (line: string) => void): Prom
   if (!smtpUrl) return undefined;
   log(`billing serve: customer emails go out through ${describeSmtpUrl(smtpUrl)}`);
   const from = env.BILLING_SMTP_FROM?.trim() || undefined;
-  return (store, clock) => sendDueMail(store, clock, { smtpUrl, from, log });
+  return (store, clock, claims) => sendDueMail(store, clock, { smtpUrl, from, log, claims });
 }
 
 /** Where shutdown signals come from; `process` in the CLI, an emitter in tests. */
@@ -217,6 +218,14 @@ export function configure(cmd: Command, invoke: Invoke): void {
     .option('--request-timeout <seconds>', `time a whole request, body included, may take to arrive (default ${DEFAULT_REQUEST_TIMEOUT_S})`)
     .option('--keep-alive-timeout <seconds>', `time an idle connection is kept open between requests (default ${DEFAULT_KEEP_ALIVE_TIMEOUT_S})`)
     .addHelpText('after', prose("Serves the embedded store (--db, BILLING_DB) over HTTP. Every request needs an account's API key in X-Authorization (see: billing accounts create, billing accounts rotate-key). Stops on Ctrl-C or SIGTERM, after finishing requests in progress."))
+    .addHelpText(
+      'after',
+      prose(
+        "While another process holds a SQLite store's write lock, reads go on being answered and a write waits for " +
+          `the lock on its own, for at most BILLING_BUSY_MS milliseconds (default ${DEFAULT_BUSY_MS}), then is ` +
+          'answered 503 with Retry-After, having changed nothing.',
+      ),
+    )
     .addHelpText('after', examples('billing serve', 'billing serve --port 0', 'billing serve --host 0.0.0.0 --port 8080 --public-url https://billing.example.com', 'billing serve --max-connections 500 --headers-timeout 5'))
     .action((flags: ServeFlags, command: Command) =>
       invoke(command, async (deps) => {

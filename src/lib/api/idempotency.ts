@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto';
 import type { Clock } from '../core/clock.js';
 import type { Account } from '../core/context.js';
-import type { Store } from '../store/store.js';
+import { isLockBusy, skippedTurn, withoutWaiting, type Store } from '../store/store.js';
 import { get, run, type Unit } from '../store/unit.js';
 import { simpleError } from './errors.js';
 import type { ApiRequest, ApiResponse } from './http.js';
@@ -90,13 +90,29 @@ export async function answerOnce(store: Store, clock: Clock, account: Account, r
     const taken = await store.read(() => findKey(account.id, key, cutoff));
     return echo(taken ? answerFrom(taken, hash) : inFlight(), key);
   }
+  // The request's write has committed: from here on its answer is what it did, whatever the store
+  // says. Kept from the answer by another process's lock on SQLite, the key stays in flight (409).
   if (claimed) {
     const { status, headers, body } = response;
-    await store.write(() => run((q) => q.updateTable('idempotency_keys').set({ status, headers: JSON.stringify(headers), body: body === undefined ? null : JSON.stringify(body) }).where('account_id', '=', account.id).where('key', '=', key)));
+    const answer = { status, headers: JSON.stringify(headers), body: body === undefined ? null : JSON.stringify(body) };
+    try {
+      await store.write(() =>
+        run((q) =>
+          q.updateTable('idempotency_keys').set(answer).where('account_id', '=', account.id).where('key', '=', key),
+        ),
+      );
+    } catch (error) {
+      if (!isLockBusy(error)) throw error;
+    }
   }
   if (now.getTime() - lastSweep > 60_000) {
     lastSweep = now.getTime();
-    await store.write(() => run((q) => q.deleteFrom('idempotency_keys').where('created_at', '<', cutoff)));
+    try {
+      const sweep = () => run((q) => q.deleteFrom('idempotency_keys').where('created_at', '<', cutoff));
+      await withoutWaiting(store).write(sweep);
+    } catch (error) {
+      if (!skippedTurn(error)) throw error; // a sweep is never worth waiting for: the next one will do
+    }
   }
   return echo(response, key);
 }

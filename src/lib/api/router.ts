@@ -2,7 +2,7 @@
 // Both doors (the embedded transport and `billing serve`) call handle(); neither adds behaviour.
 import type { Clock } from '../core/clock.js';
 import type { Account } from '../core/context.js';
-import type { KeyGuard, Store } from '../store/store.js';
+import { isLockBusy, type KeyGuard, type Store } from '../store/store.js';
 import { andThen, type MaybePromise, type Unit } from '../store/unit.js';
 import { simpleError } from './errors.js';
 import type { ApiRequest, ApiResponse } from './http.js';
@@ -98,6 +98,9 @@ const COMPILED = Object.entries(ROUTES).map(([pattern, methods]) => ({
   methods,
 }));
 
+/** A write another process's SQLite lock outlasted (503): what the client is told, the file left unsaid. */
+const LOCKED = 'the store is busy: another process holds its write lock; the request changed nothing, send it again';
+
 export interface RouterOptions {
   store: Store;
   clock: Clock;
@@ -107,6 +110,11 @@ export interface RouterOptions {
   onError?: (error: unknown) => void;
   /** Whether webhook URLs may name loopback and private hosts (the embedded CLI: yes; billing serve: only when started so). Default true. */
   allowPrivateWebhooks?: boolean;
+  /**
+   * The embedded door: a SQLite store another process kept locked past the wait ends the command
+   * (the StoreBusyError, naming the file, is thrown: exit 1) instead of being answered 503.
+   */
+  throwWhenLocked?: boolean;
 }
 
 export interface Router {
@@ -126,7 +134,12 @@ export function createRouter(options: RouterOptions): Router {
     // A cached key found stale inside the read: the door authenticates again (billing serve).
     // So is a key found taken inside the write: the idempotency layer answers from its row.
     if ((error as Error | undefined)?.name === 'KeyGuardError' || (error as Error | undefined)?.name === 'KeyTakenError') throw error;
-    // Concurrent writes outlasted the store's retries: nothing broke, the client may send it again.
+    // Concurrent writes outlasted the store's retries, or another process kept SQLite's lock past
+    // the wait: nothing broke, the client may send it again.
+    if (isLockBusy(error)) {
+      if (options.throwWhenLocked) throw error;
+      return simpleError(503, LOCKED, { 'retry-after': '1' });
+    }
     if ((error as Error | undefined)?.name === 'StoreBusyError') return simpleError(503, 'the store is busy with concurrent writes; the request changed nothing, send it again', { 'retry-after': '1' });
     options.onError?.(error);
     return simpleError(500, 'an internal error occurred; the request changed nothing');

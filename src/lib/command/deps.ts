@@ -58,6 +58,25 @@ export interface DepsOverrides {
 export const embeddedOnly = (commandName: string, baseUrl: string | undefined): UsageError =>
   new UsageError(`${commandName} works only on the embedded store; it cannot run against ${baseUrl} (drop --base-url / BILLING_BASE_URL)`);
 
+/** The most BILLING_BUSY_MS accepted: an hour. */
+const MAX_BUSY_MS = 3_600_000;
+
+/**
+ * BILLING_BUSY_MS: how long a write waits for the lock of a SQLite store another process holds
+ * before it gives up (exit 1; billing serve answers 503); undefined for the default.
+ */
+export function busyMsFromEnv(env: NodeJS.ProcessEnv): number | undefined {
+  const raw = env.BILLING_BUSY_MS?.trim();
+  if (raw === undefined || raw === '') return undefined;
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || value > MAX_BUSY_MS) {
+    throw new UsageError(
+      `BILLING_BUSY_MS must be a whole number of milliseconds from 0 to ${MAX_BUSY_MS}, not "${raw}"`,
+    );
+  }
+  return value;
+}
+
 /** BILLING_SMTP_URL for the emails an embedded command caused; a bad one is warned about (the command's own work is done by then). */
 async function mailSettings(env: NodeJS.ProcessEnv, io: IO): Promise<MailSettings | undefined> {
   if (!env.BILLING_SMTP_URL?.trim()) return undefined;
@@ -79,16 +98,29 @@ export function createDeps(io: IO, globals: GlobalOptions, env: NodeJS.ProcessEn
   let runtime: Runtime | undefined = overrides.runtime;
   let transport: Transport | undefined = overrides.transport;
 
-  /** The first opening decides: a command that writes may make the store (its folders too, at the default location only). */
+  /**
+   * The first opening decides: a command that writes may make the store (its folders too, at the
+   * default location only); billing serve's store yields when busy.
+   */
   const openRuntime = async (write: boolean, serving?: RuntimeNeeds['serving']) => {
     if (!runtime) {
+      const busyMs = busyMsFromEnv(env);
       const { openRuntime } = await import('../runtime/runtime.js');
       // With --verbose, a failure inside the core shows its stack; the answer is a 500 either way.
       const { redact } = await import('../runtime/locations.js');
       const onError = globals.verbose ? (error: unknown) => io.err(`${redact(error instanceof Error ? (error.stack ?? error.message) : String(error))}\n`) : undefined;
       const { dbPath, dbSource, account } = resolved();
       const create = !write ? 'nothing' : dbSource === 'default' ? 'folders' : 'file';
-      runtime = await openRuntime({ location: dbPath, poolSize: globals.poolSize, account, onError, create, allowPrivateWebhooks: serving ? (serving.allowPrivateWebhooks ?? false) : true });
+      runtime = await openRuntime({
+        location: dbPath,
+        poolSize: globals.poolSize,
+        account,
+        onError,
+        create,
+        busyMs,
+        serving: serving !== undefined,
+        allowPrivateWebhooks: serving ? serving.allowPrivateWebhooks : true,
+      });
     }
     return runtime;
   };

@@ -4,7 +4,7 @@ import type { IncomingMessage } from 'node:http';
 import { html, layout, type PageAnswer } from './html.js';
 import { ERRORS, languageFromHeader } from './words.js';
 
-export type ErrorStatus = 404 | 405 | 413 | 415 | 429 | 500;
+export type ErrorStatus = 404 | 405 | 413 | 415 | 429 | 500 | 503;
 
 export function errorPage(req: IncomingMessage, status: ErrorStatus, headers: Record<string, string> = {}): PageAnswer {
   const lang = languageFromHeader(req.headers['accept-language']);
@@ -15,6 +15,7 @@ export function errorPage(req: IncomingMessage, status: ErrorStatus, headers: Re
     : status === 413 ? [w.tooLargeTitle, w.tooLarge]
     : status === 415 ? [w.unsupportedTitle, w.unsupported]
     : status === 429 ? [w.tooManyTitle, w.tooMany]
+    : status === 503 ? [w.busyTitle, w.busy]
     : [w.failedTitle, w.failed];
   return { status, headers, body: layout(lang, title, html`<h1>${title}</h1><p>${text}</p>`) };
 }

@@ -10,7 +10,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from '../core/clock.js';
 import { CONFIRMATION_TOKEN } from '../core/mandate.js';
-import type { Store } from '../store/store.js';
+import { isLockBusy, type Store } from '../store/store.js';
 import { errorPage } from './errors.js';
 import { clientOf, DEFAULT_GUESS_LIMITS, guessLimiter, type GuessLimits } from './guesses.js';
 import { sendPage } from './html.js';
@@ -125,10 +125,13 @@ export function createPages(options: PagesOptions): Pages {
       void Promise.resolve()
         .then(() => dispatch(req, res, path))
         .catch((error: unknown) => {
-          options.log(`billing serve: internal error on ${method} ${redacted(path)}: ${error instanceof Error ? error.message : String(error)}`);
+          // Another process kept the store locked past the wait (an accept): nothing changed, try again.
+          const busy = isLockBusy(error);
+          const message = error instanceof Error ? error.message : String(error);
+          if (!busy) options.log(`billing serve: internal error on ${method} ${redacted(path)}: ${message}`);
           try {
             if (res.headersSent) res.destroy();
-            else sendPage(req, res, errorPage(req, 500));
+            else sendPage(req, res, busy ? errorPage(req, 503, { 'retry-after': '1' }) : errorPage(req, 500));
           } catch {
             res.destroy();
           }

@@ -421,6 +421,8 @@ export interface ErrorWords {
   failed: string;
   tooManyTitle: string;
   tooMany: string;
+  busyTitle: string;
+  busy: string;
 }
 
 export const ERRORS: Record<Lang, ErrorWords> = {
@@ -437,6 +439,8 @@ export const ERRORS: Record<Lang, ErrorWords> = {
     failed: 'Probeer het over een ogenblik opnieuw.',
     tooManyTitle: 'Te veel pogingen',
     tooMany: 'Er zijn te veel onjuiste links geprobeerd. Wacht even en open dan de link die u hebt ontvangen.',
+    busyTitle: 'Even bezet',
+    busy: 'Dit kon nu niet worden vastgelegd; er is niets veranderd. Probeer het over een ogenblik opnieuw.',
   },
   'nl-be': {
     notFoundTitle: 'Pagina niet gevonden',
@@ -451,6 +455,8 @@ export const ERRORS: Record<Lang, ErrorWords> = {
     failed: 'Probeer het binnen enkele ogenblikken opnieuw.',
     tooManyTitle: 'Te veel pogingen',
     tooMany: 'Er werden te veel foute links geprobeerd. Wacht even en open dan de link die u ontvangen hebt.',
+    busyTitle: 'Even bezet',
+    busy: 'Dit kon nu niet geregistreerd worden; er is niets veranderd. Probeer het binnen enkele ogenblikken opnieuw.',
   },
   en: {
     notFoundTitle: 'Page not found',
@@ -465,6 +471,8 @@ export const ERRORS: Record<Lang, ErrorWords> = {
     failed: 'Please try again in a moment.',
     tooManyTitle: 'Too many attempts',
     tooMany: 'Too many wrong links were tried. Please wait a moment, then open the link you received.',
+    busyTitle: 'Busy right now',
+    busy: 'This could not be recorded just now; nothing was changed. Please try again in a moment.',
   },
   de: {
     notFoundTitle: 'Seite nicht gefunden',
@@ -480,6 +488,10 @@ export const ERRORS: Record<Lang, ErrorWords> = {
     tooManyTitle: 'Zu viele Versuche',
     tooMany:
       'Es wurden zu viele falsche Links versucht. Bitte warten Sie kurz und öffnen Sie dann den erhaltenen Link.',
+    busyTitle: 'Gerade ausgelastet',
+    busy:
+      'Das konnte gerade nicht gespeichert werden; es wurde nichts geändert. ' +
+      'Bitte versuchen Sie es gleich noch einmal.',
   },
   fr: {
     notFoundTitle: 'Page introuvable',
@@ -495,5 +507,9 @@ export const ERRORS: Record<Lang, ErrorWords> = {
     tooManyTitle: 'Trop de tentatives',
     tooMany:
       'Trop de liens erronés ont été essayés. Veuillez patienter un instant, puis ouvrir le lien que vous avez reçu.',
+    busyTitle: 'Service occupé',
+    busy:
+      "Cela n'a pas pu être enregistré pour l'instant ; rien n'a été modifié. " +
+      'Veuillez réessayer dans un instant.',
   },
 };

@@ -5,7 +5,7 @@
 // waits for a slow receiver's answer, nor for the mail server. Instances share the outbox through
 // claims, so none sends a delivery another holds.
 import type { Clock } from '../core/clock.js';
-import type { Store } from '../store/store.js';
+import { skippedTurn, type Store } from '../store/store.js';
 import { WebhookSender, type SenderOptions } from './webhooks.js';
 
 export interface DispatcherOptions extends SenderOptions {
@@ -44,6 +44,8 @@ function serial(
         try {
           await work();
         } catch (error) {
+          // Another process held the store's lock at the claim: nothing was sent, the next turn tries again.
+          if (skippedTurn(error)) break;
           failed(error);
         }
       } while (again && !closed());

@@ -27,6 +27,8 @@ export interface SendMailOptions {
   budgetMs?: number;
   /** Messages claimed at a time. */
   limit?: number;
+  /** The store claims are made through (see SenderOptions.claims in webhooks.ts); default the store. */
+  claims?: Store;
   log?: (line: string) => void;
 }
 
@@ -155,7 +157,12 @@ export async function sendDueMail(store: Store, clock: Clock, o: SendMailOptions
       }
       const realNow = Date.now();
       const until = new Date(realNow + leaseMs).toISOString();
-      const batch = await claimMail(store, { now: clock.now().toISOString(), realNow: new Date(realNow).toISOString(), until, limit });
+      const batch = await claimMail(o.claims ?? store, {
+        now: clock.now().toISOString(),
+        realNow: new Date(realNow).toISOString(),
+        until,
+        limit,
+      });
       if (batch.length === 0) return report;
       const { createTransport } = await import('nodemailer');
       const outcomes: MailOutcome[] = [];

@@ -10,7 +10,7 @@ import type { DueReport } from '../core/due.js';
 import { nextDelivery } from '../core/outbox.js';
 import { catchUp, StoreClock } from '../core/store-clock.js';
 import { createRouter, type Router } from '../api/router.js';
-import { openStore, type Create, type Store } from '../store/store.js';
+import { openStore, skippedTurn, withoutWaiting, type Create, type SqliteStore, type Store } from '../store/store.js';
 
 export interface RuntimeOptions {
   /** A SQLite file path or a postgres:// URL. */
@@ -32,6 +32,13 @@ export interface RuntimeOptions {
    * process writes (its requests and its due work). Default true: the CLI runs on its owner's machine.
    */
   allowPrivateWebhooks?: boolean;
+  /** SQLite: the longest a write waits for another process's write lock, in ms (BILLING_BUSY_MS); default 5 s. */
+  busyMs?: number;
+  /**
+   * billing serve: the store yields when busy (yieldWhenBusy) and the catch-up on opening is
+   * skipped while another process holds the lock (the server's timer does it a second later).
+   */
+  serving?: boolean;
 }
 
 /** Links in documents made without a server point where `billing serve` listens by default. */
@@ -67,8 +74,11 @@ export interface Runtime {
   account(): Promise<Account>;
   /** Whether this process may have changed the store: then what it caused is sent before it closes. */
   changed: boolean;
-  /** Reads the store's test time and does the work due by it now. */
-  catchUp(baseUrl?: string): Promise<DueReport | undefined>;
+  /**
+   * Reads the store's test time and does the work due by it now. `waiting: false` (work with a next
+   * turn): while another process holds SQLite's write lock it fails at once (see skippedTurn).
+   */
+  catchUp(options?: { baseUrl?: string; waiting?: boolean }): Promise<DueReport | undefined>;
   /** Sends the webhooks (then emails) due now, for at most SEND_BUDGET_MS each; what is left stays due. Never throws. */
   sendDue(options?: SendOptions): Promise<void>;
   /** Sends what this process caused (when it changed anything), then closes the store. Safe to call more than once. */
@@ -77,21 +87,28 @@ export interface Runtime {
 
 /** Opens the store at a location and the runtime over it, having done what fell due while no process ran. */
 export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
-  const store = await openStore(options.location, { poolSize: options.poolSize, create: options.create });
+  const { poolSize, create, busyMs, serving } = options;
+  const store = await openStore(options.location, { poolSize, create, busyMs });
+  if (serving && store.engine === 'sqlite') (store as SqliteStore).yieldWhenBusy();
   const runtime = runtimeOver(store, options);
   try {
     // Nobody sees a stale state: what fell due while no process ran is done before anything else.
-    const caughtUp = await runtime.catchUp();
+    const caughtUp = await runtime.catchUp({ waiting: !serving });
     runtime.changed = caughtUp !== undefined && caughtUp.done > 0;
   } catch (error) {
-    await store.close();
-    throw error;
+    if (!(serving && skippedTurn(error))) {
+      await store.close();
+      throw error;
+    }
   }
   return runtime;
 }
 
 /** A runtime over a store already open (billing serve's tests, tools that open stores themselves). */
-export function runtimeOver(store: Store, options: Omit<RuntimeOptions, 'location' | 'poolSize' | 'create'> = {}): Runtime {
+export function runtimeOver(
+  store: Store,
+  options: Omit<RuntimeOptions, 'location' | 'poolSize' | 'create' | 'busyMs' | 'serving'> = {},
+): Runtime {
   // The store's clock (its test time, when one is set) over real time, or over a test's own clock.
   const clock = options.clock instanceof StoreClock ? options.clock : new StoreClock(options.clock ?? systemClock);
   const baseUrl = options.baseUrl ?? DEFAULT_EMBEDDED_BASE_URL;
@@ -103,7 +120,8 @@ export function runtimeOver(store: Store, options: Omit<RuntimeOptions, 'locatio
     clock,
     changed: false,
     allowPrivateWebhooks,
-    router: createRouter({ store, clock, baseUrl, onError: options.onError, allowPrivateWebhooks }),
+    // In process, a store another process keeps locked is the command's error (exit 1), not a 503.
+    router: createRouter({ store, clock, baseUrl, onError: options.onError, allowPrivateWebhooks, throwWhenLocked: true }),
     async account() {
       if (account) return account;
       const fallback = await defaultAccount(store, clock);
@@ -112,7 +130,8 @@ export function runtimeOver(store: Store, options: Omit<RuntimeOptions, 'locatio
       if (!found) throw new UnknownAccountError(`no account named "${options.account}" in ${store.location} (see: billing accounts list)`);
       return (account = found);
     },
-    catchUp: (linksBase = baseUrl) => catchUp(store, clock, { baseUrl: linksBase, allowPrivateWebhooks }),
+    catchUp: (o = {}) =>
+      catchUp(o.waiting === false ? withoutWaiting(store) : store, clock, { baseUrl: o.baseUrl ?? baseUrl, allowPrivateWebhooks }),
     async sendDue(o = {}) {
       if (store.writeRefusal !== undefined) return;
       let sender: import('./webhooks.js').WebhookSender | undefined;
@@ -122,13 +141,15 @@ export function runtimeOver(store: Store, options: Omit<RuntimeOptions, 'locatio
         if (due !== undefined && due <= clock.now().toISOString()) {
           const { WebhookSender } = await import('./webhooks.js');
           // Each delivery carries the policy of whoever wrote it: one billing serve refused private targets for is refused here too.
-          sender = new WebhookSender(store, clock);
+          // Claimed without waiting: while another process holds the lock, they stay due for later.
+          sender = new WebhookSender(store, clock, { claims: withoutWaiting(store) });
           await sender.deliver({ deadline: Date.now() + SEND_BUDGET_MS });
         }
         const mail = await o.mail?.();
         if (mail) {
           const { sendDueMail } = await import('./mail.js');
-          await sendDueMail(store, clock, { smtpUrl: mail.smtpUrl, from: mail.from, budgetMs: SEND_BUDGET_MS });
+          const claims = withoutWaiting(store);
+          await sendDueMail(store, clock, { smtpUrl: mail.smtpUrl, from: mail.from, budgetMs: SEND_BUDGET_MS, claims });
         }
       } catch (error) {
         o.onError?.(error);

@@ -2,7 +2,7 @@
 // due work on a timer and its dispatcher of webhooks and emails, prompted by every write. The
 // embedded CLI does the same work through the same runtime, once, before it exits.
 import type { Clock } from '../core/clock.js';
-import type { Store } from '../store/store.js';
+import { skippedTurn, withoutWaiting, type Store } from '../store/store.js';
 import { listen, type Background, type ListenOptions, type RunningServer } from '../server/serve.js';
 import { startDispatcher } from './dispatcher.js';
 import type { SenderOptions } from './webhooks.js';
@@ -10,8 +10,8 @@ import { runtimeOver, type Runtime } from './runtime.js';
 
 export type { RunningServer };
 
-/** Sends the emails due on a store (billing serve: by SMTP, with the webhooks). */
-export type MailSender = (store: Store, clock: Clock) => Promise<unknown>;
+/** Sends the emails due on a store (billing serve: by SMTP, with the webhooks), claimed through `claims`. */
+export type MailSender = (store: Store, clock: Clock, claims: Store) => Promise<unknown>;
 
 export interface BackgroundOptions {
   /** How often due work runs (and the store's test time is read again), in ms; 0 never. Default 1 s. */
@@ -39,12 +39,15 @@ export interface Serving extends RunningServer {
  */
 export function startBackground(runtime: Runtime, o: BackgroundOptions & { log: (line: string) => void }): Background & { catchUp(): Promise<void> } {
   const { store, clock } = runtime;
+  // Work that has a next turn does not wait for a lock another process holds: the turn is skipped.
+  const claims = withoutWaiting(store);
   const outbox = startDispatcher({
     store,
     clock,
     everyMs: o.deliverEveryMs,
     ...o.sender,
-    also: o.mail ? () => o.mail!(store, clock) : undefined,
+    claims,
+    also: o.mail ? () => o.mail!(store, clock, claims) : undefined,
     log: o.log,
   });
   let baseUrl: string | undefined;
@@ -53,9 +56,10 @@ export function startBackground(runtime: Runtime, o: BackgroundOptions & { log: 
   const catchUp = (): Promise<void> =>
     (running ??= (async () => {
       try {
-        const report = await runtime.catchUp(baseUrl);
+        const report = await runtime.catchUp({ baseUrl, waiting: false });
         if (report && Object.keys(report.changes).length > 0) outbox.poke();
       } catch (error) {
+        if (skippedTurn(error)) return;
         o.log(`billing serve: due work failed (tried again in a moment): ${error instanceof Error ? error.message : String(error)}`);
       } finally {
         running = undefined;

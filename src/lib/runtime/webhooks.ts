@@ -57,6 +57,12 @@ export interface SenderOptions {
   batch?: number;
   /** How long a host that timed out is first held back; default HOST_BACKOFF_MS (core/outbox). */
   backoffMs?: number;
+  /**
+   * The store claims are made through; default the store. withoutWaiting(store): while another
+   * process holds SQLite's write lock the turn is skipped (StoreBusyError, see skippedTurn), where
+   * the records of what was sent still wait for the lock (else what was sent would go again).
+   */
+  claims?: Store;
 }
 
 export interface DeliverOptions {
@@ -280,7 +286,7 @@ export class WebhookSender {
       const limit = Math.min(this.batch, maxHeld - held);
       this.woken = false;
       refill = false;
-      const claimed = await claimDeliveries(this.store, {
+      const claimed = await claimDeliveries(this.options.claims ?? this.store, {
         now: this.clock.now().toISOString(),
         realNow: new Date(real).toISOString(),
         until: new Date(real + this.leaseMs).toISOString(),

@@ -144,6 +144,9 @@ export function guardedAuthentication(store: Store): { authenticate(key: string)
 export async function listen(options: ListenOptions): Promise<RunningServer> {
   const log = options.log ?? stderrLog;
   const { store } = options;
+  // No request waits on the thread for a lock another process holds: reads need none, and a write
+  // waits for it on timers (the background's work skips a busy turn: see runtime/serve.ts).
+  if (store.engine === 'sqlite') (store as SqliteStore).yieldWhenBusy();
   let closing = false;
   let handler: RequestHandler | undefined;
   let router: Router | undefined;

@@ -3,16 +3,57 @@
 // A unit runs from its first query to its last inside one transaction without ever yielding to
 // the event loop, so nothing else in the process can interleave with it; writes are BEGIN
 // IMMEDIATE, so processes queue on the write lock instead of deadlocking on a lock upgrade.
+// Only the waiting for that lock may leave the thread: a store that yields when busy (billing
+// serve) tries it without waiting and, while another process holds it, again on timers.
 import Database from 'better-sqlite3';
 import { SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler, sql, type Compilable, type SqlBool } from 'kysely';
 import { compilePrepared, queryBuilder, searchedLike } from './compile.js';
 import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { sqliteMigrations } from './migrations.js';
-import { MAKE_A_STORE, StoreMissingError, StoreOpenError, StoreReadOnlyError, type Create, type SqliteStore } from './store.js';
+import { walWriteLockHolder } from './lock-holder.js';
+import {
+  DEFAULT_BUSY_MS,
+  MAKE_A_STORE,
+  StoreBusyError,
+  StoreMissingError,
+  StoreOpenError,
+  StoreReadOnlyError,
+  type Create,
+  type SqliteStore,
+} from './store.js';
 import { get, type Build, type Dialect, type Op, type PreparedQuery, type RowsSpec, type Unit } from './unit.js';
 
-const BUSY_TIMEOUT_MS = 10_000;
+/** Between tries for the write lock, like SQLite's busy handler, capped at 25 ms (a freed lock is seen that soon). */
+const RETRY_DELAYS_MS = [1, 2, 5, 10, 15, 20, 25];
+/** How long the writes queued for the lock may run in one go before the event loop gets a turn. */
+const DRAIN_SLICE_MS = 10;
+
+/** SQLITE_BUSY and its extended codes (BUSY_RECOVERY, BUSY_SNAPSHOT, BUSY_TIMEOUT). */
+const isBusy = (error: unknown): boolean =>
+  (error as { code?: unknown } | undefined)?.code?.toString().startsWith('SQLITE_BUSY') === true;
+
+const seconds = (ms: number): string => `${Number((ms / 1000).toFixed(3))} s`;
+
+/**
+ * Another process kept the store locked for writing past the wait: the message names the file,
+ * and the holder when /proc/locks tells it.
+ */
+function lockedError(path: string, waitedMs: number, holder = walWriteLockHolder(path)): StoreBusyError {
+  const who = holder ? `another process, ${holder},` : 'another process';
+  const message =
+    `store busy, try again: ${who} kept ${path} locked for writing longer than the ${seconds(waitedMs)} wait ` +
+    '(BILLING_BUSY_MS); nothing was changed';
+  return new StoreBusyError(message, { file: path, holder, waitedMs });
+}
+
+/** A read found the store locked: only while another process recovers or checkpoints it (WAL readers need no lock). */
+const readLockedError = (path: string): StoreBusyError =>
+  new StoreBusyError(
+    `store busy, try again: another process has ${path} locked while it recovers or checkpoints it; ` +
+      'nothing was changed',
+    { file: path, waitedMs: 0 },
+  );
 
 const dialect: Dialect = {
   // Unordered: an ORDER BY inside the aggregate costs SQLite a sorter on every read.
@@ -35,6 +76,14 @@ const dialect: Dialect = {
 /** An FTS5 query that is the text as one phrase: quoted, its quotes doubled, no syntax left in it. */
 const phrase = (text: string): string => `"${text.replaceAll('"', '""')}"`;
 
+/** A write queued for the lock (a store that yields): tried until it runs or its deadline (performance.now()). */
+interface Waiting {
+  attempt(): unknown;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+  deadline: number;
+}
+
 /** A prepared query compiled for this connection: raw statements and the row mapper. */
 interface Compiled {
   all(args: unknown[]): unknown[];
@@ -42,16 +91,32 @@ interface Compiled {
   run(args: unknown[]): number;
 }
 
-export function openSqliteStore(path: string, options: { create?: Create } = {}): SqliteStore {
+export interface SqliteOptions {
+  /** What opening may make; default 'folders'. */
+  create?: Create;
+  /**
+   * The longest a write waits for the write lock another process holds, in ms; then it fails
+   * with StoreBusyError, having changed nothing. Default DEFAULT_BUSY_MS. Opening waits as long
+   * for what it writes (WAL, migrations), blocking: nothing is served before the store is open.
+   */
+  busyMs?: number;
+}
+
+export function openSqliteStore(path: string, options: SqliteOptions = {}): SqliteStore {
   const create = options.create ?? 'folders';
+  const busyMs = options.busyMs ?? DEFAULT_BUSY_MS;
   const readOnly = path !== ':memory:' && path !== '' && prepareFile(path, create);
   let opened: Database.Database | undefined;
   try {
-    const sqlite = (opened = new Database(path, { timeout: BUSY_TIMEOUT_MS, readonly: readOnly, fileMustExist: create === 'nothing' }));
+    const sqlite = (opened = new Database(path, {
+      timeout: busyMs,
+      readonly: readOnly,
+      fileMustExist: create === 'nothing',
+    }));
     // A read finds no billing store in a file without its schema (an empty file, another program's
     // database), and leaves it as it is: this is asked before anything (WAL) is written.
     if (create === 'nothing' && sqlite.pragma('user_version', { simple: true }) === 0) throw new StoreMissingError(`${path} is not a billing store yet: ${MAKE_A_STORE}`);
-    if (!readOnly) enableWal(sqlite);
+    if (!readOnly) enableWal(sqlite, busyMs);
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('foreign_keys = ON');
     if (readOnly && (sqlite.pragma('user_version', { simple: true }) as number) < sqliteMigrations.length) {
@@ -61,6 +126,7 @@ export function openSqliteStore(path: string, options: { create?: Create } = {})
   } catch (error) {
     if (opened?.open) opened.close();
     if (error instanceof StoreOpenError || error instanceof StoreMissingError || error instanceof StoreReadOnlyError) throw error;
+    if (isBusy(error)) throw lockedError(path, busyMs);
     const code = (error as { code?: string }).code;
     if (readOnly && (code === 'SQLITE_READONLY_DIRECTORY' || code === 'SQLITE_CANTOPEN')) {
       throw new StoreOpenError(`cannot read the store ${path}: its folder ${dirname(path)} is read-only, and SQLite needs to make its shared-memory file (${basename(path)}-shm) beside it; let this user write the folder, or copy the store elsewhere`);
@@ -91,6 +157,7 @@ export function openSqliteStore(path: string, options: { create?: Create } = {})
   const transaction = sqlite.transaction((fn: () => unknown) => fn());
   // data_version moves with other connections' commits; this connection counts its own writes.
   const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
+  const setBusyTimeout = (ms: number) => sqlite.pragma(`busy_timeout = ${Math.round(ms)}`);
   let ownWrites = 0;
   const compiledQueries = new Map<string, Compiled>();
 
@@ -197,7 +264,8 @@ export function openSqliteStore(path: string, options: { create?: Create } = {})
       try {
         value = execute(step.value);
       } catch (error) {
-        step = unit.throw(error);
+        // Inside a write this connection holds the lock: only a read can find the store busy.
+        step = unit.throw(isBusy(error) ? readLockedError(path) : error);
         continue;
       }
       step = unit.next(value);
@@ -218,6 +286,119 @@ export function openSqliteStore(path: string, options: { create?: Create } = {})
     }
   };
 
+  const BUSY = Symbol('busy');
+  /**
+   * The write in one BEGIN IMMEDIATE transaction, run to its end; BUSY when another connection
+   * holds the write lock (after the connection's busy timeout: none once the store yields).
+   */
+  function attempt<T>(unit: () => Unit<T>, keep?: (value: T) => boolean): T | typeof BUSY {
+    let refused: { value: T } | undefined;
+    let began = false;
+    try {
+      return inside(() => transaction.immediate(() => {
+        began = true;
+        const value = drive(unit());
+        if (keep && !keep(value)) {
+          refused = { value };
+          throw ROLLBACK;
+        }
+        return value;
+      })) as T;
+    } catch (error) {
+      if (error === ROLLBACK) return refused!.value;
+      if (!began && isBusy(error)) return BUSY;
+      throw error;
+    } finally {
+      // After the commit, so a key cached meanwhile (dataVersion) is dropped.
+      ownWrites++;
+    }
+  }
+
+  // A store that yields: writes that found the lock held wait here, oldest first, and are tried
+  // again on a timer (one for them all); a write that comes while some wait queues behind them.
+  let yielding = false;
+  const waiting: Waiting[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  let tries = 0;
+  const poll = (delay: number) => {
+    timer ??= setTimeout(drain, delay);
+  };
+  function drain(): void {
+    timer = undefined;
+    const started = performance.now();
+    while (waiting.length > 0) {
+      // A long queue goes in slices: requests and reads get their turn in between.
+      if (performance.now() - started > DRAIN_SLICE_MS) return poll(0);
+      const next = waiting[0]!;
+      let value: unknown;
+      try {
+        value = next.attempt();
+      } catch (error) {
+        waiting.shift();
+        next.reject(error);
+        continue;
+      }
+      if (value === BUSY) break;
+      waiting.shift();
+      tries = 0;
+      next.resolve(value);
+    }
+    if (waiting.length === 0) return void (tries = 0);
+    const now = performance.now();
+    // Queued in order with one bound, so those past it are the first: refused, having changed nothing.
+    if (waiting[0]!.deadline <= now) {
+      const holder = walWriteLockHolder(path);
+      while (waiting.length > 0 && waiting[0]!.deadline <= now) {
+        waiting.shift()!.reject(lockedError(path, busyMs, holder));
+      }
+    }
+    if (waiting.length > 0) poll(RETRY_DELAYS_MS[Math.min(tries++, RETRY_DELAYS_MS.length - 1)]!);
+  }
+  const queued = <T>(unit: () => Unit<T>, keep?: (value: T) => boolean): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      const deadline = performance.now() + busyMs;
+      const settle = resolve as (value: unknown) => void;
+      waiting.push({ attempt: () => attempt(unit, keep), resolve: settle, reject, deadline });
+      poll(RETRY_DELAYS_MS[0]!);
+    });
+
+  const write = <T>(unit: () => Unit<T>, keep?: (value: T) => boolean): T | Promise<T> => {
+    refuseWrites();
+    // Nested in a transaction of this connection, a write is a savepoint: it cannot wait for a lock.
+    if (!yielding || open > 0) {
+      const value = attempt(unit, keep);
+      if (value === BUSY) throw lockedError(path, yielding ? 0 : busyMs);
+      return value;
+    }
+    if (waiting.length === 0) {
+      const value = attempt(unit, keep);
+      if (value !== BUSY) return value;
+    }
+    return queued(unit, keep);
+  };
+
+  /** One try, no waiting (withoutWaiting): the lock held, or writes queued for it, skip this turn. */
+  const tryOnce = <T>(unit: () => Unit<T>, keep?: (value: T) => boolean): T => {
+    refuseWrites();
+    let value: T | typeof BUSY = BUSY;
+    if (yielding) {
+      if (waiting.length === 0) value = attempt(unit, keep);
+    } else {
+      setBusyTimeout(0);
+      try {
+        value = attempt(unit, keep);
+      } finally {
+        setBusyTimeout(busyMs);
+      }
+    }
+    if (value === BUSY) {
+      const message = `store busy: another process holds the write lock of ${path}; this turn is skipped`;
+      throw new StoreBusyError(message, { file: path, waitedMs: 0, skipped: true });
+    }
+    return value;
+  };
+  let impatient: SqliteStore | undefined;
+
   const store: SqliteStore = {
     engine: 'sqlite',
     path,
@@ -230,33 +411,30 @@ export function openSqliteStore(path: string, options: { create?: Create } = {})
     snapshot<T>(fn: () => T): T {
       return open > 0 ? fn() : (inside(() => transaction.deferred(fn)) as T);
     },
-    write<T>(unit: () => Unit<T>, keep?: (value: T) => boolean): T {
-      refuseWrites();
-      ownWrites++;
-      let refused: { value: T } | undefined;
-      try {
-        return inside(() => transaction.immediate(() => {
-          const value = drive(unit());
-          if (keep && !keep(value)) {
-            refused = { value };
-            throw ROLLBACK;
-          }
-          return value;
-        })) as T;
-      } catch (error) {
-        if (error === ROLLBACK) return refused!.value;
-        throw error;
-      }
+    write,
+    writeOne: (build) => write(() => get(build)),
+    work: write,
+    yieldWhenBusy() {
+      if (yielding) return;
+      yielding = true;
+      // Reads in WAL mode take no lock a writer holds; a read that finds one (another process
+      // recovering the store) fails at once rather than blocking the thread. The automatic
+      // checkpoint after a commit is PASSIVE: SQLite never calls the busy handler for it, and it
+      // skips what readers still use, so neither side waits on it.
+      setBusyTimeout(0);
     },
-    writeOne<R>(build: Build<R>): R | undefined {
-      return store.write(() => get(build));
-    },
-    work<T>(unit: () => Unit<T>, keep?: (value: T) => boolean): T {
-      return store.write(unit, keep);
+    withoutWaiting() {
+      impatient ??= Object.assign(Object.create(store) as SqliteStore, {
+        write: tryOnce,
+        work: tryOnce,
+        writeOne: <R>(build: Build<R>) => tryOnce(() => get(build)),
+      });
+      return impatient;
     },
     bulkWrite<T>(unit: () => Unit<T>): Promise<T> {
       refuseWrites();
       ownWrites++;
+      // The lock taken once for the whole copy, waited for as the connection waits (blocking, or not when it yields).
       return driveAsync('BEGIN IMMEDIATE', unit);
     },
     bulkRead<T>(unit: () => Unit<T>): Promise<T> {
@@ -271,6 +449,12 @@ export function openSqliteStore(path: string, options: { create?: Create } = {})
       await sqlite.backup(to);
     },
     async close() {
+      if (timer) clearTimeout(timer);
+      timer = undefined;
+      for (const late of waiting.splice(0)) {
+        const message = `the store ${path} was closed while this write waited for its lock; nothing was changed`;
+        late.reject(new StoreBusyError(message, { file: path, waitedMs: 0 }));
+      }
       if (sqlite.open) sqlite.close();
     },
   };
@@ -278,7 +462,11 @@ export function openSqliteStore(path: string, options: { create?: Create } = {})
 
   /** A transaction whose unit may wait between queries: only for a single user of the connection (a copy). */
   async function driveAsync<T>(begin: string, unit: () => Unit<T>): Promise<T> {
-    sqlite.exec(begin);
+    try {
+      sqlite.exec(begin);
+    } catch (error) {
+      throw isBusy(error) ? lockedError(path, yielding ? 0 : busyMs) : error;
+    }
     open++;
     try {
       const gen = unit();
@@ -362,9 +550,9 @@ const pause = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(
  * Switches a new store to WAL. The switch needs the file to itself and SQLite does not wait for
  * it with the busy timeout, so processes opening a new store at the same moment retry here.
  */
-function enableWal(sqlite: Database.Database): void {
+function enableWal(sqlite: Database.Database, busyMs: number): void {
   if (String(sqlite.pragma('journal_mode', { simple: true })).toLowerCase() === 'wal') return;
-  const deadline = Date.now() + BUSY_TIMEOUT_MS;
+  const deadline = Date.now() + busyMs;
   for (;;) {
     try {
       sqlite.pragma('journal_mode = WAL');
