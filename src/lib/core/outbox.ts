@@ -8,7 +8,7 @@ import type { Store } from '../store/store.js';
 import { all, prepared, run, writeRows, type Build, type RowsSpec, type Unit } from '../store/unit.js';
 import type { CoreContext } from './context.js';
 import { allowsPrivateWebhooks, nowIso, transact } from './context.js';
-import type { Ledger } from './lifecycle.js';
+import type { Ledger } from './ledger.js';
 import { findPage, type Condition, type PageOf, type PageRequest } from './paging.js';
 import { fail, notFound, ok, type Result } from './result.js';
 import { hostKey } from './webhooks.js';
