@@ -1,155 +1,64 @@
 // Webhook delivery statuses and DELIVERY_TRANSITIONS, on the run's engine: every status change the
 // outbox makes (recording a sender's attempts, a retry by hand) is one the table lists, and every
 // change the table lists is one the outbox makes, so the table and the code cannot drift apart.
-import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { MAX_ATTEMPTS, recordAttempts, retryDelivery, type Attempt } from '../../src/lib/core/outbox.js';
+import { MAX_ATTEMPTS, recordAttempts, retryDelivery } from '../../src/lib/core/outbox.js';
 import { canMove, DELIVERY_TRANSITIONS, type DeliveryStatus } from '../../src/lib/core/transitions.js';
-import { all, run } from '../../src/lib/store/unit.js';
 import { context, TestClock } from '../api/support.js';
+import { DELIVERY_HOST, deliveryState, seedDelivery, type DeliverySeed } from '../helpers/deliveries.js';
 import { testCore, type TestCore } from '../helpers/store.js';
 
 const OWNER = 'sender-a';
+const LAST = MAX_ATTEMPTS - 1;
 
-interface Row {
-  status: DeliveryStatus;
-  attempts?: number;
-  /** The sender holding it; none by default. */
-  claimedBy?: string;
-}
+type Act = (core: TestCore, id: number) => Promise<unknown>;
 
-/** Writes one delivery as it stands in `row`, due now; gives its id. */
-async function seed(core: TestCore, row: Row): Promise<number> {
-  const account = (await core.account()).id;
-  const at = core.clock.now().toISOString();
-  const held = row.claimedBy === undefined ? null : new Date(Date.now() + 60_000).toISOString();
-  await core.store.write(() =>
-    run((q) =>
-      q.insertInto('webhook_deliveries').values({
-        account_id: account,
-        event_uid: randomUUID(),
-        delivery_id: randomUUID(),
-        event: 'subscription.active',
-        url: 'http://hooks.example.com/in',
-        host: 'hooks.example.com:80',
-        allow_private: 0,
-        body: '{}',
-        status: row.status,
-        attempts: row.attempts ?? 0,
-        next_at: at,
-        claimed_by: row.claimedBy ?? null,
-        claimed_until: held,
-        created_at: at,
-        updated_at: at,
-      }),
-    ),
-  );
-  const [last] = await core.store.read(() =>
-    all((q) => q.selectFrom('webhook_deliveries').select('id').orderBy('id', 'desc').limit(1)),
-  );
-  return last.id;
-}
+/** One attempt by OWNER after `tries`: answered `status`, or let go untried (cut short by its deadline). */
+const attempt =
+  (tries: number, o: { status?: number; abandoned?: boolean }): Act =>
+  async (core, id) => {
+    const a = { id, host: DELIVERY_HOST, tries, dueAt: new Date(0).toISOString(), ...o };
+    await recordAttempts(core.store, [a], { at: core.clock.now(), owner: OWNER, realNow: Date.now() });
+  };
 
-const statusOf = async (core: TestCore, id: number): Promise<DeliveryStatus> => {
-  const [row] = await core.store.read(() =>
-    all((q) => q.selectFrom('webhook_deliveries').select('status').where('id', '=', id)),
-  );
-  return row.status;
-};
+/** A retry by hand, accepted or refused. */
+const retry =
+  (accepted: boolean): Act =>
+  async (core, id) =>
+    expect((await retryDelivery(await context(core), id)).ok).toBe(accepted);
 
-/** One attempt by OWNER: answered `status`, or none (abandoned: cut short before it was made). */
-const attempt = (id: number, tries: number, o: { status?: number; abandoned?: boolean }): Attempt => ({
-  id,
-  host: 'hooks.example.com:80',
-  tries,
-  dueAt: new Date(0).toISOString(),
-  ...o,
-});
-
-const record = async (core: TestCore, a: Attempt) =>
-  await recordAttempts(core.store, [a], { at: core.clock.now(), owner: OWNER, realNow: Date.now() });
-
-interface Case {
-  what: string;
-  from: Row;
-  act: (core: TestCore, id: number) => Promise<unknown>;
-  to: DeliveryStatus;
-}
+const held = (status: DeliveryStatus, attempts = 0): DeliverySeed => ({ status, attempts, claimedBy: OWNER });
+const free = (status: DeliveryStatus, attempts = 0): DeliverySeed => ({ status, attempts });
 
 /** Every way the outbox writes a delivery's status, from each status it may find the row in. */
-const CASES: Case[] = [
-  {
-    what: 'a 2xx answer to a held row',
-    from: { status: 'pending', claimedBy: OWNER },
-    act: (core, id) => record(core, attempt(id, 0, { status: 204 })),
-    to: 'delivered',
-  },
-  {
-    what: 'a 2xx answer after the claim lapsed and another sender gave up',
-    from: { status: 'failed', attempts: MAX_ATTEMPTS },
-    act: (core, id) => record(core, attempt(id, MAX_ATTEMPTS - 1, { status: 200 })),
-    to: 'delivered',
-  },
-  {
-    what: 'a 2xx answer after another sender delivered it',
-    from: { status: 'delivered', attempts: 1 },
-    act: (core, id) => record(core, attempt(id, 0, { status: 200 })),
-    to: 'delivered',
-  },
-  {
-    what: 'a failed attempt with attempts left',
-    from: { status: 'pending', claimedBy: OWNER },
-    act: (core, id) => record(core, attempt(id, 0, { status: 500 })),
-    to: 'pending',
-  },
-  {
-    what: 'the last attempt failing',
-    from: { status: 'pending', attempts: MAX_ATTEMPTS - 1, claimedBy: OWNER },
-    act: (core, id) => record(core, attempt(id, MAX_ATTEMPTS - 1, { status: 500 })),
-    to: 'failed',
-  },
-  {
-    what: 'an attempt let go untried',
-    from: { status: 'pending', claimedBy: OWNER },
-    act: (core, id) => record(core, attempt(id, 0, { abandoned: true })),
-    to: 'pending',
-  },
-  {
-    what: 'a failed attempt on a row another sender has since given up',
-    from: { status: 'failed', attempts: MAX_ATTEMPTS },
-    act: (core, id) => record(core, attempt(id, 3, { status: 500 })),
-    to: 'failed',
-  },
-  {
-    what: 'a failed attempt on a row another sender has since delivered',
-    from: { status: 'delivered', attempts: 1 },
-    act: (core, id) => record(core, attempt(id, 0, { status: 500 })),
-    to: 'delivered',
-  },
-  {
-    what: 'a retry by hand of a failed delivery',
-    from: { status: 'failed', attempts: MAX_ATTEMPTS },
-    act: async (core, id) => expect((await retryDelivery(await context(core), id)).ok).toBe(true),
-    to: 'pending',
-  },
-  {
-    what: 'a retry by hand of a delivered one',
-    from: { status: 'delivered', attempts: 1 },
-    act: async (core, id) => expect((await retryDelivery(await context(core), id)).ok).toBe(true),
-    to: 'pending',
-  },
-  {
-    what: 'a retry by hand of a pending one tried before',
-    from: { status: 'pending', attempts: 2 },
-    act: async (core, id) => expect((await retryDelivery(await context(core), id)).ok).toBe(true),
-    to: 'pending',
-  },
-  {
-    what: 'a retry by hand of a pending one never tried (refused)',
-    from: { status: 'pending' },
-    act: async (core, id) => expect((await retryDelivery(await context(core), id)).ok).toBe(false),
-    to: 'pending',
-  },
+const CASES: [what: string, from: DeliverySeed, act: Act, to: DeliveryStatus][] = [
+  ['a 2xx answer to a held row', held('pending'), attempt(0, { status: 204 }), 'delivered'],
+  [
+    'a 2xx answer after the claim lapsed and another sender gave up',
+    free('failed', MAX_ATTEMPTS),
+    attempt(LAST, { status: 200 }),
+    'delivered',
+  ],
+  ['a 2xx answer after another sender delivered it', free('delivered', 1), attempt(0, { status: 200 }), 'delivered'],
+  ['a failed attempt with attempts left', held('pending'), attempt(0, { status: 500 }), 'pending'],
+  ['the last attempt failing', held('pending', LAST), attempt(LAST, { status: 500 }), 'failed'],
+  ['an attempt let go untried', held('pending'), attempt(0, { abandoned: true }), 'pending'],
+  [
+    'a failed attempt on a row another sender gave up',
+    free('failed', MAX_ATTEMPTS),
+    attempt(3, { status: 500 }),
+    'failed',
+  ],
+  [
+    'a failed attempt on a row another sender delivered',
+    free('delivered', 1),
+    attempt(0, { status: 500 }),
+    'delivered',
+  ],
+  ['a retry by hand of a failed delivery', free('failed', MAX_ATTEMPTS), retry(true), 'pending'],
+  ['a retry by hand of a delivered one', free('delivered', 1), retry(true), 'pending'],
+  ['a retry by hand of a pending one tried before', free('pending', 2), retry(true), 'pending'],
+  ['a retry by hand of a pending one never tried (refused)', free('pending'), retry(false), 'pending'],
 ];
 
 const pairs = (changes: Iterable<[string, string]>): string[] =>
@@ -159,14 +68,14 @@ describe('webhook delivery statuses', () => {
   it('change only as DELIVERY_TRANSITIONS lists, and make every change it lists', async () => {
     const core = await testCore({ clock: new TestClock() });
     const made: [DeliveryStatus, DeliveryStatus][] = [];
-    for (const c of CASES) {
-      const id = await seed(core, c.from);
-      await c.act(core, id);
-      const to = await statusOf(core, id);
-      expect(`${c.what}: ${to}`).toBe(`${c.what}: ${c.to}`);
-      if (to !== c.from.status) {
-        expect(canMove(DELIVERY_TRANSITIONS, c.from.status, to), `${c.what}: ${c.from.status} -> ${to}`).toBe(true);
-        made.push([c.from.status, to]);
+    for (const [what, from, act, expected] of CASES) {
+      const id = await seedDelivery(core, from);
+      await act(core, id);
+      const { status: to } = await deliveryState(core, id);
+      expect(`${what}: ${to}`).toBe(`${what}: ${expected}`);
+      if (to !== from.status) {
+        expect(canMove(DELIVERY_TRANSITIONS, from.status, to), `${what}: ${from.status} -> ${to}`).toBe(true);
+        made.push([from.status, to]);
       }
     }
     const listed = Object.entries(DELIVERY_TRANSITIONS).flatMap(([from, tos]) =>
