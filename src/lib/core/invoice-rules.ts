@@ -97,7 +97,7 @@ export const endOfDay = (instant: string, timeZone: string): string =>
  * the total under the subscription's mandate; zero or less completes it. Gives the refusal, or
  * undefined when done. `sendEmail` overrides the invoice's own choice.
  */
-export function finalise(
+function finalise(
   l: Ledger,
   inv: Invoicing,
   invoice: Inv,

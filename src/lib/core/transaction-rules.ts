@@ -28,7 +28,7 @@ interface Because {
   newDueDate?: string;
 }
 
-export function moveTransaction(l: Ledger, tx: Txn, to: TransactionStatus, at: string, because: Because = {}): void {
+function moveTransaction(l: Ledger, tx: Txn, to: TransactionStatus, at: string, because: Because = {}): void {
   if (!canMove(TRANSACTION_TRANSITIONS, tx.status as TransactionStatus, to))
     throw new TransitionError(`transaction ${tx.id} cannot go from ${tx.status} to ${to}`);
   tx.status = to;
