@@ -21,8 +21,8 @@ async function seed(path: string): Promise<number> {
   const { openRuntime } = await import('../src/lib/runtime/runtime.js');
   const { createPlan } = await import('../src/lib/core/plan-writes.js');
   const { LINE_INSERT } = await import('../src/lib/core/invoice-writes.js');
-  const { endOfDay } = await import('../src/lib/core/invoicing.js');
-  const { WORK } = await import('../src/lib/core/lifecycle.js');
+  const { endOfDay } = await import('../src/lib/core/invoice-rules.js');
+  const { WORK } = await import('../src/lib/core/ledger.js');
   const { dayAt, midnight } = await import('../src/lib/core/schedule.js');
   const { lineUnits, totalsOf } = await import('../src/lib/core/tax.js');
   const started = performance.now();
@@ -86,7 +86,7 @@ async function seed(path: string): Promise<number> {
 async function bigInvoice(location: string): Promise<{ linesMs: number; finaliseMs: number; creditMs: number; reference: string; incl: number }> {
   const { openRuntime } = await import('../src/lib/runtime/runtime.js');
   const { createInvoice, creditInvoice } = await import('../src/lib/core/invoice-writes.js');
-  const { finaliseInvoice } = await import('../src/lib/core/invoice-finalise.js');
+  const { finaliseInvoice } = await import('../src/lib/core/invoice-rules.js');
   const { createLine } = await import('../src/lib/core/line-writes.js');
   const core = await openRuntime({ location, poolSize: 4 });
   try {

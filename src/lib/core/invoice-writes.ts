@@ -10,15 +10,15 @@ import {
 import { all, get, run, writeRows, type MaybePromise, type RowsSpec, type Unit } from '../store/unit.js';
 import { allowsPrivateWebhooks, nowIso, transact, type CoreContext } from './context.js';
 import { findSubscription } from './subscriptions.js';
-import { lockInvoice, notDraft, type InvoiceWithLines } from './invoice-finalise.js';
-import { endOfDay } from './invoicing.js';
+import { endOfDay, lockInvoice, moveInvoice, notDraft, type InvoiceWithLines } from './invoice-rules.js';
 import { findInvoice, findInvoiceWithLines, type Invoice, type InvoiceLine } from './invoices.js';
-import { cancelTransaction, flush, Ledger, loadTransactions, moveInvoice, WORK, type Inv } from './lifecycle.js';
+import { flush, Ledger, loadTransactions, WORK, type Inv } from './ledger.js';
 import { getPlan } from './plans.js';
 import { fail, invalidAttributes, notFound, ok, type Result } from './result.js';
 import { dayAt } from './schedule.js';
 import { lineUnits, totalsOf, type Totals } from './tax.js';
 import { readInstants } from './time.js';
+import { cancelTransaction } from './transaction-rules.js';
 import { OPEN_STATUSES } from './transitions.js';
 
 export type { InvoiceWithLines };

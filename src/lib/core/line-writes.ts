@@ -7,7 +7,7 @@ import { formatAmount, MONEY_MAX } from '../schemas/money.js';
 import { lineCreateSchema, lineUpdateSchema, LINE_READ_ONLY_ON_CREATE, LINE_READ_ONLY_ON_UPDATE } from '../schemas/invoice.js';
 import { all, get, run, type MaybePromise, type Unit } from '../store/unit.js';
 import { nowIso, transact, type CoreContext } from './context.js';
-import { lockInvoice, notDraft } from './invoice-finalise.js';
+import { lockInvoice, notDraft } from './invoice-rules.js';
 import { finaliseWhenDue } from './invoice-writes.js';
 import { findLine, type Invoice, type InvoiceLine } from './invoices.js';
 import { invalidAttributes, notFound, ok, type Result } from './result.js';

@@ -1,16 +1,17 @@
 // The webhook outbox. A status change's event is written with one delivery row per URL it goes to,
-// in the change's own transaction; senders (lib/outbox) claim due rows, post them, and record what
-// happened here. Every delivery keeps its delivery_id across attempts, so receivers can drop
-// duplicates: delivery is at least once, never silently dropped.
+// in the change's own transaction; senders (runtime/webhooks.ts) claim due rows, post them, and record
+// what happened here, each status through DELIVERY_TRANSITIONS. Every delivery keeps its delivery_id
+// across attempts, so receivers can drop duplicates: delivery is at least once, never silently dropped.
 import { randomUUID } from 'node:crypto';
 import type { EventRow, WebhookDeliveryRow } from '../store/schema.js';
 import type { Store } from '../store/store.js';
 import { all, prepared, run, writeRows, type Build, type RowsSpec, type Unit } from '../store/unit.js';
 import type { CoreContext } from './context.js';
 import { allowsPrivateWebhooks, nowIso, transact } from './context.js';
-import type { Ledger } from './lifecycle.js';
+import type { Ledger } from './ledger.js';
 import { findPage, type Condition, type PageOf, type PageRequest } from './paging.js';
 import { fail, notFound, ok, type Result } from './result.js';
+import { canMove, DELIVERY_TRANSITIONS, reaching, TransitionError, type DeliveryStatus } from './transitions.js';
 import { hostKey } from './webhooks.js';
 
 export type Delivery = Omit<WebhookDeliveryRow, 'id'> & { id: number };
@@ -270,6 +271,25 @@ export interface Attempt {
 
 export const succeeded = (a: Attempt): boolean => a.status !== undefined && a.status >= 200 && a.status < 300;
 
+/** What a claim takes, so what a row a sender still holds is. */
+const CLAIMED: DeliveryStatus = 'pending';
+/** A success is written over the row unread: it may be in any status. */
+const ANY = Object.keys(DELIVERY_TRANSITIONS) as DeliveryStatus[];
+
+/**
+ * The status a delivery is written with, checked against DELIVERY_TRANSITIONS from every status the row
+ * may have then (`from`: what the read before the write let through): a change the table does not list
+ * is a bug, thrown before anything is written.
+ */
+function writeStatus(id: number, from: readonly DeliveryStatus[], to: DeliveryStatus): DeliveryStatus {
+  for (const status of from) {
+    if (status !== to && !canMove(DELIVERY_TRANSITIONS, status, to)) {
+      throw new TransitionError(`delivery ${id} cannot go from ${status} to ${to}`);
+    }
+  }
+  return to;
+}
+
 const DELIVERY_RECORD: RowsSpec = {
   key: 'webhook_deliveries.record',
   table: 'webhook_deliveries',
@@ -315,22 +335,53 @@ export function recordAttempts(store: Store, attempts: readonly Attempt[], o: Re
     const others = attempts.filter((a) => !succeeded(a)).map((a) => a.id);
     const held = new Set<number>();
     if (others.length > 0) {
-      const rows = yield* all((q) => q.selectFrom('webhook_deliveries').select('id').where('id', 'in', others).where('status', '=', 'pending').where('claimed_by', '=', o.owner));
+      const rows = yield* all((q) =>
+        q
+          .selectFrom('webhook_deliveries')
+          .select('id')
+          .where('id', 'in', others)
+          .where('status', '=', CLAIMED)
+          .where('claimed_by', '=', o.owner),
+      );
       for (const row of rows) held.add(row.id);
     }
     const rows: Record<string, unknown>[] = [];
     for (const a of attempts) {
       const base = { id: a.id, claimed_by: null, claimed_until: null, updated_at: now };
       if (succeeded(a)) {
-        rows.push({ ...base, status: 'delivered', attempts: a.tries + 1, next_at: now, last_status: a.status, last_error: null, delivered_at: now });
+        rows.push({
+          ...base,
+          status: writeStatus(a.id, ANY, 'delivered'),
+          attempts: a.tries + 1,
+          next_at: now,
+          last_status: a.status,
+          last_error: null,
+          delivered_at: now,
+        });
       } else if (held.has(a.id) && a.abandoned) {
-        rows.push({ ...base, status: 'pending', attempts: a.tries, next_at: a.dueAt, last_status: null, last_error: null, delivered_at: null });
+        rows.push({
+          ...base,
+          status: writeStatus(a.id, [CLAIMED], 'pending'),
+          attempts: a.tries,
+          next_at: a.dueAt,
+          last_status: null,
+          last_error: null,
+          delivered_at: null,
+        });
       } else if (held.has(a.id)) {
         const made = a.tries + 1;
         const last = made >= MAX_ATTEMPTS;
         const next = last ? now : new Date(o.at.getTime() + RETRY_DELAYS_S[made - 1]! * 1000).toISOString();
         const error = (a.error ?? `answered ${a.status}`).slice(0, 500);
-        rows.push({ ...base, status: last ? 'failed' : 'pending', attempts: made, next_at: next, last_status: a.status ?? null, last_error: error, delivered_at: null });
+        rows.push({
+          ...base,
+          status: writeStatus(a.id, [CLAIMED], last ? 'failed' : 'pending'),
+          attempts: made,
+          next_at: next,
+          last_status: a.status ?? null,
+          last_error: error,
+          delivered_at: null,
+        });
       }
     }
     yield* writeRows('update', DELIVERY_RECORD, rows);
@@ -405,6 +456,11 @@ export function retryDelivery(ctx: CoreContext, id: number): Result<Delivery> | 
     if (!found.ok) return found;
     if (found.value.status === 'pending' && found.value.attempts === 0) {
       return fail<Delivery>({ kind: 'invalid_state', detail: `delivery ${id} is already due to be sent`, attribute: 'status' });
+    }
+    const from = found.value.status;
+    if (!reaching(DELIVERY_TRANSITIONS, 'pending').includes(from)) {
+      const detail = `delivery ${id} is ${from}: it cannot be sent again`;
+      return fail<Delivery>({ kind: 'invalid_state', detail, attribute: 'status' });
     }
     const now = nowIso(ctx);
     // Whoever retries may narrow the policy on private targets, never widen it: a delivery a server

@@ -10,7 +10,8 @@ import {
 import type { SubscriptionStatus } from '../schemas/vocabulary.js';
 import { get, run, type MaybePromise, type Unit } from '../store/unit.js';
 import { allowsPrivateWebhooks, transact, nowIso, type CoreContext } from './context.js';
-import { activate, cancel, flush, Ledger, loadSubscriptions, moveSubscription, pause, restartCycles, setCancelDate, setResumeDate, type Sub } from './lifecycle.js';
+import { flush, Ledger, loadSubscriptions, type Sub } from './ledger.js';
+import { activate, cancel, moveSubscription, pause, restartCycles, setCancelDate, setResumeDate } from './subscription-rules.js';
 import { newConfirmationToken } from './mandate.js';
 import { confirmationPath, mandateConfirmation } from './notifications.js';
 import { getPlan } from './plans.js';

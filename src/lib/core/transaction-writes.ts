@@ -5,7 +5,8 @@ import { transactionCreateSchema, TRANSACTION_READ_ONLY } from '../schemas/subsc
 import { OUTCOMES, type Outcome } from '../schemas/vocabulary.js';
 import type { MaybePromise } from '../store/unit.js';
 import { allowsPrivateWebhooks, nowIso, transact, type CoreContext } from './context.js';
-import { addManualTransaction, cancelByHand, flush, Ledger, loadSubscriptions, loadTransactions, setOutcome, type Txn } from './lifecycle.js';
+import { flush, Ledger, loadSubscriptions, loadTransactions, type Txn } from './ledger.js';
+import { addManualTransaction, cancelByHand, setOutcome } from './transaction-rules.js';
 import { fail, invalidAttributes, notFound, ok, type Result } from './result.js';
 import { dayAt, midnight } from './schedule.js';
 import { findTransaction, UUID } from './transactions.js';

@@ -2,7 +2,7 @@
 import type { TransactionSortField, TransactionStatus } from '../schemas/vocabulary.js';
 import { all, get, prepared, type Unit } from '../store/unit.js';
 import type { CoreContext } from './context.js';
-import type { Txn } from './lifecycle.js';
+import type { Txn } from './ledger.js';
 import type { PageOf, PageRequest, Sort } from './paging.js';
 
 export type Transaction = Txn;

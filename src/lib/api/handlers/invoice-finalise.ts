@@ -1,6 +1,6 @@
 // PATCH /invoices/{id}/finalise, loaded apart from the other invoice writes: it needs no request
 // schemas (zod), so `billing invoices finalise 42` starts as fast as a read.
-import { finaliseInvoice, type InvoiceWithLines } from '../../core/invoice-finalise.js';
+import { finaliseInvoice, type InvoiceWithLines } from '../../core/invoice-rules.js';
 import { andThen, type MaybePromise } from '../../store/unit.js';
 import { invoiceResource, singleDocument, type Rendering } from '../documents.js';
 import type { ApiResponse } from '../http.js';
