@@ -248,6 +248,12 @@ export const sqliteMigrations: string[] = [
   ALTER TABLE notifications ADD COLUMN claimed_until TEXT;
   CREATE INDEX notifications_unsent ON notifications(next_send_at, id) WHERE next_send_at IS NOT NULL;
   `,
+  // 7: an idempotency key keeps what each write of its request gave back (a JSON array, in order),
+  // written in that write's own transaction: a request cut off before its answer was stored is
+  // answered from them, never carried out again.
+  `
+  ALTER TABLE idempotency_keys ADD COLUMN writes TEXT;
+  `,
 ];
 
 export const postgresMigrations: string[] = [
@@ -453,6 +459,10 @@ export const postgresMigrations: string[] = [
   ALTER TABLE notifications ADD COLUMN next_send_at timestamptz;
   ALTER TABLE notifications ADD COLUMN claimed_until timestamptz;
   CREATE INDEX notifications_unsent ON notifications(next_send_at, id) WHERE next_send_at IS NOT NULL;
+  `,
+  // 7: as SQLite's 7.
+  `
+  ALTER TABLE idempotency_keys ADD COLUMN writes text;
   `,
 ];
 
