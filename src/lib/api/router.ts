@@ -144,7 +144,14 @@ export function createRouter(options: RouterOptions): Router {
     options.onError?.(error);
     return simpleError(500, 'an internal error occurred; the request changed nothing');
   };
-  const dispatch = (request: ApiRequest, account: Account, guard: KeyGuard | undefined, store: Store): MaybePromise<ApiResponse> => {
+  // A keyed POST runs at the instant its key was first seen (idempotency.ts): its own store and clock.
+  const dispatch = (
+    request: ApiRequest,
+    account: Account,
+    guard: KeyGuard | undefined,
+    store: Store,
+    clock: Clock = options.clock,
+  ): MaybePromise<ApiResponse> => {
     for (const route of COMPILED) {
       const match = route.regex.exec(request.path);
       if (!match) continue;
@@ -158,7 +165,7 @@ export function createRouter(options: RouterOptions): Router {
         return simpleError(405, `${method} is not allowed on ${request.path}; allowed: ${allow}`, { allow });
       }
       const context: RequestContext = {
-        core: { store, clock: options.clock, account, baseUrl, allowPrivateWebhooks: options.allowPrivateWebhooks ?? true },
+        core: { store, clock, account, baseUrl, allowPrivateWebhooks: options.allowPrivateWebhooks ?? true },
         params: match.groups ?? {},
         path: request.path,
         query: request.query,
@@ -181,8 +188,9 @@ export function createRouter(options: RouterOptions): Router {
       if (request.idempotencyKey === undefined) return dispatch(request, account, guard, store);
       // Any request with a key gets it named in the answer (how a client learns keys are honoured); a POST is carried out once.
       if (request.method.toUpperCase() !== 'POST') return andThen(dispatch(request, account, guard, store), (response) => ({ ...response, headers: { ...response.headers, 'idempotency-key': request.idempotencyKey! } }));
+      const keyedDispatch = async (keyed: Store, at: Clock) => dispatch(request, account, guard, keyed, at);
       return import('./idempotency.js').then(({ answerOnce }) =>
-        answerOnce(store, options.clock, account, request, async (keyed) => dispatch(request, account, guard, keyed)).catch(failed),
+        answerOnce(store, options.clock, account, request, keyedDispatch).catch(failed),
       );
     },
   };

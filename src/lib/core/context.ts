@@ -35,3 +35,12 @@ export const allowsPrivateWebhooks = (ctx: Pick<CoreContext, 'allowPrivateWebhoo
 export function transact<T>(store: Store, unit: () => Unit<Result<T>>): MaybePromise<Result<T>> {
   return store.write(unit, (result) => result.ok);
 }
+
+/**
+ * As transact, READ COMMITTED on PostgreSQL (Store.work): for a use case whose every check is held
+ * by a row lock or a constraint until it commits, so that it needs no SERIALIZABLE (whose
+ * predicate locks on index pages fail concurrent writes of neighbouring rows for nothing).
+ */
+export function transactLocked<T>(store: Store, unit: () => Unit<Result<T>>): MaybePromise<Result<T>> {
+  return store.work(unit, (result) => result.ok);
+}

@@ -11,8 +11,8 @@ import { validateAttributes } from '../schemas/common.js';
 import type { CustomerRow } from '../store/schema.js';
 import type { MaybePromise } from '../store/unit.js';
 import { andThen, run } from '../store/unit.js';
-import { nowIso, transact, type CoreContext } from './context.js';
-import { findCustomer, findCustomerWithSubscriptionIds, type Customer } from './customers.js';
+import { nowIso, transactLocked, type CoreContext } from './context.js';
+import { findCustomerWithSubscriptionIds, lockCustomer, type Customer } from './customers.js';
 import { invalidAttributes, notFound, ok, type Result } from './result.js';
 import { formatInstant, parseDateInput } from './time.js';
 
@@ -99,10 +99,15 @@ export function customerRow(accountId: number, value: CustomerInput, now: string
   };
 }
 
+/**
+ * READ COMMITTED (transactLocked): every rule is about the customer row itself, locked first, so
+ * concurrent changes of it queue and each sees the one before, where SERIALIZABLE failed changes of
+ * different customers for sharing an index page.
+ */
 export function updateCustomer(ctx: CoreContext, id: number, attributes: Record<string, unknown>): MaybePromise<Result<CustomerWithSubscriptions>> {
   const { store } = ctx;
-  return transact(store, function* () {
-    const customer = yield* findCustomer(ctx, id);
+  return transactLocked(store, function* () {
+    const customer = yield* lockCustomer(ctx, id);
     if (!customer) return notFound(`no customer with id ${id}`);
     const tz = ctx.account.time_zone;
     const { value, problems } = validateAttributes(customerUpdateSchema, attributes, {

@@ -58,6 +58,15 @@ export function findCustomer(ctx: CoreContext, id: number): Unit<Customer | unde
   return byId.get(id, ctx.account.id);
 }
 
+const lockedById = prepared<Customer, [number, number]>('customers.lock', (q, p, d) =>
+  d.locked(q.selectFrom('customers').selectAll().where('id', '=', p(0)).where('account_id', '=', p(1))),
+);
+
+/** A customer locked until the transaction ends (Dialect.locked), for a write that changes it. */
+export function lockCustomer(ctx: CoreContext, id: number): Unit<Customer | undefined> {
+  return lockedById.get(id, ctx.account.id);
+}
+
 // The GET of one customer: the hottest statement of the service.
 const withSubscriptionIds = prepared<Customer & { subscription_ids: string | null }, [number, number]>('customers.find-with-subscriptions', (q, p, d) =>
   q

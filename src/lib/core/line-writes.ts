@@ -1,12 +1,14 @@
 // Invoice lines: created, changed and deleted only while their invoice is a draft. Each write holds
 // the invoice (lockInvoice), so it cannot interleave with finalising it, and sums the invoice's
-// totals again from its lines in the same transaction.
+// totals again from its lines in the same transaction. So each runs READ COMMITTED on PostgreSQL
+// (transactLocked): the lines it sums nobody else changes while it holds the invoice, where
+// SERIALIZABLE's predicate locks on the lines' index pages failed writes to other invoices' lines.
 import { sql } from 'kysely';
 import { validateAttributes, type AttributeProblem } from '../schemas/common.js';
 import { formatAmount, MONEY_MAX } from '../schemas/money.js';
 import { lineCreateSchema, lineUpdateSchema, LINE_READ_ONLY_ON_CREATE, LINE_READ_ONLY_ON_UPDATE } from '../schemas/invoice.js';
 import { all, get, run, type MaybePromise, type Unit } from '../store/unit.js';
-import { nowIso, transact, type CoreContext } from './context.js';
+import { nowIso, transactLocked, type CoreContext } from './context.js';
 import { lockInvoice, notDraft } from './invoice-rules.js';
 import { finaliseWhenDue } from './invoice-writes.js';
 import { findLine, type Invoice, type InvoiceLine } from './invoices.js';
@@ -51,7 +53,7 @@ function* afterChange(ctx: CoreContext, invoice: Invoice, now: string, added: bo
 
 export function createLine(ctx: CoreContext, attributes: Record<string, unknown>): MaybePromise<Result<InvoiceLine>> {
   const prepared = prepareLine(ctx, attributes);
-  return prepared.ok ? transact(ctx.store, prepared.value) : prepared;
+  return prepared.ok ? transactLocked(ctx.store, prepared.value) : prepared;
 }
 
 /** createLine in two halves (see prepareSubscription): the unit refuses before its first write. */
@@ -88,7 +90,7 @@ function* lineAndDraft(ctx: CoreContext, id: number, doing: string): Unit<Result
 }
 
 export function updateLine(ctx: CoreContext, id: number, attributes: Record<string, unknown>): MaybePromise<Result<InvoiceLine>> {
-  return transact(ctx.store, function* () {
+  return transactLocked(ctx.store, function* () {
     const now = nowIso(ctx);
     const found = yield* lineAndDraft(ctx, id, 'its lines can be changed');
     if (!found.ok) return found;
@@ -114,7 +116,7 @@ export function updateLine(ctx: CoreContext, id: number, attributes: Record<stri
 }
 
 export function deleteLine(ctx: CoreContext, id: number): MaybePromise<Result<null>> {
-  return transact(ctx.store, function* () {
+  return transactLocked(ctx.store, function* () {
     const found = yield* lineAndDraft(ctx, id, 'its lines can be deleted');
     if (!found.ok) return found;
     yield* run((q) => q.deleteFrom('invoice_lines').where('id', '=', id));

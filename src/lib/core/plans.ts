@@ -35,8 +35,12 @@ export function listPlans(ctx: CoreContext, page: PageRequest, find: PlanFind = 
 }
 
 const byId = prepared<Plan, [number, number]>('plans.find', (q, p) => q.selectFrom('subscription_plans').selectAll().where('id', '=', p(0)).where('account_id', '=', p(1)));
+const sharedById = prepared<Plan, [number, number]>('plans.find.shared', (q, p, d) =>
+  d.shared(q.selectFrom('subscription_plans').selectAll().where('id', '=', p(0)).where('account_id', '=', p(1))),
+);
 
-export function* getPlan(ctx: CoreContext, id: number): Unit<Result<Plan>> {
-  const plan = yield* byId.get(id, ctx.account.id);
+/** `shared`: the plan kept as read until the transaction ends (Dialect.shared), for a write made on it. */
+export function* getPlan(ctx: CoreContext, id: number, options: { shared?: boolean } = {}): Unit<Result<Plan>> {
+  const plan = yield* (options.shared ? sharedById : byId).get(id, ctx.account.id);
   return plan ? ok(plan) : notFound(`no subscription plan with id ${id}`);
 }

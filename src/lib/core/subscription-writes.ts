@@ -9,7 +9,7 @@ import {
 } from '../schemas/subscription.js';
 import type { SubscriptionStatus } from '../schemas/vocabulary.js';
 import { get, run, type MaybePromise, type Unit } from '../store/unit.js';
-import { allowsPrivateWebhooks, transact, nowIso, type CoreContext } from './context.js';
+import { allowsPrivateWebhooks, transactLocked, nowIso, type CoreContext } from './context.js';
 import { flush, Ledger, loadSubscriptions, type Sub } from './ledger.js';
 import { activate, cancel, moveSubscription, pause, restartCycles, setCancelDate, setResumeDate } from './subscription-rules.js';
 import { newConfirmationToken } from './mandate.js';
@@ -55,9 +55,19 @@ function* answer(ctx: CoreContext, id: number): Unit<Result<SubscriptionWithTran
   return ok((yield* findSubscriptionWithTransactions(ctx, id))!);
 }
 
+/**
+ * READ COMMITTED on PostgreSQL (transactLocked): it changes no row that exists, and what it reads
+ * holds until it commits: the plan by its shared lock (a change of it waits), the customer and the
+ * account by the foreign keys' locks (no delete meanwhile; a customer changed meanwhile is as if
+ * changed after), an unused mandate code by the unique index (a taken one fails the insert, and the
+ * store runs the create again to refuse it). SERIALIZABLE failed concurrent creates for nothing:
+ * each one's lookups of its new subscription by id (the updates of its mandate code and status, the
+ * foreign key check of its transaction) take predicate locks on the last page of the primary key,
+ * which every other create writes its new id into: 550 rollbacks in a race of 8 x 50 creates.
+ */
 export function createSubscription(ctx: CoreContext, attributes: Record<string, unknown>): MaybePromise<Result<SubscriptionWithTransactions>> {
   const prepared = prepareSubscription(ctx, attributes);
-  return prepared.ok ? transact(ctx.store, prepared.value) : prepared;
+  return prepared.ok ? transactLocked(ctx.store, prepared.value) : prepared;
 }
 
 /**
@@ -79,7 +89,7 @@ export function prepareSubscription(ctx: CoreContext, attributes: Record<string,
   return ok(function* () {
     const now = nowIso(ctx);
     const customer = yield* findCustomer(ctx, value.customer_id);
-    const planFound = yield* getPlan(ctx, value.subscription_plan_id);
+    const planFound = yield* getPlan(ctx, value.subscription_plan_id, { shared: true });
     const plan = planFound.ok ? planFound.value : undefined;
     const found: AttributeProblem[] = [];
     if (!customer) found.push({ attribute: 'customer_id', detail: `no customer with id ${value.customer_id}` });
@@ -181,9 +191,10 @@ function isCurrentValue(ctx: CoreContext, sub: Sub, name: string, given: unknown
 
 const stateFailure = (attribute: string | undefined, detail: string) => fail<SubscriptionWithTransactions>({ kind: 'invalid_state', attribute, detail });
 
+/** READ COMMITTED (transactLocked): what it changes it has locked (loadSubscriptions), as due work does. */
 export function updateSubscription(ctx: CoreContext, id: number, attributes: Record<string, unknown>): MaybePromise<Result<SubscriptionWithTransactions>> {
   const tz = ctx.account.time_zone;
-  return transact(ctx.store, function* () {
+  return transactLocked(ctx.store, function* () {
     const now = nowIso(ctx);
     const l = new Ledger(allowsPrivateWebhooks(ctx));
     l.zones.set(ctx.account.id, tz);

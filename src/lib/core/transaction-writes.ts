@@ -1,10 +1,12 @@
-// Manual transactions (POST and DELETE /transactions) and an operator's simulated outcomes.
+// Manual transactions (POST and DELETE /transactions) and an operator's simulated outcomes. Each
+// runs READ COMMITTED (transactLocked): the ledger locks the subscription, then the transactions it
+// changes, as due work does to the same rows.
 import { validateAttributes, type AttributeProblem } from '../schemas/common.js';
 import { REASON_CODES } from '../schemas/sepa.js';
 import { transactionCreateSchema, TRANSACTION_READ_ONLY } from '../schemas/subscription.js';
 import { OUTCOMES, type Outcome } from '../schemas/vocabulary.js';
 import type { MaybePromise } from '../store/unit.js';
-import { allowsPrivateWebhooks, nowIso, transact, type CoreContext } from './context.js';
+import { allowsPrivateWebhooks, nowIso, transactLocked, type CoreContext } from './context.js';
 import { flush, Ledger, loadSubscriptions, loadTransactions, type Txn } from './ledger.js';
 import { addManualTransaction, cancelByHand, setOutcome } from './transaction-rules.js';
 import { fail, invalidAttributes, notFound, ok, type Result } from './result.js';
@@ -24,7 +26,7 @@ export function createTransaction(ctx: CoreContext, attributes: Record<string, u
   const tz = ctx.account.time_zone;
   const due = readInstants(value, ['due_date'], tz, problems).due_date;
   if (problems.length) return invalidAttributes(problems);
-  return transact(ctx.store, function* () {
+  return transactLocked(ctx.store, function* () {
     const now = nowIso(ctx);
     const l = ledgerFor(ctx);
     yield* loadSubscriptions(l, [value.subscription_id], ctx.account.id);
@@ -47,7 +49,7 @@ export function createTransaction(ctx: CoreContext, attributes: Record<string, u
 /** DELETE /transactions/{id}: canceled, while it is not yet collected. */
 export function cancelManually(ctx: CoreContext, id: string): MaybePromise<Result<Txn>> {
   if (!UUID.test(id.toLowerCase())) return notFound(`no transaction with id ${id}`);
-  return transact(ctx.store, function* () {
+  return transactLocked(ctx.store, function* () {
     const l = ledgerFor(ctx);
     yield* loadTransactions(l, [id.toLowerCase()], ctx.account.id);
     const tx = l.txns.get(id.toLowerCase());
@@ -72,7 +74,7 @@ export function simulateOutcome(ctx: CoreContext, id: string, outcome: Outcome, 
   const code = reasonCode ?? (outcome === 'failed' ? 'AM04' : 'MD06');
   if (!REASON_CODES.has(code)) problems.push({ attribute: 'reason_code', detail: `must be a SEPA reason code such as AM04 or MD06, not "${code}"` });
   if (problems.length) return invalidAttributes(problems);
-  return transact(ctx.store, function* () {
+  return transactLocked(ctx.store, function* () {
     const l = ledgerFor(ctx);
     const key = id.toLowerCase();
     if (!UUID.test(key)) return notFound<Txn>(`no transaction with id ${id}`);

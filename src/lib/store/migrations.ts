@@ -282,6 +282,12 @@ export const sqliteMigrations: string[] = [
   UPDATE webhook_deliveries SET host = url WHERE status = 'pending';
   CREATE TABLE webhook_hosts (host TEXT PRIMARY KEY, timeouts INTEGER NOT NULL, retry_at TEXT NOT NULL);
   `,
+  // 9: an idempotency key keeps what each write of its request gave back (a JSON array, in order),
+  // written in that write's own transaction: a request cut off before its answer was stored is
+  // answered from them, never carried out again.
+  `
+  ALTER TABLE idempotency_keys ADD COLUMN writes TEXT;
+  `,
 ];
 
 export const postgresMigrations: string[] = [
@@ -510,6 +516,10 @@ export const postgresMigrations: string[] = [
   ALTER TABLE webhook_deliveries ADD COLUMN allow_private boolean NOT NULL DEFAULT false;
   UPDATE webhook_deliveries SET host = url WHERE status = 'pending';
   CREATE TABLE webhook_hosts (host text PRIMARY KEY, timeouts integer NOT NULL, retry_at timestamptz NOT NULL);
+  `,
+  // 9: as SQLite's 9.
+  `
+  ALTER TABLE idempotency_keys ADD COLUMN writes text;
   `,
 ];
 

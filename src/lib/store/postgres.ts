@@ -57,6 +57,7 @@ const dialect: Dialect = {
   // trigram has none to look up, and the planner scans the account's rows instead.
   customerSearch: (text) => searchedLike(dialect.lower, text),
   locked: (query, skip) => (skip ? query.forNoKeyUpdate().skipLocked() : query.forNoKeyUpdate()),
+  shared: (query) => query.forShare(),
 };
 
 const ARRAY_TYPES = { text: 'text[]', integer: 'bigint[]', instant: 'timestamptz[]', flag: 'boolean[]', json: 'json[]' } as const;
@@ -334,7 +335,10 @@ export async function openPostgresStore(url: string, options: OpenOptions = {}):
           attempt--;
           continue;
         }
-        if ((kind === 'write' || kind === 'work' || kind === 'one') && isRetryable(error)) {
+        // READ COMMITTED: a unit's checks cannot see a row another transaction has not committed yet;
+        // the unique index meets it at the insert. Run again, the checks see it and refuse as they should.
+        const again = isRetryable(error) || (kind === 'work' && isUniqueViolation(error));
+        if ((kind === 'write' || kind === 'work' || kind === 'one') && again) {
           // A fixed small delay let two hot writers collide again and again under load (a 500 seen
           // in CI with two instances PATCHing the same rows); a doubling window spreads them out.
           if (attempt < MAX_ATTEMPTS) {
@@ -372,6 +376,7 @@ export async function openPostgresStore(url: string, options: OpenOptions = {}):
 }
 
 const isRetryable = (error: unknown): boolean => RETRYABLE.has((error as { code?: string }).code ?? '');
+const isUniqueViolation = (error: unknown): boolean => (error as { code?: string }).code === '23505';
 
 /** The connection itself failed (not the statement): the client must not go back to the pool. */
 const isConnectionError = (error: unknown): boolean => {

@@ -276,6 +276,8 @@ export interface IdempotencyKeyRow {
   headers: string | null;
   body: string | null;
   created_at: string;
+  /** What each committed write of its request gave back, as a JSON array in order (null on keys older than this column). */
+  writes: string | null;
 }
 
 export interface DB {

@@ -38,8 +38,11 @@ export interface Store {
    * serialises it like any write; PostgreSQL runs it READ COMMITTED, locking what it claims and
    * skipping what another transaction holds (Dialect.locked), and runs it again after a deadlock.
    * Also for a write that takes a counter (the next invoice number): under READ COMMITTED a second
-   * writer waits for the row and reads the committed value, where SERIALIZABLE would fail it.
-   * `keep` as for write.
+   * writer waits for the row and reads the committed value, where SERIALIZABLE would fail it. And
+   * for a write whose every check is held by a row lock or a constraint (making a subscription):
+   * SERIALIZABLE's predicate locks are taken per index page, so concurrent writes of neighbouring
+   * rows would fail each other for nothing. A unique violation runs it again too (its checks then
+   * see the committed row). `keep` as for write.
    */
   work<T>(unit: () => Unit<T>, keep?: (value: T) => boolean): MaybePromise<T>;
   /** A write whose unit may also wait for other work between its queries (`yield* wait(p)`): copying a store in. Never retried. */

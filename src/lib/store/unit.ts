@@ -46,6 +46,13 @@ export interface Dialect {
    * never wait for each other through an insert. SQLite has one writer at a time: queries stay as they are.
    */
   locked<Q extends { forNoKeyUpdate(): Q; skipLocked(): Q }>(query: Q, skip?: boolean): Q;
+  /**
+   * A SELECT that keeps the rows it reads from changing until the transaction ends (PostgreSQL: FOR
+   * SHARE, which readers holding it do not wait for each other over, while an UPDATE waits for them
+   * and they for it): what a READ COMMITTED write checks of a row it does not change (the plan a
+   * subscription is made on) holds until it commits. SQLite: as it is.
+   */
+  shared<Q extends { forShare(): Q }>(query: Q): Q;
 }
 
 /** How a column of a bulk write travels: PostgreSQL sends each as one typed array. */
