@@ -13,7 +13,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+/** @type {unknown} */
+const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+const { version } = /** @type {{ version: string }} */ (manifest);
 
 // Libraries needed only by some commands are bundled apart, one file each, and required on first
 // use: the main bundle (what every command loads) stays small.
@@ -31,6 +33,7 @@ const VENDOR_EXPORTS = {
   nodemailer: "require('nodemailer')",
 };
 const VENDOR = Object.keys(VENDOR_EXPORTS);
+/** @type {import('esbuild').Plugin} */
 const vendorPlugin = {
   name: 'vendor',
   setup(b) {
@@ -82,6 +85,7 @@ await build({
 // Warm the code cache with the commands people run most, so their functions are in it.
 const scratch = mkdtempSync(join(tmpdir(), 'billing-build-'));
 try {
+  /** @type {(args: string[], env?: Record<string, string>) => import('node:child_process').SpawnSyncReturns<Buffer>} */
   const run = (args, env = {}) =>
     spawnSync(process.execPath, [join(root, 'bin/billing.js'), '--db', join(scratch, 'warm.db'), ...args], {
       env: { ...process.env, NO_COLOR: '1', ...env },
