@@ -95,5 +95,5 @@ export function readDocument(raw: string | undefined, type: string, id?: string,
     if (!same) return refuse({ kind: 'conflict', pointer: '/data/id', detail: `data.id must be "${id}", the id in the path` });
   }
   if (data.attributes !== undefined && !isObject(data.attributes)) return invalid('/data/attributes', 'data.attributes must be an object');
-  return { ...ok({ attributes: (data.attributes ?? {}) as Record<string, unknown>, original }), original };
+  return { ...ok({ attributes: data.attributes ?? {}, original }), original };
 }

@@ -99,7 +99,7 @@ function positiveInt(raw: string | null, fallback: number): number | null {
   return Number.isSafeInteger(value) ? value : null;
 }
 
-const NO_QUERY: GetQuery = Object.freeze({ page: Object.freeze({ number: 1, size: DEFAULT_PAGE_SIZE }), include: [], fields: {}, filter: NO_FILTER, sort: undefined, kept: [] }) as GetQuery;
+const NO_QUERY: GetQuery = Object.freeze({ page: Object.freeze({ number: 1, size: DEFAULT_PAGE_SIZE }), include: [], fields: {}, filter: NO_FILTER, sort: undefined, kept: [] });
 
 const isDeclaration = (accepted: readonly string[] | CollectionQuery): accepted is CollectionQuery => !Array.isArray(accepted);
 

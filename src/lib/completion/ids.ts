@@ -94,7 +94,7 @@ export async function listIds(transport: Transport, kind: string): Promise<Candi
     let response = await transport.request({ method: 'GET', path, query: { ...query, ...page, sort: '-id' } });
     // A server that knows no sort or sparse fieldsets (the hosted service documents neither): one page as it comes.
     if (response.status === 400) response = await transport.request({ method: 'GET', path, query: page });
-    return response.status === 200 && typeof response.body === 'object' && response.body !== null ? (response.body as Collection) : {};
+    return response.status === 200 && typeof response.body === 'object' && response.body !== null ? response.body : {};
   };
   // A subscription is told by its plan's name: the plans come alongside (one page; most services have few).
   const [main, plans] = await Promise.all([get(wanted.path, wanted.query), kind === 'subscriptions' ? get(ID_KINDS.plans.path, ID_KINDS.plans.query) : undefined]);

@@ -179,7 +179,7 @@ function prepareInvoiceWithLines(ctx: CoreContext, attributes: Record<string, un
       for (const [i, line] of ((lines as Record<string, unknown>[] | undefined) ?? []).entries()) {
         const unit = prepareLine(ctx, { ...line, invoice_id: created.value.invoice.id });
         const added: Result<unknown> = unit.ok ? yield* unit.value() : unit;
-        if (!added.ok) return { ok: false, failure: { kind: 'invalid_attribute', problems: problemsOf(added.failure).map((p) => ({ attribute: `lines/${i}/${p.attribute}`, detail: p.detail })) } } as Result<unknown>;
+        if (!added.ok) return { ok: false, failure: { kind: 'invalid_attribute', problems: problemsOf(added.failure).map((p) => ({ attribute: `lines/${i}/${p.attribute}`, detail: p.detail })) } };
       }
       return created;
     },

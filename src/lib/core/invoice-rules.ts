@@ -199,7 +199,7 @@ export function* loadInvoices(
       .select(['id', 'first_name', 'middle_name', 'last_name', 'language', 'email'])
       .where('id', 'in', customerIds),
   )) {
-    inv.customers.set(c.id as number, c as Recipient);
+    inv.customers.set(c.id, c);
   }
   yield* loadSubscriptions(
     l,
@@ -219,12 +219,12 @@ export function* loadInvoices(
       ),
     );
     for (const a of counters) {
-      l.counters.set(a.id as number, {
+      l.counters.set(a.id, {
         next: a.next_invoice_number,
         read: a.next_invoice_number,
         prefix: a.invoice_prefix,
       });
-      l.zones.set(a.id as number, a.time_zone);
+      l.zones.set(a.id, a.time_zone);
     }
   }
 }
@@ -233,7 +233,7 @@ export function* loadInvoices(
 export function* lockInvoice(ctx: CoreContext, id: number): Unit<Invoice | undefined> {
   return (yield* get((q, d) =>
     d.locked(q.selectFrom('invoices').selectAll().where('id', '=', id).where('account_id', '=', ctx.account.id)),
-  )) as Invoice | undefined;
+  ));
 }
 
 export const notDraft = <T>(invoice: Invoice, doing: string, attribute?: string): Result<T> =>

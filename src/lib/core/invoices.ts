@@ -51,7 +51,7 @@ export function* lineIdsBy(invoiceIds: number[]): Unit<Map<number, number[]>> {
   const byInvoice = new Map<number, number[]>(invoiceIds.map((id) => [id, []]));
   if (invoiceIds.length === 0) return byInvoice;
   for (const row of yield* all((q) => q.selectFrom('invoice_lines').select(['id', 'invoice_id']).where('invoice_id', 'in', invoiceIds).orderBy('invoice_id').orderBy('id'))) {
-    byInvoice.get(row.invoice_id)?.push(row.id as number);
+    byInvoice.get(row.invoice_id)?.push(row.id);
   }
   return byInvoice;
 }
@@ -64,7 +64,7 @@ export function* findInvoiceWithLines(ctx: CoreContext, id: number): Unit<{ invo
 }
 
 export function linesOf(ctx: CoreContext, invoiceId: number, page: PageRequest): Unit<PageOf<InvoiceLine>> {
-  return pageOf('invoice_lines', ctx.account.id, page, { column: 'invoice_id', value: invoiceId }) as Unit<PageOf<InvoiceLine>>;
+  return pageOf('invoice_lines', ctx.account.id, page, { column: 'invoice_id', value: invoiceId });
 }
 
 const lineById = prepared<InvoiceLine, [number, number]>('invoice-lines.find', (q, p) => q.selectFrom('invoice_lines').selectAll().where('id', '=', p(0)).where('account_id', '=', p(1)));

@@ -208,7 +208,7 @@ export function* loadSubscriptions(
   const accounts = [...new Set(rows.map((s) => s.account_id))].filter((id) => !l.zones.has(id));
   if (accounts.length)
     for (const a of yield* all((q) => q.selectFrom('accounts').select(['id', 'time_zone']).where('id', 'in', accounts)))
-      l.zones.set(a.id as number, a.time_zone);
+      l.zones.set(a.id, a.time_zone);
   if (rows.length === 0 || options.light) return;
   const open = (yield* all((q, d) =>
     d.locked(
@@ -398,18 +398,18 @@ export function* flush(l: Ledger): Unit<void> {
     const tx = l.txns.get(id);
     if (tx && (l.changedTxns.has(tx) || created.has(tx))) tx.history = JSON.stringify(items);
   }
-  yield* writeRows('insert', TRANSACTION_INSERT, l.created as unknown as Record<string, unknown>[]);
+  yield* writeRows('insert', TRANSACTION_INSERT, l.created);
   yield* writeRows(
     'update',
     TRANSACTION_UPDATE,
-    [...l.changedTxns].filter((tx) => !created.has(tx)) as unknown as Record<string, unknown>[],
+    [...l.changedTxns].filter((tx) => !created.has(tx)),
   );
-  yield* writeRows('update', SUBSCRIPTION_UPDATE, [...l.changedSubs] as unknown as Record<string, unknown>[]);
-  yield* writeRows('insert', EVENT_INSERT, l.events as unknown as Record<string, unknown>[]);
+  yield* writeRows('update', SUBSCRIPTION_UPDATE, [...l.changedSubs]);
+  yield* writeRows('insert', EVENT_INSERT, l.events);
   yield* writeDeliveries(l);
-  yield* writeRows('insert', WORK_INSERT, l.work as unknown as Record<string, unknown>[]);
-  yield* writeRows('insert', NOTIFICATION_INSERT, l.notifications as unknown as Record<string, unknown>[]);
-  yield* writeRows('update', INVOICE_UPDATE, [...l.changedInvoices] as unknown as Record<string, unknown>[]);
+  yield* writeRows('insert', WORK_INSERT, l.work);
+  yield* writeRows('insert', NOTIFICATION_INSERT, l.notifications);
+  yield* writeRows('update', INVOICE_UPDATE, [...l.changedInvoices]);
   for (const [accountId, counter] of l.counters) {
     if (counter.next !== counter.read)
       yield* run((q) =>

@@ -195,7 +195,7 @@ export function recordMail(store: Store, outcomes: readonly MailOutcome[], o: { 
       if (!row || row.sent_at !== null || row.claimed_until !== o.until) continue;
       const made = row.send_attempts + 1;
       const last = outcome.permanent || made >= MAX_SEND_ATTEMPTS;
-      const next = last ? null : new Date(Date.parse(o.now) + SEND_DELAYS_S[made - 1]! * 1000).toISOString();
+      const next = last ? null : new Date(Date.parse(o.now) + SEND_DELAYS_S[made - 1] * 1000).toISOString();
       yield* run((q) =>
         q.updateTable('notifications').set({ send_attempts: made, send_error: outcome.error.slice(0, 500), next_send_at: next, claimed_until: null }).where('id', '=', outcome.id),
       );

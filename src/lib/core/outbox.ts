@@ -371,7 +371,7 @@ export function recordAttempts(store: Store, attempts: readonly Attempt[], o: Re
       } else if (held.has(a.id)) {
         const made = a.tries + 1;
         const last = made >= MAX_ATTEMPTS;
-        const next = last ? now : new Date(o.at.getTime() + RETRY_DELAYS_S[made - 1]! * 1000).toISOString();
+        const next = last ? now : new Date(o.at.getTime() + RETRY_DELAYS_S[made - 1] * 1000).toISOString();
         const error = (a.error ?? `answered ${a.status}`).slice(0, 500);
         rows.push({
           ...base,
@@ -431,14 +431,14 @@ export function listDeliveries(ctx: CoreContext, page: PageRequest, find: Delive
   const where: Condition[] = [];
   const { status } = find;
   if (status !== undefined) where.push({ where: (eb) => eb('status', '=', status) });
-  return findPage('webhook_deliveries', ctx.account.id, page, { where }) as Unit<PageOf<Delivery>>;
+  return findPage('webhook_deliveries', ctx.account.id, page, { where });
 }
 
 export function listEvents(ctx: CoreContext, page: PageRequest, find: { subscription_id?: number } = {}): Unit<PageOf<Event>> {
   const where: Condition[] = [];
   const { subscription_id } = find;
   if (subscription_id !== undefined) where.push({ where: (eb) => eb('subscription_id', '=', subscription_id) });
-  return findPage('events', ctx.account.id, page, { where }) as Unit<PageOf<Event>>;
+  return findPage('events', ctx.account.id, page, { where });
 }
 
 export function* getDelivery(ctx: CoreContext, id: number): Unit<Result<Delivery>> {

@@ -36,5 +36,5 @@ export function* transactionsOf(subscriptionId: number, page: PageRequest, find:
   const field = find.sort?.field ?? 'due_date';
   const direction = (find.sort ? find.sort.descending : true) ? 'desc' : 'asc';
   const rows = yield* all((q) => scoped(q).selectAll().orderBy(field, direction).orderBy('seq', direction).limit(page.size).offset(offset));
-  return { rows: rows as Transaction[], total };
+  return { rows, total };
 }

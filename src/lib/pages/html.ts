@@ -9,7 +9,7 @@ import { FORMATS } from './words.js';
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
 /** Text made safe for HTML content and for quoted attribute values alike. */
-export const escapeHtml = (value: unknown): string => String(value ?? '').replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+export const escapeHtml = (value: unknown): string => String(value ?? '').replace(/[&<>"']/g, (c) => ESCAPES[c]);
 
 /**
  * A template tag that escapes every interpolated value, except an Html (already-escaped markup
@@ -23,9 +23,9 @@ export class Html {
 }
 
 export function html(strings: TemplateStringsArray, ...values: unknown[]): Html {
-  let out = strings[0]!;
+  let out = strings[0];
   for (let i = 0; i < values.length; i++) {
-    out += piece(values[i]) + strings[i + 1]!;
+    out += piece(values[i]) + strings[i + 1];
   }
   return new Html(out);
 }

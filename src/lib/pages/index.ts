@@ -60,9 +60,9 @@ function route(path: string): Route {
   const parts = path.split('/');
   // ['', 'mandate', 'accept', id, code]
   if (parts[1] === 'mandate' && parts.length === 5 && (parts[2] === 'accept' || parts[2] === 'accepted')) {
-    return { kind: parts[2] === 'accept' ? 'mandate' : 'thanks', id: parts[3]!, token: parts[4]! };
+    return { kind: parts[2] === 'accept' ? 'mandate' : 'thanks', id: parts[3], token: parts[4] };
   }
-  if (parts[1] === 'invoice' && parts.length === 3) return { kind: 'invoice', token: parts[2]! };
+  if (parts[1] === 'invoice' && parts.length === 3) return { kind: 'invoice', token: parts[2] };
   return { kind: 'none' };
 }
 

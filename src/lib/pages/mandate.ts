@@ -178,7 +178,7 @@ export function mandatePages(options: PagesOptions): MandatePages {
     },
 
     async post(req, res, id, token) {
-      const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+      const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
       if (type !== 'application/x-www-form-urlencoded') return answered(req, res, errorPage(req, 415));
       const text = await readForm(req, MAX_FORM_BYTES);
       if (text === undefined) return answered(req, res, errorPage(req, 413));

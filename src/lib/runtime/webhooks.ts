@@ -91,9 +91,9 @@ function guardedLookup(): LookupFunction {
       const refused = addresses.find((a) => isPrivateAddress(a.address));
       if (refused) return callback(new RefusedAddress(`${hostname} resolves to ${refused.address}, a private address`), '', 0);
       if ((options as { all?: boolean }).all) return callback(null, addresses);
-      callback(null, addresses[0]!.address, addresses[0]!.family);
+      callback(null, addresses[0].address, addresses[0].family);
     });
-  }) as LookupFunction;
+  });
 }
 
 /** Wakes a waiting loop; a wake while it is busy is kept for its next wait. */
@@ -318,7 +318,7 @@ export class WebhookSender {
       }
       // What can no longer start before its claim lapses (or at all, once stopping) is let go, due as it was.
       for (const [host, queue] of queues) {
-        while (queue.length > 0 && (stopping || queue[0]!.startBy <= now)) {
+        while (queue.length > 0 && (stopping || queue[0].startBy <= now)) {
           queued--;
           letGo(queue.shift()!);
         }
@@ -346,7 +346,7 @@ export class WebhookSender {
       }
       if (idle && finished.length === 0 && (stopping || (exhausted && !this.woken && !refill))) break;
       let wake = o.deadline ?? Infinity;
-      for (const queue of queues.values()) wake = Math.min(wake, queue[0]!.startBy);
+      for (const queue of queues.values()) wake = Math.min(wake, queue[0].startBy);
       if (finished.length > 0) wake = Math.min(wake, oldestFinished + RECORD_EVERY_MS);
       if (deepPending && !stopping) wake = Math.min(wake, this.lastDeep + DEEP_EVERY_MS);
       await this.signal.wait(wake - Date.now());

@@ -300,7 +300,7 @@ export async function openPostgresStore(url: string, options: OpenOptions = {}):
           if (!open && op.kind !== 'wait') {
             if (kind === 'read' && !snapshotAtOnce && queries === 1) {
               // A second query: the first ran in a snapshot of its own. Start again in one.
-              multiQueryReads.add(key!);
+              multiQueryReads.add(key);
               unit.return(undefined as T);
               throw AGAIN;
             }

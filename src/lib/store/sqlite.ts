@@ -134,7 +134,7 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Sqli
     }
     throw new StoreOpenError(`cannot open the store ${path}: ${(error as Error).message}`);
   }
-  const sqlite = opened!;
+  const sqlite = opened;
   const writeRefusal = readOnly ? `the store ${path} is read-only: ${readOnlyReason(path)}; reads still work` : undefined;
   const refuseWrites = (): void => {
     // A read (opened read-only) that would still write, e.g. the default account on first use.
@@ -330,7 +330,7 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Sqli
     while (waiting.length > 0) {
       // A long queue goes in slices: requests and reads get their turn in between.
       if (performance.now() - started > DRAIN_SLICE_MS) return poll(0);
-      const next = waiting[0]!;
+      const next = waiting[0];
       let value: unknown;
       try {
         value = next.attempt();
@@ -347,20 +347,20 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Sqli
     if (waiting.length === 0) return void (tries = 0);
     const now = performance.now();
     // Queued in order with one bound, so those past it are the first: refused, having changed nothing.
-    if (waiting[0]!.deadline <= now) {
+    if (waiting[0].deadline <= now) {
       const holder = walWriteLockHolder(path);
-      while (waiting.length > 0 && waiting[0]!.deadline <= now) {
+      while (waiting.length > 0 && waiting[0].deadline <= now) {
         waiting.shift()!.reject(lockedError(path, busyMs, holder));
       }
     }
-    if (waiting.length > 0) poll(RETRY_DELAYS_MS[Math.min(tries++, RETRY_DELAYS_MS.length - 1)]!);
+    if (waiting.length > 0) poll(RETRY_DELAYS_MS[Math.min(tries++, RETRY_DELAYS_MS.length - 1)]);
   }
   const queued = <T>(unit: () => Unit<T>, keep?: (value: T) => boolean): Promise<T> =>
     new Promise<T>((resolve, reject) => {
       const deadline = performance.now() + busyMs;
       const settle = resolve as (value: unknown) => void;
       waiting.push({ attempt: () => attempt(unit, keep), resolve: settle, reject, deadline });
-      poll(RETRY_DELAYS_MS[0]!);
+      poll(RETRY_DELAYS_MS[0]);
     });
 
   const write = <T>(unit: () => Unit<T>, keep?: (value: T) => boolean): T | Promise<T> => {

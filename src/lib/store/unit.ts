@@ -132,15 +132,15 @@ export function prepared<R, A extends unknown[]>(key: string, build: PreparedBui
     key,
     build,
     *all(...args) {
-      return (yield { kind: 'prepared', mode: 'all', query: query as PreparedQuery<unknown, unknown[]>, args }) as R[];
+      return (yield { kind: 'prepared', mode: 'all', query, args }) as R[];
     },
     *get(...args) {
-      return (yield { kind: 'prepared', mode: 'get', query: query as PreparedQuery<unknown, unknown[]>, args }) as R | undefined;
+      return (yield { kind: 'prepared', mode: 'get', query, args }) as R | undefined;
     },
     *run(...args) {
-      return (yield { kind: 'prepared', mode: 'run', query: query as PreparedQuery<unknown, unknown[]>, args }) as number;
+      return (yield { kind: 'prepared', mode: 'run', query, args }) as number;
     },
-    lookup: (...args) => ({ kind: 'prepared', mode: 'get', query: query as PreparedQuery<unknown, unknown[]>, args }),
+    lookup: (...args) => ({ kind: 'prepared', mode: 'get', query, args }),
   };
   return query;
 }
