@@ -214,12 +214,12 @@ describe('Idempotency-Key of a request cut off after it wrote (the server killed
       expect(first.status, `${path}: ${JSON.stringify(first.body)}`).toBeLessThan(300);
       await loseAnswer(core.store, key);
       const before = await counts(core.store);
-      const again = (await later.handle(keyed(post, key), account)) as ApiResponse;
+      const again = (await later.handle(keyed(post, key), account));
       expect(shown(again)).toEqual(shown(first));
       expect(again.headers['idempotent-replayed'], path).toBe('true');
       expect(await counts(core.store), `${path}: nothing made or changed again`).toEqual(before);
       // Its answer is stored now: given as it is.
-      expect(shown((await later.handle(keyed(post, key), account)) as ApiResponse)).toEqual(shown(first));
+      expect(shown(await later.handle(keyed(post, key), account))).toEqual(shown(first));
     }
   }, 90_000);
 

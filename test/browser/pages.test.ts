@@ -95,8 +95,8 @@ describe('a customer in a browser', () => {
     // (The browser may also ask the shop for its favicon.)
     const arrivals = target.requests.filter((r) => r.url.startsWith('/done'));
     expect(arrivals).toHaveLength(1);
-    expect(arrivals[0]!.url).toBe('/done?order=42');
-    expect(arrivals[0]!.headers.referer).toBeUndefined();
+    expect(arrivals[0].url).toBe('/done?order=42');
+    expect(arrivals[0].headers.referer).toBeUndefined();
     expect(problems).toEqual([]);
 
     const [row] = await f.rows('subscriptions', Number(sub.id));
@@ -145,9 +145,9 @@ describe('a customer in a browser', () => {
     const { pages: texts, size } = await pdfText(pdf);
     expect(texts).toHaveLength(1);
     // A4 in points, as the page's @page asks.
-    expect(Math.round(size[2]!)).toBe(595);
-    expect(Math.round(size[3]!)).toBe(842);
-    const text = texts[0]!;
+    expect(Math.round(size[2])).toBe(595);
+    expect(Math.round(size[3])).toBe(842);
+    const text = texts[0];
     expect(text).toContain(`Factuur ${invoice.attributes.reference}`);
     expect(text).toContain('De Vries & Co');
     expect(text).toMatch(/Totaal excl\. btw € 57,05/);

@@ -114,7 +114,7 @@ describe('billing demo on a fresh store', () => {
     const credits = sample.invoices.filter((i) => i.relationships?.['original-invoice']?.data);
     expect(credits).toHaveLength(1);
     const [credit] = credits;
-    const original = sample.invoices.find((i) => i.id === credit.relationships!['original-invoice']!.data!.id)!;
+    const original = sample.invoices.find((i) => i.id === credit.relationships!['original-invoice'].data!.id)!;
     expect(original.attributes.status).toBe('paid');
     expect(credit.attributes).toMatchObject({ status: 'completed', amount_incl: `-${original.attributes.amount_incl as string}` });
   });

@@ -110,7 +110,7 @@ describe('the mode follows the higher-ranked of store and base URL', () => {
     ['config base_url beats the built-in store', {}, {}, { defaults: { base_url: 'https://config.test' } }, 'remote', 'https://config.test', 'config'],
     ['nothing set: the built-in store', {}, {}, {}, 'embedded', 'DEFAULT', 'default'],
   ] as const)('%s', (_label, flags, env, config, mode, where, source) => {
-    const settings = resolve(flags, { ...env }, structuredClone(config) as ConfigFile);
+    const settings = resolve(flags, { ...env }, structuredClone(config));
     expect(settings.mode).toBe(mode);
     if (mode === 'embedded') {
       expect(settings.dbPath).toBe(where === 'DEFAULT' ? defaultDbPath({ ...env }) : where);

@@ -57,7 +57,7 @@ describe('webhooks from embedded commands', () => {
     expect(hook.got.map((r) => [r.headers['billing-event'], JSON.parse(r.body)])).toEqual([['subscription.unverified', { subscription_id: id, status: 'unverified' }]]);
     const secret = json((await c.run(['accounts', 'show', 'default', '--json'])).stdout).webhook_secret;
     expect(secret).toMatch(/^whsec_/);
-    expect(signed(secret, hook.got[0]!)).toBe(true);
+    expect(signed(secret, hook.got[0])).toBe(true);
 
     const listed = json((await c.run(['webhooks', 'list', '--json'])).stdout).data;
     expect(listed.map((d: { attributes: Record<string, unknown> }) => [d.attributes.status, d.attributes.attempts, d.attributes.last_status])).toEqual([['delivered', 1, 200]]);
@@ -197,18 +197,18 @@ describe('webhooks from embedded commands', () => {
         attributes: Record<string, unknown>;
       }[];
     let [delivery] = await refused();
-    expect([delivery!.attributes.event, delivery!.attributes.attempts, delivery!.attributes.last_error]).toEqual([
+    expect([delivery.attributes.event, delivery.attributes.attempts, delivery.attributes.last_error]).toEqual([
       'subscription.cancelled',
       1,
       'refused: the URL names a loopback or private address',
     ]);
 
     // Retried by hand from the CLI: tried again at once, and refused again.
-    const retried = await c.run(['webhooks', 'retry', delivery!.id]);
+    const retried = await c.run(['webhooks', 'retry', delivery.id]);
     expect(retried.code, retried.stderr).toBe(0);
     expect(hook.got).toHaveLength(1);
     [delivery] = await refused();
-    expect([delivery!.attributes.attempts, delivery!.attributes.last_error]).toEqual([
+    expect([delivery.attributes.attempts, delivery.attributes.last_error]).toEqual([
       1,
       'refused: the URL names a loopback or private address',
     ]);
@@ -237,8 +237,8 @@ describe('webhooks from embedded commands', () => {
 
     expect((await c.run(['subscriptions', 'create', '--customer-id', '1', '--subscription-plan-id', '1', '--subscription-webhook-url', `${hook.url}/s`])).code).toBe(0);
     expect(hook.got).toHaveLength(1);
-    expect(signed(after, hook.got[0]!)).toBe(true);
-    expect(signed(before, hook.got[0]!)).toBe(false);
+    expect(signed(after, hook.got[0])).toBe(true);
+    expect(signed(before, hook.got[0])).toBe(false);
   });
 });
 

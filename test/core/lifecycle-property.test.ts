@@ -87,7 +87,7 @@ const snapshot = (core: Runtime): Promise<Rows> =>
         due_work: yield* all((q) => q.selectFrom('due_work').selectAll().orderBy('id')),
         notifications: yield* all((q) => q.selectFrom('notifications').selectAll().orderBy('id')),
         store_clock: yield* all((q) => q.selectFrom('store_clock').selectAll()),
-      } as unknown as Rows;
+      };
     }),
   );
 

@@ -108,7 +108,7 @@ async function confirmationFor(core: TestCore, plan?: number): Promise<{ subscri
 }
 
 type Row = Omit<NotificationRow, 'id'> & { id: number };
-const notifications = (core: TestCore): Promise<Row[]> => Promise.resolve(core.store.read(() => all((q) => q.selectFrom('notifications').selectAll().orderBy('id')))) as Promise<Row[]>;
+const notifications = (core: TestCore): Promise<Row[]> => Promise.resolve(core.store.read(() => all((q) => q.selectFrom('notifications').selectAll().orderBy('id'))));
 
 const at = (iso: string, seconds: number): string => new Date(Date.parse(iso) + seconds * 1000).toISOString();
 
@@ -345,7 +345,7 @@ describe('smtpUrlFromEnv', () => {
 });
 
 describe('notifications list: the sent column', () => {
-  const sent = COLUMNS.notification!.find((c) => c.header === 'sent')!;
+  const sent = COLUMNS.notification.find((c) => c.header === 'sent')!;
   const of = (attributes: Record<string, unknown>) => sent.value({ type: 'notification', id: '1', attributes });
   it('shows the day it was sent, the tries while it was not, and nothing before any try', () => {
     expect(of({ sent_at: '2026-11-21T11:00:00+01:00', send_attempts: 2, send_error: null })).toBe('2026-11-21');

@@ -143,9 +143,9 @@ describe('the outbox', () => {
     ]);
     expect(ds.map((d) => d.event_uid)).toEqual(evs.map((e) => e.uid));
     expect(new Set(ds.map((d) => d.delivery_id)).size).toBe(4);
-    const tx = evs[2]!.transaction_id;
-    expect(JSON.parse(ds[1]!.body)).toEqual({ subscription_id: id, status: 'active' });
-    expect(JSON.parse(ds[3]!.body)).toEqual({ subscription_id: id, transaction_id: tx, status: 'scheduled' });
+    const tx = evs[2].transaction_id;
+    expect(JSON.parse(ds[1].body)).toEqual({ subscription_id: id, status: 'active' });
+    expect(JSON.parse(ds[3].body)).toEqual({ subscription_id: id, transaction_id: tx, status: 'scheduled' });
 
     // Refused (activating a cancelled subscription): no event, no delivery.
     expect((await send(core, 'PATCH', `/subscriptions/${id}`, { body: { data: { type: 'subscription', id, attributes: { status: 'cancelled' } } } })).status).toBe(200);
@@ -172,8 +172,8 @@ describe('a sender', () => {
     try {
       expect(await sender.deliver()).toEqual({ delivered: 0, failed: 1, left: false });
       let [row] = await deliveries(core);
-      expect([row!.status, row!.attempts, row!.last_status, row!.last_error]).toEqual(['pending', 1, 500, 'answered 500']);
-      expect(row!.next_at).toBe(new Date(clock.ms + RETRY_DELAYS_S[0] * 1000).toISOString());
+      expect([row.status, row.attempts, row.last_status, row.last_error]).toEqual(['pending', 1, 500, 'answered 500']);
+      expect(row.next_at).toBe(new Date(clock.ms + RETRY_DELAYS_S[0] * 1000).toISOString());
       // Not due yet: nothing is sent.
       expect(await sender.deliver()).toEqual({ delivered: 0, failed: 0, left: false });
       expect(hook.got).toHaveLength(1);
@@ -182,9 +182,9 @@ describe('a sender', () => {
         await sender.deliver();
       }
       [row] = await deliveries(core);
-      expect([row!.status, row!.attempts, row!.last_status]).toEqual(['delivered', 4, 204]);
+      expect([row.status, row.attempts, row.last_status]).toEqual(['delivered', 4, 204]);
       expect(hook.got).toHaveLength(4);
-      expect(new Set(hook.got.map((r) => r.headers['billing-delivery']))).toEqual(new Set([row!.delivery_id]));
+      expect(new Set(hook.got.map((r) => r.headers['billing-delivery']))).toEqual(new Set([row.delivery_id]));
       for (const r of hook.got) {
         expect(verify(secret, r)).toBe(true);
         expect(r.headers['content-type']).toBe('application/json');
@@ -193,7 +193,7 @@ describe('a sender', () => {
         expect(JSON.parse(r.body)).toEqual({ subscription_id: made.body.data.id, status: 'unverified' });
       }
       // A signature with another secret does not verify.
-      expect(verify(`${secret}x`, hook.got[0]!)).toBe(false);
+      expect(verify(`${secret}x`, hook.got[0])).toBe(false);
     } finally {
       sender.close();
     }
@@ -213,7 +213,7 @@ describe('a sender', () => {
         await sender.deliver();
       }
       const [row] = await deliveries(core);
-      expect([row!.status, row!.attempts, row!.last_status]).toEqual(['failed', MAX_ATTEMPTS, 503]);
+      expect([row.status, row.attempts, row.last_status]).toEqual(['failed', MAX_ATTEMPTS, 503]);
       const hours = (clock.ms - start) / 3_600_000;
       expect(hours).toBeGreaterThan(20);
       expect(hours).toBeLessThan(30);
@@ -222,14 +222,14 @@ describe('a sender', () => {
       expect(hook.got).toHaveLength(MAX_ATTEMPTS);
 
       down = false;
-      const retried = await retryDelivery(await context(core), row!.id);
+      const retried = await retryDelivery(await context(core), row.id);
       expect(retried.ok && [retried.value.status, retried.value.attempts]).toEqual(['pending', 0]);
       expect(await sender.deliver()).toEqual({ delivered: 1, failed: 0, left: false });
-      expect(hook.got.at(-1)!.headers['billing-delivery']).toBe(row!.delivery_id);
-      expect((await deliveries(core))[0]!.status).toBe('delivered');
+      expect(hook.got.at(-1)!.headers['billing-delivery']).toBe(row.delivery_id);
+      expect((await deliveries(core))[0].status).toBe('delivered');
       // Already due: a second retry by hand is refused and changes nothing.
-      expect((await retryDelivery(await context(core), row!.id)).ok).toBe(true);
-      const again = await retryDelivery(await context(core), row!.id);
+      expect((await retryDelivery(await context(core), row.id)).ok).toBe(true);
+      const again = await retryDelivery(await context(core), row.id);
       expect(again.ok ? 'ok' : again.failure.kind).toBe('invalid_state');
       expect((await retryDelivery(await context(core), 999_999)).ok).toBe(false);
     } finally {
@@ -245,7 +245,7 @@ describe('a sender', () => {
     try {
       expect(await sender.deliver()).toEqual({ delivered: 0, failed: 1, left: false });
       const [row] = await deliveries(core);
-      expect([row!.status, row!.attempts, row!.last_status, row!.last_error]).toEqual(['pending', 1, null, 'no answer within 0.3 s']);
+      expect([row.status, row.attempts, row.last_status, row.last_error]).toEqual(['pending', 1, null, 'no answer within 0.3 s']);
     } finally {
       sender.close();
     }
@@ -260,7 +260,7 @@ describe('a sender', () => {
       const report = await sender.deliver({ deadline: Date.now() + 300 });
       expect(report).toEqual({ delivered: 0, failed: 0, left: true });
       const [row] = await deliveries(core);
-      expect([row!.status, row!.attempts, row!.claimed_by, row!.claimed_until]).toEqual(['pending', 0, null, null]);
+      expect([row.status, row.attempts, row.claimed_by, row.claimed_until]).toEqual(['pending', 0, null, null]);
     } finally {
       sender.close();
     }
@@ -368,8 +368,8 @@ describe('fair delivery', () => {
       ]);
       const [backoff] = await core.store.read(() => all((q) => q.selectFrom('webhook_hosts').selectAll()));
       expect(backoff).toMatchObject({ host, timeouts: 1 });
-      expect(Date.parse(backoff!.retry_at)).toBeGreaterThan(before);
-      expect(Date.parse(backoff!.retry_at)).toBeLessThanOrEqual(Date.now() + 1_000);
+      expect(Date.parse(backoff.retry_at)).toBeGreaterThan(before);
+      expect(Date.parse(backoff.retry_at)).toBeLessThanOrEqual(Date.now() + 1_000);
 
       // Another sender (another instance) holds it back too: nothing is claimed, nothing sent.
       expect(await second.deliver()).toEqual({ delivered: 0, failed: 0, left: false });
@@ -377,7 +377,7 @@ describe('fair delivery', () => {
 
       // It answers again; once its back-off has passed, its untried deliveries go, and the back-off is over.
       hang = false;
-      await new Promise((resolve) => setTimeout(resolve, Math.max(0, Date.parse(backoff!.retry_at) - Date.now() + 50)));
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, Date.parse(backoff.retry_at) - Date.now() + 50)));
       expect(await second.deliver()).toEqual({ delivered: 3, failed: 0, left: false });
       expect(slow.got).toHaveLength(5);
       expect(await core.store.read(() => all((q) => q.selectFrom('webhook_hosts').selectAll()))).toEqual([]);
@@ -542,13 +542,13 @@ describe('the private-address policy of each delivery', () => {
         'subscription.unverified',
       ]);
       rows = await deliveries(core);
-      expect(rows[2]!.last_error).toMatch(new RegExp(`^refused: ${name} resolves to .*a private address$`));
-      expect(rows[3]!.last_error).toBe('refused: the URL names a loopback or private address');
+      expect(rows[2].last_error).toMatch(new RegExp(`^refused: ${name} resolves to .*a private address$`));
+      expect(rows[3].last_error).toBe('refused: the URL names a loopback or private address');
 
       // A retry by hand never widens it: from the CLI, the server's deliveries stay refused; through the
       // server, a delivery the CLI wrote is narrowed to the server's policy.
       for (const row of rows.slice(2)) expect((await retryDelivery(await context(core), row.id)).ok).toBe(true);
-      expect((await call('POST', `/webhook-deliveries/${rows[1]!.id}/retry`)).status).toBe(200);
+      expect((await call('POST', `/webhook-deliveries/${rows[1].id}/retry`)).status).toBe(200);
       rows = await deliveries(core);
       expect(rows.map((d) => [d.status, d.allow_private])).toEqual([
         ['delivered', 1],

@@ -179,7 +179,7 @@ describe('retries (transport, injected sleep)', () => {
       .post('/customers')
       .times(2)
       .reply(function () {
-        const key = this.req.headers['idempotency-key'] as string;
+        const key = this.req.headers['idempotency-key'];
         keys.push(key);
         return keys.length === 1 ? [429, unavailable, { ...JSON_HEADERS, 'retry-after': '2', 'idempotency-key': key }] : [201, CUSTOMER, { ...JSON_HEADERS, 'idempotency-key': key }];
       });

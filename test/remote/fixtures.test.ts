@@ -204,7 +204,7 @@ describe('links', () => {
   it('the page footer reads percent-encoded links too', async () => {
     const f = fixture('customer-list-customer.json');
     const body = rebase(f.response.body as Collection);
-    for (const name of Object.keys(body.links)) body.links[name] = body.links[name] && body.links[name]!.replace(/\[/g, '%5B').replace(/\]/g, '%5D');
+    for (const name of Object.keys(body.links)) body.links[name] = body.links[name] && body.links[name].replace(/\[/g, '%5B').replace(/\]/g, '%5D');
     const scope = nock(BASE).get('/customers').reply(200, body, { 'content-type': JSONAPI });
     const r = await run(['customers', 'list'], remoteEnv());
     expect(r.code).toBe(0);

@@ -41,7 +41,7 @@ export function remoteEnv(extra: Record<string, string | undefined> = {}): NodeJ
     ...extra,
   };
   for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
-  return env as NodeJS.ProcessEnv;
+  return env;
 }
 
 export interface RunResult {

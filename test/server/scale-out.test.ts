@@ -37,7 +37,7 @@ function startInstance(name: string, db: string, env: Record<string, string>): P
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
-  child.stderr!.on('data', (chunk) => (stderr += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${name}: no "listening on" line within 15 s; stderr: ${stderr}`)), 15_000);
@@ -45,10 +45,10 @@ function startInstance(name: string, db: string, env: Record<string, string>): P
       const match = /listening on (http:\/\/127\.0\.0\.1:(\d+))/.exec(stderr);
       if (!match) return;
       clearTimeout(timer);
-      child.stderr!.off('data', check);
+      child.stderr.off('data', check);
       resolve({ name, child, url: match[1], stderr: () => stderr, exited });
     };
-    child.stderr!.on('data', check);
+    child.stderr.on('data', check);
     void exited.then((code) => {
       clearTimeout(timer);
       reject(new Error(`${name} exited with ${code} before listening; stderr: ${stderr}`));

@@ -100,7 +100,7 @@ function serve(location: string, name: string): { child: ChildProcess; stderr: (
   let stderr = '';
   const listening = new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${name}: not listening within 15 s: ${stderr}`)), 15_000);
-    child.stderr!.on('data', (chunk) => {
+    child.stderr.on('data', (chunk) => {
       stderr += chunk;
       if (stderr.includes('listening on')) {
         clearTimeout(timer);

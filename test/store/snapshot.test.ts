@@ -111,7 +111,7 @@ describe(`router reads on ${ENGINE}`, () => {
         calls.push('write');
         return core.store.write(() => recorded('write', unit()), keep);
       },
-    } as Store;
+    };
     const router = createRouter({ store, clock: fixedClock(TEST_NOW), baseUrl: 'http://x' });
     const created = await router.handle({ method: 'POST', path: '/customers', body: JSON.stringify({ data: { type: 'customer', attributes: JAN } }) }, account);
     expect(created.status).toBe(201);

@@ -151,7 +151,7 @@ describe.runIf(ENGINE === 'postgres')('units on PostgreSQL: isolation, retries',
       .catch((error: Error) => error);
     const error = await failure;
     expect(error).toBeInstanceOf(StoreBusyError);
-    expect((error as Error).message).toMatch(/concurrent writes 12 times \(could not serialize access\); it changed nothing/);
+    expect((error).message).toMatch(/concurrent writes 12 times \(could not serialize access\); it changed nothing/);
     expect(runs).toBe(12);
     // The waits between attempts grow but stay bounded (at most about 1.3 s in all).
     expect(Date.now() - started).toBeLessThan(5_000);
