@@ -34,7 +34,7 @@ async function holdLock(db: string): Promise<ChildProcess> {
     console.log('held');`;
   const child = spawn(process.execPath, ['-e', source, db], { stdio: ['ignore', 'pipe', 'inherit'] });
   await new Promise<void>((resolve, reject) => {
-    child.stdout!.on('data', (d: Buffer) => d.toString().includes('held') && resolve());
+    child.stdout.on('data', (d: Buffer) => d.toString().includes('held') && resolve());
     child.once('exit', (code) => reject(new Error(`the lock holder exited ${code}`)));
   });
   return child;

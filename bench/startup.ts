@@ -47,7 +47,7 @@ try {
   const ok = report(`start-up (${runs} runs each, interleaved)`, medians, { of: 'billing customers get 1 --json', to: 'node -e 0', target: 1.6 });
 
   // One draft with a line per run (and the warm-up), made through the API before timing.
-  const drafts = await makeDrafts(env.BILLING_DB!, runs + 1);
+  const drafts = await makeDrafts(env.BILLING_DB, runs + 1);
   const finalising = compare(
     { 'node -e 0': [process.execPath, '-e', '0'], 'billing invoices finalise ID': (run) => [process.execPath, BIN, 'invoices', 'finalise', String(drafts[run]), '-q'] },
     runs,

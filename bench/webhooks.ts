@@ -70,7 +70,7 @@ async function until(what: string, check: () => boolean, ms: number): Promise<bo
   return true;
 }
 
-const median = (samples: number[]) => [...samples].sort((a, b) => a - b)[samples.length >> 1]!;
+const median = (samples: number[]) => [...samples].sort((a, b) => a - b)[samples.length >> 1];
 
 async function claims(engine: string, core: Runtime, due: number): Promise<void> {
   const cost = async (deep: boolean) => {
