@@ -17,7 +17,7 @@ const silentIO: IO = {
   err: () => {},
   stdinIsTTY: false,
   stdoutIsTTY: false,
-  readStdin: async () => Buffer.alloc(0),
+  readStdin: () => Promise.resolve(Buffer.alloc(0)),
 };
 
 /** The reference as Markdown, from a program with every verb configured. */

@@ -63,9 +63,7 @@ export function commandWords(argv: string[]): string[] {
   return words;
 }
 
-const noInvoke: Invoke = async () => {
-  throw new Error('this program was built without a way to run commands');
-};
+const noInvoke: Invoke = () => Promise.reject(new Error('this program was built without a way to run commands'));
 
 /**
  * The program with every group and verb. A verb's options, arguments and help exist only once its
@@ -78,7 +76,7 @@ export async function buildProgram(io: IO, invoke: Invoke = noInvoke, options: {
     .description('Administer a recurring-billing service (SEPA direct debits and cards): on the embedded store, or against a server with --base-url.')
     .version(VERSION, '-V, --version')
     .exitOverride()
-    .configureOutput({ writeOut: io.out, writeErr: (text) => io.err(safeText(text)), getOutHelpWidth: width, getErrHelpWidth: width })
+    .configureOutput({ writeOut: (text) => io.out(text), writeErr: (text) => io.err(safeText(text)), getOutHelpWidth: width, getErrHelpWidth: width })
     .showSuggestionAfterError(true)
     // Long flags (--mandate-authentication-method) leave a narrow column: wrap in it all the same.
     .configureHelp({ minWidthToWrap: 24 })

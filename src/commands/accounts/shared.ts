@@ -2,12 +2,13 @@
 import type { Command } from 'commander';
 import { embeddedOnly, type Deps } from '../../lib/command/deps.js';
 import { renderPlain } from '../../lib/output/render.js';
+import type * as AccountsModule from '../../lib/runtime/accounts.js';
 import type { Account } from '../../lib/runtime/accounts.js';
 import { redact } from '../../lib/runtime/locations.js';
 import type { Runtime } from '../../lib/runtime/runtime.js';
 
 /** The runtime; `accounts list` and `accounts show` only read (the store must exist), the others may create it. */
-export async function accountRuntime(deps: Deps, verb: string, write: boolean): Promise<{ runtime: Runtime; accounts: typeof import('../../lib/runtime/accounts.js') }> {
+export async function accountRuntime(deps: Deps, verb: string, write: boolean): Promise<{ runtime: Runtime; accounts: typeof AccountsModule }> {
   const runtime = await deps.runtime(`accounts ${verb}`, { write });
   return { runtime, accounts: await import('../../lib/runtime/accounts.js') };
 }

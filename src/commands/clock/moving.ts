@@ -4,6 +4,7 @@ import { embeddedOnly, type Deps } from '../../lib/command/deps.js';
 import { UsageError } from '../../lib/cli/errors.js';
 import { formatDateTime } from '../../lib/output/format.js';
 import { renderPlain } from '../../lib/output/render.js';
+import type * as ClockModule from '../../lib/runtime/clock.js';
 import type { AdvanceReport } from '../../lib/runtime/clock.js';
 import type { Runtime } from '../../lib/runtime/runtime.js';
 
@@ -11,7 +12,7 @@ import type { Runtime } from '../../lib/runtime/runtime.js';
  * The runtime of a clock verb and its operations. `clock show` and --dry-run only read: the store
  * must exist and nothing is made.
  */
-export async function clockRuntime(deps: Deps, verb: string): Promise<{ runtime: Runtime; clock: typeof import('../../lib/runtime/clock.js') }> {
+export async function clockRuntime(deps: Deps, verb: string): Promise<{ runtime: Runtime; clock: typeof ClockModule }> {
   embeddedMode(deps, verb);
   const runtime = await deps.runtime(`clock ${verb}`, { write: verb !== 'show' && !deps.globals.dryRun });
   return { runtime, clock: await import('../../lib/runtime/clock.js') };

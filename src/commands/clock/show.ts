@@ -10,7 +10,7 @@ export async function run(deps: Deps): Promise<void> {
   const { runtime, clock } = await clockRuntime(deps, 'show');
   const { now, test, local } = await clock.readClock(runtime);
   const shown = { now: local(now), test };
-  await renderPlain(shown, deps.globals, deps.io, async () => `${shownTime(shown.now, test)}\n`);
+  await renderPlain(shown, deps.globals, deps.io, () => Promise.resolve(`${shownTime(shown.now, test)}\n`));
 }
 
 export function configure(cmd: Command, invoke: Invoke): void {

@@ -40,12 +40,13 @@ export const get: VerbModule = {
       .argument('<key>', CONFIG_KEYS.join(', '))
       .addHelpText('after', examples('billing config get base_url'))
       .action((key: string, _o: unknown, command: Command) =>
-        invoke(command, async (deps) => {
+        invoke(command, (deps) => {
           const name = checkKey(key);
           const value = defaultOf(readConfig(deps.env), name);
           if (deps.globals.output === 'json') deps.io.out(`${JSON.stringify({ [name]: value === undefined ? null : shown(name, value) })}\n`);
           else if (value !== undefined) deps.io.out(`${shown(name, value)}\n`);
           else if (!deps.globals.quiet) deps.io.err(`${name} is not set\n`);
+          return Promise.resolve();
         }),
       );
   },
@@ -99,7 +100,7 @@ export const unset: VerbModule = {
 export const list: VerbModule = {
   configure(cmd: Command, invoke: Invoke) {
     cmd.addHelpText('after', examples('billing config list', 'billing config list --json')).action((_o: unknown, command: Command) =>
-      invoke(command, async (deps) => {
+      invoke(command, (deps) => {
         const config = readConfig(deps.env);
         const entries = CONFIG_KEYS.map((k) => [k, defaultOf(config, k)] as const)
           .filter(([, v]) => v !== undefined)
@@ -108,6 +109,7 @@ export const list: VerbModule = {
         else if (entries.length === 0) {
           if (!deps.globals.quiet) deps.io.err(`no settings in ${configPath(deps.env)}\n`);
         } else for (const [k, v] of entries) deps.io.out(`${k}=${v}\n`);
+        return Promise.resolve();
       }),
     );
   },

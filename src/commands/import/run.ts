@@ -8,6 +8,7 @@ import type { Command } from 'commander';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import type { Deps } from '../../lib/command/deps.js';
 import { ApiError, CliError, errorLines, UsageError } from '../../lib/cli/errors.js';
 import type { Invoke } from '../../lib/command/registry.js';
@@ -124,8 +125,8 @@ export async function runImport(deps: Deps, kind: ImportKind, file: string, opti
   }
 }
 
-async function* bytesStream(bytes: Uint8Array): AsyncGenerator<Uint8Array> {
-  yield bytes;
+function bytesStream(bytes: Uint8Array): AsyncIterable<Uint8Array> {
+  return Readable.from([bytes]);
 }
 
 function report(deps: Deps, summary: Summary): void {

@@ -48,7 +48,7 @@ export function configure(cmd: Command, invoke: Invoke): void {
     .action((_opts: unknown, command: Command) =>
       invoke(command, async (deps) => {
         const audit = auditReferences(await readReferences(deps));
-        await renderPlain(audit as unknown as Record<string, unknown>, deps.globals, deps.io, async () => auditReport(audit));
+        await renderPlain(audit as unknown as Record<string, unknown>, deps.globals, deps.io, () => Promise.resolve(auditReport(audit)));
         if (!audit.ok) throw new CliError(`invoice references: ${auditVerdict(audit)}`, 1);
       }),
     );

@@ -5,10 +5,11 @@ import { confirmAction } from '../../lib/command/confirm.js';
 import type { Deps } from '../../lib/command/deps.js';
 import { CliError, UsageError } from '../../lib/cli/errors.js';
 import { renderPlain } from '../../lib/output/render.js';
+import type * as MaintenanceModule from '../../lib/runtime/maintenance.js';
 import type { SnapshotInfo } from '../../lib/runtime/maintenance.js';
 import type { Runtime } from '../../lib/runtime/runtime.js';
 
-type Maintenance = typeof import('../../lib/runtime/maintenance.js');
+type Maintenance = typeof MaintenanceModule;
 
 /**
  * The runtime of a SQLite store and the path of its file, or the plain refusal on PostgreSQL

@@ -91,8 +91,9 @@ export function memoryIO(options: { stdin?: string | Uint8Array; tty?: boolean; 
     out(text: string) {
       io.stdout += text;
     },
-    async write(text: string) {
+    write(text: string) {
       io.stdout += text;
+      return Promise.resolve();
     },
     err(text: string) {
       io.stderr += text;
@@ -108,7 +109,7 @@ export function memoryIO(options: { stdin?: string | Uint8Array; tty?: boolean; 
     stdoutIsTTY: options.tty ?? false,
     stderrIsTTY: options.tty ?? false,
     columns: options.columns ?? (options.tty ? 80 : undefined),
-    readStdin: async () => Buffer.from(options.stdin ?? ''),
+    readStdin: () => Promise.resolve(Buffer.from(options.stdin ?? '')),
   };
   return io;
 }

@@ -158,7 +158,7 @@ export function createDeps(io: IO, globals: GlobalOptions, env: NodeJS.ProcessEn
         }
         if (globals.verbose) {
           const { verbose } = await import('../transport/verbose.js');
-          transport = verbose(transport, io.err);
+          transport = verbose(transport, (text) => io.err(text));
         }
       }
       return transport;

@@ -223,7 +223,7 @@ export async function runList(deps: Deps, path: string, type: string, options: L
     deps,
     first.page,
     first.keyset,
-    async (page) => {
+    (page) => {
       document.data.push(...page.data);
       for (const resource of page.included ?? []) {
         if (!seen.has(`${resource.type}/${resource.id}`)) {
@@ -231,6 +231,7 @@ export async function runList(deps: Deps, path: string, type: string, options: L
           (document.included ??= []).push(resource);
         }
       }
+      return Promise.resolve();
     },
     unguarded,
   );

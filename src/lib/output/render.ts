@@ -25,7 +25,7 @@ export interface ListContext {
 /** A --query expression that cannot be parsed is a usage error, found before anything is sent. */
 export async function checkQuery(expression: string): Promise<void> {
   // compile is exported at run time but missing from @types/jmespath.
-  const { compile } = (await import('jmespath')).default as unknown as { compile(expression: string): unknown };
+  const { compile } = (await import('jmespath')).default as unknown as { compile: (expression: string) => unknown };
   try {
     compile(expression);
   } catch (error) {
@@ -35,7 +35,7 @@ export async function checkQuery(expression: string): Promise<void> {
 
 async function printQuery(value: unknown, expression: string, io: IO): Promise<void> {
   const { search } = (await import('jmespath')).default;
-  const result = search(value, expression);
+  const result: unknown = search(value, expression);
   // A string prints raw, as `jq -r` does: id=$(billing customers create … --query data.id) works.
   io.out(typeof result === 'string' ? `${result}\n` : `${JSON.stringify(result, null, 2)}\n`);
 }

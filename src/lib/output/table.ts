@@ -33,7 +33,7 @@ export async function listTable(resources: ResourceLike[], type: string, view: V
   );
   const kept = fitted.kept.map((k) => shown[k]);
   const widths = fitted.widths;
-  const border = paint ? paint.border : (text: string) => text;
+  const border = paint ? (text: string) => paint.border(text) : (text: string) => text;
   const line = (left: string, join: string, right: string) => border(`${left}${widths.map((w) => '─'.repeat(w + 2)).join(join)}${right}`);
   const row = (cells: string[], header: boolean) => {
     const parts = kept.map((index, k) => {
@@ -153,7 +153,7 @@ export async function resourceTable(resource: ResourceLike, view: View, idLabel 
   const content = Math.max(2, terminalWidth(view) - frame(2));
   const labelWidth = Math.max(1, Math.min(Math.max(...labels.map(displayWidth)), Math.floor(content / 2)));
   const valueWidth = Math.max(1, Math.min(Math.max(1, ...values.flat().map(displayWidth)), content - labelWidth));
-  const border = paint ? paint.border : (text: string) => text;
+  const border = paint ? (text: string) => paint.border(text) : (text: string) => text;
   const rule = (left: string, join: string, right: string) => border(`${left}${'─'.repeat(labelWidth + 2)}${join}${'─'.repeat(valueWidth + 2)}${right}`);
   const lines = [rule('┌', '┬', '┐')];
   fields.forEach((field, i) => {

@@ -63,7 +63,6 @@ export function wrap(text: string, width: number): string[] {
         continue;
       }
       if (line !== '') lines.push(line);
-      line = '';
       let rest = word;
       while (displayWidth(rest) > width) {
         let head = '';

@@ -3,8 +3,9 @@
 // question ends the command with exit 130 and nothing written.
 import { InterruptedError } from '../cli/errors.js';
 import type { Prompter } from './prompter.js';
+import type * as InquirerModule from '@inquirer/prompts';
 
-type Inquirer = typeof import('@inquirer/prompts');
+type Inquirer = typeof InquirerModule;
 
 export function inquirerPrompter(): Prompter {
   let loaded: Promise<Inquirer> | undefined;

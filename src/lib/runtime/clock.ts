@@ -23,7 +23,7 @@ export interface ClockReading {
   real: string;
   timeZone: string;
   /** A UTC instant in the account's zone (`2026-12-01T00:00:00+01:00`). */
-  local(utcIso: string): string;
+  local: (utcIso: string) => string;
 }
 
 export async function readClock(runtime: Runtime): Promise<ClockReading> {

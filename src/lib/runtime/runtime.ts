@@ -11,6 +11,7 @@ import { nextDelivery } from '../core/outbox.js';
 import { catchUp, StoreClock } from '../core/store-clock.js';
 import { createRouter, type Router } from '../api/router.js';
 import { openStore, skippedTurn, withoutWaiting, type Create, type SqliteStore, type Store } from '../store/store.js';
+import type { WebhookSender } from './webhooks.js';
 
 export interface RuntimeOptions {
   /** A SQLite file path or a postgres:// URL. */
@@ -134,7 +135,7 @@ export function runtimeOver(
       catchUp(o.waiting === false ? withoutWaiting(store) : store, clock, { baseUrl: o.baseUrl ?? baseUrl, allowPrivateWebhooks }),
     async sendDue(o = {}) {
       if (store.writeRefusal !== undefined) return;
-      let sender: import('./webhooks.js').WebhookSender | undefined;
+      let sender: WebhookSender | undefined;
       try {
         // One indexed read when nothing is due (most commands): the sender and node:http are not even loaded.
         const due = await store.read(() => nextDelivery(), 'outbox.next');

@@ -91,7 +91,7 @@ export async function serveRuntime(runtime: Runtime, options: Omit<ServeOptions,
   const background = startBackground(runtime, { ...options, log });
   try {
     const server = await listen({ ...options, store: runtime.store, clock: runtime.clock, log, allowPrivateWebhooks, background });
-    return { ...server, catchUp: background.catchUp };
+    return { ...server, catchUp: () => background.catchUp() };
   } catch (error) {
     await background.close();
     throw error;

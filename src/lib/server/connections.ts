@@ -27,7 +27,7 @@ export const CAP_LOG_INTERVAL_MS = 60_000;
 
 export interface ConnectionGuard {
   /** For the adapter's `admit`: marks the connection as asked now; a 503 for a refused connection. */
-  admit(req: IncomingMessage): ApiResponse | undefined;
+  admit: (req: IncomingMessage) => ApiResponse | undefined;
   /** Connections counted against the cap (refused ones are not). */
   readonly count: number;
 }

@@ -36,7 +36,7 @@ export interface AdapterOptions {
    * read snapshot of the store: keys and rows are seen at one moment, for one lock of the store.
    * Only for a store that answers synchronously (SQLite); without it, each request goes alone.
    */
-  atOnce?<T>(fn: () => T): T;
+  atOnce?: <T>(fn: () => T) => T;
   /** One line per request (no trailing newline), and the rare internal-error line. */
   log(line: string): void;
   maxBodyBytes?: number;
@@ -50,7 +50,7 @@ export interface AdapterOptions {
    * Asked first for every request: an answer to give instead of handling it (e.g. 503 when the
    * server is at its connection limit), or undefined to go on. The answer closes the connection.
    */
-  admit?(req: IncomingMessage): ApiResponse | undefined;
+  admit?: (req: IncomingMessage) => ApiResponse | undefined;
   /** Bounds on reading and discarding the body of a refused request; default DRAIN_BYTES, DRAIN_MS. */
   drainBytes?: number;
   drainMs?: number;
@@ -327,7 +327,7 @@ export function createHttpAdapter(options: AdapterOptions): HttpAdapter {
           .catch(failed);
         return;
       }
-      let sent = false;
+      let sent: boolean;
       try {
         sent = send(answer);
       } catch (error) {

@@ -185,7 +185,7 @@ export async function listen(options: ListenOptions): Promise<RunningServer> {
           authenticate: cachedAuthentication(store as SqliteStore),
           atOnce: <T>(fn: () => T) => (store as SqliteStore).snapshot(fn),
         }
-      : { authenticate: guarded ? guarded.authenticate : (key: string) => authenticate(store, key) }),
+      : { authenticate: guarded ? (key: string) => guarded.authenticate(key) : (key: string) => authenticate(store, key) }),
     log,
     admit: connections.admit,
     closing: () => closing,

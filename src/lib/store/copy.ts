@@ -162,6 +162,7 @@ function handoff<T>() {
   let failure: { error: unknown } | undefined;
   return {
     put(value: T): Promise<void> {
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- relays the failure as it was given
       if (failure) return Promise.reject(failure.error);
       if (taker) {
         const t = taker;
@@ -173,6 +174,7 @@ function handoff<T>() {
       return new Promise((resolve, reject) => (putter = { resolve, reject }));
     },
     take(): Promise<T> {
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- relays the failure as it was given
       if (failure) return Promise.reject(failure.error);
       if (waiting.length > 0) {
         const value = waiting.shift()!;

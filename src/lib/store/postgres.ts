@@ -55,7 +55,7 @@ const dialect: Dialect = {
   fenced: (query) => query.offset(0),
   // The pg_trgm GIN index customers_search is on these very expressions; a term shorter than a
   // trigram has none to look up, and the planner scans the account's rows instead.
-  customerSearch: (text) => searchedLike(dialect.lower, text),
+  customerSearch: (text) => searchedLike((column) => dialect.lower(column), text),
   locked: (query, skip) => (skip ? query.forNoKeyUpdate().skipLocked() : query.forNoKeyUpdate()),
   shared: (query) => query.forShare(),
 };
@@ -205,7 +205,8 @@ export async function openPostgresStore(url: string, options: OpenOptions = {}):
     if (name === undefined && names.size < MAX_NAMED_STATEMENTS) names.set(text, (name = `billing_${names.size + 1}`));
     return name;
   };
-  // Guarded rows come as arrays and become objects without the guard's two columns.
+  // Guarded rows come as arrays and become objects without the guard's two columns, through a function made
+  // for the query's fields (a fixed-shape object literal, as in the SQLite store).
   const mappers = new Map<string, (row: unknown[]) => unknown>();
   const mapperOf = (text: string, fields: { name: string }[]) => {
     let mapper = mappers.get(text);
@@ -214,6 +215,7 @@ export async function openPostgresStore(url: string, options: OpenOptions = {}):
         .slice(2)
         .map((field, i) => `${JSON.stringify(field.name)}: r[${i + 2}]`)
         .join(', ');
+      // eslint-disable-next-line @typescript-eslint/no-implied-eval -- deliberate (see above); keys JSON.stringify'd
       mapper = new Function('r', `return {${body}};`) as (row: unknown[]) => unknown;
       mappers.set(text, mapper);
     }
@@ -281,7 +283,8 @@ export async function openPostgresStore(url: string, options: OpenOptions = {}):
 
   /** Reads (by key) found to make more than one query: they start in a snapshot. */
   const multiQueryReads = new Set<string>();
-  const AGAIN = Symbol('again');
+  // Thrown (and caught) by identity: the read starts again.
+  const AGAIN = new Error('the read starts again in a snapshot');
 
   /** kind 'one': one statement in its own transaction (autocommit), no BEGIN or COMMIT. */
   async function runUnit<T>(make: () => Unit<T>, kind: 'read' | 'write' | 'work' | 'one' | 'bulk' | 'bulkRead', keep?: (value: T) => boolean, key?: string, guard?: KeyGuard): Promise<T> {

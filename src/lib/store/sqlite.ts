@@ -67,7 +67,7 @@ const dialect: Dialect = {
     // triggers): a phrase of 3 characters or more matches where it is a substring of one column.
     if ([...text].length >= 3) return sql<SqlBool>`${sql.ref('id')} IN (SELECT rowid FROM customers_search WHERE customers_search MATCH ${phrase(text)})`;
     // Shorter than a trigram: a scan of the account's rows.
-    return searchedLike(dialect.lower, text);
+    return searchedLike((column) => dialect.lower(column), text);
   },
   // One writer at a time (BEGIN IMMEDIATE): what a write reads, nobody else changes meanwhile.
   locked: (query) => query,
@@ -173,6 +173,7 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Sqli
     statement.raw(true);
     const columns = statement.columns();
     const names = columns.map((column) => column.name);
+    // eslint-disable-next-line @typescript-eslint/no-implied-eval -- deliberate (see above); keys JSON.stringify'd
     const toRow = new Function('r', `return {${names.map((name, i) => `${JSON.stringify(name)}: r[${i}]`).join(', ')}};`) as (row: unknown[]) => unknown;
     const all = (args: unknown[]) => (statement.all(...bind(args)) as unknown[][]).map(toRow);
     // One row (a lookup by key, the hot path of every GET) crosses from SQLite as one JSON text
@@ -274,7 +275,8 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Sqli
     return step.value;
   }
 
-  const ROLLBACK = Symbol('rollback');
+  // Thrown (and caught) by identity to leave better-sqlite3's transaction function, rolled back.
+  const ROLLBACK = new Error('the unit refused its result: rolled back');
   // Whether a transaction of this store is open, kept in JS: asking better-sqlite3 (a native
   // getter) on every read of a batch of GETs costs more than the flag.
   let open = 0;
@@ -442,14 +444,14 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Sqli
       // Deferred: the snapshot starts at the first read; in WAL mode other connections keep writing.
       return driveAsync('BEGIN DEFERRED', unit);
     },
-    async schemaVersion() {
-      return sqlite.pragma('user_version', { simple: true }) as number;
+    schemaVersion() {
+      return Promise.resolve(sqlite.pragma('user_version', { simple: true }) as number);
     },
     dataVersion: () => `${dataVersion.get() as number}.${ownWrites}`,
     async backup(to) {
       await sqlite.backup(to);
     },
-    async close() {
+    close() {
       if (timer) clearTimeout(timer);
       timer = undefined;
       for (const late of waiting.splice(0)) {
@@ -457,6 +459,7 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Sqli
         late.reject(new StoreBusyError(message, { file: path, waitedMs: 0 }));
       }
       if (sqlite.open) sqlite.close();
+      return Promise.resolve();
     },
   };
   return store;
