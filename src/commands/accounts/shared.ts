@@ -6,6 +6,7 @@ import type * as AccountsModule from '../../lib/runtime/accounts.js';
 import type { Account } from '../../lib/runtime/accounts.js';
 import { redact } from '../../lib/runtime/locations.js';
 import type { Runtime } from '../../lib/runtime/runtime.js';
+import { textOf } from '../../lib/schemas/json.js';
 
 /** The runtime; `accounts list` and `accounts show` only read (the store must exist), the others may create it. */
 export async function accountRuntime(deps: Deps, verb: string, write: boolean): Promise<{ runtime: Runtime; accounts: typeof AccountsModule }> {
@@ -48,6 +49,6 @@ export const settingsOptions = (cmd: Command): Command =>
   cmd.option('--invoice-prefix <prefix>', 'prefix of invoice references (default INV-)').option('--time-zone <tz>', 'IANA time zone of dates and days (default Europe/Amsterdam)');
 
 export const settingsFrom = (opts: Record<string, unknown>) => ({
-  ...(opts.invoicePrefix === undefined ? {} : { invoice_prefix: String(opts.invoicePrefix) }),
-  ...(opts.timeZone === undefined ? {} : { time_zone: String(opts.timeZone) }),
+  ...(opts.invoicePrefix === undefined ? {} : { invoice_prefix: textOf(opts.invoicePrefix) }),
+  ...(opts.timeZone === undefined ? {} : { time_zone: textOf(opts.timeZone) }),
 });

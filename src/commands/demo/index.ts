@@ -7,14 +7,15 @@ import { UsageError } from '../../lib/cli/errors.js';
 import type { Invoke } from '../../lib/command/registry.js';
 import { examples, prose, refusesDryRun } from '../../lib/command/registry.js';
 import { runList, send } from '../../lib/command/resource.js';
+import { textOf } from '../../lib/schemas/json.js';
 
 const DEFAULT_SIZE = 20;
 const MAX_SIZE = 1_000_000;
 
 export function sizeFlag(value: unknown): number {
   if (value === undefined) return DEFAULT_SIZE;
-  const text = String(value).trim();
-  if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > MAX_SIZE) throw new UsageError(`--size must be a whole number from 1 to ${MAX_SIZE}, not "${String(value)}"`);
+  const text = textOf(value).trim();
+  if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > MAX_SIZE) throw new UsageError(`--size must be a whole number from 1 to ${MAX_SIZE}, not "${textOf(value)}"`);
   return Number(text);
 }
 

@@ -5,27 +5,28 @@ import type { Command } from 'commander';
 import { UsageError } from '../../lib/cli/errors.js';
 import { parseId } from '../../lib/command/resource.js';
 import { SUBSCRIPTION_SORT_FIELDS, SUBSCRIPTION_STATUSES, TRANSACTION_SORT_FIELDS, TRANSACTION_STATUSES } from '../../lib/schemas/vocabulary.js';
+import { textOf } from '../../lib/schemas/json.js';
 
 /** A flag's value from a fixed set, or undefined when the flag was not given. */
 export function choiceFlag(value: unknown, flag: string, choices: readonly string[]): string | undefined {
   if (value === undefined) return undefined;
-  const text = String(value).trim();
-  if (!choices.includes(text)) throw new UsageError(`${flag}: must be one of: ${choices.join(', ')} (not "${String(value)}")`);
+  const text = textOf(value).trim();
+  if (!choices.includes(text)) throw new UsageError(`${flag}: must be one of: ${choices.join(', ')} (not "${textOf(value)}")`);
   return text;
 }
 
 /** --sort FIELD or -FIELD, FIELD one of `fields`. */
 export function sortFlag(value: unknown, fields: readonly string[]): string | undefined {
   if (value === undefined) return undefined;
-  const sort = String(value).trim();
+  const sort = textOf(value).trim();
   if (!fields.includes(sort.replace(/^-/, ''))) {
-    throw new UsageError(`--sort takes one of ${fields.join(', ')}, with a leading - for descending order (e.g. -${fields[fields.length - 1]}), not "${String(value)}"`);
+    throw new UsageError(`--sort takes one of ${fields.join(', ')}, with a leading - for descending order (e.g. -${fields[fields.length - 1]}), not "${textOf(value)}"`);
   }
   return sort;
 }
 
 /** An id given as a flag (--customer-id 42), or undefined when the flag was not given. */
-export const idFlag = (value: unknown, flag: string): number | undefined => (value === undefined ? undefined : parseId(String(value), flag));
+export const idFlag = (value: unknown, flag: string): number | undefined => (value === undefined ? undefined : parseId(textOf(value), flag));
 
 /** An id flag as the value of its filter[…] parameter. */
 export const idFilter = (value: unknown, flag: string): string | undefined => idFlag(value, flag)?.toString();

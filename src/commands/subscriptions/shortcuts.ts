@@ -5,12 +5,13 @@ import { UsageError } from '../../lib/cli/errors.js';
 import { runWrite } from '../../lib/command/resource.js';
 import { DATE_MESSAGE, isDateInput } from '../../lib/schemas/dates.js';
 import { SUBSCRIPTION } from './index.js';
+import { textOf } from '../../lib/schemas/json.js';
 
 /** A date flag's value, checked as the service checks dates; undefined when the flag was not given. */
 export function dateFlag(value: unknown, flag: string): string | undefined {
   if (value === undefined) return undefined;
-  const text = String(value).trim();
-  if (!isDateInput(text)) throw new UsageError(`${flag}: ${DATE_MESSAGE}, not "${String(value)}"`);
+  const text = textOf(value).trim();
+  if (!isDateInput(text)) throw new UsageError(`${flag}: ${DATE_MESSAGE}, not "${textOf(value)}"`);
   return text;
 }
 

@@ -7,13 +7,14 @@ import { examples } from '../../lib/command/registry.js';
 import { addListOptions, listOptions, parseId, runList } from '../../lib/command/resource.js';
 import { addTransactionFindOptions, transactionFind } from '../subscriptions/find.js';
 import { TRANSACTION } from './index.js';
+import { textOf } from '../../lib/schemas/json.js';
 
 export function configure(cmd: Command, invoke: Invoke): void {
   addTransactionFindOptions(addListOptions(cmd.option('--subscription-id <n>', 'the subscription whose transactions to list (required)'), [])).action(
     (opts: Record<string, unknown>, command: Command) =>
       invoke(command, async (deps) => {
         if (opts.subscriptionId === undefined) throw new UsageError('missing required flag: --subscription-id');
-        const id = parseId(String(opts.subscriptionId), '--subscription-id');
+        const id = parseId(textOf(opts.subscriptionId), '--subscription-id');
         await runList(deps, `/subscriptions/${id}/transactions`, TRANSACTION.type, { ...listOptions(opts), find: transactionFind(opts) });
       }),
   );

@@ -12,16 +12,17 @@ import { OUTCOMES, type Outcome } from '../../lib/schemas/vocabulary.js';
 import { choiceFlag } from '../subscriptions/find.js';
 import { parseTransactionId } from './ids.js';
 import { TRANSACTION } from './index.js';
+import { textOf } from '../../lib/schemas/json.js';
 
 /** The codes a refusal names as examples. */
 const SOME_CODES = ['AM04', 'MD06', 'AC04', 'MS02', 'MD01'];
 
 export function reasonCodeFlag(value: unknown, outcome: Outcome): string {
   if (value === undefined) return DEFAULT_REASON[outcome];
-  const code = String(value).trim().toUpperCase();
+  const code = textOf(value).trim().toUpperCase();
   if (!REASON_CODES.has(code)) {
     const some = SOME_CODES.map((c) => `${c} (${REASON_CODES.get(c)})`).join(', ');
-    throw new UsageError(`--reason-code: must be a SEPA reason code, such as ${some}; not "${String(value)}" (see billing transactions simulate --help)`);
+    throw new UsageError(`--reason-code: must be a SEPA reason code, such as ${some}; not "${textOf(value)}" (see billing transactions simulate --help)`);
   }
   return code;
 }

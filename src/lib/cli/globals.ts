@@ -1,6 +1,7 @@
 // The global options every command accepts, before or after the subcommand.
 import type { Command } from 'commander';
 import { UsageError } from './errors.js';
+import { textOf } from '../schemas/json.js';
 
 export type OutputFormat = 'table' | 'json' | 'ndjson' | 'csv';
 
@@ -64,7 +65,7 @@ export function readGlobals(options: Record<string, unknown>, env: NodeJS.Proces
   let poolSize: number | undefined;
   if (options.poolSize !== undefined) {
     poolSize = Number(options.poolSize);
-    if (!/^\d+$/.test(String(options.poolSize).trim()) || poolSize < 1 || poolSize > 1000) throw new UsageError('--pool-size must be a whole number from 1 to 1000');
+    if (!/^\d+$/.test(textOf(options.poolSize).trim()) || poolSize < 1 || poolSize > 1000) throw new UsageError('--pool-size must be a whole number from 1 to 1000');
   }
   return {
     output: output as OutputFormat,

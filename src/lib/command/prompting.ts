@@ -9,6 +9,7 @@ import { UsageError } from '../cli/errors.js';
 import { amountInput, checkValue, isDecimal, kebab, missingNames, type Shape } from './flags.js';
 import { safeText } from '../output/format.js';
 import { send } from './resource.js';
+import { textOf } from '../schemas/json.js';
 
 const label = (name: string, meta: FieldMeta | undefined): string => meta?.description ?? name.replace(/_/g, ' ');
 
@@ -42,7 +43,7 @@ export async function askChanges(deps: Deps, shape: Shape, current: Record<strin
   return changes;
 }
 
-const shown = (value: unknown): string | undefined => (value === null || value === undefined ? undefined : typeof value === 'object' ? JSON.stringify(value) : String(value));
+const shown = (value: unknown): string | undefined => (value === null || value === undefined ? undefined : textOf(value));
 
 async function ask(deps: Deps, name: string, schema: z.ZodType, current?: unknown): Promise<unknown> {
   const meta = metaOf(schema);
@@ -87,8 +88,8 @@ function describe(resource: Listed): string {
   const name = a.name ?? ([a.first_name, a.middle_name, a.last_name].filter(Boolean).join(' ') || a.company_name || a.mandate_code || a.reference || '');
   // A plan's amount, or an invoice's total (a draft's is 0.00 until it has lines).
   const amount = a.amount ?? a.amount_incl;
-  const extra = a.email ? ` <${a.email}>` : amount !== undefined && amount !== null && amount !== '' ? ` (${amount})` : '';
-  return `${resource.id}  ${String(name)}${extra}`;
+  const extra = a.email ? ` <${textOf(a.email)}>` : amount !== undefined && amount !== null && amount !== '' ? ` (${textOf(amount)})` : '';
+  return `${resource.id}  ${textOf(name)}${extra}`;
 }
 
 /** A searchable list of the related resources: what is typed narrows it by filter[search]. */

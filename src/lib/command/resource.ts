@@ -13,6 +13,7 @@ import { ApiError, InterruptedError, UsageError } from '../cli/errors.js';
 import type { Interruption } from '../cli/io.js';
 import type { Invoke } from './registry.js';
 import { MAX_PAGE_SIZE } from '../schemas/vocabulary.js';
+import { textOf } from '../schemas/json.js';
 
 export interface ResourceInfo {
   /** JSON:API type, e.g. `customer`. */
@@ -38,7 +39,7 @@ export function parseId(value: string, what = 'ID'): number {
 
 function positive(value: unknown, flag: string, max = Number.MAX_SAFE_INTEGER): number | undefined {
   if (value === undefined) return undefined;
-  const text = String(value).trim();
+  const text = textOf(value).trim();
   if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > max) {
     throw new UsageError(`${flag} must be a whole number ${max === Number.MAX_SAFE_INTEGER ? 'of at least 1' : `from 1 to ${max}`}`);
   }
@@ -90,8 +91,8 @@ export function readOptions(opts: Record<string, unknown>): ReadOptions {
 /** --after: an id, or 0 for the start (a resumed script may pass what it has, none yet). */
 function afterId(value: unknown): number | undefined {
   if (value === undefined) return undefined;
-  const text = String(value).trim();
-  if (!/^\d{1,16}$/.test(text) || !Number.isSafeInteger(Number(text))) throw new UsageError(`--after must be an id (a whole number, 0 for the start), not "${String(value)}"`);
+  const text = textOf(value).trim();
+  if (!/^\d{1,16}$/.test(text) || !Number.isSafeInteger(Number(text))) throw new UsageError(`--after must be an id (a whole number, 0 for the start), not "${textOf(value)}"`);
   return Number(text);
 }
 

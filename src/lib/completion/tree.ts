@@ -103,7 +103,7 @@ function words(list: readonly string[]): Values {
 
 /** One line, short enough for a completion menu. */
 function menuLine(text: string): string {
-  const line = text.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ').trim();
+  const line = text.replace(/\p{Cc}+/gu, ' ').trim();
   if (line.length <= 80) return line;
   return `${line.slice(0, 79).replace(/\s+\S*$/, '')}…`;
 }

@@ -8,6 +8,7 @@
 // payment method is better left out whole than cut).
 // state: the value is a state (status, archived) and is coloured by its meaning on a terminal.
 import { formatDate, formatValue, label, MONEY } from './format.js';
+import { textOf } from '../schemas/json.js';
 
 export interface ResourceLike {
   type: string;
@@ -162,7 +163,7 @@ export const COLUMNS: Record<string, Column[]> = {
     attr('url', 'URL', { priority: 3, truncate: true, minWidth: 12 }),
     attr('attempts', 'tries', { priority: 4, align: 'right' }),
     // What the receiver last said: its status, or why there was no answer.
-    column('last answer', (r) => String(r.attributes?.last_status ?? r.attributes?.last_error ?? ''), { priority: 5, truncate: true, minWidth: 8, hideWhenEmpty: true }),
+    column('last answer', (r) => textOf(r.attributes?.last_status ?? r.attributes?.last_error ?? ''), { priority: 5, truncate: true, minWidth: 8, hideWhenEmpty: true }),
   ],
   // What moving the store's clock changed (billing clock advance): a kind of status change and how many.
   'clock-change': [column('change', (r) => r.id, { priority: 0 }), attr('count', 'count', { priority: 0, align: 'right' })],

@@ -1,6 +1,7 @@
 // CSV: every key seen, in first-seen order (RFC 4180 quoting); resources as id then attributes.
 // A cell a spreadsheet would take for a formula is written with a leading ' (unless raw: --csv-raw).
 import type { ResourceLike } from './columns.js';
+import { textOf } from '../schemas/json.js';
 
 export interface CsvOptions {
   /** Cells exactly as the data has them: no ' before a formula (--csv-raw, for pipelines). */
@@ -25,7 +26,7 @@ export const unescapeFormula = (text: string): string => (ESCAPED.test(text) ? t
 
 export const cell = (value: unknown, options: CsvOptions = {}): string => {
   if (value === null || value === undefined) return '';
-  const data = typeof value === 'object' ? JSON.stringify(value) : String(value);
+  const data = textOf(value);
   const text = options.raw || typeof value === 'number' ? data : escapeFormula(data);
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 };

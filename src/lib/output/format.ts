@@ -15,7 +15,8 @@ export function safeText(text: string): string {
 
 // Printable ASCII, tab and newline: nothing to do (the common case, tested first).
 const SAFE = /^[\t\n\x20-\x7e]*$/;
-const UNSAFE = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+// \p{Cc}: the C0 and C1 controls and DEL; [^\P{Cc}\t\n] is one of them but tab or newline.
+const UNSAFE = /[^\P{Cc}\t\n]|[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu;
 
 const escapeChar = (char: string): string => {
   const code = char.charCodeAt(0);
@@ -44,7 +45,7 @@ export function formatMoney(value: string | number): string {
   return `${sign ? '-' : ''}€ ${grouped}.${fraction.padEnd(2, '0')}`;
 }
 
-const isNumeric = (value: unknown): boolean => (typeof value === 'number' ? Number.isFinite(value) : typeof value === 'string' && DECIMAL.test(value));
+const isNumeric = (value: unknown): value is string | number => (typeof value === 'number' ? Number.isFinite(value) : typeof value === 'string' && DECIMAL.test(value));
 
 export const isMoney = (name: string, value: unknown): boolean => MONEY.has(name) && isNumeric(value);
 
@@ -83,7 +84,8 @@ export function formatValue(name: string, value: unknown): string {
       .map(([key, shown]) => `${label(key)}: ${shown}`)
       .join(', ');
   }
-  return String(value);
+  // What is left: a number or a bigint.
+  return String(value as number | bigint);
 }
 
 /** "2026-12-01" from a datetime, for narrow list columns. */

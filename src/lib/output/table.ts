@@ -6,6 +6,7 @@
 // Drawn here rather than with cli-table3: fitting needs the widths decided first anyway, and this
 // is smaller and quicker to load.
 import { columnsFor, type Column, type ResourceLike } from './columns.js';
+import { textOf } from '../schemas/json.js';
 import { formatValue, isMoney, label, oneLine, safeText } from './format.js';
 import type { Painter } from './paint.js';
 import { displayWidth, pad, truncate, wrap } from './text.js';
@@ -126,7 +127,7 @@ export function fieldsOf(resource: ResourceLike, view: View, idLabel = 'id'): Fi
   }
   for (const [name, relationship] of Object.entries(resource.relationships ?? {})) {
     const data = relationship?.data as { id?: unknown } | { id?: unknown }[] | null | undefined;
-    const idOf = (d: { id?: unknown } | null | undefined) => (d?.id === undefined || d.id === null ? '' : String(d.id));
+    const idOf = (d: { id?: unknown } | null | undefined) => (d?.id === undefined || d.id === null ? '' : textOf(d.id));
     const shown = !data ? '' : Array.isArray(data) ? data.map(idOf).filter(Boolean).join(', ') : idOf(data);
     if (shown) fields.push({ label: label(name), value: shown, money: false, state: false });
   }

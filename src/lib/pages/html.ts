@@ -5,11 +5,12 @@ import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Lang } from './words.js';
 import { FORMATS } from './words.js';
+import { textOf } from '../schemas/json.js';
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
 /** Text made safe for HTML content and for quoted attribute values alike. */
-export const escapeHtml = (value: unknown): string => String(value ?? '').replace(/[&<>"']/g, (c) => ESCAPES[c]);
+export const escapeHtml = (value: unknown): string => textOf(value ?? '').replace(/[&<>"']/g, (c) => ESCAPES[c]);
 
 /**
  * A template tag that escapes every interpolated value, except an Html (already-escaped markup

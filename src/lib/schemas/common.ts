@@ -51,8 +51,8 @@ export function fitsLength(text: string, max: number): boolean {
   return true;
 }
 
-/** C0 and C1 control characters and DEL, but for tab and newline. */
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+/** C0 and C1 control characters and DEL (\p{Cc}), but for tab and newline. */
+const CONTROL = /[^\P{Cc}\t\n]/u;
 export const hasControlCharacter = (text: string): boolean => CONTROL.test(text);
 const CONTROL_MESSAGE = 'must not contain control characters (tab and newline are the only ones allowed)';
 

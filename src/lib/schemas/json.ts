@@ -3,6 +3,13 @@
 /** The deepest nesting of arrays and objects a request document may have. */
 export const MAX_DEPTH = 64;
 
+/**
+ * A value from a JSON document or the command line as text: a primitive as String() writes it, an
+ * object or array as its JSON (never "[object Object]").
+ */
+export const textOf = (value: unknown): string =>
+  typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value as string | number | boolean | bigint | symbol | null | undefined);
+
 /** Whether a string is valid Unicode: no lone surrogate (String#isWellFormed, Node 20 and later). */
 export const isWellFormed = (text: string): boolean => (text as unknown as { isWellFormed(): boolean }).isWellFormed();
 
