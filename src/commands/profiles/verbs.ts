@@ -77,7 +77,7 @@ export const add: VerbModule = {
         invoke(command, async (deps) => {
           checkName(name);
           // --base-url, --api-key and --db are also global options; read them from either level.
-          const opts = command.optsWithGlobals() as { baseUrl?: string; apiKey?: string; db?: string; use?: boolean; force?: boolean };
+          const opts = command.optsWithGlobals<{ baseUrl?: string; apiKey?: string; db?: string; use?: boolean; force?: boolean }>();
           if (!opts.baseUrl && !opts.db) throw new UsageError('give --base-url URL (remote) or --db PATH|URL (embedded)');
           if (opts.baseUrl && opts.db) throw new UsageError('a profile is remote (--base-url) or embedded (--db), not both: give one of them');
           if (opts.db) parseLocation(opts.db);

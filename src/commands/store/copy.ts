@@ -68,7 +68,7 @@ export function progressLine({ table, copied, total }: CopyProgress, nameWidth =
 function progressBar(io: IO) {
   let open = false;
   return {
-    update(progress: CopyProgress): void {
+    update: (progress: CopyProgress): void => {
       io.err(`\r\u001b[2K${progressLine(progress)}${progress.done ? '\n' : ''}`);
       open = !progress.done;
     },

@@ -85,7 +85,7 @@ export function formatValue(name: string, value: unknown): string {
       .join(', ');
   }
   // What is left: a number or a bigint.
-  return String(value as number | bigint);
+  return (value as number | bigint).toString();
 }
 
 /** "2026-12-01" from a datetime, for narrow list columns. */

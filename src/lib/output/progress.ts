@@ -4,7 +4,7 @@ import type { IO } from '../cli/io.js';
 
 export interface Progress {
   /** Work done so far (bytes of the input), and rows handled. */
-  update: (done: number, rows: number) => void;
+  update(done: number, rows: number): void;
   stop(): void;
 }
 

@@ -170,7 +170,7 @@ export function validateAttributes<S extends z.ZodObject>(
   const problems: AttributeProblem[] = [];
   // No prototype: a `__proto__` attribute (JSON.parse makes it an own key) must stay an own key, so
   // it is reported as unknown instead of becoming the prototype whose properties zod would read.
-  const input: Record<string, unknown> = Object.create(null);
+  const input = Object.create(null) as Record<string, unknown>;
   for (const [name, value] of Object.entries(attributes)) {
     if (RESERVED.has(name)) problems.push({ attribute: name, detail: 'is not allowed inside attributes: JSON:API keeps relationships, links, id and type out of them' });
     else if (rules.readOnly.includes(name)) {

@@ -8,7 +8,7 @@ export const MAX_DEPTH = 64;
  * object or array as its JSON (never "[object Object]").
  */
 export const textOf = (value: unknown): string =>
-  typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value as string | number | boolean | bigint | symbol | null | undefined);
+  typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value);
 
 /** Whether a string is valid Unicode: no lone surrogate (String#isWellFormed, Node 20 and later). */
 export const isWellFormed = (text: string): boolean => (text as unknown as { isWellFormed(): boolean }).isWellFormed();
