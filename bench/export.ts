@@ -30,7 +30,7 @@ function seed(dir: string, env: NodeJS.ProcessEnv): { db: string; key: string; m
   const db = join(dir, 'bench.db');
   const made = spawnSync(process.execPath, [BIN, '--db', db, 'accounts', 'create', 'bench', '--json'], { env, encoding: 'utf8' });
   if (made.status !== 0) throw new Error(`could not make the bench account: ${made.stderr}`);
-  const key = JSON.parse(made.stdout).api_key as string;
+  const key = (JSON.parse(made.stdout) as { api_key: string }).api_key;
   const sqlite = new Database(db);
   const account = (sqlite.prepare("SELECT id FROM accounts WHERE name = 'bench'").get() as { id: number }).id;
   const insert = sqlite.prepare(
@@ -131,7 +131,7 @@ async function pageCosts(db: string): Promise<Record<string, number>> {
       [`keyset page (page[after]=${middle}, 100 rows)`]: get(`page[after]=${middle}&page[size]=100`),
       [`numbered page ${middle / 100} (100 rows, counted)`]: get(`page[number]=${middle / 100}&page[size]=100`),
       'numbered page 1 (100 rows, counted)': get('page[number]=1&page[size]=100'),
-      [`the count alone (${COUNT} rows)`]: async () => void count.get(account.id),
+      [`the count alone (${COUNT} rows)`]: () => (count.get(account.id), Promise.resolve()),
     };
     const medians: Record<string, number> = {};
     for (const [name, run] of Object.entries(costs)) {

@@ -6,6 +6,15 @@ import { fileURLToPath } from 'node:url';
 
 import { freePort } from '../test/helpers/postgres-server.js';
 
+/** The parts of autocannon's JSON report the benchmarks read. */
+interface AutocannonResult {
+  requests: { average: number; total: number };
+  latency: { p50: number; p99: number; max: number };
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+}
+
 export { freePort };
 
 export const BIN = fileURLToPath(new URL('../bin/billing.js', import.meta.url));
@@ -14,7 +23,7 @@ export function timeOnce(command: string[], env: NodeJS.ProcessEnv = process.env
   const started = process.hrtime.bigint();
   const result = spawnSync(command[0], command.slice(1), { env, stdio: ['ignore', 'ignore', 'pipe'] });
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
-  if (result.status !== 0) throw new Error(`${command.join(' ')} exited ${result.status}: ${result.stderr}`);
+  if (result.status !== 0) throw new Error(`${command.join(' ')} exited ${result.status}: ${result.stderr.toString()}`);
   return ms;
 }
 
@@ -111,7 +120,7 @@ export function autocannon(url: string, o: CannonOptions): Promise<Cannonade> {
     child.on('close', (code) => {
       clearTimeout(timer);
       if (code !== 0) return reject(new Error(`autocannon exited ${code}: ${err}`));
-      const r = JSON.parse(out);
+      const r = JSON.parse(out) as AutocannonResult;
       const { requests, latency } = r;
       resolve({
         requestsPerSecond: requests.average,
@@ -155,5 +164,5 @@ export async function servedStore(dir: string, bin = BIN): Promise<ServedStore> 
     await stop(server);
     throw error;
   }
-  return { server, url, key: JSON.parse(made.stdout).api_key as string, db };
+  return { server, url, key: (JSON.parse(made.stdout) as { api_key: string }).api_key, db };
 }

@@ -52,7 +52,7 @@ try {
     });
   const first = await fetch(`${url}/customers`, { method: 'POST', headers, body: customer(0) });
   if (first.status !== 201) throw new Error(`seeding answered ${first.status}`);
-  const target = `${url}/customers/${(await first.json()).data.id}`;
+  const target = `${url}/customers/${((await first.json()) as { data: { id: string } }).data.id}`;
 
   // Warm-up, then the lock free: the figure to compare with.
   await cannon(target, headers, 2);

@@ -44,8 +44,14 @@ try {
   };
   const first: number[] = [];
   const last: number[] = [];
-  for (let i = 0; i < 5; i++) await time(1), await time(LAST);
-  for (let i = 0; i < 200; i++) first.push(await time(1)), last.push(await time(LAST));
+  for (let i = 0; i < 5; i++) {
+    await time(1);
+    await time(LAST);
+  }
+  for (let i = 0; i < 200; i++) {
+    first.push(await time(1));
+    last.push(await time(LAST));
+  }
   await core.store.close();
   const okRouter = report(`paging through the router in process (200 requests each)`, { 'router page 1': median(first), [`router page ${LAST}`]: median(last) }, { of: `router page ${LAST}`, to: 'router page 1', target: 2 });
   process.exitCode = (okCli && okRouter) || process.env.BENCH_STRICT !== '1' ? 0 : 1;

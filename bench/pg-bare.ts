@@ -58,7 +58,7 @@ const server = createServer((req, res) => {
   const chunks: Buffer[] = [];
   req.on('data', (chunk: Buffer) => chunks.push(chunk));
   req.on('end', () => {
-    const a = JSON.parse(Buffer.concat(chunks).toString('utf8')).data.attributes;
+    const a = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { data: { attributes: Record<string, unknown> } }).data.attributes;
     const now = new Date().toISOString();
     const values = [
       account, a.first_name, a.last_name, a.email, a.gender ?? null, a.middle_name ?? null, a.company_name ?? null, a.vat_number ?? null, a.bank_holder ?? null, a.iban ?? null,

@@ -97,7 +97,7 @@ async function cannon(
     child.on('close', (code) => {
       clearTimeout(timer);
       if (code !== 0) return reject(new Error(`autocannon exited ${code}: ${err}`));
-      resolve(JSON.parse(out));
+      resolve(JSON.parse(out) as Parameters<typeof resolve>[0]);
     });
   });
   const total = Math.max(1, result.requests.total);
@@ -150,7 +150,7 @@ try {
 
   const env = { ...process.env, BILLING_CONFIG_DIR: join(dir, 'config'), NO_COLOR: '1', BILLING_DB: undefined };
   cli(['--db', url, 'demo', '-q'], env);
-  const key = JSON.parse(cli(['--db', url, 'accounts', 'rotate-key', 'default', '--json'], env)).api_key as string;
+  const key = (JSON.parse(cli(['--db', url, 'accounts', 'rotate-key', 'default', '--json'], env)) as { api_key: string }).api_key;
 
   // Ours: the shipped bin; its one line per request goes to stderr, which is /dev/null here.
   const oursPort = await freePort();

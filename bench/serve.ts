@@ -34,7 +34,7 @@ try {
   for (let i = 1; i <= 5; i++) {
     const response = await fetch(`${oursUrl}/customers`, { method: 'POST', headers, body: customer(i) });
     if (response.status !== 201) throw new Error(`seeding answered ${response.status}: ${await response.text()}`);
-    id ||= (await response.json()).data.id;
+    id ||= ((await response.json()) as { data: { id: string } }).data.id;
   }
   const sample = await fetch(`${oursUrl}/customers/${id}`, { headers });
   const size = Buffer.byteLength(await sample.text());
