@@ -13,7 +13,7 @@ function committed(): string {
   try {
     return readFileSync(REFERENCE_PATH, 'utf8').replace(/\r\n/g, '\n');
   } catch (error) {
-    throw new Error(`${STALE} (${(error as Error).message})`);
+    throw new Error(`${STALE} (${(error as Error).message})`, { cause: error });
   }
 }
 

@@ -304,7 +304,7 @@ describe('Idempotency-Key of a request cut off after it wrote (the server killed
   it('judged differently when sent again than when it wrote: 409, nothing done again, no answer kept', async () => {
     const { core, account, request, send, customers } = await twoWrites();
     await expect(send(1)).rejects.toThrow('killed');
-    const refuse = async (): Promise<ApiResponse> => ({ status: 400, headers: {} });
+    const refuse = (): Promise<ApiResponse> => Promise.resolve({ status: 400, headers: {} });
     const refused = await answerOnce(core.store, core.clock, account, request, refuse);
     expect(refused.status).toBe(409);
     expect(refused.body).toMatchObject({ errors: [{ detail: expect.stringContaining('cannot be made again') }] });

@@ -135,7 +135,7 @@ function conflictCase(forPatch: boolean): fc.Arbitrary<Case> {
   return fc
     .oneof(
       fc.tuple(fc.oneof(fc.constantFrom('customers', 'Customer', 'subscription', '', 'customer ', 'constructor'), fc.string({ maxLength: 8 }).filter((t) => t !== 'customer')), attributes).map(([type, a]) => JSON.stringify({ data: { type, ...(forPatch ? { id: '1' } : {}), attributes: a } })),
-      ...(forPatch ? [fc.oneof(fc.constantFrom('2', '01', '1 ', '', 'one', '1.0', 1.5, 9007199254740993), fc.integer({ min: 2 })).map((id) => JSON.stringify({ data: { type: 'customer', id, attributes: {} } }))] : []),
+      ...(forPatch ? [fc.oneof(fc.constantFrom('2', '01', '1 ', '', 'one', '1.0', 1.5, Number.MAX_SAFE_INTEGER + 1), fc.integer({ min: 2 })).map((id) => JSON.stringify({ data: { type: 'customer', id, attributes: {} } }))] : []),
     )
     .map((raw) => ({ raw, mustReport: [], conflict: true }));
 }

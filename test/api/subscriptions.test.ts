@@ -136,7 +136,7 @@ describe('POST /subscriptions', () => {
     const post = (path: string, attributes: Record<string, unknown>, type: string) =>
       router.handle({ method: 'POST', path, body: JSON.stringify({ data: { type, attributes } }) }, other.value.account) as Promise<Answer>;
     const theirs = (await post('/customers', { first_name: 'O', last_name: 'Ther', email: 'o@example.com' }, 'customer')).body.data.id;
-    const theirPlan = await makePlan({ ...core, account: async () => other.value.account }, { name: 'P', amount: '1' });
+    const theirPlan = await makePlan({ ...core, account: () => Promise.resolve(other.value.account) }, { name: 'P', amount: '1' });
     expect((await post('/subscriptions', { customer_id: theirs, subscription_plan_id: theirPlan, mandate_code: "LID-2026/0042 (a.b,c'+?:)" }, 'subscription')).status).toBe(201);
     // And not this account's customer or plan.
     expectInvalidAttributes(await post('/subscriptions', { customer_id: customer, subscription_plan_id: plan }, 'subscription'), ['customer_id', 'subscription_plan_id'], expect.anything());

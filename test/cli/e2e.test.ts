@@ -7,7 +7,7 @@ import { ensureBundle, runCli, type CliResult } from '../helpers/cli.js';
 import { tempDbPath, tempDir } from '../helpers/store.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const ANSI = /\u001b\[/;
+const ANSI = '\u001b['; // toMatch with a string: contains it
 const configDir = tempDir('billing-config-');
 
 /** Runs the CLI with its own config directory, so nobody's saved profiles take part. */

@@ -216,42 +216,44 @@ const customer = (id: number, extra?: Record<string, unknown>) => ({
  */
 function double(io: MemoryIO, all: number[], paging: Paging, options: { fail?: (n: number) => TransportResponse | undefined; during?: (n: number) => void; extra?: (id: number) => Record<string, unknown> | undefined } = {}): Double {
   const requests: Double['requests'] = [];
+  // What the double answers; one that throws (a hook, a clone) rejects the request, as an async method did.
+  const reply = (request: TransportRequest): TransportResponse => {
+    requests.push({ request: structuredClone(request), linesOut: io.stdout.split('\n').length - 1 });
+    const n = requests.length;
+    options.during?.(n);
+    const failed = options.fail?.(n);
+    if (failed) return failed;
+    const url = new URL(request.path, BASE);
+    for (const [key, value] of Object.entries(request.query ?? {})) if (value !== undefined) url.searchParams.set(key, String(value));
+    const get = (name: string) => url.searchParams.get(name);
+    const size = Number(get('page[size]') ?? 10);
+    const render = (list: number[]) => list.map((id) => customer(id, options.extra?.(id)));
+    if (get('page[after]') !== null && paging === 'refuses') {
+      return { status: 400, headers: {}, body: { errors: [{ status: '400', title: 'Invalid Parameter', detail: 'unknown parameter', source: { parameter: 'page[after]' } }] } };
+    }
+    if (get('page[after]') !== null && paging === 'keyset') {
+      const after = Number(get('page[after]'));
+      const rest = all.filter((id) => id > after);
+      const data = rest.slice(0, size);
+      const link = (from: number) => `${BASE}/customers?page%5Bafter%5D=${from}&page%5Bsize%5D=${size}`;
+      return { status: 200, headers: {}, body: { links: { self: link(after), first: link(0), last: null, prev: null, next: rest.length > size ? link(data[data.length - 1]) : null }, data: render(data) } };
+    }
+    const number = Number(get('page[number]') ?? 1);
+    const last = Math.max(1, Math.ceil(all.length / size));
+    const link = (page: number) => `${BASE}/customers?page[number]=${page}&page[size]=${size}`;
+    return {
+      status: 200,
+      headers: {},
+      body: {
+        meta: { total: all.length },
+        links: { self: link(number), first: link(1), last: link(last), prev: number > 1 ? link(number - 1) : null, next: number < last ? link(number + 1) : null },
+        data: render(all.slice((number - 1) * size, number * size)),
+      },
+    };
+  };
   const transport: Transport = {
     mode: 'remote',
-    async request(request) {
-      requests.push({ request: structuredClone(request), linesOut: io.stdout.split('\n').length - 1 });
-      const n = requests.length;
-      options.during?.(n);
-      const failed = options.fail?.(n);
-      if (failed) return failed;
-      const url = new URL(request.path, BASE);
-      for (const [key, value] of Object.entries(request.query ?? {})) if (value !== undefined) url.searchParams.set(key, String(value));
-      const get = (name: string) => url.searchParams.get(name);
-      const size = Number(get('page[size]') ?? 10);
-      const render = (list: number[]) => list.map((id) => customer(id, options.extra?.(id)));
-      if (get('page[after]') !== null && paging === 'refuses') {
-        return { status: 400, headers: {}, body: { errors: [{ status: '400', title: 'Invalid Parameter', detail: 'unknown parameter', source: { parameter: 'page[after]' } }] } };
-      }
-      if (get('page[after]') !== null && paging === 'keyset') {
-        const after = Number(get('page[after]'));
-        const rest = all.filter((id) => id > after);
-        const data = rest.slice(0, size);
-        const link = (from: number) => `${BASE}/customers?page%5Bafter%5D=${from}&page%5Bsize%5D=${size}`;
-        return { status: 200, headers: {}, body: { links: { self: link(after), first: link(0), last: null, prev: null, next: rest.length > size ? link(data[data.length - 1]) : null }, data: render(data) } };
-      }
-      const number = Number(get('page[number]') ?? 1);
-      const last = Math.max(1, Math.ceil(all.length / size));
-      const link = (page: number) => `${BASE}/customers?page[number]=${page}&page[size]=${size}`;
-      return {
-        status: 200,
-        headers: {},
-        body: {
-          meta: { total: all.length },
-          links: { self: link(number), first: link(1), last: link(last), prev: number > 1 ? link(number - 1) : null, next: number < last ? link(number + 1) : null },
-          data: render(all.slice((number - 1) * size, number * size)),
-        },
-      };
-    },
+    request: (request) => new Promise<TransportResponse>((resolve) => resolve(reply(request))),
     async close() {},
   };
   return { transport, requests };
@@ -391,7 +393,7 @@ describe('an export cut short says where it stopped and how to go on', () => {
 
   it('Ctrl-C while a page is written: that page is finished first, and counted', async () => {
     const io = memoryIO();
-    const write = io.write!;
+    const write = io.write!.bind(io);
     let pages = 0;
     io.write = async (text) => {
       if (++pages === 2) io.interrupt('signal');

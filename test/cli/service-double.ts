@@ -28,13 +28,15 @@ export interface DoubleOptions {
 /** Runs argv against a double answering with `answer` (undefined from it: 404 Not Found). */
 export async function runDouble(argv: string[], answer: Answer = () => undefined, options: DoubleOptions = {}): Promise<DoubleResult> {
   const requests: TransportRequest[] = [];
+  // What the double answers; one that throws (a hook, a clone) rejects the request, as an async method did.
+  const reply = (request: TransportRequest): TransportResponse => {
+    requests.push(structuredClone(request));
+    const answered = answer(request) ?? { status: 404, body: { errors: [{ status: '404', title: 'Not Found', detail: 'no such resource' }] } };
+    return { status: answered.status, headers: {}, body: answered.body === undefined ? undefined : structuredClone(answered.body) };
+  };
   const transport: Transport = {
     mode: 'embedded',
-    async request(request): Promise<TransportResponse> {
-      requests.push(structuredClone(request));
-      const reply = answer(request) ?? { status: 404, body: { errors: [{ status: '404', title: 'Not Found', detail: 'no such resource' }] } };
-      return { status: reply.status, headers: {}, body: reply.body === undefined ? undefined : structuredClone(reply.body) };
-    },
+    request: (request) => new Promise<TransportResponse>((resolve) => resolve(reply(request))),
     async close() {},
   };
   const io = memoryIO({ tty: options.tty ?? (options.prompter ? true : undefined), columns: options.columns });

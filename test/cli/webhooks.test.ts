@@ -252,7 +252,7 @@ describe('customer emails from embedded commands (BILLING_SMTP_URL)', () => {
       logger: false,
       onData(stream, _session, cb) {
         let raw = '';
-        stream.on('data', (chunk: Buffer) => (raw += chunk));
+        stream.on('data', (chunk: Buffer) => (raw += chunk.toString()));
         stream.on('end', () => (mails.push(raw), cb()));
       },
     });

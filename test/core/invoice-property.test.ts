@@ -23,7 +23,7 @@ import { memoryIO } from '../../src/lib/cli/io.js';
 import { render } from '../../src/lib/output/render.js';
 import { fixedClock } from '../../src/lib/core/clock.js';
 import { openRuntime, type Runtime } from '../../src/lib/runtime/runtime.js';
-import { ENGINE, freshStoreLocation } from '../helpers/engine.js';
+import { freshStoreLocation } from '../helpers/engine.js';
 import { closeLater, TEST_NOW, TEST_POOL_SIZE } from '../helpers/store.js';
 import { createCustomer, expectInvalidAttributes, makePlan, send, type Answer } from '../api/support.js';
 

@@ -12,7 +12,6 @@ import { hostname } from 'node:os';
 import { lookup } from 'node:dns/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAccount } from '../../src/lib/core/accounts.js';
-import type { Account } from '../../src/lib/core/context.js';
 import {
   claimDeliveries,
   hostBackoff,
@@ -20,7 +19,6 @@ import {
   RETRY_DELAYS_S,
   retryDelivery,
 } from '../../src/lib/core/outbox.js';
-import { createPlan } from '../../src/lib/core/plan-writes.js';
 import { runDue } from '../../src/lib/core/due.js';
 import { hostKey, isPrivateAddress } from '../../src/lib/core/webhooks.js';
 import { createRouter } from '../../src/lib/api/router.js';

@@ -25,13 +25,13 @@ export function startChild(nodeArgs: string[], cwd: string): Child {
   const child = { process: proc, stdout: '', stderr: '' } as Child;
   child.ready = new Promise((resolve, reject) => {
     proc.stdout.on('data', (d: Buffer) => {
-      child.stdout += d;
+      child.stdout += d.toString();
       if (child.stdout.includes('ready\n')) resolve();
     });
     proc.once('exit', (code) => reject(new Error(`child exited (${code}) before it was ready: ${child.stderr}`)));
   });
   child.ready.catch(() => {}); // the test awaits it, with the others
-  proc.stderr.on('data', (d: Buffer) => (child.stderr += d));
+  proc.stderr.on('data', (d: Buffer) => (child.stderr += d.toString()));
   child.exit = new Promise((resolve, reject) => {
     proc.once('error', reject);
     proc.once('close', (code) => resolve(code));

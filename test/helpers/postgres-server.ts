@@ -63,7 +63,7 @@ export async function startPostgres(settings: Record<string, string> = {}, acces
     execFileSync(init.command, init.args, { stdio: 'pipe' });
   } catch (error) {
     rmSync(dir, { recursive: true, force: true });
-    throw new Error(`initdb failed: ${(error as { stderr?: Buffer }).stderr?.toString() ?? error}`);
+    throw new Error(`initdb failed: ${(error as { stderr?: Buffer }).stderr?.toString() ?? String(error)}`, { cause: error });
   }
   const port = await freePort();
   const options = {

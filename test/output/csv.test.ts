@@ -79,7 +79,7 @@ describe('every CSV writer', () => {
     fc.assert(
       fc.property(fc.array(fc.string(), { minLength: 1, maxLength: 5 }), (values) => {
         const row = Object.fromEntries(values.map((value, i) => [`c${i}`, value]));
-        const [, cells] = parse(objectsToCsv([row]), { relax_column_count: true }) as string[][];
+        const [, cells]: string[][] = parse(objectsToCsv([row]), { relax_column_count: true });
         expect(cells.map(unescapeFormula)).toEqual(values);
       }),
       { numRuns: 500 },

@@ -8,7 +8,8 @@ import { displayWidth } from '../../src/lib/output/text.js';
 import { viewOf } from '../../src/lib/output/view.js';
 import { memoryIO } from '../../src/lib/cli/io.js';
 
-const ANSI = /\u001b\[/;
+const ANSI = '\u001b['; // toMatch with a string: contains it
+// eslint-disable-next-line no-control-regex -- the ESC that opens an ANSI colour code, on purpose
 const strip = (text: string) => text.replace(/\u001b\[[0-9;]*m/g, '');
 const terminal = (columns: number, color = false): View => ({ color, tty: true, columns });
 const pipe: View = { color: false, tty: false };
@@ -246,7 +247,7 @@ describe('one resource as labelled fields', () => {
 
 describe('control characters never reach the terminal', () => {
   const evil = customer(1, { first_name: 'Mal\x1b[2J\x07lory', last_name: 'Over\rwrite\u202Etxt.exe\u2066', email: 'e\x9b1m@x.nl', city: 'C\bD\x7f' });
-  const DANGEROUS = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/;
+  const DANGEROUS = /[^\P{Cc}\t\n]|[\u202a-\u202e\u2066-\u2069]/u;
 
   it('in a list table, in TSV, and in the single view, each in both modes', async () => {
     const outputs = [

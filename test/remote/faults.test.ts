@@ -22,8 +22,7 @@ const newCustomer = JSON.stringify({ data: { type: 'customer', attributes: { fir
 /** An interceptor answering `status` every time, counting the requests it got. */
 function counted(method: 'get' | 'post' | 'patch' | 'delete', path: string, status: number, body: object = unavailable, headers: Record<string, string> = JSON_HEADERS) {
   const hits = { count: 0 };
-  nock(BASE)
-    [method](path)
+  nock(BASE)[method](path)
     .times(20)
     .reply(() => {
       hits.count++;
@@ -40,7 +39,7 @@ function transport(options: Partial<HttpOptions> = {}) {
     apiKey: KEY,
     timeoutMs: 2000,
     backoffMs: 1,
-    sleep: async (ms) => void sleeps.push(ms),
+    sleep: (ms) => (sleeps.push(ms), Promise.resolve()),
     random: () => 1,
     ...options,
   });

@@ -13,7 +13,7 @@ import { clock, running, stores } from './servers.js';
 import { RawConnection } from './raw.js';
 
 const sockets: RawConnection[] = [];
-afterEach(async () => {
+afterEach(() => {
   for (const socket of sockets.splice(0)) socket.destroy();
 });
 

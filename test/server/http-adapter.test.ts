@@ -44,9 +44,9 @@ describe('http adapter', () => {
   it('hands method, path, raw query, raw body and the account to the handler', async () => {
     const seen: { request: ApiRequest; account: Account }[] = [];
     const { url } = await serve({
-      async handle(request, account) {
+      handle(request, account) {
         seen.push({ request, account });
-        return ok();
+        return Promise.resolve(ok());
       },
     });
     const body = '{"data":{"type":"customer"}}';
@@ -61,17 +61,17 @@ describe('http adapter', () => {
 
   it('passes no body for a GET', async () => {
     const seen: ApiRequest[] = [];
-    const { url } = await serve({ handle: async (request) => (seen.push(request), ok()) });
+    const { url } = await serve({ handle: (request) => (seen.push(request), Promise.resolve(ok())) });
     await fetch(`${url}/customers`, { headers: { 'x-authorization': KEY } });
     expect(seen[0]).toEqual({ method: 'GET', path: '/customers', query: undefined, body: undefined });
   });
 
   it('answers 500 Internal Error without stack or SQL when the handler throws, and logs the request', async () => {
     const { url, lines } = await serve({
-      async handle() {
+      handle() {
         const error = new Error('SqliteError: no such column: secret_sauce in SELECT * FROM customers');
         error.stack = `${error.message}\n    at handle (/work/main/src/lib/api/router.ts:1:1)`;
-        throw error;
+        return Promise.reject(error);
       },
     });
     const response = await fetch(`${url}/customers`, { headers: { 'x-authorization': KEY } });
@@ -86,7 +86,7 @@ describe('http adapter', () => {
   it('answers 500 when the handler answers something that cannot be written, without its headers', async () => {
     const circular: Record<string, unknown> = {};
     circular.self = circular;
-    const { url } = await serve({ handle: async () => ({ status: 200, headers: { location: 'http://x/1' }, body: circular }) });
+    const { url } = await serve({ handle: () => Promise.resolve({ status: 200, headers: { location: 'http://x/1' }, body: circular }) });
     const response = await fetch(`${url}/customers`, { headers: { 'x-authorization': KEY } });
     expect(response.status).toBe(500);
     expect(response.headers.get('location')).toBeNull();
@@ -94,7 +94,7 @@ describe('http adapter', () => {
   });
 
   it('answers 500 when the handler gives a header that cannot be sent', async () => {
-    const { url } = await serve({ handle: async () => ({ status: 201, headers: { location: 'http://x/1\r\nset-cookie: a=b' }, body: { data: null } }) });
+    const { url } = await serve({ handle: () => Promise.resolve({ status: 201, headers: { location: 'http://x/1\r\nset-cookie: a=b' }, body: { data: null } }) });
     const response = await fetch(`${url}/customers`, { headers: { 'x-authorization': KEY } });
     expect(response.status).toBe(500);
     expect(response.headers.get('set-cookie')).toBeNull();
@@ -102,7 +102,7 @@ describe('http adapter', () => {
 
   it('answers 401 before asking the handler, and when the authenticator itself fails, 500', async () => {
     let called = 0;
-    const handler = { handle: async () => (called++, ok()) };
+    const handler = { handle: () => (called++, Promise.resolve(ok())) };
     const { url } = await serve(handler);
     expect((await fetch(`${url}/customers`)).status).toBe(401);
     expect((await fetch(`${url}/customers`, { headers: { 'x-authorization': 'nope' } })).status).toBe(401);
@@ -119,7 +119,7 @@ describe('http adapter', () => {
   });
 
   it('gives 204 no body and still the JSON:API content type', async () => {
-    const { url } = await serve({ handle: async () => ({ status: 204, headers: { 'content-type': JSONAPI } }) });
+    const { url } = await serve({ handle: () => Promise.resolve({ status: 204, headers: { 'content-type': JSONAPI } }) });
     const response = await fetch(`${url}/transactions/1`, { method: 'DELETE', headers: { 'x-authorization': KEY } });
     expect(response.status).toBe(204);
     expect(response.headers.get('content-type')).toBe(JSONAPI);
@@ -127,14 +127,14 @@ describe('http adapter', () => {
   });
 
   it('sets the JSON:API content type even when the handler left it out', async () => {
-    const { url } = await serve({ handle: async () => ({ status: 200, headers: {}, body: { data: null } }) });
+    const { url } = await serve({ handle: () => Promise.resolve({ status: 200, headers: {}, body: { data: null } }) });
     const response = await fetch(`${url}/x`, { headers: { 'x-authorization': KEY } });
     expect(response.headers.get('content-type')).toBe(JSONAPI);
   });
 
   it('refuses a body above its limit with 413 and one without a JSON media type with 415, before the handler', async () => {
     let called = 0;
-    const { url } = await serve({ handle: async () => (called++, ok()) }, { maxBodyBytes: 10 });
+    const { url } = await serve({ handle: () => (called++, Promise.resolve(ok())) }, { maxBodyBytes: 10 });
     const post = (body: string, contentType?: string) =>
       fetch(`${url}/customers`, { method: 'POST', headers: { 'x-authorization': KEY, ...(contentType ? { 'content-type': contentType } : {}) }, body });
     expect((await post('01234567890', JSONAPI)).status).toBe(413);
@@ -147,7 +147,7 @@ describe('http adapter', () => {
 
   it('reads a body sent without a Content-Type, or with an empty one, as JSON', async () => {
     const seen: (string | undefined)[] = [];
-    const { url } = await serve({ handle: async (request) => (seen.push(request.body), ok()) });
+    const { url } = await serve({ handle: (request) => (seen.push(request.body), Promise.resolve(ok())) });
     // node:http, not fetch: fetch gives a string body a text/plain type of its own.
     const post = (headers: Record<string, string>) =>
       new Promise<number>((resolve, reject) => {
@@ -186,7 +186,7 @@ describe('http adapter', () => {
       expect(acceptedMediaType(type), type).toBe(false);
     }
     let called = 0;
-    const { url } = await serve({ handle: async () => (called++, ok()) });
+    const { url } = await serve({ handle: () => (called++, Promise.resolve(ok())) });
     const post = (contentType: string) => fetch(`${url}/customers`, { method: 'POST', headers: { 'x-authorization': KEY, 'content-type': contentType }, body: '{}' });
     const refused = await post(`${JSONAPI}; ext=bogus`);
     expect(refused.status).toBe(415);
@@ -197,7 +197,7 @@ describe('http adapter', () => {
 
   it('refuses a body that is not valid UTF-8 with 400 Invalid Document (pointer /data, meta.original null), before the handler', async () => {
     let called = 0;
-    const { url } = await serve({ handle: async () => (called++, ok()) });
+    const { url } = await serve({ handle: () => (called++, Promise.resolve(ok())) });
     const post = (body: Buffer<ArrayBuffer>) => fetch(`${url}/customers`, { method: 'POST', headers: { 'x-authorization': KEY, 'content-type': JSONAPI }, body });
     const prefix = Buffer.from('{"data":{"type":"customer","attributes":{"first_name":"');
     const suffix = Buffer.from('"}}}');
@@ -215,7 +215,7 @@ describe('http adapter', () => {
 
   it('hands valid UTF-8 over as it is, without a leading byte order mark', async () => {
     const seen: (string | undefined)[] = [];
-    const { url } = await serve({ handle: async (request) => (seen.push(request.body), ok()) });
+    const { url } = await serve({ handle: (request) => (seen.push(request.body), Promise.resolve(ok())) });
     const text = '{"data":{"attributes":{"first_name":"Zoë 🐘 Øre"}}}';
     for (const body of [Buffer.from(text), Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)])]) {
       const response = await fetch(`${url}/customers`, { method: 'POST', headers: { 'x-authorization': KEY, 'content-type': JSONAPI }, body });
@@ -229,7 +229,7 @@ describe('http adapter', () => {
 
   it('reads and discards the rest of a refused body, then closes: the client that writes it all first reads the answer', async () => {
     let called = 0;
-    const { url, lines } = await serve({ handle: async () => (called++, ok()) }, { maxBodyBytes: 1024 });
+    const { url, lines } = await serve({ handle: () => (called++, Promise.resolve(ok())) }, { maxBodyBytes: 1024 });
     const port = Number(new URL(url).port);
     const body = Buffer.alloc(8 * 1024 * 1024, 0x20);
     const head = (key: string, type: string) => `POST /customers HTTP/1.1\r\nHost: x\r\nX-Authorization: ${key}\r\nContent-Type: ${type}\r\nContent-Length: ${body.length}\r\n\r\n`;
@@ -250,7 +250,7 @@ describe('http adapter', () => {
   });
 
   it('closes without reading more once a refused body passes the drain bound in bytes, or at once when its declared length is past it', async () => {
-    const { url } = await serve({ handle: async () => ok() }, { maxBodyBytes: 1024, drainBytes: 256 * 1024 });
+    const { url } = await serve({ handle: () => Promise.resolve(ok()) }, { maxBodyBytes: 1024, drainBytes: 256 * 1024 });
     const port = Number(new URL(url).port);
     const body = Buffer.alloc(16 * 1024 * 1024, 0x20);
     // Chunked: no declared length, so the server reads until the bound, then closes.
@@ -267,7 +267,7 @@ describe('http adapter', () => {
   });
 
   it('closes a refused request whose body stops coming once the drain time bound passes', async () => {
-    const { url, lines } = await serve({ handle: async () => ok() }, { drainMs: 300 });
+    const { url, lines } = await serve({ handle: () => Promise.resolve(ok()) }, { drainMs: 300 });
     const connection = await RawConnection.open(Number(new URL(url).port));
     connection.write(`POST /customers HTTP/1.1\r\nHost: x\r\nX-Authorization: nope\r\nContent-Type: ${JSONAPI}\r\nContent-Length: 1000\r\n\r\n{"data":`);
     expect((await connection.response()).status).toBe(401);
@@ -281,7 +281,7 @@ describe('http adapter', () => {
   it('answers what admit() gives instead of handling the request, and closes the connection', async () => {
     let called = 0;
     const { url, lines } = await serve(
-      { handle: async () => (called++, ok()) },
+      { handle: () => (called++, Promise.resolve(ok())) },
       { admit: (req) => (req.url === '/full' ? { status: 503, headers: { 'retry-after': '1' }, body: { errors: [{ status: '503' }] } } : undefined) },
     );
     const refused = await fetch(`${url}/full`, { headers: { 'x-authorization': KEY } });
@@ -295,7 +295,7 @@ describe('http adapter', () => {
 
   it('logs method, path without query, status and the measured ms, and never a header', async () => {
     let t = 1000;
-    const { url, lines } = await serve({ handle: async () => ((t += 42), ok()) }, { now: () => t });
+    const { url, lines } = await serve({ handle: () => ((t += 42), Promise.resolve(ok())) }, { now: () => t });
     await fetch(`${url}/customers/1?include=subscriptions`, { headers: { 'x-authorization': KEY, cookie: 'session=abc' } });
     await fetch(`${url}/customers/1`, { headers: { 'x-authorization': 'bk_someone-else' } });
     expect(lines).toEqual(['GET /customers/1 200 42ms', 'GET /customers/1 401 0ms']);
@@ -353,7 +353,7 @@ describe('http adapter', () => {
       const socket = connect(Number(port), '127.0.0.1', () => socket.write(raw));
       let text = '';
       socket.on('data', (chunk) => {
-        text += chunk;
+        text += chunk.toString();
         if ((text.match(/HTTP\/1\.1 200/g) ?? []).length === paths.length && text.endsWith('"}')) socket.end();
       });
       socket.on('end', () => resolve(text));

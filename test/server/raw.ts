@@ -147,7 +147,7 @@ export function writeAllThenRead(port: number, head: string, body: Buffer, optio
     const next = (offset: number) => {
       if (socket.destroyed) return;
       if (offset >= body.length) {
-        socket.on('data', (chunk) => (text += chunk));
+        socket.on('data', (chunk) => (text += chunk.toString()));
         socket.resume();
         return;
       }

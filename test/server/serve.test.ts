@@ -211,7 +211,7 @@ describe('billing serve: requests that are not HTTP', () => {
     const answer = await new Promise<string>((resolve, reject) => {
       const socket = connect(server.port, '127.0.0.1', () => socket.write('HELLO THERE\r\n\r\n'));
       let data = '';
-      socket.on('data', (d) => (data += d));
+      socket.on('data', (d) => (data += d.toString()));
       socket.on('end', () => resolve(data));
       socket.on('error', reject);
       setTimeout(() => (socket.destroy(), reject(new Error('no answer'))), 5_000).unref();

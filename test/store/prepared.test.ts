@@ -95,7 +95,7 @@ describe.runIf(ENGINE === 'sqlite')('prepared get on SQLite: one row read as JSO
     const store = await testStore();
     const text = 'quote " backslash \\ control \u0001 line\u2028sep é 😀 <tag>';
     const values = { i: 9007199254740991, n: -42, r: 0.1 + 0.2, tiny: 5e-324, big: 1e300, t: text, empty: '', nothing: null };
-    store.write(() =>
+    await store.write(() =>
       run((q) => q.insertInto('accounts').values({ name: 'a', is_default: 1, webhook_secret: text, invoice_prefix: '', time_zone: 'UTC', next_invoice_number: values.i, created_at: 'x', updated_at: 'x' })),
     );
     const row = store.read(() =>

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { createRouter } from '../../src/lib/api/router.js';
 import { fixedClock } from '../../src/lib/core/clock.js';
 import { createCustomer } from '../../src/lib/core/customer-writes.js';
-import type { SqliteStore, Store } from '../../src/lib/store/store.js';
+import type { SqliteStore } from '../../src/lib/store/store.js';
 import { get, run, wait, type Unit } from '../../src/lib/store/unit.js';
 import { ENGINE } from '../helpers/engine.js';
 import { testCore, testStore, TEST_NOW } from '../helpers/store.js';

@@ -3,7 +3,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { openStore, StoreBusyError, type Store } from '../../src/lib/store/store.js';
-import { all, get, run, type Unit } from '../../src/lib/store/unit.js';
+import { all, get, run } from '../../src/lib/store/unit.js';
 import { ENGINE, freshStoreLocation } from '../helpers/engine.js';
 import { insertAccount } from '../helpers/store.js';
 
