@@ -2,6 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { formatDate, formatDateTime, formatMoney, formatValue, label, oneLine, safeText } from '../../src/lib/output/format.js';
 import { displayWidth, truncate, wrap } from '../../src/lib/output/text.js';
+import { escapeHtml } from '../../src/lib/pages/html.js';
+import { textOf } from '../../src/lib/schemas/json.js';
 
 describe('money', () => {
   it('has a euro sign, thousands separators and two decimals, from the decimal string itself', () => {
@@ -118,5 +120,18 @@ describe('terminal widths', () => {
     expect(wrap('Gym membership, billed monthly', 12)).toEqual(['Gym', 'membership,', 'billed', 'monthly']);
     expect(wrap('abcdefghij', 4)).toEqual(['abcd', 'efgh', 'ij']);
     expect(wrap('one\ntwo', 10)).toEqual(['one', 'two']);
+  });
+});
+
+describe('textOf', () => {
+  it('writes a primitive as String does, an object or array as its JSON, never [object Object]', () => {
+    const primitives = ['12,50', 42, 0.1, true, null, undefined];
+    expect(primitives.map(textOf)).toEqual(['12,50', '42', '0.1', 'true', 'null', 'undefined']);
+    expect(textOf({ id: 1 })).toBe('{"id":1}');
+    expect(textOf(['a', 'b'])).toBe('["a","b"]');
+  });
+
+  it('is what a page shows of a value that is an object', () => {
+    expect(escapeHtml({ a: '<b>' })).toBe('{&quot;a&quot;:&quot;&lt;b&gt;&quot;}');
   });
 });
