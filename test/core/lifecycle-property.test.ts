@@ -711,7 +711,7 @@ describe('what the property found', () => {
     const [cycle0] = await s.transactions(id);
     expect((await s.request('DELETE', `/transactions/${cycle0.id}`)).status).toBe(204);
     // Now nothing more is ever collected for this active subscription (until a pause and a resume):
-    // "exactly one future plan transaction exists at a time" (decisions.md) no longer holds.
+    // "exactly one future plan transaction exists at a time" (README: "Subscriptions, transactions and the clock") no longer holds.
     const future = (await s.transactions(id)).filter((t) => t.origin === 'plan' && (t.status === 'queued' || t.status === 'scheduled'));
     expect(future.map((t) => [t.cycle, iso(t.due_date)])).toEqual([[1, midnight('2027-01-01', TZ)]]);
   });

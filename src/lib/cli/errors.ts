@@ -25,13 +25,6 @@ export class ApiError extends CliError {
   }
 }
 
-/** Exit 3: the service could not be reached. */
-export class UnreachableError extends CliError {
-  constructor(message: string) {
-    super(message, 3);
-  }
-}
-
 /** Exit 130: interrupted, also inside a prompt. */
 export class InterruptedError extends CliError {
   constructor() {

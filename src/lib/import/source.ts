@@ -3,7 +3,6 @@
 // offset just after it, so an import can record how far it got and go on from there.
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
 import { once } from 'node:events';
 import { extname } from 'node:path';
 import { unescapeFormula, type CsvOptions } from '../output/csv.js';
@@ -218,14 +217,5 @@ async function* csvRows(path: string, from: Resume, csv: CsvOptions): AsyncGener
     }
     if (!row.error) row.attributes = attributes;
     yield row;
-  }
-}
-
-/** The size of a file, or 0 when there is none. */
-export async function sizeOf(path: string): Promise<number> {
-  try {
-    return (await stat(path)).size;
-  } catch {
-    return 0;
   }
 }

@@ -2,6 +2,6 @@
 // URL (parseLocation), and any text with the passwords of its URLs hidden (redact). The store
 // decides both; the command line reaches them here, through the runtime, like everything else of
 // the store.
-export { MAKE_A_STORE, parseLocation, redact, type StoreLocation } from '../store/store.js';
+export { parseLocation, redact } from '../store/store.js';
 /** How long a write waits for another process's SQLite lock by default (BILLING_BUSY_MS). */
 export { DEFAULT_BUSY_MS } from '../store/store.js';

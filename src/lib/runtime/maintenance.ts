@@ -21,10 +21,10 @@ export function copiesOntoItself(runtime: Runtime, to: string): Promise<boolean>
 }
 
 /** Copies everything into the empty store at `to` (made when missing), closed again afterwards. */
-export async function copyStore(runtime: Runtime, to: string, o: { poolSize?: number; onProgress?: (progress: CopyProgress) => void } = {}): Promise<CopyResult & { target: string }> {
+export async function copyStore(runtime: Runtime, to: string, o: { poolSize?: number; onProgress?: (progress: CopyProgress) => void } = {}): Promise<CopyResult> {
   const target = await openStore(to, { poolSize: o.poolSize });
   try {
-    return { ...(await copy(runtime.store, target, { onProgress: o.onProgress })), target: target.location };
+    return await copy(runtime.store, target, { onProgress: o.onProgress });
   } finally {
     await target.close();
   }

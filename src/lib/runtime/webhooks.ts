@@ -24,7 +24,7 @@ import type { Store } from '../store/store.js';
 declare const BILLING_VERSION: string;
 const VERSION = typeof BILLING_VERSION === 'string' ? BILLING_VERSION : 'dev';
 
-/** How long a receiver has to answer (decisions.md: 10 s). */
+/** How long a receiver has to answer (docs/webhooks.md, "Retries and failures": 10 s). */
 export const TIMEOUT_MS = 10_000;
 
 /** Requests in flight at once to one host, from one sender. */

@@ -47,7 +47,7 @@ const CAST: Person[] = [
 ];
 
 /** How many people the written-out cast has: one per story. */
-export const CAST_SIZE = CAST.length;
+const CAST_SIZE = CAST.length;
 
 // ---- drawn people (--size beyond the cast) ----
 
