@@ -122,13 +122,17 @@ try {
     JSON.stringify({ first_name: 'Jan', last_name: `C${i + 1}`, email: `c${i + 1}@example.com` });
   writeFileSync(customers, Array.from({ length: total }, (_, i) => `${customer(i)}\n`).join(''));
   const results: RunResult[] = [];
-  console.log(`${RUNS} runs of ${CLIENTS} clients x ${EACH} requests (${KIND}), two billing serve instances, one database`);
+  console.log(
+    `${RUNS} runs of ${CLIENTS} clients x ${EACH} requests (${KIND}), two billing serve instances, one database`,
+  );
   if (OURS !== BIN) console.log(`  billing under test: ${OURS}`);
   for (let run = 1; run <= RUNS; run++) {
     const database = `creates_${run}`;
     await admin.query(`CREATE DATABASE ${database}`);
     const url = server.url(database);
-    const key = (JSON.parse(cli(['--db', url, 'accounts', 'rotate-key', 'default', '--json'], env)) as { api_key: string }).api_key;
+    const key = (
+      JSON.parse(cli(['--db', url, 'accounts', 'rotate-key', 'default', '--json'], env)) as { api_key: string }
+    ).api_key;
     cli(['--db', url, 'plans', 'create', '--name', 'Box', '--amount', '12,50', '--frequency', 'monthly'], env);
     cli(['--db', url, 'import', 'customers', customers, '-q'], env);
     const instances = await Promise.all(

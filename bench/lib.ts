@@ -38,19 +38,31 @@ export type Command = string[] | ((run: number) => string[]);
 const argv = (command: Command, run: number): string[] => (typeof command === 'function' ? command(run) : command);
 
 /** Runs the commands interleaved (so drift hits all alike) `runs` times after a warm-up; medians in ms. */
-export function compare(commands: Record<string, Command>, runs: number, env?: NodeJS.ProcessEnv): Record<string, number> {
+export function compare(
+  commands: Record<string, Command>,
+  runs: number,
+  env?: NodeJS.ProcessEnv,
+): Record<string, number> {
   const samples: Record<string, number[]> = Object.fromEntries(Object.keys(commands).map((k) => [k, []]));
   for (const command of Object.values(commands)) timeOnce(argv(command, 0), env);
-  for (let i = 0; i < runs; i++) for (const [name, command] of Object.entries(commands)) samples[name].push(timeOnce(argv(command, i + 1), env));
+  for (let i = 0; i < runs; i++)
+    for (const [name, command] of Object.entries(commands)) samples[name].push(timeOnce(argv(command, i + 1), env));
   return Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, median(v)]));
 }
 
-export function report(title: string, medians: Record<string, number>, ratio: { of: string; to: string; target: number }): boolean {
+export function report(
+  title: string,
+  medians: Record<string, number>,
+  ratio: { of: string; to: string; target: number },
+): boolean {
   console.log(`\n${title}`);
-  for (const [name, ms] of Object.entries(medians)) console.log(`  ${name.padEnd(44)} ${ms.toFixed(1).padStart(7)} ms (median)`);
+  for (const [name, ms] of Object.entries(medians))
+    console.log(`  ${name.padEnd(44)} ${ms.toFixed(1).padStart(7)} ms (median)`);
   const value = medians[ratio.of] / medians[ratio.to];
   const ok = value <= ratio.target;
-  console.log(`  ratio ${ratio.of} / ${ratio.to} = ${value.toFixed(2)}x (target <= ${ratio.target}x) ${ok ? 'OK' : 'OVER TARGET'}`);
+  console.log(
+    `  ratio ${ratio.of} / ${ratio.to} = ${value.toFixed(2)}x (target <= ${ratio.target}x) ${ok ? 'OK' : 'OVER TARGET'}`,
+  );
   return ok;
 }
 

@@ -94,9 +94,17 @@ try {
   run(['demo', '-q']);
   run(['customers', 'list']);
   // The demo leaves invoice 6 a draft: finalising it leaves its collection due, which the next command catches up.
-  const commands = [['customers', 'get', '1', '--json'], ['invoices', 'finalise', '6', '-q'], ['invoices', 'get', '6', '--json']];
-  const warm = run([], { BILLING_WRITE_CODE_CACHE: '1', BILLING_WARM_COMMANDS: JSON.stringify(commands.map((argv) => ['--db', join(scratch, 'warm.db'), ...argv])) });
-  if (warm.status !== 0) console.warn('billing build: warming the code cache failed; the CLI still works, only slower to start');
+  const commands = [
+    ['customers', 'get', '1', '--json'],
+    ['invoices', 'finalise', '6', '-q'],
+    ['invoices', 'get', '6', '--json'],
+  ];
+  const warm = run([], {
+    BILLING_WRITE_CODE_CACHE: '1',
+    BILLING_WARM_COMMANDS: JSON.stringify(commands.map((argv) => ['--db', join(scratch, 'warm.db'), ...argv])),
+  });
+  if (warm.status !== 0)
+    console.warn('billing build: warming the code cache failed; the CLI still works, only slower to start');
 } finally {
   rmSync(scratch, { recursive: true, force: true });
 }

@@ -59,7 +59,8 @@ describe('the layers of src/', () => {
       const from = layerOf(file);
       for (const target of importsOf(file)) {
         const to = layerOf(target);
-        if (to.layer !== -1 && to.layer < from.layer) upward.push(`${relative(SRC, file)} -> ${relative(SRC, target)} (${from.name} may not use ${to.name})`);
+        if (to.layer !== -1 && to.layer < from.layer)
+          upward.push(`${relative(SRC, file)} -> ${relative(SRC, target)} (${from.name} may not use ${to.name})`);
       }
     }
     expect(upward).toEqual([]);
@@ -81,13 +82,23 @@ describe('the layers of src/', () => {
   });
 
   it('sees the imports it must judge: a made-up upward import is found', () => {
-    const info = ts.preProcessFile("import type { X } from '../../lib/core/a.js';\nconst y = await import('../api/b.js');\nexport { z } from './c.js';", true, true);
-    expect(info.importedFiles.map((imported) => imported.fileName)).toEqual(['../../lib/core/a.js', '../api/b.js', './c.js']);
+    const info = ts.preProcessFile(
+      "import type { X } from '../../lib/core/a.js';\nconst y = await import('../api/b.js');\nexport { z } from './c.js';",
+      true,
+      true,
+    );
+    expect(info.importedFiles.map((imported) => imported.fileName)).toEqual([
+      '../../lib/core/a.js',
+      '../api/b.js',
+      './c.js',
+    ]);
   });
 
   it('keeps SQL in store/ and core/: no other folder builds a query', () => {
     const outside = files.filter((file) => !['lib/store', 'lib/core'].includes(layerOf(file).name));
-    const querying = outside.filter((file) => /\b(selectFrom|insertInto|updateTable|deleteFrom|selectNoFrom)\(|sql`/.test(readFileSync(file, 'utf8')));
+    const querying = outside.filter((file) =>
+      /\b(selectFrom|insertInto|updateTable|deleteFrom|selectNoFrom)\(|sql`/.test(readFileSync(file, 'utf8')),
+    );
     expect(querying.map((file) => relative(SRC, file))).toEqual([]);
   });
 });

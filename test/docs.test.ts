@@ -52,7 +52,14 @@ describe('docs/', () => {
   const pages = readdirSync(dir).filter((name) => name.endsWith('.md'));
   /** Heading anchors as GitHub makes them. */
   const anchors = (page: string) =>
-    new Set([...readFileSync(join(dir, page), 'utf8').matchAll(/^#+ (.+)$/gm)].map(([, text]) => text.toLowerCase().replace(/[^a-z0-9 _-]/g, '').replace(/ /g, '-')));
+    new Set(
+      [...readFileSync(join(dir, page), 'utf8').matchAll(/^#+ (.+)$/gm)].map(([, text]) =>
+        text
+          .toLowerCase()
+          .replace(/[^a-z0-9 _-]/g, '')
+          .replace(/ /g, '-'),
+      ),
+    );
 
   test.each(pages)('%s links only to pages and headings of docs/', (page) => {
     const text = readFileSync(join(dir, page), 'utf8').replace(/^(`{3,}).*\n[\s\S]*?^\1$/gm, '');

@@ -75,7 +75,12 @@ export function cli(dbPath: string = tempDbPath()): Cli {
           const response = await t.request({
             method: 'POST',
             path: '/customers',
-            body: { data: { type: 'customer', attributes: { first_name: `First${n}`, last_name: `Last${n}`, email: `c${n}@example.com` } } },
+            body: {
+              data: {
+                type: 'customer',
+                attributes: { first_name: `First${n}`, last_name: `Last${n}`, email: `c${n}@example.com` },
+              },
+            },
           });
           if (response.status !== 201) throw new Error(`seeding customer ${n} answered ${response.status}`);
           ids.push((response.body as { data: { id: string } }).data.id);
@@ -84,7 +89,10 @@ export function cli(dbPath: string = tempDbPath()): Cli {
       });
     },
     customerCount() {
-      return self.withTransport(async (t) => ((await t.request({ method: 'GET', path: '/customers' })).body as { meta: { total: number } }).meta.total);
+      return self.withTransport(
+        async (t) =>
+          ((await t.request({ method: 'GET', path: '/customers' })).body as { meta: { total: number } }).meta.total,
+      );
     },
   };
   return self;

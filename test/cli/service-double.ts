@@ -26,13 +26,24 @@ export interface DoubleOptions {
 }
 
 /** Runs argv against a double answering with `answer` (undefined from it: 404 Not Found). */
-export async function runDouble(argv: string[], answer: Answer = () => undefined, options: DoubleOptions = {}): Promise<DoubleResult> {
+export async function runDouble(
+  argv: string[],
+  answer: Answer = () => undefined,
+  options: DoubleOptions = {},
+): Promise<DoubleResult> {
   const requests: TransportRequest[] = [];
   // What the double answers; one that throws (a hook, a clone) rejects the request, as an async method did.
   const reply = (request: TransportRequest): TransportResponse => {
     requests.push(structuredClone(request));
-    const answered = answer(request) ?? { status: 404, body: { errors: [{ status: '404', title: 'Not Found', detail: 'no such resource' }] } };
-    return { status: answered.status, headers: {}, body: answered.body === undefined ? undefined : structuredClone(answered.body) };
+    const answered = answer(request) ?? {
+      status: 404,
+      body: { errors: [{ status: '404', title: 'Not Found', detail: 'no such resource' }] },
+    };
+    return {
+      status: answered.status,
+      headers: {},
+      body: answered.body === undefined ? undefined : structuredClone(answered.body),
+    };
   };
   const transport: Transport = {
     mode: 'embedded',
@@ -49,7 +60,12 @@ export async function runDouble(argv: string[], answer: Answer = () => undefined
 
 export const doc = (data: unknown, extra: Record<string, unknown> = {}) => ({ data, ...extra });
 
-export const resource = (type: string, id: string, attributes: Record<string, unknown>, relationships?: Record<string, unknown>) => ({
+export const resource = (
+  type: string,
+  id: string,
+  attributes: Record<string, unknown>,
+  relationships?: Record<string, unknown>,
+) => ({
   type,
   id,
   attributes,
@@ -69,7 +85,12 @@ export const invalidState = (detail: string, pointer = '/data/attributes/status'
 });
 
 /** The request a --dry-run printed. */
-export const printed = (stdout: string) => JSON.parse(stdout) as { method: string; path: string; body: { data: { type: string; id?: string; attributes: Record<string, unknown> } } | null };
+export const printed = (stdout: string) =>
+  JSON.parse(stdout) as {
+    method: string;
+    path: string;
+    body: { data: { type: string; id?: string; attributes: Record<string, unknown> } } | null;
+  };
 
 /** Every help line of a command within 80 columns (example lines are copied whole, never wrapped). */
 export function overlong(help: string): string[] {

@@ -39,7 +39,9 @@ afterEach(async () => {
 });
 
 /** A receiver on 127.0.0.1 answering each request with what `answer` says (a status, or never). */
-async function receiver(answer: (n: number, r: Received) => number | 'hang' = () => 200): Promise<{ url: string; got: Received[] }> {
+async function receiver(
+  answer: (n: number, r: Received) => number | 'hang' = () => 200,
+): Promise<{ url: string; got: Received[] }> {
   const got: Received[] = [];
   const server = createServer((req, res) => {
     let body = '';
@@ -70,9 +72,17 @@ function verify(secret: string, r: Received): boolean {
 
 const subscriptionBody = (attributes: Record<string, unknown>) => ({ data: { type: 'subscription', attributes } });
 
-async function setup(clock = new TestClock()): Promise<{ core: TestCore; clock: TestClock; customer: string; plan: number; secret: string }> {
+async function setup(
+  clock = new TestClock(),
+): Promise<{ core: TestCore; clock: TestClock; customer: string; plan: number; secret: string }> {
   const core = await testCore({ clock });
-  const customer = await createCustomer(core, { first_name: 'Ann', last_name: 'Bee', email: 'ann@example.com', iban: VALID_IBAN, bank_holder: 'Ann Bee' });
+  const customer = await createCustomer(core, {
+    first_name: 'Ann',
+    last_name: 'Bee',
+    email: 'ann@example.com',
+    iban: VALID_IBAN,
+    bank_holder: 'Ann Bee',
+  });
   const plan = await makePlan(core);
   return { core, clock, customer, plan, secret: (await core.account()).webhook_secret };
 }
@@ -113,14 +123,21 @@ async function until(what: string, check: () => boolean, ms = 5_000): Promise<vo
   }
 }
 
-const deliveries = (core: TestCore) => core.store.read(() => all((q) => q.selectFrom('webhook_deliveries').selectAll().orderBy('id')));
+const deliveries = (core: TestCore) =>
+  core.store.read(() => all((q) => q.selectFrom('webhook_deliveries').selectAll().orderBy('id')));
 const events = (core: TestCore) => core.store.read(() => all((q) => q.selectFrom('events').selectAll().orderBy('id')));
 
 describe('the outbox', () => {
   it('writes each event with one delivery per URL, in the change’s transaction; a refused request writes none', async () => {
     const { core, customer, plan } = await setup();
     const made = await send(core, 'POST', '/subscriptions', {
-      body: subscriptionBody({ customer_id: customer, subscription_plan_id: plan, status: 'active', subscription_webhook_url: 'https://hooks.example.com/s', transaction_webhook_url: 'https://hooks.example.com/t' }),
+      body: subscriptionBody({
+        customer_id: customer,
+        subscription_plan_id: plan,
+        status: 'active',
+        subscription_webhook_url: 'https://hooks.example.com/s',
+        transaction_webhook_url: 'https://hooks.example.com/t',
+      }),
     });
     expect(made.status).toBe(201);
     const id = made.body.data.id as string;
@@ -146,16 +163,30 @@ describe('the outbox', () => {
     expect(JSON.parse(ds[3].body)).toEqual({ subscription_id: id, transaction_id: tx, status: 'scheduled' });
 
     // Refused (activating a cancelled subscription): no event, no delivery.
-    expect((await send(core, 'PATCH', `/subscriptions/${id}`, { body: { data: { type: 'subscription', id, attributes: { status: 'cancelled' } } } })).status).toBe(200);
+    expect(
+      (
+        await send(core, 'PATCH', `/subscriptions/${id}`, {
+          body: { data: { type: 'subscription', id, attributes: { status: 'cancelled' } } },
+        })
+      ).status,
+    ).toBe(200);
     const before = [(await events(core)).length, (await deliveries(core)).length];
-    const refused = await send(core, 'PATCH', `/subscriptions/${id}`, { body: { data: { type: 'subscription', id, attributes: { status: 'active' } } } });
+    const refused = await send(core, 'PATCH', `/subscriptions/${id}`, {
+      body: { data: { type: 'subscription', id, attributes: { status: 'active' } } },
+    });
     expect(refused.status).toBe(400);
     expect([(await events(core)).length, (await deliveries(core)).length]).toEqual(before);
   });
 
   it('a subscription without webhook URLs has events and no deliveries', async () => {
     const { core, customer, plan } = await setup();
-    expect((await send(core, 'POST', '/subscriptions', { body: subscriptionBody({ customer_id: customer, subscription_plan_id: plan }) })).status).toBe(201);
+    expect(
+      (
+        await send(core, 'POST', '/subscriptions', {
+          body: subscriptionBody({ customer_id: customer, subscription_plan_id: plan }),
+        })
+      ).status,
+    ).toBe(201);
     expect((await events(core)).length).toBe(1);
     expect(await deliveries(core)).toEqual([]);
   });
@@ -165,7 +196,13 @@ describe('a sender', () => {
   it('retries a receiver that fails three times, on the store’s clock, with the same delivery id and a valid signature each time', async () => {
     const { core, clock, customer, plan, secret } = await setup();
     const hook = await receiver((n) => (n <= 3 ? 500 : 204));
-    const made = await send(core, 'POST', '/subscriptions', { body: subscriptionBody({ customer_id: customer, subscription_plan_id: plan, subscription_webhook_url: `${hook.url}/s` }) });
+    const made = await send(core, 'POST', '/subscriptions', {
+      body: subscriptionBody({
+        customer_id: customer,
+        subscription_plan_id: plan,
+        subscription_webhook_url: `${hook.url}/s`,
+      }),
+    });
     const sender = new WebhookSender(core.store, core.clock, {});
     try {
       expect(await sender.deliver()).toEqual({ delivered: 0, failed: 1, left: false });
@@ -201,7 +238,13 @@ describe('a sender', () => {
     const { core, clock, customer, plan } = await setup();
     let down = true;
     const hook = await receiver(() => (down ? 503 : 200));
-    await send(core, 'POST', '/subscriptions', { body: subscriptionBody({ customer_id: customer, subscription_plan_id: plan, subscription_webhook_url: `${hook.url}/s` }) });
+    await send(core, 'POST', '/subscriptions', {
+      body: subscriptionBody({
+        customer_id: customer,
+        subscription_plan_id: plan,
+        subscription_webhook_url: `${hook.url}/s`,
+      }),
+    });
     const sender = new WebhookSender(core.store, core.clock, {});
     try {
       const start = clock.ms;
@@ -238,12 +281,23 @@ describe('a sender', () => {
   it('counts no answer within the timeout as a failed attempt', async () => {
     const { core, customer, plan } = await setup();
     const hook = await receiver(() => 'hang');
-    await send(core, 'POST', '/subscriptions', { body: subscriptionBody({ customer_id: customer, subscription_plan_id: plan, subscription_webhook_url: `${hook.url}/s` }) });
+    await send(core, 'POST', '/subscriptions', {
+      body: subscriptionBody({
+        customer_id: customer,
+        subscription_plan_id: plan,
+        subscription_webhook_url: `${hook.url}/s`,
+      }),
+    });
     const sender = new WebhookSender(core.store, core.clock, { timeoutMs: 300 });
     try {
       expect(await sender.deliver()).toEqual({ delivered: 0, failed: 1, left: false });
       const [row] = await deliveries(core);
-      expect([row.status, row.attempts, row.last_status, row.last_error]).toEqual(['pending', 1, null, 'no answer within 0.3 s']);
+      expect([row.status, row.attempts, row.last_status, row.last_error]).toEqual([
+        'pending',
+        1,
+        null,
+        'no answer within 0.3 s',
+      ]);
     } finally {
       sender.close();
     }
@@ -252,7 +306,13 @@ describe('a sender', () => {
   it('stopped by its deadline, lets the delivery go untried (no attempt counted)', async () => {
     const { core, customer, plan } = await setup();
     const hook = await receiver(() => 'hang');
-    await send(core, 'POST', '/subscriptions', { body: subscriptionBody({ customer_id: customer, subscription_plan_id: plan, subscription_webhook_url: `${hook.url}/s` }) });
+    await send(core, 'POST', '/subscriptions', {
+      body: subscriptionBody({
+        customer_id: customer,
+        subscription_plan_id: plan,
+        subscription_webhook_url: `${hook.url}/s`,
+      }),
+    });
     const sender = new WebhookSender(core.store, core.clock, {});
     try {
       const report = await sender.deliver({ deadline: Date.now() + 300 });
@@ -268,7 +328,15 @@ describe('a sender', () => {
     const { core, customer, plan } = await setup();
     const hook = await receiver();
     for (let i = 0; i < 20; i++) {
-      const made = await send(core, 'POST', '/subscriptions', { body: subscriptionBody({ customer_id: customer, subscription_plan_id: plan, status: 'active', subscription_webhook_url: `${hook.url}/s`, transaction_webhook_url: `${hook.url}/t` }) });
+      const made = await send(core, 'POST', '/subscriptions', {
+        body: subscriptionBody({
+          customer_id: customer,
+          subscription_plan_id: plan,
+          status: 'active',
+          subscription_webhook_url: `${hook.url}/s`,
+          transaction_webhook_url: `${hook.url}/t`,
+        }),
+      });
       expect(made.status).toBe(201);
     }
     const total = (await deliveries(core)).length;

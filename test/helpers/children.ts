@@ -15,7 +15,8 @@ export interface Child {
 const running: ChildProcess[] = [];
 afterEach(() => {
   // Whatever happened, no child outlives its test.
-  for (const child of running.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const child of running.splice(0))
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 });
 
 /** `node` with these arguments, in `cwd`. */

@@ -62,9 +62,17 @@ export type TestCore = Runtime & { transport: Transport; dbPath: string };
  * The core on a fresh store of the run's engine (or on options.dbPath), acting as the default
  * account, at a fixed time; closed after the test (or after the file, when opened outside a test).
  */
-export async function testCore(options: { clock?: Clock; account?: string; dbPath?: string; baseUrl?: string } = {}): Promise<TestCore> {
+export async function testCore(
+  options: { clock?: Clock; account?: string; dbPath?: string; baseUrl?: string } = {},
+): Promise<TestCore> {
   const dbPath = options.dbPath ?? (await freshStoreLocation());
-  const core = await openRuntime({ location: dbPath, poolSize: TEST_POOL_SIZE, clock: options.clock ?? fixedClock(TEST_NOW), account: options.account, baseUrl: options.baseUrl });
+  const core = await openRuntime({
+    location: dbPath,
+    poolSize: TEST_POOL_SIZE,
+    clock: options.clock ?? fixedClock(TEST_NOW),
+    account: options.account,
+    baseUrl: options.baseUrl,
+  });
   closeLater(core.store);
   return Object.assign(core, { transport: embeddedTransport(core), dbPath });
 }

@@ -72,7 +72,10 @@ export function loadFixtures(): Fixture[] {
   return readdirSync(FIXTURES_DIR)
     .filter((name) => name.endsWith('.json'))
     .sort()
-    .map((file) => ({ file, ...(JSON.parse(readFileSync(join(FIXTURES_DIR, file), 'utf8')) as Omit<Fixture, 'file'>) }));
+    .map((file) => ({
+      file,
+      ...(JSON.parse(readFileSync(join(FIXTURES_DIR, file), 'utf8')) as Omit<Fixture, 'file'>),
+    }));
 }
 
 export function fixture(file: string): Fixture {

@@ -9,7 +9,11 @@ import type { Runtime } from '../../lib/runtime/runtime.js';
 import { textOf } from '../../lib/schemas/json.js';
 
 /** The runtime; `accounts list` and `accounts show` only read (the store must exist), the others may create it. */
-export async function accountRuntime(deps: Deps, verb: string, write: boolean): Promise<{ runtime: Runtime; accounts: typeof AccountsModule }> {
+export async function accountRuntime(
+  deps: Deps,
+  verb: string,
+  write: boolean,
+): Promise<{ runtime: Runtime; accounts: typeof AccountsModule }> {
   const runtime = await deps.runtime(`accounts ${verb}`, { write });
   return { runtime, accounts: await import('../../lib/runtime/accounts.js') };
 }
@@ -20,7 +24,9 @@ export async function accountRuntime(deps: Deps, verb: string, write: boolean): 
  */
 export function printDryRun(deps: Deps, verb: string, would: string, details: Record<string, unknown> = {}): void {
   if (deps.settings.mode === 'remote') throw embeddedOnly(`accounts ${verb}`, deps.settings.baseUrl);
-  deps.io.out(`${JSON.stringify({ dry_run: true, would, ...details, store: redact(deps.settings.dbPath) }, null, 2)}\n`);
+  deps.io.out(
+    `${JSON.stringify({ dry_run: true, would, ...details, store: redact(deps.settings.dbPath) }, null, 2)}\n`,
+  );
 }
 
 export const settingsOf = (account: Account) => ({
@@ -35,18 +41,25 @@ export async function printObject(deps: Deps, value: Record<string, unknown>): P
   await renderPlain(value, deps.globals, deps.io, async () => {
     const { resourceTable, viewOf } = await import('../../lib/output/table.js');
     const { name, ...rest } = value;
-    return resourceTable({ type: 'account', id: String(name), attributes: rest }, viewOf(deps.globals, deps.io), 'name');
+    return resourceTable(
+      { type: 'account', id: String(name), attributes: rest },
+      viewOf(deps.globals, deps.io),
+      'name',
+    );
   });
 }
 
 /** The key is printed once; a person is told to keep it. */
 export async function printKey(deps: Deps, name: string, apiKey: string): Promise<void> {
-  if (deps.globals.output === 'table' && !deps.globals.quiet) deps.io.err(`API key of account "${name}" (shown only now; store it safely):\n`);
+  if (deps.globals.output === 'table' && !deps.globals.quiet)
+    deps.io.err(`API key of account "${name}" (shown only now; store it safely):\n`);
   await printObject(deps, { name, api_key: apiKey });
 }
 
 export const settingsOptions = (cmd: Command): Command =>
-  cmd.option('--invoice-prefix <prefix>', 'prefix of invoice references (default INV-)').option('--time-zone <tz>', 'IANA time zone of dates and days (default Europe/Amsterdam)');
+  cmd
+    .option('--invoice-prefix <prefix>', 'prefix of invoice references (default INV-)')
+    .option('--time-zone <tz>', 'IANA time zone of dates and days (default Europe/Amsterdam)');
 
 export const settingsFrom = (opts: Record<string, unknown>) => ({
   ...(opts.invoicePrefix === undefined ? {} : { invoice_prefix: textOf(opts.invoicePrefix) }),

@@ -17,8 +17,10 @@ export interface ApiOptions {
 
 export async function run(options: ApiOptions, deps: Deps): Promise<void> {
   const method = options.method.toUpperCase();
-  if (!METHODS.includes(method)) throw new UsageError(`METHOD must be one of ${METHODS.join(', ')}, not "${options.method}"`);
-  if (!options.path.startsWith('/') && !/^https?:\/\//.test(options.path)) throw new UsageError('PATH must start with / (for example /customers/1)');
+  if (!METHODS.includes(method))
+    throw new UsageError(`METHOD must be one of ${METHODS.join(', ')}, not "${options.method}"`);
+  if (!options.path.startsWith('/') && !/^https?:\/\//.test(options.path))
+    throw new UsageError('PATH must start with / (for example /customers/1)');
   let body: unknown;
   if (options.data !== undefined) {
     const text = await dataText(options.data, deps.io);
@@ -53,6 +55,15 @@ export function configure(cmd: Command, invoke: Invoke): void {
     .argument('<method>', 'GET, POST, PATCH or DELETE')
     .argument('<path>', 'path with query, e.g. "/customers?page[size]=5"')
     .option('--data <json>', 'request document as JSON, @file, or - for stdin')
-    .addHelpText('after', examples('billing api GET /customers/1', 'billing api GET "/customers?page[number]=2&page[size]=5"', `billing api POST /customers --data '{"data":{"type":"customer","attributes":{"first_name":"Jan","last_name":"Jansen","email":"jan@example.com"}}}'`))
-    .action((method: string, path: string, opts: { data?: string }, command: Command) => invoke(command, (deps) => run({ method, path, data: opts.data }, deps)));
+    .addHelpText(
+      'after',
+      examples(
+        'billing api GET /customers/1',
+        'billing api GET "/customers?page[number]=2&page[size]=5"',
+        `billing api POST /customers --data '{"data":{"type":"customer","attributes":{"first_name":"Jan","last_name":"Jansen","email":"jan@example.com"}}}'`,
+      ),
+    )
+    .action((method: string, path: string, opts: { data?: string }, command: Command) =>
+      invoke(command, (deps) => run({ method, path, data: opts.data }, deps)),
+    );
 }

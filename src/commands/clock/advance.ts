@@ -13,7 +13,9 @@ export async function run(duration: string, deps: Deps): Promise<void> {
   const { isDuration } = await import('../../lib/runtime/clock.js');
   // Whether it is a duration at all does not depend on the time: checked before the store is opened.
   if (!isDuration(text)) {
-    throw new UsageError(`DURATION must be an ISO 8601 duration that moves the clock on, such as P1M, P10D, PT6H or P1Y2M3DT4H, not "${duration}"`);
+    throw new UsageError(
+      `DURATION must be an ISO 8601 duration that moves the clock on, such as P1M, P10D, PT6H or P1Y2M3DT4H, not "${duration}"`,
+    );
   }
   const { runtime, clock } = await clockRuntime(deps, 'advance');
   const { now, local } = await clock.readClock(runtime);
@@ -25,7 +27,15 @@ export async function run(duration: string, deps: Deps): Promise<void> {
 export function configure(cmd: Command, invoke: Invoke): void {
   cmd
     .argument('<duration>', 'ISO 8601 duration: P1M (a month), P10D (ten days), PT6H (six hours), P1Y2M3DT4H')
-    .addHelpText('after', prose('Moves the clock forward from the store\'s time (a test time, or real time the first time). Everything that falls due on the way runs in date order; the status changes it made are printed.'))
-    .addHelpText('after', examples('billing clock advance P1M', 'billing clock advance P10D --json', 'billing clock advance PT6H'))
+    .addHelpText(
+      'after',
+      prose(
+        "Moves the clock forward from the store's time (a test time, or real time the first time). Everything that falls due on the way runs in date order; the status changes it made are printed.",
+      ),
+    )
+    .addHelpText(
+      'after',
+      examples('billing clock advance P1M', 'billing clock advance P10D --json', 'billing clock advance PT6H'),
+    )
     .action((duration: string, _opts: unknown, command: Command) => invoke(command, (deps) => run(duration, deps)));
 }

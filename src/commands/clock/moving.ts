@@ -24,7 +24,8 @@ export function embeddedMode(deps: Deps, verb: string): void {
 }
 
 /** "2026-12-01 00:00 +01:00 (test time)". */
-export const shownTime = (local: string, test: boolean): string => `${formatDateTime(local) ?? local} (${test ? 'test' : 'real'} time)`;
+export const shownTime = (local: string, test: boolean): string =>
+  `${formatDateTime(local) ?? local} (${test ? 'test' : 'real'} time)`;
 
 /** --dry-run: where the clock would go, as one JSON document; nothing moves. */
 export function printDryRun(deps: Deps, verb: string, from: string, to: string, test: boolean): void {
@@ -39,12 +40,14 @@ export async function printMove(deps: Deps, runtime: Runtime, move: Promise<Adva
     report = await move;
   } catch (error) {
     const failure = (error as { failure?: { kind: string; detail?: string } }).failure;
-    if ((error as Error).name === 'Refusal' && failure?.kind === 'invalid_state') throw new UsageError(failure.detail ?? 'the clock never goes back');
+    if ((error as Error).name === 'Refusal' && failure?.kind === 'invalid_state')
+      throw new UsageError(failure.detail ?? 'the clock never goes back');
     throw error;
   }
   const { local } = await readClock(runtime);
   const shown = { from: local(report.from), to: local(report.to), test: report.test, changes: report.changes };
-  if (!deps.globals.quiet) deps.io.err(`clock moved from ${formatDateTime(shown.from) ?? shown.from} to ${shownTime(shown.to, shown.test)}\n`);
+  if (!deps.globals.quiet)
+    deps.io.err(`clock moved from ${formatDateTime(shown.from) ?? shown.from} to ${shownTime(shown.to, shown.test)}\n`);
   const rows = Object.entries<number>(report.changes).filter(([, count]) => count > 0);
   await renderPlain(shown, deps.globals, deps.io, async () => {
     if (rows.length === 0) {
@@ -52,6 +55,10 @@ export async function printMove(deps: Deps, runtime: Runtime, move: Promise<Adva
       return '';
     }
     const { listTable, viewOf } = await import('../../lib/output/table.js');
-    return listTable(rows.map(([kind, count]) => ({ type: 'clock-change', id: kind, attributes: { count } })), 'clock-change', viewOf(deps.globals, deps.io));
+    return listTable(
+      rows.map(([kind, count]) => ({ type: 'clock-change', id: kind, attributes: { count } })),
+      'clock-change',
+      viewOf(deps.globals, deps.io),
+    );
   });
 }

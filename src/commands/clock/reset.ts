@@ -17,7 +17,12 @@ export async function run(deps: Deps): Promise<void> {
 
 export function configure(cmd: Command, invoke: Invoke): void {
   cmd
-    .addHelpText('after', prose('Returns the store to real time. The clock never goes back: while the test time is ahead of real time, this is refused (exit 2). What falls due up to now runs, in date order.'))
+    .addHelpText(
+      'after',
+      prose(
+        'Returns the store to real time. The clock never goes back: while the test time is ahead of real time, this is refused (exit 2). What falls due up to now runs, in date order.',
+      ),
+    )
     .addHelpText('after', examples('billing clock reset', 'billing clock reset --json'))
     .action((_opts: unknown, command: Command) => invoke(command, run));
 }

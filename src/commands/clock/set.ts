@@ -11,7 +11,9 @@ export async function run(text: string, deps: Deps): Promise<void> {
   const { isDateInput } = await import('../../lib/runtime/clock.js');
   // Whether it is a date at all does not depend on the zone: checked before the store is opened.
   if (!isDateInput(text.trim())) {
-    throw new UsageError(`DATETIME must be a date (2026-12-01, 00:00 in the account's time zone) or a datetime with an offset (2026-12-01T09:00:00+01:00), not "${text}"`);
+    throw new UsageError(
+      `DATETIME must be a date (2026-12-01, 00:00 in the account's time zone) or a datetime with an offset (2026-12-01T09:00:00+01:00), not "${text}"`,
+    );
   }
   const { runtime, clock } = await clockRuntime(deps, 'set');
   const { now, local } = await clock.readClock(runtime);
@@ -23,7 +25,15 @@ export async function run(text: string, deps: Deps): Promise<void> {
 export function configure(cmd: Command, invoke: Invoke): void {
   cmd
     .argument('<datetime>', "a date (00:00 in the account's time zone) or a datetime with an offset")
-    .addHelpText('after', prose('The clock only moves forward. Everything that falls due on the way (collections, retries, resuming, scheduled cancellations) runs in date order; the status changes it made are printed.'))
-    .addHelpText('after', examples('billing clock set 2027-01-31', 'billing clock set 2027-01-31T09:00:00+01:00 --json'))
+    .addHelpText(
+      'after',
+      prose(
+        'The clock only moves forward. Everything that falls due on the way (collections, retries, resuming, scheduled cancellations) runs in date order; the status changes it made are printed.',
+      ),
+    )
+    .addHelpText(
+      'after',
+      examples('billing clock set 2027-01-31', 'billing clock set 2027-01-31T09:00:00+01:00 --json'),
+    )
     .action((text: string, _opts: unknown, command: Command) => invoke(command, (deps) => run(text, deps)));
 }

@@ -15,6 +15,12 @@ export async function run(deps: Deps): Promise<void> {
 
 export function configure(cmd: Command, invoke: Invoke): void {
   cmd
-    .addHelpText('after', examples('billing clock show', 'billing clock show --json   # {"now": "2027-01-31T00:00:00+01:00", "test": true}'))
+    .addHelpText(
+      'after',
+      examples(
+        'billing clock show',
+        'billing clock show --json   # {"now": "2027-01-31T00:00:00+01:00", "test": true}',
+      ),
+    )
     .action((_opts: unknown, command: Command) => invoke(command, run));
 }

@@ -35,5 +35,7 @@ export function configure(cmd: Command, invoke: Invoke): void {
   cmd
     .argument('<what>', 'ids')
     .argument('<kind>', Object.keys(ID_KINDS).join(', '))
-    .action((what: string, kind: string, _opts: unknown, command: Command) => invoke(command, (deps) => run({ what, kind }, deps)));
+    .action((what: string, kind: string, _opts: unknown, command: Command) =>
+      invoke(command, (deps) => run({ what, kind }, deps)),
+    );
 }

@@ -12,7 +12,10 @@ import { completionTree, type CompletionTree } from '../../lib/completion/tree.j
 import { zshScript } from '../../lib/completion/zsh.js';
 import { enumerations } from './lists.js';
 
-const SCRIPTS = { bash: bashScript, zsh: zshScript, fish: fishScript } satisfies Record<string, (tree: CompletionTree) => string>;
+const SCRIPTS = { bash: bashScript, zsh: zshScript, fish: fishScript } satisfies Record<
+  string,
+  (tree: CompletionTree) => string
+>;
 export type Shell = keyof typeof SCRIPTS;
 export const SHELLS = Object.keys(SCRIPTS) as Shell[];
 
@@ -46,7 +49,9 @@ export function completionCommand(buildAll: (io: IO) => Promise<Command>): VerbM
             'billing completion fish > ~/.config/fish/completions/billing.fish',
           ),
         )
-        .action((shell: Shell, _opts: unknown, command: Command) => invoke(command, async (deps) => run({ shell }, deps, await buildAll(deps.io))));
+        .action((shell: Shell, _opts: unknown, command: Command) =>
+          invoke(command, async (deps) => run({ shell }, deps, await buildAll(deps.io))),
+        );
     },
   };
 }

@@ -11,7 +11,8 @@ import * as subscription from '../../lib/schemas/subscription.js';
 import * as vocabulary from '../../lib/schemas/vocabulary.js';
 import type { z } from 'zod';
 
-const isStrings = (value: unknown): value is readonly string[] => Array.isArray(value) && value.length > 0 && value.every((item) => typeof item === 'string');
+const isStrings = (value: unknown): value is readonly string[] =>
+  Array.isArray(value) && value.length > 0 && value.every((item) => typeof item === 'string');
 
 interface Schemaish {
   safeParse?: unknown;
@@ -38,7 +39,9 @@ function fieldsOf(value: unknown): Schemaish[] {
   if (typeof value !== 'object' || value === null) return [];
   const shape = (value as Schemaish).shape ?? value;
   const fields = Object.values(shape) as Schemaish[];
-  return fields.every((field) => typeof field === 'object' && field !== null && typeof field.safeParse === 'function') ? fields : [];
+  return fields.every((field) => typeof field === 'object' && field !== null && typeof field.safeParse === 'function')
+    ? fields
+    : [];
 }
 
 export function enumerations(): (readonly string[])[] {

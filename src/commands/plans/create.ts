@@ -33,5 +33,7 @@ export function configure(cmd: Command, invoke: Invoke): void {
         'billing plans create --name "Yearly box" --amount 99 --frequency yearly --storno-retries 1 --mandate-authentication-method first_payment',
       ),
     )
-    .action((opts: Record<string, unknown>, command: Command) => invoke(command, async (deps) => run(await collectAttributes(opts, planCreateShape, deps.io), deps)));
+    .action((opts: Record<string, unknown>, command: Command) =>
+      invoke(command, async (deps) => run(await collectAttributes(opts, planCreateShape, deps.io), deps)),
+    );
 }

@@ -19,12 +19,20 @@ export async function run(deps: Deps, to: string): Promise<void> {
   const maintenance = await import('../../lib/runtime/maintenance.js');
   const source = runtime.store;
   // Before the target is opened (a missing file would be made): a store is never copied onto itself.
-  if (await maintenance.copiesOntoItself(runtime, to)) throw new UsageError(`cannot copy the store ${source.location} onto itself: give --to another file or database`);
+  if (await maintenance.copiesOntoItself(runtime, to))
+    throw new UsageError(`cannot copy the store ${source.location} onto itself: give --to another file or database`);
 
   if (deps.globals.dryRun) {
     // Nothing is opened or made at the target: what would be copied, from the source's counts.
-    const result: CopyResult = { from: source.location, to: redact(to), rows: (await maintenance.storeInfo(runtime)).counts };
-    if (!deps.globals.quiet) deps.io.err(`dry run: would copy ${total(result)} rows from ${result.from} to ${result.to} (which must be empty); nothing written\n`);
+    const result: CopyResult = {
+      from: source.location,
+      to: redact(to),
+      rows: (await maintenance.storeInfo(runtime)).counts,
+    };
+    if (!deps.globals.quiet)
+      deps.io.err(
+        `dry run: would copy ${total(result)} rows from ${result.from} to ${result.to} (which must be empty); nothing written\n`,
+      );
     await print(deps, result);
     return;
   }
@@ -42,7 +50,9 @@ export async function run(deps: Deps, to: string): Promise<void> {
   }
   if (!deps.globals.quiet) {
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
-    deps.io.err(`copied ${total(result)} rows in ${Object.keys(result.rows).length} tables from ${result.from} to ${result.to} in ${seconds} s\n`);
+    deps.io.err(
+      `copied ${total(result)} rows in ${Object.keys(result.rows).length} tables from ${result.from} to ${result.to} in ${seconds} s\n`,
+    );
   }
   await print(deps, result);
 }
@@ -52,7 +62,11 @@ const total = (result: CopyResult): number => Object.values(result.rows).reduce(
 async function print(deps: Deps, result: CopyResult): Promise<void> {
   await renderPlain({ ...result }, deps.globals, deps.io, async () => {
     const { resourceTable, viewOf } = await import('../../lib/output/table.js');
-    return resourceTable({ type: 'copy', id: result.from, attributes: { to: result.to, ...result.rows } }, viewOf(deps.globals, deps.io), 'from');
+    return resourceTable(
+      { type: 'copy', id: result.from, attributes: { to: result.to, ...result.rows } },
+      viewOf(deps.globals, deps.io),
+      'from',
+    );
   });
 }
 
@@ -82,7 +96,10 @@ function progressBar(io: IO) {
 
 export function configure(cmd: Command, invoke: Invoke): void {
   cmd
-    .requiredOption('--to <path|url>', 'the store to copy into: a SQLite file (made if missing) or a postgres:// URL; it must be empty')
+    .requiredOption(
+      '--to <path|url>',
+      'the store to copy into: a SQLite file (made if missing) or a postgres:// URL; it must be empty',
+    )
     .addHelpText(
       'after',
       prose(

@@ -13,12 +13,23 @@ export async function run(deps: Deps): Promise<void> {
   await renderPlain({ ...info }, deps.globals, deps.io, async () => {
     const { resourceTable, viewOf } = await import('../../lib/output/table.js');
     const { engine, counts, ...rest } = info;
-    return resourceTable({ type: 'store', id: engine, attributes: { ...rest, ...counts } }, viewOf(deps.globals, deps.io), 'engine');
+    return resourceTable(
+      { type: 'store', id: engine, attributes: { ...rest, ...counts } },
+      viewOf(deps.globals, deps.io),
+      'engine',
+    );
   });
 }
 
 export function configure(cmd: Command, invoke: Invoke): void {
   cmd
-    .addHelpText('after', examples('billing store info', 'billing --db postgres://billing:secret@db.example.com/billing store info --json', 'billing store info --query counts.customers'))
+    .addHelpText(
+      'after',
+      examples(
+        'billing store info',
+        'billing --db postgres://billing:secret@db.example.com/billing store info --json',
+        'billing store info --query counts.customers',
+      ),
+    )
     .action((_opts: unknown, command: Command) => invoke(command, run));
 }

@@ -15,7 +15,11 @@ type Maintenance = typeof MaintenanceModule;
  * The runtime of a SQLite store and the path of its file, or the plain refusal on PostgreSQL
  * (exit 2). `store snapshot` and `store snapshots` only read the store.
  */
-export async function sqliteStore(deps: Deps, command: string, write: boolean): Promise<{ runtime: Runtime; path: string; maintenance: Maintenance }> {
+export async function sqliteStore(
+  deps: Deps,
+  command: string,
+  write: boolean,
+): Promise<{ runtime: Runtime; path: string; maintenance: Maintenance }> {
   const runtime = await deps.runtime(command, { write });
   const maintenance = await import('../../lib/runtime/maintenance.js');
   const path = maintenance.sqlitePath(runtime);
@@ -38,7 +42,15 @@ export async function print(deps: Deps, value: SnapshotInfo | SnapshotInfo[]): P
   await renderPlain(value as unknown as Record<string, unknown>, deps.globals, deps.io, async () => {
     const { resourceTable, viewOf } = await import('../../lib/output/table.js');
     const rows = Array.isArray(value) ? value : [value];
-    const tables = await Promise.all(rows.map((s) => resourceTable({ type: 'snapshot', id: s.name, attributes: { path: s.path, bytes: s.bytes, created_at: s.created_at } }, viewOf(deps.globals, deps.io), 'name')));
+    const tables = await Promise.all(
+      rows.map((s) =>
+        resourceTable(
+          { type: 'snapshot', id: s.name, attributes: { path: s.path, bytes: s.bytes, created_at: s.created_at } },
+          viewOf(deps.globals, deps.io),
+          'name',
+        ),
+      ),
+    );
     return tables.join('\n');
   });
 }
@@ -47,7 +59,10 @@ export async function snapshot(deps: Deps, name: string): Promise<void> {
   await checkedName(name);
   const { runtime, path, maintenance } = await sqliteStore(deps, 'store snapshot', false);
   const taken = await maintenance.takeSnapshot(runtime, name);
-  if (!taken) throw new UsageError(`a snapshot named ${name} exists (${maintenance.snapshotPath(path, name)}): choose another name, or restore it`);
+  if (!taken)
+    throw new UsageError(
+      `a snapshot named ${name} exists (${maintenance.snapshotPath(path, name)}): choose another name, or restore it`,
+    );
   if (!deps.globals.quiet) deps.io.err(`snapshot ${name} taken of ${path}\n`);
   await print(deps, taken);
 }
@@ -67,8 +82,13 @@ export async function restore(deps: Deps, name: string): Promise<void> {
   await checkedName(name);
   const { path, maintenance } = await sqliteStore(deps, 'store restore', true);
   const { existsSync } = await import('node:fs');
-  if (!existsSync(maintenance.snapshotPath(path, name))) throw new CliError(`no snapshot named ${name} of ${path} (see: billing store snapshots)`, 1);
-  await confirmAction(deps, `restore snapshot ${name}`, `Replace everything in ${path} by snapshot ${name}? What the store holds now is lost.`);
+  if (!existsSync(maintenance.snapshotPath(path, name)))
+    throw new CliError(`no snapshot named ${name} of ${path} (see: billing store snapshots)`, 1);
+  await confirmAction(
+    deps,
+    `restore snapshot ${name}`,
+    `Replace everything in ${path} by snapshot ${name}? What the store holds now is lost.`,
+  );
   const restored = (await maintenance.restoreSnapshot(path, name))!;
   if (!deps.globals.quiet) deps.io.err(`restored snapshot ${name} into ${path}\n`);
   await print(deps, restored);
@@ -80,5 +100,3 @@ export async function reset(deps: Deps): Promise<void> {
   await maintenance.resetStore(path);
   if (!deps.globals.quiet) deps.io.err(`the store ${path} is empty\n`);
 }
-
-

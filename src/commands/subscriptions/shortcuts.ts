@@ -16,6 +16,18 @@ export function dateFlag(value: unknown, flag: string): string | undefined {
 }
 
 /** The one PATCH of a shortcut (printed instead with --dry-run). */
-export function patchSubscription(deps: Deps, id: number, attributes: Record<string, unknown>, done: string): Promise<void> {
-  return runWrite(deps, { method: 'PATCH', path: `${SUBSCRIPTION.path}/${id}`, type: SUBSCRIPTION.type, id, attributes, done: `${done} subscription` });
+export function patchSubscription(
+  deps: Deps,
+  id: number,
+  attributes: Record<string, unknown>,
+  done: string,
+): Promise<void> {
+  return runWrite(deps, {
+    method: 'PATCH',
+    path: `${SUBSCRIPTION.path}/${id}`,
+    type: SUBSCRIPTION.type,
+    id,
+    attributes,
+    done: `${done} subscription`,
+  });
 }

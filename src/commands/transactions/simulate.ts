@@ -22,7 +22,9 @@ export function reasonCodeFlag(value: unknown, outcome: Outcome): string {
   const code = textOf(value).trim().toUpperCase();
   if (!REASON_CODES.has(code)) {
     const some = SOME_CODES.map((c) => `${c} (${REASON_CODES.get(c)})`).join(', ');
-    throw new UsageError(`--reason-code: must be a SEPA reason code, such as ${some}; not "${textOf(value)}" (see billing transactions simulate --help)`);
+    throw new UsageError(
+      `--reason-code: must be a SEPA reason code, such as ${some}; not "${textOf(value)}" (see billing transactions simulate --help)`,
+    );
   }
   return code;
 }
@@ -34,13 +36,16 @@ export async function run(idText: string, opts: Record<string, unknown>, deps: D
   const outcome = choiceFlag(opts.outcome, '--outcome', OUTCOMES) as Outcome;
   const reasonCode = reasonCodeFlag(opts.reasonCode, outcome);
   if (deps.globals.dryRun) {
-    deps.io.out(`${JSON.stringify({ simulate: TRANSACTION.type, id, outcome, reason_code: reasonCode, reason: REASON_CODES.get(reasonCode) }, null, 2)}\n`);
+    deps.io.out(
+      `${JSON.stringify({ simulate: TRANSACTION.type, id, outcome, reason_code: reasonCode, reason: REASON_CODES.get(reasonCode) }, null, 2)}\n`,
+    );
     return;
   }
   const runtime = await deps.runtime('transactions simulate', { write: true });
   const { simulateOutcome } = await import('../../lib/runtime/dashboard.js');
   await simulateOutcome(runtime, id, outcome, reasonCode);
-  if (!deps.globals.quiet) deps.io.err(`transaction ${id}: ${outcome.replace('_', ' ')} (${reasonCode} ${REASON_CODES.get(reasonCode)})\n`);
+  if (!deps.globals.quiet)
+    deps.io.err(`transaction ${id}: ${outcome.replace('_', ' ')} (${reasonCode} ${REASON_CODES.get(reasonCode)})\n`);
   await runGet(deps, `${TRANSACTION.path}/${id}`, { fields: {} });
 }
 
@@ -49,7 +54,10 @@ export function configure(cmd: Command, invoke: Invoke): void {
   cmd
     .argument('<id>', 'transaction id (a UUID)')
     .option('--outcome <outcome>', `what happens to the collection: ${OUTCOMES.join(' or ')} (required)`)
-    .option('--reason-code <code>', `SEPA reason code (default: ${DEFAULT_REASON.charged_back} when charged back, ${DEFAULT_REASON.failed} when failed)`)
+    .option(
+      '--reason-code <code>',
+      `SEPA reason code (default: ${DEFAULT_REASON.charged_back} when charged back, ${DEFAULT_REASON.failed} when failed)`,
+    )
     .addHelpText(
       'after',
       prose(
@@ -63,5 +71,7 @@ export function configure(cmd: Command, invoke: Invoke): void {
         'billing transactions simulate ffa38848-6abc-4d22-b6b0-63fe1780969c --outcome failed --reason-code AC04',
       ),
     )
-    .action((idText: string, opts: Record<string, unknown>, command: Command) => invoke(command, (deps) => run(idText, opts, deps)));
+    .action((idText: string, opts: Record<string, unknown>, command: Command) =>
+      invoke(command, (deps) => run(idText, opts, deps)),
+    );
 }

@@ -155,7 +155,12 @@ function keyedRun(store: Store, the: KeyOf, writes: string | null) {
   const keyed: Store = Object.assign(Object.create(store) as Store, {
     write: <T>(unit: () => Unit<T>, keep?: (value: T) => boolean) => once(unit, keep, (u, k) => store.write(u, k)),
     work: <T>(unit: () => Unit<T>, keep?: (value: T) => boolean) => once(unit, keep, (u, k) => store.work(u, k)),
-    writeOne: <R>(build: Build<R>) => once(() => get(build), undefined, (u) => store.write(u)),
+    writeOne: <R>(build: Build<R>) =>
+      once(
+        () => get(build),
+        undefined,
+        (u) => store.write(u),
+      ),
   });
   return {
     store: keyed,

@@ -39,7 +39,8 @@ interface ErrorDocument {
 /** One line per error, with the field it points at. */
 export function errorLines(document: unknown, status: number): string[] {
   const errors = (document as ErrorDocument | undefined)?.errors;
-  if (!Array.isArray(errors) || errors.length === 0) return [`the service answered ${status} without an error document`];
+  if (!Array.isArray(errors) || errors.length === 0)
+    return [`the service answered ${status} without an error document`];
   return errors.map((e) => {
     const field = e.source?.pointer?.replace(/^\/data\/attributes\//, '') ?? e.source?.parameter;
     const detail = e.detail ?? e.title ?? 'error';

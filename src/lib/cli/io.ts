@@ -52,7 +52,8 @@ export function processIO(): IO {
   });
   return {
     out: (text) => void process.stdout.write(text),
-    write: (text) => (process.stdout.write(text) ? Promise.resolve() : new Promise((resolve) => process.stdout.once('drain', resolve))),
+    write: (text) =>
+      process.stdout.write(text) ? Promise.resolve() : new Promise((resolve) => process.stdout.once('drain', resolve)),
     err: (text) => void process.stderr.write(text),
     onInterrupt(listener) {
       if (listeners.size === 0) process.on('SIGINT', onSignal);

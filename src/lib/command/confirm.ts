@@ -14,8 +14,13 @@ export class DeclinedError extends CliError {
  * Goes on only when confirmed. `what` names the action ("delete invoice 42"); `question` is what a
  * person is asked.
  */
-export async function confirmAction(deps: Deps, what: string, question = `${what}? This cannot be undone.`): Promise<void> {
+export async function confirmAction(
+  deps: Deps,
+  what: string,
+  question = `${what}? This cannot be undone.`,
+): Promise<void> {
   if (deps.globals.yes) return;
-  if (!deps.canPrompt) throw new UsageError(`${what} cannot be undone: add --yes to confirm (there is no terminal to ask at)`);
+  if (!deps.canPrompt)
+    throw new UsageError(`${what} cannot be undone: add --yes to confirm (there is no terminal to ask at)`);
   if (!(await deps.prompter.confirm({ message: question, default: false }))) throw new DeclinedError(what);
 }

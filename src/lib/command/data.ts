@@ -16,11 +16,15 @@ export async function dataText(source: string, io: IO): Promise<string> {
     try {
       bytes = await readFile(source.slice(1));
     } catch (error) {
-      throw new UsageError(`--data ${source}: cannot read the file (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+      throw new UsageError(
+        `--data ${source}: cannot read the file (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+      );
     }
   }
   const text = utf8Text(bytes);
   if (text !== undefined) return text;
   const name = source === '-' ? 'standard input (-)' : source.slice(1);
-  throw new UsageError(`--data: ${name} is not UTF-8 text at ${describeUtf8Problem(utf8Problem(bytes)!)}: save it as UTF-8; nothing was sent`);
+  throw new UsageError(
+    `--data: ${name} is not UTF-8 text at ${describeUtf8Problem(utf8Problem(bytes)!)}: save it as UTF-8; nothing was sent`,
+  );
 }

@@ -56,7 +56,9 @@ export interface DepsOverrides {
 
 /** The usage error of an embedded-only command in remote mode. */
 export const embeddedOnly = (commandName: string, baseUrl: string | undefined): UsageError =>
-  new UsageError(`${commandName} works only on the embedded store; it cannot run against ${baseUrl} (drop --base-url / BILLING_BASE_URL)`);
+  new UsageError(
+    `${commandName} works only on the embedded store; it cannot run against ${baseUrl} (drop --base-url / BILLING_BASE_URL)`,
+  );
 
 /** The most BILLING_BUSY_MS accepted: an hour. */
 const MAX_BUSY_MS = 3_600_000;
@@ -90,7 +92,12 @@ async function mailSettings(env: NodeJS.ProcessEnv, io: IO): Promise<MailSetting
   }
 }
 
-export function createDeps(io: IO, globals: GlobalOptions, env: NodeJS.ProcessEnv, overrides: DepsOverrides = {}): Deps {
+export function createDeps(
+  io: IO,
+  globals: GlobalOptions,
+  env: NodeJS.ProcessEnv,
+  overrides: DepsOverrides = {},
+): Deps {
   // Resolved on first use: `profiles add` and `config set` must work even when the profile in use
   // does not exist yet.
   let settings: Settings | undefined;
@@ -108,7 +115,10 @@ export function createDeps(io: IO, globals: GlobalOptions, env: NodeJS.ProcessEn
       const { openRuntime } = await import('../runtime/runtime.js');
       // With --verbose, a failure inside the core shows its stack; the answer is a 500 either way.
       const { redact } = await import('../runtime/locations.js');
-      const onError = globals.verbose ? (error: unknown) => io.err(`${redact(error instanceof Error ? (error.stack ?? error.message) : String(error))}\n`) : undefined;
+      const onError = globals.verbose
+        ? (error: unknown) =>
+            io.err(`${redact(error instanceof Error ? (error.stack ?? error.message) : String(error))}\n`)
+        : undefined;
       const { dbPath, dbSource, account } = resolved();
       const create = !write ? 'nothing' : dbSource === 'default' ? 'folders' : 'file';
       runtime = await openRuntime({
@@ -138,10 +148,16 @@ export function createDeps(io: IO, globals: GlobalOptions, env: NodeJS.ProcessEn
       if (!transport) {
         const settings = resolved();
         if (settings.mode === 'remote') {
-          if (!/^https?:\/\/[^/]+/i.test(settings.baseUrl!)) throw new UsageError(`the base URL must be an absolute http(s) URL, not "${settings.baseUrl}"`);
+          if (!/^https?:\/\/[^/]+/i.test(settings.baseUrl!))
+            throw new UsageError(`the base URL must be an absolute http(s) URL, not "${settings.baseUrl}"`);
           if (settings.refusal !== undefined) throw new UsageError(settings.refusal);
           const { httpTransport } = await import('../transport/http.js');
-          transport = httpTransport({ baseUrl: settings.baseUrl!, apiKey: settings.apiKey, timeoutMs: Math.min(settings.timeoutMs, limits?.timeoutMs ?? Infinity), retries: limits?.retries });
+          transport = httpTransport({
+            baseUrl: settings.baseUrl!,
+            apiKey: settings.apiKey,
+            timeoutMs: Math.min(settings.timeoutMs, limits?.timeoutMs ?? Infinity),
+            retries: limits?.retries,
+          });
         } else {
           const { embeddedTransport } = await import('../transport/embedded.js');
           let embedded: Transport | undefined;
@@ -173,7 +189,13 @@ export function createDeps(io: IO, globals: GlobalOptions, env: NodeJS.ProcessEn
     },
     async close() {
       // What this command caused goes out before the store closes.
-      const sending = { mail: () => mailSettings(env, io), onError: globals.verbose ? (error: unknown) => io.err(`billing: sending left for later: ${error instanceof Error ? error.message : String(error)}\n`) : undefined };
+      const sending = {
+        mail: () => mailSettings(env, io),
+        onError: globals.verbose
+          ? (error: unknown) =>
+              io.err(`billing: sending left for later: ${error instanceof Error ? error.message : String(error)}\n`)
+          : undefined,
+      };
       await runtime?.close(sending);
       await transport?.close();
     },

@@ -12,7 +12,8 @@ export function bashScript(tree: CompletionTree): string {
       return `    ${shQuote(pathOf(node))}) ${p}_cmds=${shQuote(node.commands.map((c) => c.name).join(' '))} ${p}_flags=${shQuote(flags)}${vararg} ;;`;
     })
     .join('\n');
-  const cases = (entries: [string, string][], indent: string) => entries.map(([key, value]) => `${indent}${shQuote(key)}) ${p}_v=${shQuote(value)} ;;`).join('\n');
+  const cases = (entries: [string, string][], indent: string) =>
+    entries.map(([key, value]) => `${indent}${shQuote(key)}) ${p}_v=${shQuote(value)} ;;`).join('\n');
   const globals = tree.globals.flatMap((flag) => flag.names).join(' ');
 
   return `# bash completion for ${tree.name}, written by \`${tree.name} completion bash\`: do not edit, write it again.

@@ -5,12 +5,16 @@ import type { CompletionTree, FlagSpec } from './tree.js';
 
 /** name<TAB>description, as fish shows a candidate. */
 const described = (name: string, description: string): string => `${fishQuote(name)}\\t${fishQuote(description)}`;
-const flagEntries = (flags: FlagSpec[]): string => flags.flatMap((flag) => flag.names.map((name) => described(name, flag.description))).join(' ');
+const flagEntries = (flags: FlagSpec[]): string =>
+  flags.flatMap((flag) => flag.names.map((name) => described(name, flag.description))).join(' ');
 
 export function fishScript(tree: CompletionTree): string {
   const p = `__${tree.name}`;
   // fish's switch takes a value starting with - for an option of its own: every key starts with x.
-  const cases = (entries: [string, string][], indent: string) => entries.map(([key, value]) => `${indent}case ${fishQuote(`x${key}`)}\n${indent}    echo ${fishQuote(value)}`).join('\n');
+  const cases = (entries: [string, string][], indent: string) =>
+    entries
+      .map(([key, value]) => `${indent}case ${fishQuote(`x${key}`)}\n${indent}    echo ${fishQuote(value)}`)
+      .join('\n');
   const nodes = tree.nodes
     .map((node) =>
       [

@@ -61,17 +61,30 @@ export const ID_KINDS: Record<string, IdKind> = {
   },
   subscriptions: {
     path: '/subscriptions',
-    query: { include: 'customer', 'fields[subscription]': 'status,customer,subscription-plan', 'fields[customer]': CUSTOMER_FIELDS },
+    query: {
+      include: 'customer',
+      'fields[subscription]': 'status,customer,subscription-plan',
+      'fields[customer]': CUSTOMER_FIELDS,
+    },
     describe: (s, related) => {
       const plan = related('subscription-plan', s.relationships?.['subscription-plan']?.data?.id);
-      return [customerName(related('customer', s.relationships?.customer?.data?.id)), text(plan?.attributes?.name), text(s.attributes?.status)].filter(Boolean).join(' · ');
+      return [
+        customerName(related('customer', s.relationships?.customer?.data?.id)),
+        text(plan?.attributes?.name),
+        text(s.attributes?.status),
+      ]
+        .filter(Boolean)
+        .join(' · ');
     },
   },
   invoices: {
     path: '/invoices',
     query: { 'fields[invoice]': 'reference,status' },
     // A draft's reference is a placeholder (DRAFT): its status says as much.
-    describe: (i) => (text(i.attributes?.reference).toLowerCase() === text(i.attributes?.status) ? text(i.attributes?.status) : joined(i.attributes?.reference, i.attributes?.status)),
+    describe: (i) =>
+      text(i.attributes?.reference).toLowerCase() === text(i.attributes?.status)
+        ? text(i.attributes?.status)
+        : joined(i.attributes?.reference, i.attributes?.status),
   },
 };
 
@@ -82,7 +95,8 @@ export function idKindOfFlag(long: string): string | undefined {
 }
 
 /** The kind of a group's `<id>` argument (`customers get <id>`: customers), if any. */
-export const idKindOfGroup = (group: string): string | undefined => (Object.hasOwn(ID_KINDS, group) ? group : undefined);
+export const idKindOfGroup = (group: string): string | undefined =>
+  Object.hasOwn(ID_KINDS, group) ? group : undefined;
 
 const idKindOfNoun = (noun: string): string | undefined => Object.keys(ID_KINDS).find((name) => name === `${noun}s`);
 
@@ -97,10 +111,15 @@ export async function listIds(transport: Transport, kind: string): Promise<Candi
     return response.status === 200 && typeof response.body === 'object' && response.body !== null ? response.body : {};
   };
   // A subscription is told by its plan's name: the plans come alongside (one page; most services have few).
-  const [main, plans] = await Promise.all([get(wanted.path, wanted.query), kind === 'subscriptions' ? get(ID_KINDS.plans.path, ID_KINDS.plans.query) : undefined]);
+  const [main, plans] = await Promise.all([
+    get(wanted.path, wanted.query),
+    kind === 'subscriptions' ? get(ID_KINDS.plans.path, ID_KINDS.plans.query) : undefined,
+  ]);
   const related = new Map<string, Resource>();
-  for (const resource of [...(main.included ?? []), ...(plans?.data ?? [])]) related.set(`${resource.type}/${resource.id}`, resource);
-  const lookup = (type: string, id: string | undefined) => (id === undefined ? undefined : related.get(`${type}/${id}`));
+  for (const resource of [...(main.included ?? []), ...(plans?.data ?? [])])
+    related.set(`${resource.type}/${resource.id}`, resource);
+  const lookup = (type: string, id: string | undefined) =>
+    id === undefined ? undefined : related.get(`${type}/${id}`);
   return (main.data ?? [])
     .filter((resource) => typeof resource.id === 'string' && /^[\w.-]+$/.test(resource.id))
     .sort((a, b) => Number(b.id) - Number(a.id) || 0)

@@ -8,7 +8,6 @@ import { own, type ConfigFile, type ProfileEntry } from './file.js';
 import { defaultDbPath } from './paths.js';
 import { isSendableKey, unsendableKey } from '../transport/keys.js';
 
-
 /** Where a setting came from, highest rank first. */
 export type Source = 'flag' | 'env' | 'profile' | 'config' | 'default';
 const RANK: Record<Source, number> = { flag: 4, env: 3, profile: 2, config: 1, default: 0 };
@@ -61,7 +60,8 @@ function pick<T>(...candidates: [Source, T | undefined | ''][]): { value: T; sou
   return undefined;
 }
 
-const first = <T>(...values: (T | undefined | '')[]): T | undefined => values.find((v) => v !== undefined && v !== '') as T | undefined;
+const first = <T>(...values: (T | undefined | '')[]): T | undefined =>
+  values.find((v) => v !== undefined && v !== '') as T | undefined;
 
 const trimUrl = (url: string): string => url.replace(/\/+$/, '');
 
@@ -89,37 +89,77 @@ export function resolveSettings(globals: GlobalOptions, env: NodeJS.ProcessEnv, 
     profile = found;
   }
   const defaults = config.defaults ?? {};
-  const fromDefaults = (key: 'base_url' | 'api_key' | 'db' | 'account' | 'timeout') => own(defaults as Record<string, string | undefined>, key);
+  const fromDefaults = (key: 'base_url' | 'api_key' | 'db' | 'account' | 'timeout') =>
+    own(defaults as Record<string, string | undefined>, key);
 
-  const db = pick<string>(['flag', globals.db], ['env', env.BILLING_DB], ['profile', profile.db], ['config', fromDefaults('db')]) ?? {
+  const db = pick<string>(
+    ['flag', globals.db],
+    ['env', env.BILLING_DB],
+    ['profile', profile.db],
+    ['config', fromDefaults('db')],
+  ) ?? {
     value: defaultDbPath(env),
     source: 'default' as const,
   };
-  const baseUrl = pick<string>(['flag', globals.baseUrl], ['env', env.BILLING_BASE_URL], ['profile', profile.base_url], ['config', fromDefaults('base_url')]);
+  const baseUrl = pick<string>(
+    ['flag', globals.baseUrl],
+    ['env', env.BILLING_BASE_URL],
+    ['profile', profile.base_url],
+    ['config', fromDefaults('base_url')],
+  );
   if (db.source === 'flag' && baseUrl?.source === 'flag') {
-    throw new ConflictingSettingsError('--db (an embedded store) and --base-url (a server) contradict each other: give one of them');
+    throw new ConflictingSettingsError(
+      '--db (an embedded store) and --base-url (a server) contradict each other: give one of them',
+    );
   }
   const mode = baseUrl !== undefined && RANK[baseUrl.source] >= RANK[db.source] ? 'remote' : 'embedded';
-  const apiKey = pick<string>(['flag', globals.apiKey], ['env', env.BILLING_API_KEY], ['profile', profile.api_key], ['config', fromDefaults('api_key')]);
-  const account = pick<string>(['flag', globals.account], ['env', env.BILLING_ACCOUNT], ['config', fromDefaults('account')]);
-  const timeoutSeconds = first(globals.timeout, seconds(env.BILLING_TIMEOUT), seconds(fromDefaults('timeout'))) ?? DEFAULT_TIMEOUT_SECONDS;
+  const apiKey = pick<string>(
+    ['flag', globals.apiKey],
+    ['env', env.BILLING_API_KEY],
+    ['profile', profile.api_key],
+    ['config', fromDefaults('api_key')],
+  );
+  const account = pick<string>(
+    ['flag', globals.account],
+    ['env', env.BILLING_ACCOUNT],
+    ['config', fromDefaults('account')],
+  );
+  const timeoutSeconds =
+    first(globals.timeout, seconds(env.BILLING_TIMEOUT), seconds(fromDefaults('timeout'))) ?? DEFAULT_TIMEOUT_SECONDS;
 
   let refusal: string | undefined;
   if (mode === 'remote') {
     const url = trimUrl(baseUrl!.value);
-    const urlWhere = baseUrl!.source === 'profile' ? `${URL_SOURCE_WORDS.profile} ${profileName}` : URL_SOURCE_WORDS[baseUrl!.source];
-    const keyWhere = apiKey && (apiKey.source === 'profile' ? `${KEY_SOURCE_WORDS.profile} ${profileName}` : KEY_SOURCE_WORDS[apiKey.source]);
+    const urlWhere =
+      baseUrl!.source === 'profile' ? `${URL_SOURCE_WORDS.profile} ${profileName}` : URL_SOURCE_WORDS[baseUrl!.source];
+    const keyWhere =
+      apiKey &&
+      (apiKey.source === 'profile' ? `${KEY_SOURCE_WORDS.profile} ${profileName}` : KEY_SOURCE_WORDS[apiKey.source]);
     // A stored key belongs to the base URL stored beside it; only a key given for this run goes anywhere.
-    const home = apiKey?.source === 'profile' ? profile.base_url : apiKey?.source === 'config' ? fromDefaults('base_url') : undefined;
+    const home =
+      apiKey?.source === 'profile'
+        ? profile.base_url
+        : apiKey?.source === 'config'
+          ? fromDefaults('base_url')
+          : undefined;
     if (apiKey && !isSendableKey(apiKey.value)) {
       refusal = unsendableKey(keyWhere!);
-    } else if (apiKey && (apiKey.source === 'profile' || apiKey.source === 'config') && (home === undefined || trimUrl(home) !== url)) {
-      const only = home === undefined ? 'is only sent to a base URL saved with it, and there is none' : `is only sent to ${trimUrl(home)}`;
+    } else if (
+      apiKey &&
+      (apiKey.source === 'profile' || apiKey.source === 'config') &&
+      (home === undefined || trimUrl(home) !== url)
+    ) {
+      const only =
+        home === undefined
+          ? 'is only sent to a base URL saved with it, and there is none'
+          : `is only sent to ${trimUrl(home)}`;
       refusal = `the API key ${keyWhere} ${only}; give --api-key or BILLING_API_KEY for ${url} (${urlWhere})`;
     } else if (account?.source === 'flag') {
-      refusal = '--account chooses an account of the embedded store; in remote mode the API key decides the account (drop --account)';
+      refusal =
+        '--account chooses an account of the embedded store; in remote mode the API key decides the account (drop --account)';
     } else if (account?.source === 'env') {
-      refusal = 'BILLING_ACCOUNT chooses an account of the embedded store; in remote mode the API key decides the account (unset BILLING_ACCOUNT)';
+      refusal =
+        'BILLING_ACCOUNT chooses an account of the embedded store; in remote mode the API key decides the account (unset BILLING_ACCOUNT)';
     }
   }
   return {

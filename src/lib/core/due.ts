@@ -26,7 +26,9 @@ export interface DueReport {
   changes: Record<string, number>;
 }
 
-const earliestWork = prepared<{ due_at: string }, []>('due.next', (q) => q.selectFrom('due_work').select('due_at').orderBy('due_at').limit(1));
+const earliestWork = prepared<{ due_at: string }, []>('due.next', (q) =>
+  q.selectFrom('due_work').select('due_at').orderBy('due_at').limit(1),
+);
 
 /** The earliest due time of any work, or undefined: one index lookup, the whole cost of a catch-up when nothing is due. */
 export function* earliestDue(): Unit<string | undefined> {
@@ -110,7 +112,19 @@ function* batch(
   const claimed = (yield* all((q, d) =>
     q
       .deleteFrom('due_work')
-      .where('id', 'in', (eb) => d.locked(eb.selectFrom('due_work').select('id').where('due_at', '<=', windowEnd).orderBy('due_at').orderBy('rank').orderBy('id').limit(size), true))
+      .where('id', 'in', (eb) =>
+        d.locked(
+          eb
+            .selectFrom('due_work')
+            .select('id')
+            .where('due_at', '<=', windowEnd)
+            .orderBy('due_at')
+            .orderBy('rank')
+            .orderBy('id')
+            .limit(size),
+          true,
+        ),
+      )
       .returningAll(),
   )) as DueItem[];
   if (claimed.length === 0) return { done: 0, changes: {}, blocked: true };
@@ -141,7 +155,7 @@ function* batch(
     const piece = pending[i];
     if (piece.kind === 'invoice.finalise') finaliseDue(l, invoicing, Number(piece.subject), piece.due_at, baseUrl);
     else doWork(l, piece);
-    for (let w = before; w < l.work.length; ) {
+    for (let w = before; w < l.work.length;) {
       const work = l.work[w];
       if (work.due_at > horizon) {
         w++;
@@ -155,11 +169,16 @@ function* batch(
     }
   }
   yield* flush(l);
-  return { done: pending.length, changes: l.changes, whole: claimed.length < size && Date.parse(windowEnd) === Date.parse(until) };
+  return {
+    done: pending.length,
+    changes: l.changes,
+    whole: claimed.length < size && Date.parse(windowEnd) === Date.parse(until),
+  };
 }
 
 /** Date order; of work due at the same instant, the lower rank first, then the older. */
-const inOrder = (a: DueItem, b: DueItem): number => (a.due_at < b.due_at ? -1 : a.due_at > b.due_at ? 1 : a.rank - b.rank || a.id - b.id);
+const inOrder = (a: DueItem, b: DueItem): number =>
+  a.due_at < b.due_at ? -1 : a.due_at > b.due_at ? 1 : a.rank - b.rank || a.id - b.id;
 
 const merge = (into: DueReport, report: DueReport): void => {
   into.done += report.done;

@@ -231,9 +231,9 @@ export function* loadInvoices(
 
 /** The invoice, locked for the rest of the transaction (line writes and finalising take it first). */
 export function* lockInvoice(ctx: CoreContext, id: number): Unit<Invoice | undefined> {
-  return (yield* get((q, d) =>
+  return yield* get((q, d) =>
     d.locked(q.selectFrom('invoices').selectAll().where('id', '=', id).where('account_id', '=', ctx.account.id)),
-  ));
+  );
 }
 
 export const notDraft = <T>(invoice: Invoice, doing: string, attribute?: string): Result<T> =>

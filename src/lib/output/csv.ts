@@ -19,7 +19,8 @@ const PLAIN_NUMBER = /^-?\d+(?:\.\d+)?$/;
 const ESCAPED = /^'+[=+\-@\t\r]/;
 
 /** The text of a cell as written: with a leading ' when a spreadsheet would run it as a formula. */
-export const escapeFormula = (text: string): string => (FORMULA.test(text) && !PLAIN_NUMBER.test(text) ? `'${text}` : text);
+export const escapeFormula = (text: string): string =>
+  FORMULA.test(text) && !PLAIN_NUMBER.test(text) ? `'${text}` : text;
 
 /** A cell read back: the ' escapeFormula put before a formula is dropped (the import reads CSV this way). */
 export const unescapeFormula = (text: string): string => (ESCAPED.test(text) ? text.slice(1) : text);
@@ -51,7 +52,8 @@ export function objectsToCsv(rows: Record<string, unknown>[], options: CsvOption
 
 const flat = (resource: ResourceLike): Record<string, unknown> => ({ id: resource.id, ...resource.attributes });
 
-export const toCsv = (resources: ResourceLike[], options: CsvOptions = {}): string => objectsToCsv(resources.map(flat), options);
+export const toCsv = (resources: ResourceLike[], options: CsvOptions = {}): string =>
+  objectsToCsv(resources.map(flat), options);
 
 /**
  * CSV of a list written page by page. The header is the first page's columns (every key seen in
@@ -60,7 +62,10 @@ export const toCsv = (resources: ResourceLike[], options: CsvOptions = {}): stri
  * service sends), which a fixed list of our own would not match. A column first seen on a later
  * page cannot join a header already written: it is left out, and named in `dropped`.
  */
-export function csvPages(options: CsvOptions = {}): { page(resources: ResourceLike[]): string; readonly dropped: ReadonlySet<string> } {
+export function csvPages(options: CsvOptions = {}): {
+  page(resources: ResourceLike[]): string;
+  readonly dropped: ReadonlySet<string>;
+} {
   let names: string[] | undefined;
   let known: Set<string> | undefined;
   const dropped = new Set<string>();

@@ -16,7 +16,8 @@ export interface View {
 export const DEFAULT_COLUMNS = 80;
 
 /** The width to fit: the terminal's, or 80 when it does not say. */
-export const terminalWidth = (view: View): number => (view.columns !== undefined && view.columns > 0 ? view.columns : DEFAULT_COLUMNS);
+export const terminalWidth = (view: View): number =>
+  view.columns !== undefined && view.columns > 0 ? view.columns : DEFAULT_COLUMNS;
 
 export function viewOf(globals: Pick<GlobalOptions, 'color'>, io: Pick<IO, 'stdoutIsTTY' | 'columns'>): View {
   return { color: globals.color, tty: io.stdoutIsTTY, columns: io.columns };

@@ -120,7 +120,8 @@ export function contentSecurityPolicy(formTargets: readonly string[] = []): stri
 }
 
 /** Whether the request says a body follows. */
-export const hasBody = (req: IncomingMessage): boolean => req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+export const hasBody = (req: IncomingMessage): boolean =>
+  req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
 
 /** Writes a page (or a redirect) with the security headers; HEAD gets the headers only (node:http drops the body). */
 export function sendPage(req: IncomingMessage, res: ServerResponse, answer: PageAnswer): void {

@@ -28,15 +28,19 @@ function render(lang: Lang, data: HostedInvoice): string {
   // base (quantity x unit excl of the lines at that rate): both sums of integers.
   const taxRates = JSON.parse(invoice.tax_rates) as [number, number][];
   const bases = new Map<number, number>();
-  for (const line of lines) bases.set(line.tax_rate, (bases.get(line.tax_rate) ?? 0) + line.quantity * line.unit_excl_cents);
+  for (const line of lines)
+    bases.set(line.tax_rate, (bases.get(line.tax_rate) ?? 0) + line.quantity * line.unit_excl_cents);
   const total = invoice.amount_excl_cents + invoice.tax_amount_cents;
 
   const street = [customer.street, customer.house_number, customer.house_number_add].filter(Boolean).join(' ');
   const place = [customer.postalcode, customer.city].filter(Boolean).join(' ');
-  const addressLines = [customer.company_name, fullName(customer), street, place, customer.country_iso2].filter((line): line is string => Boolean(line));
+  const addressLines = [customer.company_name, fullName(customer), street, place, customer.country_iso2].filter(
+    (line): line is string => Boolean(line),
+  );
 
   const creditor = account.is_default === 1 && account.name === 'default' ? '' : account.name;
-  const dateRow = (label: string, iso: string | null) => (iso ? html`<dt>${label}</dt><dd>${f.date(localDate(iso, tz))}</dd>` : html``);
+  const dateRow = (label: string, iso: string | null) =>
+    iso ? html`<dt>${label}</dt><dd>${f.date(localDate(iso, tz))}</dd>` : html``;
 
   const body = html`<header class="invoice">
 <div><div class="creditor">${creditor}</div><h1>${title} ${reference}</h1>${credit && data.originalReference ? html`<p>${w.creditFor(data.originalReference)}</p>` : html``}</div>
@@ -52,13 +56,22 @@ ${customer.vat_number ? html`<p>${w.vatNumber}: ${customer.vat_number}</p>` : ht
 <table class="lines">
 <thead><tr><th>${w.description}</th><th class="num">${w.quantity}</th><th class="num">${w.unitPrice}</th><th class="num">${w.vatRate}</th><th class="num">${w.lineAmount}</th></tr></thead>
 <tbody>
-${lines.map((line) => html`<tr><td>${line.description}</td><td class="num">${line.quantity}</td><td class="num">${f.money(line.unit_excl_cents)}</td><td class="num">${f.rate(line.tax_rate)}</td><td class="num">${f.money(line.quantity * line.unit_excl_cents)}</td></tr>
-`)}</tbody>
+${lines.map(
+  (
+    line,
+  ) => html`<tr><td>${line.description}</td><td class="num">${line.quantity}</td><td class="num">${f.money(line.unit_excl_cents)}</td><td class="num">${f.rate(line.tax_rate)}</td><td class="num">${f.money(line.quantity * line.unit_excl_cents)}</td></tr>
+`,
+)}</tbody>
 </table>
 <table class="totals">
 <tr><td>${w.subtotal}</td><td class="num">${f.money(invoice.amount_excl_cents)}</td></tr>
-${taxRates.map(([rate, cents]) => html`<tr class="vat"><td>${w.vatAt(f.rate(rate), f.money(bases.get(rate) ?? 0))}</td><td class="num">${f.money(cents)}</td></tr>
-`)}<tr><td>${w.vatTotal}</td><td class="num">${f.money(invoice.tax_amount_cents)}</td></tr>
+${taxRates.map(
+  ([
+    rate,
+    cents,
+  ]) => html`<tr class="vat"><td>${w.vatAt(f.rate(rate), f.money(bases.get(rate) ?? 0))}</td><td class="num">${f.money(cents)}</td></tr>
+`,
+)}<tr><td>${w.vatTotal}</td><td class="num">${f.money(invoice.tax_amount_cents)}</td></tr>
 <tr class="grand"><td>${w.total}</td><td class="num">${f.money(total)}</td></tr>
 </table>
 <p class="hint noprint">${w.printHint}</p>`;

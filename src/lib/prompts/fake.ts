@@ -34,7 +34,8 @@ export function fakePrompter(answers: Answer[]): Prompter & { asked: Asked[]; re
   const settled = <T>(answer: () => T): Promise<T> => new Promise<T>((resolve) => resolve(answer()));
   const pick = (question: Asked, choices: Choice[]): string => {
     const answer = String(next(question));
-    if (!choices.some((c) => c.value === answer)) throw new Error(`"${answer}" is not a choice of "${question.message}"`);
+    if (!choices.some((c) => c.value === answer))
+      throw new Error(`"${answer}" is not a choice of "${question.message}"`);
     return answer;
   };
   return {
@@ -53,11 +54,14 @@ export function fakePrompter(answers: Answer[]): Prompter & { asked: Asked[]; re
         }
       }),
     select: (q) =>
-      settled(() => pick({ kind: 'select', message: q.message, choices: q.choices, default: q.default, refused: [] }, q.choices)),
+      settled(() =>
+        pick({ kind: 'select', message: q.message, choices: q.choices, default: q.default, refused: [] }, q.choices),
+      ),
     confirm: (q) =>
       settled(() => {
         const answer = next({ kind: 'confirm', message: q.message, default: q.default, refused: [] });
-        if (typeof answer !== 'boolean') throw new Error(`a confirm needs true or false, not ${JSON.stringify(answer)}`);
+        if (typeof answer !== 'boolean')
+          throw new Error(`a confirm needs true or false, not ${JSON.stringify(answer)}`);
         return answer;
       }),
     async search(q) {
@@ -67,13 +71,17 @@ export function fakePrompter(answers: Answer[]): Prompter & { asked: Asked[]; re
       const [term, value] = answer.includes('=>') ? answer.split('=>') : ['', answer];
       const choices = await q.source(term);
       question.choices = choices;
-      if (!choices.some((c) => c.value === value)) throw new Error(`"${value}" is not offered by the search for "${term}" (offered: ${choices.map((c) => c.value).join(', ')})`);
+      if (!choices.some((c) => c.value === value))
+        throw new Error(
+          `"${value}" is not offered by the search for "${term}" (offered: ${choices.map((c) => c.value).join(', ')})`,
+        );
       return value;
     },
     checkbox: (q) =>
       settled(() => {
         const answer = next({ kind: 'checkbox', message: q.message, choices: q.choices, refused: [] });
-        if (!Array.isArray(answer) || answer.some((a) => !q.choices.some((c) => c.value === a))) throw new Error(`not choices of "${q.message}": ${JSON.stringify(answer)}`);
+        if (!Array.isArray(answer) || answer.some((a) => !q.choices.some((c) => c.value === a)))
+          throw new Error(`not choices of "${q.message}": ${JSON.stringify(answer)}`);
         return answer;
       }),
   };

@@ -15,15 +15,18 @@ export function inquirerPrompter(): Prompter {
     try {
       return await question(inquirer);
     } catch (error) {
-      if (error instanceof Error && (error.name === 'ExitPromptError' || error.name === 'AbortPromptError')) throw new InterruptedError();
+      if (error instanceof Error && (error.name === 'ExitPromptError' || error.name === 'AbortPromptError'))
+        throw new InterruptedError();
       throw error;
     }
   };
   return {
     text: (q) => ask((i) => i.input({ message: q.message, default: q.default, validate: q.validate }, context())),
-    select: (q) => ask((i) => i.select({ message: q.message, choices: q.choices, default: q.default, pageSize: 10 }, context())),
+    select: (q) =>
+      ask((i) => i.select({ message: q.message, choices: q.choices, default: q.default, pageSize: 10 }, context())),
     confirm: (q) => ask((i) => i.confirm({ message: q.message, default: q.default ?? false }, context())),
-    search: (q) => ask((i) => i.search({ message: q.message, source: (term) => q.source(term ?? ''), pageSize: 10 }, context())),
+    search: (q) =>
+      ask((i) => i.search({ message: q.message, source: (term) => q.source(term ?? ''), pageSize: 10 }, context())),
     checkbox: (q) => ask((i) => i.checkbox({ message: q.message, choices: q.choices, pageSize: 15 }, context())),
   };
 }

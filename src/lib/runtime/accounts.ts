@@ -14,19 +14,31 @@ export async function listAccounts(runtime: Runtime): Promise<Account[]> {
   return core.listAccounts(runtime.store);
 }
 
-export const showAccount = (runtime: Runtime, name: string): Promise<Account> => orRefuse(core.showAccount(runtime.store, runtime.clock, name), { data: { type: 'account', attributes: { name } } });
+export const showAccount = (runtime: Runtime, name: string): Promise<Account> =>
+  orRefuse(core.showAccount(runtime.store, runtime.clock, name), { data: { type: 'account', attributes: { name } } });
 
-export const createAccount = (runtime: Runtime, name: string, settings: AccountSettings): Promise<{ account: Account; apiKey: string }> =>
-  orRefuse(core.createAccount(runtime.store, runtime.clock, name, settings), { data: { type: 'account', attributes: { name, ...settings } } });
+export const createAccount = (
+  runtime: Runtime,
+  name: string,
+  settings: AccountSettings,
+): Promise<{ account: Account; apiKey: string }> =>
+  orRefuse(core.createAccount(runtime.store, runtime.clock, name, settings), {
+    data: { type: 'account', attributes: { name, ...settings } },
+  });
 
 export const updateAccount = (runtime: Runtime, name: string, settings: AccountSettings): Promise<Account> =>
-  orRefuse(core.updateAccount(runtime.store, runtime.clock, name, settings), { data: { type: 'account', attributes: { name, ...settings } } });
+  orRefuse(core.updateAccount(runtime.store, runtime.clock, name, settings), {
+    data: { type: 'account', attributes: { name, ...settings } },
+  });
 
 /** Whether rotating the account's key would lock someone out: it has one already. */
-export const hasKey = async (runtime: Runtime, name: string): Promise<boolean> => runtime.store.read(() => core.accountHasKey(name));
+export const hasKey = async (runtime: Runtime, name: string): Promise<boolean> =>
+  runtime.store.read(() => core.accountHasKey(name));
 
 export const rotateKey = (runtime: Runtime, name: string): Promise<{ account: Account; apiKey: string }> =>
   orRefuse(core.rotateKey(runtime.store, runtime.clock, name), { data: { type: 'account', attributes: { name } } });
 
 export const rotateWebhookSecret = (runtime: Runtime, name: string): Promise<Account> =>
-  orRefuse(core.rotateWebhookSecret(runtime.store, runtime.clock, name), { data: { type: 'account', attributes: { name } } });
+  orRefuse(core.rotateWebhookSecret(runtime.store, runtime.clock, name), {
+    data: { type: 'account', attributes: { name } },
+  });

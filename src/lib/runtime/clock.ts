@@ -29,7 +29,13 @@ export interface ClockReading {
 export async function readClock(runtime: Runtime): Promise<ClockReading> {
   const { now, test } = await showClock(runtime);
   const timeZone = (await runtime.account()).time_zone;
-  return { now, test, real: runtime.clock.base.now().toISOString(), timeZone, local: (utcIso) => formatInstant(utcIso, timeZone) };
+  return {
+    now,
+    test,
+    real: runtime.clock.base.now().toISOString(),
+    timeZone,
+    local: (utcIso) => formatInstant(utcIso, timeZone),
+  };
 }
 
 /** The instant a duration after the store's time, by the calendar of the account's zone. */

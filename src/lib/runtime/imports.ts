@@ -7,14 +7,29 @@ import { DEFAULT_EMBEDDED_BASE_URL, type Runtime } from './runtime.js';
 
 export type { ImportKind, ImportProgress, ImportRow, RowOutcome };
 
-const contextOf = async (runtime: Runtime) => ({ store: runtime.store, clock: runtime.clock, account: await runtime.account(), baseUrl: DEFAULT_EMBEDDED_BASE_URL });
+const contextOf = async (runtime: Runtime) => ({
+  store: runtime.store,
+  clock: runtime.clock,
+  account: await runtime.account(),
+  baseUrl: DEFAULT_EMBEDDED_BASE_URL,
+});
 
 /** How far an earlier run of the same file (by its content hash) got; undefined when none did. */
-export async function findImport(runtime: Runtime, kind: ImportKind, contentHash: string): Promise<ImportProgress | undefined> {
+export async function findImport(
+  runtime: Runtime,
+  kind: ImportKind,
+  contentHash: string,
+): Promise<ImportProgress | undefined> {
   return core.findImport(await contextOf(runtime), kind, contentHash);
 }
 
 /** One batch, committed with the progress `settle` makes of its outcomes (a problem list per refused row). */
-export async function importBatch(runtime: Runtime, kind: ImportKind, contentHash: string, rows: readonly ImportRow[], settle: (outcomes: RowOutcome[]) => ImportProgress): Promise<RowOutcome[]> {
+export async function importBatch(
+  runtime: Runtime,
+  kind: ImportKind,
+  contentHash: string,
+  rows: readonly ImportRow[],
+  settle: (outcomes: RowOutcome[]) => ImportProgress,
+): Promise<RowOutcome[]> {
   return core.importBatch(await contextOf(runtime), kind, contentHash, rows, settle);
 }

@@ -21,7 +21,11 @@ export function copiesOntoItself(runtime: Runtime, to: string): Promise<boolean>
 }
 
 /** Copies everything into the empty store at `to` (made when missing), closed again afterwards. */
-export async function copyStore(runtime: Runtime, to: string, o: { poolSize?: number; onProgress?: (progress: CopyProgress) => void } = {}): Promise<CopyResult> {
+export async function copyStore(
+  runtime: Runtime,
+  to: string,
+  o: { poolSize?: number; onProgress?: (progress: CopyProgress) => void } = {},
+): Promise<CopyResult> {
   const target = await openStore(to, { poolSize: o.poolSize });
   try {
     return await copy(runtime.store, target, { onProgress: o.onProgress });
@@ -31,7 +35,8 @@ export async function copyStore(runtime: Runtime, to: string, o: { poolSize?: nu
 }
 
 /** The SQLite file of the runtime's store; undefined on PostgreSQL, whose own tools keep copies. */
-export const sqlitePath = (runtime: Runtime): string | undefined => (runtime.store.engine === 'sqlite' ? (runtime.store as SqliteStore).path : undefined);
+export const sqlitePath = (runtime: Runtime): string | undefined =>
+  runtime.store.engine === 'sqlite' ? (runtime.store as SqliteStore).path : undefined;
 
 export const snapshotNameProblem = snapshots.badName;
 export const snapshotPath = snapshots.snapshotPath;
@@ -40,4 +45,5 @@ export const restoreSnapshot = snapshots.restoreSnapshot;
 export const resetStore = snapshots.resetStore;
 
 /** A whole copy of the runtime's SQLite store named `name`; undefined when one of that name exists. */
-export const takeSnapshot = (runtime: Runtime, name: string): Promise<SnapshotInfo | undefined> => snapshots.takeSnapshot(runtime.store as SqliteStore, name);
+export const takeSnapshot = (runtime: Runtime, name: string): Promise<SnapshotInfo | undefined> =>
+  snapshots.takeSnapshot(runtime.store as SqliteStore, name);

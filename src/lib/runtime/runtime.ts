@@ -122,17 +122,30 @@ export function runtimeOver(
     changed: false,
     allowPrivateWebhooks,
     // In process, a store another process keeps locked is the command's error (exit 1), not a 503.
-    router: createRouter({ store, clock, baseUrl, onError: options.onError, allowPrivateWebhooks, throwWhenLocked: true }),
+    router: createRouter({
+      store,
+      clock,
+      baseUrl,
+      onError: options.onError,
+      allowPrivateWebhooks,
+      throwWhenLocked: true,
+    }),
     async account() {
       if (account) return account;
       const fallback = await defaultAccount(store, clock);
       if (options.account === undefined) return (account = fallback);
       const found = await store.read(() => findAccount(options.account!));
-      if (!found) throw new UnknownAccountError(`no account named "${options.account}" in ${store.location} (see: billing accounts list)`);
+      if (!found)
+        throw new UnknownAccountError(
+          `no account named "${options.account}" in ${store.location} (see: billing accounts list)`,
+        );
       return (account = found);
     },
     catchUp: (o = {}) =>
-      catchUp(o.waiting === false ? withoutWaiting(store) : store, clock, { baseUrl: o.baseUrl ?? baseUrl, allowPrivateWebhooks }),
+      catchUp(o.waiting === false ? withoutWaiting(store) : store, clock, {
+        baseUrl: o.baseUrl ?? baseUrl,
+        allowPrivateWebhooks,
+      }),
     async sendDue(o = {}) {
       if (store.writeRefusal !== undefined) return;
       let sender: WebhookSender | undefined;

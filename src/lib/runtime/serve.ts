@@ -37,7 +37,10 @@ export interface Serving extends RunningServer {
  * run at a time (several instances on one PostgreSQL database each claim their own rows); the
  * dispatcher sending when poked and on its own timer. A failure is logged and tried again at the next tick.
  */
-export function startBackground(runtime: Runtime, o: BackgroundOptions & { log: (line: string) => void }): Background & { catchUp(): Promise<void> } {
+export function startBackground(
+  runtime: Runtime,
+  o: BackgroundOptions & { log: (line: string) => void },
+): Background & { catchUp(): Promise<void> } {
   const { store, clock } = runtime;
   // Work that has a next turn does not wait for a lock another process holds: the turn is skipped.
   const claims = withoutWaiting(store);
@@ -60,7 +63,9 @@ export function startBackground(runtime: Runtime, o: BackgroundOptions & { log: 
         if (report && Object.keys(report.changes).length > 0) outbox.poke();
       } catch (error) {
         if (skippedTurn(error)) return;
-        o.log(`billing serve: due work failed (tried again in a moment): ${error instanceof Error ? error.message : String(error)}`);
+        o.log(
+          `billing serve: due work failed (tried again in a moment): ${error instanceof Error ? error.message : String(error)}`,
+        );
       } finally {
         running = undefined;
       }
@@ -83,14 +88,24 @@ export function startBackground(runtime: Runtime, o: BackgroundOptions & { log: 
 }
 
 /** Serves a runtime's store: the listener, with the runtime's due work and senders beside it. */
-export async function serveRuntime(runtime: Runtime, options: Omit<ServeOptions, 'store' | 'clock' | 'allowPrivateWebhooks'>): Promise<Serving> {
+export async function serveRuntime(
+  runtime: Runtime,
+  options: Omit<ServeOptions, 'store' | 'clock' | 'allowPrivateWebhooks'>,
+): Promise<Serving> {
   // The runtime's policy is recorded on every delivery its requests, pages and due work write; the
   // sender obeys each delivery's own (so does any other process's).
   const { allowPrivateWebhooks } = runtime;
   const log = options.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
   const background = startBackground(runtime, { ...options, log });
   try {
-    const server = await listen({ ...options, store: runtime.store, clock: runtime.clock, log, allowPrivateWebhooks, background });
+    const server = await listen({
+      ...options,
+      store: runtime.store,
+      clock: runtime.clock,
+      log,
+      allowPrivateWebhooks,
+      background,
+    });
     return { ...server, catchUp: () => background.catchUp() };
   } catch (error) {
     await background.close();

@@ -85,15 +85,20 @@ class RefusedAddress extends Error {
 
 /** A DNS lookup that refuses a name resolving to a private address: checked where the connection is made, so a name cannot change in between. */
 function guardedLookup(): LookupFunction {
-  return ((hostname: string, options: object, callback: (error: Error | null, address: string | LookupAddress[], family?: number) => void) => {
+  return (
+    hostname: string,
+    options: object,
+    callback: (error: Error | null, address: string | LookupAddress[], family?: number) => void,
+  ) => {
     dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
       if (error) return callback(error, '', 0);
       const refused = addresses.find((a) => isPrivateAddress(a.address));
-      if (refused) return callback(new RefusedAddress(`${hostname} resolves to ${refused.address}, a private address`), '', 0);
+      if (refused)
+        return callback(new RefusedAddress(`${hostname} resolves to ${refused.address}, a private address`), '', 0);
       if ((options as { all?: boolean }).all) return callback(null, addresses);
       callback(null, addresses[0].address, addresses[0].family);
     });
-  });
+  };
 }
 
 /** Wakes a waiting loop; a wake while it is busy is kept for its next wait. */
@@ -334,7 +339,12 @@ export class WebhookSender {
       const idle = inFlight === 0 && queued === 0;
       if (
         finished.length > 0 &&
-        (wantClaim || idle || stopping || timedOut || finished.length >= this.batch / 2 || now - oldestFinished >= RECORD_EVERY_MS)
+        (wantClaim ||
+          idle ||
+          stopping ||
+          timedOut ||
+          finished.length >= this.batch / 2 ||
+          now - oldestFinished >= RECORD_EVERY_MS)
       ) {
         // Before claiming too: the store then counts this sender's holds per host as they are.
         await record();

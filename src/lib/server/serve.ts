@@ -15,7 +15,13 @@ import type { GuessLimits } from '../pages/guesses.js';
 import { andThen, type MaybePromise } from '../store/unit.js';
 import { guardConnections } from './connections.js';
 import { createHttpAdapter, type RequestHandler } from './http-adapter.js';
-import { DEFAULT_HEADERS_TIMEOUT_S, DEFAULT_KEEP_ALIVE_TIMEOUT_S, DEFAULT_REQUEST_TIMEOUT_S, defaultMaxConnections, openFilesLimit } from './limits.js';
+import {
+  DEFAULT_HEADERS_TIMEOUT_S,
+  DEFAULT_KEEP_ALIVE_TIMEOUT_S,
+  DEFAULT_REQUEST_TIMEOUT_S,
+  defaultMaxConnections,
+  openFilesLimit,
+} from './limits.js';
 
 /** What runs beside the listener (the runtime's due work and senders): told of writes, started once listening, closed before the store. */
 export interface Background {
@@ -93,7 +99,11 @@ export function cachedAuthentication(store: SqliteStore): (key: string) => Accou
       cache.clear();
       version = current;
     }
-    if (!cache.has(key)) cache.set(key, store.read(() => authenticateKey(key)));
+    if (!cache.has(key))
+      cache.set(
+        key,
+        store.read(() => authenticateKey(key)),
+      );
     return cache.get(key);
   };
 }
@@ -106,7 +116,10 @@ export function cachedAuthentication(store: SqliteStore): (key: string) => Accou
  * refused by every instance on the very next request, at no extra round trip. Writes look the key
  * up afresh, one statement before their transaction.
  */
-export function guardedAuthentication(store: Store): { authenticate(key: string): Account | undefined | Promise<Account | undefined>; handle(inner: Router, request: ApiRequest, account: Account, key: string): Promise<ApiResponse> } {
+export function guardedAuthentication(store: Store): {
+  authenticate(key: string): Account | undefined | Promise<Account | undefined>;
+  handle(inner: Router, request: ApiRequest, account: Account, key: string): Promise<ApiResponse>;
+} {
   const cache = new Map<string, { account: Account; guard: KeyGuard }>();
   const lookup = async (key: string): Promise<{ account: Account; guard: KeyGuard } | undefined> => {
     const account = await authenticate(store, key);
@@ -115,7 +128,10 @@ export function guardedAuthentication(store: Store): { authenticate(key: string)
       return undefined;
     }
     if (cache.size >= MAX_CACHED_KEYS) cache.clear();
-    const entry = { account, guard: { keyHash: hashKey(key), accountId: account.id, accountUpdatedAt: account.updated_at } };
+    const entry = {
+      account,
+      guard: { keyHash: hashKey(key), accountId: account.id, accountUpdatedAt: account.updated_at },
+    };
     cache.set(key, entry);
     return entry;
   };
@@ -158,7 +174,10 @@ export async function listen(options: ListenOptions): Promise<RunningServer> {
     keepAliveInitialDelay: 30_000,
     // node:http looks for requests past their timeouts this often (its default, 30 s, would let a
     // 10 s headers timeout run to 40 s): one sweep over the connections, not a timer per request.
-    connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(Math.min(headersTimeout, requestTimeout) / 4))),
+    connectionsCheckingInterval: Math.max(
+      50,
+      Math.min(1_000, Math.floor(Math.min(headersTimeout, requestTimeout) / 4)),
+    ),
   });
   // Keep-alive friendly: idle connections live longer than a typical proxy's 60 s idle timeout,
   // so the proxy, not this server, closes them (and at the connection cap, idle ones go first).
@@ -167,7 +186,10 @@ export async function listen(options: ListenOptions): Promise<RunningServer> {
   server.keepAliveTimeout = options.keepAliveTimeoutMs ?? DEFAULT_KEEP_ALIVE_TIMEOUT_S * 1000;
   server.headersTimeout = headersTimeout;
   server.requestTimeout = requestTimeout;
-  const connections = guardConnections(server, options.maxConnections ?? defaultMaxConnections(openFilesLimit()), { silentMs: 2 * headersTimeout, log });
+  const connections = guardConnections(server, options.maxConnections ?? defaultMaxConnections(openFilesLimit()), {
+    silentMs: 2 * headersTimeout,
+    log,
+  });
 
   const guarded = store.engine === 'postgres' && !options.handler ? guardedAuthentication(store) : undefined;
   const background = options.background;
@@ -178,14 +200,22 @@ export async function listen(options: ListenOptions): Promise<RunningServer> {
     method === 'GET' || !background ? response : andThen(response, (answer) => (background.poke(), answer));
   const adapter = createHttpAdapter({
     handler: {
-      handle: (request, account, key) => prompting(guarded ? guarded.handle(router!, request, account, key) : handler!.handle(request, account, key), request.method.toUpperCase()),
+      handle: (request, account, key) =>
+        prompting(
+          guarded ? guarded.handle(router!, request, account, key) : handler!.handle(request, account, key),
+          request.method.toUpperCase(),
+        ),
     },
     ...(store.engine === 'sqlite'
       ? {
           authenticate: cachedAuthentication(store as SqliteStore),
           atOnce: <T>(fn: () => T) => (store as SqliteStore).snapshot(fn),
         }
-      : { authenticate: guarded ? (key: string) => guarded.authenticate(key) : (key: string) => authenticate(store, key) }),
+      : {
+          authenticate: guarded
+            ? (key: string) => guarded.authenticate(key)
+            : (key: string) => authenticate(store, key),
+        }),
     log,
     admit: connections.admit,
     closing: () => closing,
@@ -201,9 +231,17 @@ export async function listen(options: ListenOptions): Promise<RunningServer> {
     const busy = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent;
     if (error.code === 'ECONNRESET' || !socket.writable || busy) return void socket.destroy();
     const [status, title] =
-      error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'Request Timeout'] : error.code === 'HPE_HEADER_OVERFLOW' ? [431, 'Request Header Fields Too Large'] : [400, 'Bad Request'];
-    const body = JSON.stringify({ errors: [{ status: String(status), title, detail: 'the request could not be read as HTTP' }] });
-    socket.end(`HTTP/1.1 ${status} ${title}\r\nContent-Type: ${JSONAPI}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+      error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request Timeout']
+        : error.code === 'HPE_HEADER_OVERFLOW'
+          ? [431, 'Request Header Fields Too Large']
+          : [400, 'Bad Request'];
+    const body = JSON.stringify({
+      errors: [{ status: String(status), title, detail: 'the request could not be read as HTTP' }],
+    });
+    socket.end(
+      `HTTP/1.1 ${status} ${title}\r\nContent-Type: ${JSONAPI}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
   });
 
   await new Promise<void>((resolve, reject) => {
@@ -226,7 +264,8 @@ export async function listen(options: ListenOptions): Promise<RunningServer> {
   const address = server.address() as AddressInfo;
   const url = originOf(address.address, address.port);
   const baseUrl = (options.publicUrl ?? url).replace(/\/+$/, '');
-  const onError = (error: unknown) => log(`billing serve: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  const onError = (error: unknown) =>
+    log(`billing serve: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   if (options.handler) handler = options.handler(baseUrl);
   else {
     const created = createRouter({ store, clock: options.clock, baseUrl, onError, allowPrivateWebhooks });
@@ -235,7 +274,15 @@ export async function listen(options: ListenOptions): Promise<RunningServer> {
   }
   if (!options.handler) {
     const changed = () => background?.poke();
-    pages = createPages({ store, clock: options.clock, baseUrl, log, changed, guesses: options.pageGuesses, allowPrivateWebhooks });
+    pages = createPages({
+      store,
+      clock: options.clock,
+      baseUrl,
+      log,
+      changed,
+      guesses: options.pageGuesses,
+      allowPrivateWebhooks,
+    });
   }
   log(`billing serve: listening on ${url} (store: ${store.location}${options.publicUrl ? `; links: ${baseUrl}` : ''})`);
 

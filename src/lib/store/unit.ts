@@ -99,7 +99,11 @@ export function* run(build: Build<unknown>): Unit<number> {
  * Inserts (or, by spec.by, updates) many rows of one table: SQLite runs one prepared statement per
  * row, PostgreSQL one statement for them all (unnest of typed arrays), so a batch costs one round trip.
  */
-export function* writeRows(mode: 'insert' | 'update', spec: RowsSpec, rows: readonly Record<string, unknown>[]): Unit<void> {
+export function* writeRows(
+  mode: 'insert' | 'update',
+  spec: RowsSpec,
+  rows: readonly Record<string, unknown>[],
+): Unit<void> {
   if (rows.length > 0) yield { kind: 'rows', mode, spec, rows };
 }
 

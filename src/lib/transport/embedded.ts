@@ -16,9 +16,16 @@ export function embeddedTransport(runtime: Runtime): Transport {
       }
       const { path, query } = target(request);
       const body = request.body === undefined ? undefined : JSON.stringify(request.body);
-      const response = await runtime.router.handle({ method: request.method, path, query, body, idempotencyKey: request.idempotencyKey }, await runtime.account());
+      const response = await runtime.router.handle(
+        { method: request.method, path, query, body, idempotencyKey: request.idempotencyKey },
+        await runtime.account(),
+      );
       // A copy, so a caller can never alias the router's objects.
-      return { status: response.status, headers: response.headers, body: response.body === undefined ? undefined : structuredClone(response.body) };
+      return {
+        status: response.status,
+        headers: response.headers,
+        body: response.body === undefined ? undefined : structuredClone(response.body),
+      };
     },
     close: () => runtime.close(),
   };

@@ -55,7 +55,16 @@ export async function play(runtime: Runtime, size: number): Promise<Played> {
     day: addDays,
     back: (months, days) => addDays(addMonths(today, -months), -days),
     cycle: (anchor, frequency, n) => cycleDay(anchor, frequency, n)!,
-    at: (day, time) => zonedToUtc(Number(day.slice(0, 4)), Number(day.slice(5, 7)), Number(day.slice(8, 10)), Number(time.slice(0, 2)), Number(time.slice(3, 5)), 0, zone).toISOString(),
+    at: (day, time) =>
+      zonedToUtc(
+        Number(day.slice(0, 4)),
+        Number(day.slice(5, 7)),
+        Number(day.slice(8, 10)),
+        Number(time.slice(0, 2)),
+        Number(time.slice(3, 5)),
+        0,
+        zone,
+      ).toISOString(),
   };
 
   // The beats of every (story, spread) that has a customer, in time order.
@@ -74,8 +83,19 @@ export async function play(runtime: Runtime, size: number): Promise<Played> {
   const clock: Clock = { now: () => new Date(time) };
   const ctx = { store: runtime.store, clock, account };
   const transport = embeddedTransport(runtimeOver(runtime.store, { clock, account: account.name }));
-  const send = async (method: TransportRequest['method'], path: string, type?: string, attributes?: Record<string, unknown>, query?: TransportRequest['query']) => {
-    const response = await transport.request({ method, path, query, body: type ? { data: { type, attributes } } : undefined });
+  const send = async (
+    method: TransportRequest['method'],
+    path: string,
+    type?: string,
+    attributes?: Record<string, unknown>,
+    query?: TransportRequest['query'],
+  ) => {
+    const response = await transport.request({
+      method,
+      path,
+      query,
+      body: type ? { data: { type, attributes } } : undefined,
+    });
     if (response.status >= 400) throw new Refusal(response.status, response.body);
     return response.body as Document;
   };
@@ -98,17 +118,27 @@ export async function play(runtime: Runtime, size: number): Promise<Played> {
       customers[i] = Number((await send('POST', '/customers', 'customer', customerAttributes(i))).data.id);
     },
     async subscribe(i, plan, attributes) {
-      const made = await send('POST', '/subscriptions', 'subscription', { customer_id: customers[i], subscription_plan_id: plans[plan], ...attributes });
+      const made = await send('POST', '/subscriptions', 'subscription', {
+        customer_id: customers[i],
+        subscription_plan_id: plans[plan],
+        ...attributes,
+      });
       subscriptions[i] = Number(made.data.id);
       subscriptionCount++;
     },
     async change(i, attributes) {
       const id = subscriptions[i];
-      const response = await transport.request({ method: 'PATCH', path: `/subscriptions/${id}`, body: { data: { type: 'subscription', id: String(id), attributes } } });
+      const response = await transport.request({
+        method: 'PATCH',
+        path: `/subscriptions/${id}`,
+        body: { data: { type: 'subscription', id: String(id), attributes } },
+      });
       if (response.status >= 400) throw new Refusal(response.status, response.body);
     },
     async invoice(i, attributes, lines, finalised) {
-      const id = Number((await send('POST', '/invoices', 'invoice', { subscription_id: subscriptions[i], ...attributes })).data.id);
+      const id = Number(
+        (await send('POST', '/invoices', 'invoice', { subscription_id: subscriptions[i], ...attributes })).data.id,
+      );
       for (const line of lines) await send('POST', '/invoice-lines', 'invoice-line', { invoice_id: id, ...line });
       if (finalised) await finalise(id);
       invoices[i] = id;
@@ -123,17 +153,30 @@ export async function play(runtime: Runtime, size: number): Promise<Played> {
       await send('POST', '/transactions', 'transaction', { subscription_id: subscriptions[i], ...attributes });
     },
     async simulate(i, status, outcome, reasonCode) {
-      const found = (await send('GET', `/subscriptions/${subscriptions[i]}/transactions`, undefined, undefined, { 'filter[status]': status, 'page[size]': 1 })) as unknown as { data: { id: string }[] };
-      if (found.data.length === 0) throw new Error(`the demo found no ${status} transaction of subscription ${subscriptions[i]} at ${time}`);
+      const found = (await send('GET', `/subscriptions/${subscriptions[i]}/transactions`, undefined, undefined, {
+        'filter[status]': status,
+        'page[size]': 1,
+      })) as unknown as { data: { id: string }[] };
+      if (found.data.length === 0)
+        throw new Error(`the demo found no ${status} transaction of subscription ${subscriptions[i]} at ${time}`);
       const result = await simulateOutcome(ctx, found.data[0].id, outcome, reasonCode);
-      if (!result.ok) throw new Error(`the demo's ${outcome} of transaction ${found.data[0].id} was refused: ${JSON.stringify(result.failure)}`);
+      if (!result.ok)
+        throw new Error(
+          `the demo's ${outcome} of transaction ${found.data[0].id} was refused: ${JSON.stringify(result.failure)}`,
+        );
     },
   };
 
   // On SQLite each beat (the work due before it, then its requests for every customer in it) is one
   // transaction: each request and use case still runs its own (a savepoint inside it), but the
   // commit that costs most is paid once per beat, not once per row.
-  const batch = runtime.store.engine === 'sqlite' ? (work: () => Promise<void>) => runtime.store.bulkWrite(function* () { yield* wait(work()); }) : (work: () => Promise<void>) => work();
+  const batch =
+    runtime.store.engine === 'sqlite'
+      ? (work: () => Promise<void>) =>
+          runtime.store.bulkWrite(function* () {
+            yield* wait(work());
+          })
+      : (work: () => Promise<void>) => work();
   for (const { beat, story, spread } of beats) {
     await batch(async () => {
       if (beat.at > time) {
@@ -145,7 +188,9 @@ export async function play(runtime: Runtime, size: number): Promise<Played> {
   }
   // Up to the store's now: real time has moved on while the demo ran.
   time = end;
-  await runDue(runtime.store, runtime.clock.now().toISOString(), { allowPrivateWebhooks: runtime.allowPrivateWebhooks });
+  await runDue(runtime.store, runtime.clock.now().toISOString(), {
+    allowPrivateWebhooks: runtime.allowPrivateWebhooks,
+  });
 
   return {
     plans: Object.keys(plans).length,
