@@ -30,8 +30,8 @@ function counted(
   headers: Record<string, string> = JSON_HEADERS,
 ) {
   const hits = { count: 0 };
-  nock(BASE)
-    [method](path)
+  const scope = nock(BASE);
+  scope[method](path)
     .times(20)
     .reply(() => {
       hits.count++;
