@@ -142,17 +142,15 @@ async function seed(path: string): Promise<number> {
         );
         const due = endOfDay(today, tz);
         yield* run((q) =>
-          q
-            .insertInto('due_work')
-            .values(
-              invoices.map((invoice) => ({
-                account_id: account.id,
-                due_at: due,
-                rank: WORK['invoice.finalise'],
-                kind: 'invoice.finalise',
-                subject: String(invoice),
-              })),
-            ),
+          q.insertInto('due_work').values(
+            invoices.map((invoice) => ({
+              account_id: account.id,
+              due_at: due,
+              rank: WORK['invoice.finalise'],
+              kind: 'invoice.finalise',
+              subject: String(invoice),
+            })),
+          ),
         );
       });
     }

@@ -478,16 +478,14 @@ const request = fc.oneof(
   },
   {
     weight: 3,
-    arbitrary: fc
-      .constantFrom('1', '2', '999', '9007199254740993')
-      .chain((id) =>
-        fc.record({
-          method: fc.constantFrom('PATCH', 'patch'),
-          path: fc.constant(`/customers/${id}`),
-          query: fc.oneof(fc.constant(undefined), fc.constant(undefined), queryString),
-          body: anyBody(id),
-        }),
-      ),
+    arbitrary: fc.constantFrom('1', '2', '999', '9007199254740993').chain((id) =>
+      fc.record({
+        method: fc.constantFrom('PATCH', 'patch'),
+        path: fc.constant(`/customers/${id}`),
+        query: fc.oneof(fc.constant(undefined), fc.constant(undefined), queryString),
+        body: anyBody(id),
+      }),
+    ),
   },
   {
     weight: 1,

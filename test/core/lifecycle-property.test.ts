@@ -397,39 +397,33 @@ const createArb = fc
 
 /** A PATCH, by intent: activate (mostly with the mandate), pause (with a resume date or not), cancel now or later, a new start, or anything. */
 const patchArb: fc.Arbitrary<Op> = fc.oneof(
-  fc
-    .record({ sub: pick, mandate: fc.constantFrom(true, true, true, null) })
-    .map(({ sub, mandate }): Op => ({
-      kind: 'patch',
-      sub,
-      status: 'active',
-      mandate,
-      resume: null,
-      cancel: null,
-      start: null,
-    })),
-  fc
-    .record({ sub: pick, resume: fc.option(dateSpec(1, 90)) })
-    .map(({ sub, resume }): Op => ({
-      kind: 'patch',
-      sub,
-      status: 'paused',
-      mandate: null,
-      resume,
-      cancel: null,
-      start: null,
-    })),
-  fc
-    .record({ sub: pick })
-    .map(({ sub }): Op => ({
-      kind: 'patch',
-      sub,
-      status: 'cancelled',
-      mandate: null,
-      resume: null,
-      cancel: null,
-      start: null,
-    })),
+  fc.record({ sub: pick, mandate: fc.constantFrom(true, true, true, null) }).map(({ sub, mandate }): Op => ({
+    kind: 'patch',
+    sub,
+    status: 'active',
+    mandate,
+    resume: null,
+    cancel: null,
+    start: null,
+  })),
+  fc.record({ sub: pick, resume: fc.option(dateSpec(1, 90)) }).map(({ sub, resume }): Op => ({
+    kind: 'patch',
+    sub,
+    status: 'paused',
+    mandate: null,
+    resume,
+    cancel: null,
+    start: null,
+  })),
+  fc.record({ sub: pick }).map(({ sub }): Op => ({
+    kind: 'patch',
+    sub,
+    status: 'cancelled',
+    mandate: null,
+    resume: null,
+    cancel: null,
+    start: null,
+  })),
   fc
     .record({ sub: pick, cancel: fc.oneof(dateSpec(0, 120), fc.constant('clear' as const)) })
     .map(({ sub, cancel }): Op => ({
@@ -441,17 +435,15 @@ const patchArb: fc.Arbitrary<Op> = fc.oneof(
       cancel,
       start: null,
     })),
-  fc
-    .record({ sub: pick, start: dateSpec(-10, 60) })
-    .map(({ sub, start }): Op => ({
-      kind: 'patch',
-      sub,
-      status: null,
-      mandate: null,
-      resume: null,
-      cancel: null,
-      start,
-    })),
+  fc.record({ sub: pick, start: dateSpec(-10, 60) }).map(({ sub, start }): Op => ({
+    kind: 'patch',
+    sub,
+    status: null,
+    mandate: null,
+    resume: null,
+    cancel: null,
+    start,
+  })),
   fc.record({
     kind: fc.constant('patch' as const),
     sub: pick,

@@ -102,18 +102,16 @@ async function filled(count: number, location?: string): Promise<CoreContext> {
     };
     await store.write(() =>
       run((q) =>
-        q
-          .insertInto('subscription_plans')
-          .values({
-            ...plan,
-            send_invoice: 1,
-            storno_retries: 2,
-            archived: 0,
-            amount_cents: 100,
-            frequency: 'monthly',
-            created_at: TEST_NOW,
-            updated_at: TEST_NOW,
-          }),
+        q.insertInto('subscription_plans').values({
+          ...plan,
+          send_invoice: 1,
+          storno_retries: 2,
+          archived: 0,
+          amount_cents: 100,
+          frequency: 'monthly',
+          created_at: TEST_NOW,
+          updated_at: TEST_NOW,
+        }),
       ),
     );
   }
@@ -273,22 +271,20 @@ describe.runIf(ENGINE === 'postgres')('on a PostgreSQL database whose collation 
     const names = ['de Vries', 'Zwart', 'Öst', 'van Dam', 'Aalders', 'bakker', "O'Neil", 'Oneil', 'de-Wit'];
     await ctx.store.write(() =>
       run((q) =>
-        q
-          .insertInto('customers')
-          .values(
-            names.map((last_name, i) => ({
-              account_id: ctx.account.id,
-              payment_method: 'directdebit',
-              language: 'nl',
-              first_name: 'Z',
-              last_name,
-              email: `${last_name.replace(/[^a-z]/gi, '')}@SORT.example`,
-              created_at: TEST_NOW,
-              updated_at: TEST_NOW,
-              archived: 0,
-              id: 100_000 + i,
-            })),
-          ),
+        q.insertInto('customers').values(
+          names.map((last_name, i) => ({
+            account_id: ctx.account.id,
+            payment_method: 'directdebit',
+            language: 'nl',
+            first_name: 'Z',
+            last_name,
+            email: `${last_name.replace(/[^a-z]/gi, '')}@SORT.example`,
+            created_at: TEST_NOW,
+            updated_at: TEST_NOW,
+            archived: 0,
+            id: 100_000 + i,
+          })),
+        ),
       ),
     );
     const { page, plans } = await customers(ctx, {

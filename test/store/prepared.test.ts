@@ -10,34 +10,30 @@ const NOW = '2026-11-21T10:00:00.000Z';
 
 function* seed(): Unit<void> {
   yield* run((q) =>
-    q
-      .insertInto('accounts')
-      .values({
-        name: 'a',
-        is_default: 1,
-        webhook_secret: 's',
-        invoice_prefix: 'INV-',
-        time_zone: 'UTC',
-        next_invoice_number: 1,
-        created_at: NOW,
-        updated_at: NOW,
-      }),
+    q.insertInto('accounts').values({
+      name: 'a',
+      is_default: 1,
+      webhook_secret: 's',
+      invoice_prefix: 'INV-',
+      time_zone: 'UTC',
+      next_invoice_number: 1,
+      created_at: NOW,
+      updated_at: NOW,
+    }),
   );
   for (const name of ['Ann', 'Bob', 'Cas']) {
     yield* run((q) =>
-      q
-        .insertInto('customers')
-        .values({
-          account_id: 1,
-          first_name: name,
-          last_name: 'X',
-          email: `${name}@x.nl`,
-          payment_method: 'directdebit',
-          language: 'nl',
-          archived: 0,
-          created_at: NOW,
-          updated_at: NOW,
-        }),
+      q.insertInto('customers').values({
+        account_id: 1,
+        first_name: name,
+        last_name: 'X',
+        email: `${name}@x.nl`,
+        payment_method: 'directdebit',
+        language: 'nl',
+        archived: 0,
+        created_at: NOW,
+        updated_at: NOW,
+      }),
     );
   }
 }
@@ -154,18 +150,16 @@ describe.runIf(ENGINE === 'sqlite')('prepared get on SQLite: one row read as JSO
     };
     await store.write(() =>
       run((q) =>
-        q
-          .insertInto('accounts')
-          .values({
-            name: 'a',
-            is_default: 1,
-            webhook_secret: text,
-            invoice_prefix: '',
-            time_zone: 'UTC',
-            next_invoice_number: values.i,
-            created_at: 'x',
-            updated_at: 'x',
-          }),
+        q.insertInto('accounts').values({
+          name: 'a',
+          is_default: 1,
+          webhook_secret: text,
+          invoice_prefix: '',
+          time_zone: 'UTC',
+          next_invoice_number: values.i,
+          created_at: 'x',
+          updated_at: 'x',
+        }),
       ),
     );
     const row = store.read(() =>
@@ -207,18 +201,16 @@ describe.runIf(ENGINE === 'postgres')(
       const text = 'quote " backslash \\ control \u0001 line\u2028sep é 😀 <tag>';
       await store.write(() =>
         run((q) =>
-          q
-            .insertInto('accounts')
-            .values({
-              name: 'a',
-              is_default: 1,
-              webhook_secret: text,
-              invoice_prefix: '',
-              time_zone: 'UTC',
-              next_invoice_number: 9007199254740991,
-              created_at: '2026-11-21T10:00:00.100Z',
-              updated_at: NOW,
-            }),
+          q.insertInto('accounts').values({
+            name: 'a',
+            is_default: 1,
+            webhook_secret: text,
+            invoice_prefix: '',
+            time_zone: 'UTC',
+            next_invoice_number: 9007199254740991,
+            created_at: '2026-11-21T10:00:00.100Z',
+            updated_at: NOW,
+          }),
         ),
       );
       const row = await store.read(() =>
@@ -252,18 +244,16 @@ describe.runIf(ENGINE === 'postgres')(
       const store = await testStore();
       await store.write(() =>
         run((q) =>
-          q
-            .insertInto('accounts')
-            .values({
-              name: 'a',
-              is_default: 1,
-              webhook_secret: 's',
-              invoice_prefix: '',
-              time_zone: 'UTC',
-              next_invoice_number: sql<number>`9007199254740993`,
-              created_at: NOW,
-              updated_at: NOW,
-            }),
+          q.insertInto('accounts').values({
+            name: 'a',
+            is_default: 1,
+            webhook_secret: 's',
+            invoice_prefix: '',
+            time_zone: 'UTC',
+            next_invoice_number: sql<number>`9007199254740993`,
+            created_at: NOW,
+            updated_at: NOW,
+          }),
         ),
       );
       await expect(

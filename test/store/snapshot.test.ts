@@ -50,17 +50,15 @@ describe.runIf(ENGINE === 'postgres')('store.read on PostgreSQL (PostgreSQL only
     const writing = other.bulkWrite(function* () {
       yield* get((q) => q.selectNoFrom(sql<string>`pg_advisory_xact_lock(${LOCK})::text`.as('locked')));
       yield* run((q) =>
-        q
-          .insertInto('customers')
-          .values({
-            account_id: account.id,
-            ...JAN,
-            payment_method: 'directdebit',
-            language: 'nl',
-            archived: 0,
-            created_at: TEST_NOW,
-            updated_at: TEST_NOW,
-          }),
+        q.insertInto('customers').values({
+          account_id: account.id,
+          ...JAN,
+          payment_method: 'directdebit',
+          language: 'nl',
+          archived: 0,
+          created_at: TEST_NOW,
+          updated_at: TEST_NOW,
+        }),
       );
       locked();
       yield* wait(go);

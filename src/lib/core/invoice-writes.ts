@@ -87,15 +87,13 @@ export function* finaliseWhenDue(ctx: CoreContext, invoice: Pick<Invoice, 'id' |
   const at = endOfDay(invoice.invoice_date, ctx.account.time_zone);
   const now = nowIso(ctx);
   yield* run((q) =>
-    q
-      .insertInto('due_work')
-      .values({
-        account_id: ctx.account.id,
-        due_at: at > now ? at : now,
-        rank: WORK['invoice.finalise'],
-        kind: 'invoice.finalise',
-        subject: String(invoice.id),
-      }),
+    q.insertInto('due_work').values({
+      account_id: ctx.account.id,
+      due_at: at > now ? at : now,
+      rank: WORK['invoice.finalise'],
+      kind: 'invoice.finalise',
+      subject: String(invoice.id),
+    }),
   );
 }
 

@@ -16,14 +16,11 @@ export const planCreateShape = {
   }),
   frequency: optionalEnum(FREQUENCIES, { description: 'How often the amount is collected', default: 'monthly' }),
   description: optionalText({ description: 'Description', example: 'Access to all clubs' }),
-  start_date: z
-    .string({ error: 'must be a date' })
-    .optional()
-    .meta({
-      kind: 'date',
-      description: 'First day subscriptions can be collected (default: today)',
-      example: '2026-12-01',
-    }),
+  start_date: z.string({ error: 'must be a date' }).optional().meta({
+    kind: 'date',
+    description: 'First day subscriptions can be collected (default: today)',
+    example: '2026-12-01',
+  }),
   status: optionalEnum(PLAN_STATUSES, { description: 'Only active plans take new subscriptions', default: 'active' }),
   mandate_authentication_method: optionalEnum(MANDATE_METHODS, {
     description: 'How customers accept the mandate',

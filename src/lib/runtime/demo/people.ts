@@ -272,7 +272,6 @@ const CAST: Person[] = [
 ];
 
 /** How many people the written-out cast has: one per story. */
-const CAST_SIZE = CAST.length;
 
 // ---- drawn people (--size beyond the cast) ----
 
@@ -505,7 +504,7 @@ const pick = <T>(draw: (n: number) => number, items: readonly T[]): T => items[d
 const digits = (draw: (n: number) => number, count: number): string =>
   Array.from({ length: count }, () => draw(10)).join('');
 
-/** The person of customer `index` (0-based), whose story is `index % CAST_SIZE`: same country and language as the cast member it stands for. */
+/** The person of customer `index` (0-based), whose story is `index % CAST.length`: same country and language as the cast member it stands for. */
 function personAt(index: number): Person {
   if (index < CAST.length) return CAST[index];
   const like = CAST[index % CAST.length];
