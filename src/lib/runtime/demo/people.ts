@@ -271,8 +271,6 @@ const CAST: Person[] = [
   },
 ];
 
-/** How many people the written-out cast has: one per story. */
-
 // ---- drawn people (--size beyond the cast) ----
 
 type Named = [string, 'm' | 'f'];
