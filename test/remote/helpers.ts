@@ -3,6 +3,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll } from 'vitest';
 import { main } from '../../src/cli.js';
 import type { DepsOverrides } from '../../src/lib/command/deps.js';
@@ -11,7 +12,8 @@ import { memoryIO } from '../../src/lib/command/io.js';
 export const BASE = 'https://api.test';
 export const KEY = 'k_secret_123';
 export const JSONAPI = 'application/vnd.api+json';
-export const FIXTURES_DIR = '/work/shared/fixtures/ecurring';
+/** Real responses of the hosted service, recorded (test/fixtures/ecurring/README.md says where from). */
+export const FIXTURES_DIR = fileURLToPath(new URL('../fixtures/ecurring/', import.meta.url));
 
 const dirs: string[] = [];
 afterAll(() => {
