@@ -297,6 +297,27 @@ describe('billing __complete in remote mode', () => {
     expect(performance.now() - started).toBeLessThan(3000);
   });
 
+  it('BILLING_COMPLETION_SECONDS lengthens the deadline; a value it does not take is the default', async () => {
+    const slow = () =>
+      nock(BASE)
+        .get('/customers')
+        .query(true)
+        .delay(1500)
+        .reply(200, { data: [{ type: 'customer', id: '1', attributes: { first_name: 'Ann' } }] });
+    const ask = (value: string) =>
+      cli().run(['--base-url', BASE, '--api-key', 'k', '__complete', 'ids', 'customers'], {
+        real: true,
+        env: { BILLING_COMPLETION_SECONDS: value },
+      });
+    slow();
+    expect(await ask('3')).toEqual({ code: 0, stdout: '1\tAnn\n', stderr: '' });
+    for (const value of ['0', '61', '1.5', ' 3', 'x']) {
+      slow();
+      expect(await ask(value), value).toEqual({ code: 0, stdout: '', stderr: '' });
+      nock.cleanAll();
+    }
+  });
+
   it('a refused or failing request gives nothing', async () => {
     nock(BASE)
       .get('/invoices')
@@ -321,11 +342,13 @@ const storeB = join(dir, 'b.db');
 /** `billing` on PATH, as a person has it: the built CLI. */
 const binDir = join(dir, 'bin');
 const scripts: Record<string, string> = {};
+// Reading ids may take 15 s here: a loaded test machine can take more than the default 1 s just to start node.
 const shellEnv = (extra: Record<string, string> = {}) => ({
   PATH: `${binDir}:${process.env.PATH}`,
   HOME: dir,
   BILLING_CONFIG_DIR: TEST_CONFIG_DIR,
   NO_COLOR: '1',
+  BILLING_COMPLETION_SECONDS: '15',
   ...extra,
 });
 
@@ -513,8 +536,15 @@ describe('bash', () => {
 
     it('stops a helper that hangs: the Tab comes back within seconds', () => {
       const started = performance.now();
-      expect(fake(['billing', 'customers', 'get', ''], { HANG: '1' })).toEqual([]);
+      expect(fake(['billing', 'customers', 'get', ''], { HANG: '1', BILLING_COMPLETION_SECONDS: '' })).toEqual([]);
       expect(performance.now() - started).toBeLessThan(6000);
+    });
+
+    it('stops it after BILLING_COMPLETION_SECONDS and a second more, when that is set', () => {
+      const started = performance.now();
+      expect(fake(['billing', 'customers', 'get', ''], { HANG: '1', BILLING_COMPLETION_SECONDS: '3' })).toEqual([]);
+      expect(performance.now() - started).toBeGreaterThanOrEqual(3900);
+      expect(performance.now() - started).toBeLessThan(9000);
     });
   });
 });

@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import type { Deps } from '../../lib/command/deps.js';
 import { UsageError } from '../../lib/cli/errors.js';
 import type { Invoke } from '../../lib/command/registry.js';
-import { ID_DEADLINE_MS, ID_KINDS, listIds, type Candidate } from '../../lib/completion/ids.js';
+import { ID_KINDS, idDeadlineMs, listIds, type Candidate } from '../../lib/completion/ids.js';
 
 export interface CompleteOptions {
   what: string;
@@ -16,11 +16,12 @@ export async function run(options: CompleteOptions, deps: Deps): Promise<void> {
   if (options.what !== 'ids' || !Object.hasOwn(ID_KINDS, options.kind)) {
     throw new UsageError(`billing __complete takes: ids ${Object.keys(ID_KINDS).join('|')}`);
   }
+  const deadlineMs = idDeadlineMs(deps.env);
   let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<undefined>((resolve) => (timer = setTimeout(resolve, ID_DEADLINE_MS, undefined)));
+  const expired = new Promise<undefined>((resolve) => (timer = setTimeout(resolve, deadlineMs, undefined)));
   const reading = (async (): Promise<Candidate[] | undefined> => {
     // Remote: one attempt, within the deadline (the usual transport retries for half a minute).
-    const transport = await deps.transport({ timeoutMs: ID_DEADLINE_MS, retries: 0 });
+    const transport = await deps.transport({ timeoutMs: deadlineMs, retries: 0 });
     return listIds(transport, options.kind);
   })().catch(() => undefined);
   try {

@@ -1,6 +1,15 @@
 // The fish completion script: one `complete` whose candidates come from a walk over the command
 // line (as cobra's scripts do), rather than a condition per flag that fish would run at every key.
-import { argValues, fishQuote, flagValues, globalValues, HARD_STOP_SECONDS, pathOf, varArg } from './shells.js';
+import {
+  argValues,
+  fishQuote,
+  flagValues,
+  globalValues,
+  DEFAULT_SECONDS,
+  MAX_SECONDS,
+  pathOf,
+  varArg,
+} from './shells.js';
 import type { CompletionTree, FlagSpec } from './tree.js';
 
 /** name<TAB>description, as fish shows a candidate. */
@@ -79,8 +88,12 @@ end
 function ${p}_run
     set -l bin $${p}_bin
     string match -q -- '~/*' $bin; and set bin $HOME/(string sub -s 3 -- $bin)
+    set -l s ${DEFAULT_SECONDS}
+    if string match -qr '^[1-9][0-9]?$' -- "$BILLING_COMPLETION_SECONDS"; and test "$BILLING_COMPLETION_SECONDS" -le ${MAX_SECONDS}
+        set s $BILLING_COMPLETION_SECONDS
+    end
     if command -sq timeout
-        timeout ${HARD_STOP_SECONDS} $bin $${p}_context $argv
+        timeout (math $s + 1) $bin $${p}_context $argv
     else
         $bin $${p}_context $argv
     end

@@ -7,8 +7,20 @@ import type { Transport } from '../transport/types.js';
 /** The most ids one completion offers: one page of the API, its largest. */
 export const ID_LIMIT = MAX_PAGE_SIZE;
 
-/** How long the completion helper may take in all, in ms; past it, it offers nothing. */
-export const ID_DEADLINE_MS = 1000;
+/** How long reading ids may take by default, in seconds; past it, nothing is offered. */
+export const ID_DEADLINE_SECONDS = 1;
+/** The most BILLING_COMPLETION_SECONDS accepted. */
+export const MAX_DEADLINE_SECONDS = 60;
+
+/**
+ * BILLING_COMPLETION_SECONDS (whole seconds, 1 to 60) lengthens the read for a slow server or a
+ * loaded machine. Anything else is the default: a Tab never prints an error.
+ */
+export function idDeadlineMs(env: NodeJS.ProcessEnv): number {
+  const raw = env.BILLING_COMPLETION_SECONDS ?? '';
+  const seconds = /^[1-9][0-9]?$/.test(raw) && Number(raw) <= MAX_DEADLINE_SECONDS ? Number(raw) : ID_DEADLINE_SECONDS;
+  return seconds * 1000;
+}
 
 export interface Candidate {
   id: string;

@@ -1,6 +1,15 @@
 // The zsh completion script: the tree as case statements, a walk over $words that says what to
 // offer (kept apart from the completion system, so it can be run on its own), and _describe/compadd.
-import { argValues, flagValues, globalValues, HARD_STOP_SECONDS, pathOf, shQuote, varArg } from './shells.js';
+import {
+  argValues,
+  flagValues,
+  globalValues,
+  DEFAULT_SECONDS,
+  MAX_SECONDS,
+  pathOf,
+  shQuote,
+  varArg,
+} from './shells.js';
 import type { CompletionTree, FlagSpec } from './tree.js';
 
 /** "name:description" as _describe takes it. */
@@ -68,8 +77,10 @@ ${p}_keep() {
 
 # The program as typed, with the flags kept, bounded in time even if it hangs.
 ${p}_run() {
+  local s=\${BILLING_COMPLETION_SECONDS:-}
+  [[ $s == <1-${MAX_SECONDS}> && $s != 0* ]] || s=${DEFAULT_SECONDS}
   if (( $+commands[timeout] )); then
-    timeout ${HARD_STOP_SECONDS} "$${p}_bin" "\${${p}_context[@]}" "$@"
+    timeout $((s + 1)) "$${p}_bin" "\${${p}_context[@]}" "$@"
   else
     "$${p}_bin" "\${${p}_context[@]}" "$@"
   fi
