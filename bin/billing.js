@@ -91,7 +91,8 @@ const cacheFile = `${bundle}.cache`;
 
 let source;
 try {
-  source = readFileSync(bundle, 'utf8');
+  // latin1: the build makes the bundle ASCII, and decoding it as UTF-8 takes twice as long.
+  source = readFileSync(bundle, 'latin1');
 } catch {
   process.stderr.write('billing: the build is missing; run `npm install` (or `npm run build`) first\n');
   process.exit(2);

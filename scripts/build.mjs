@@ -44,6 +44,23 @@ const vendorPlugin = {
   },
 };
 
+// commander requires node:child_process at load (and with it net, dgram and streams: about 3 ms of
+// every start) for executable subcommands, which billing has none of: it is required on first use.
+const COMMANDER_CHILD_PROCESS = "const childProcess = require('node:child_process');";
+/** @type {import('esbuild').Plugin} */
+const lazyChildProcessPlugin = {
+  name: 'lazy-child-process',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]commander[\\/]lib[\\/]command\.js$/ }, (args) => {
+      const text = readFileSync(args.path, 'utf8');
+      if (!text.includes(COMMANDER_CHILD_PROCESS))
+        throw new Error(`${args.path} no longer starts with ${COMMANDER_CHILD_PROCESS} (see scripts/build.mjs)`);
+      const lazy = "const childProcess = { get spawn() { return require('node:child_process').spawn; } };";
+      return { contents: text.replace(COMMANDER_CHILD_PROCESS, lazy), loader: 'js' };
+    });
+  },
+};
+
 rmSync(join(root, 'dist'), { recursive: true, force: true });
 await Promise.all(
   VENDOR.map((name) =>
@@ -74,13 +91,19 @@ await build({
   sourcemap: 'linked',
   // Native addon: loaded from node_modules at run time.
   external: ['better-sqlite3'],
-  plugins: [vendorPlugin],
+  plugins: [vendorPlugin, lazyChildProcessPlugin],
   // import() of a vendor bundle becomes require(): the bundle runs in vm.Script, which has no
   // module loader for real dynamic imports.
   supported: { 'dynamic-import': false },
   define: { BILLING_VERSION: JSON.stringify(version) },
   logLevel: 'warning',
 });
+
+// bin/billing.js reads the bundle as latin1 (half the time of UTF-8 decoding): it must be ASCII.
+// esbuild escapes non-ASCII text in strings, not in regular expression literals.
+const nonAscii = readFileSync(join(root, 'dist/billing.cjs')).findIndex((byte) => byte > 0x7f);
+if (nonAscii !== -1)
+  throw new Error(`dist/billing.cjs has a non-ASCII byte at ${nonAscii}: escape it in the source (\\u...)`);
 
 // Warm the code cache with the commands people run most, so their functions are in it.
 const scratch = mkdtempSync(join(tmpdir(), 'billing-build-'));

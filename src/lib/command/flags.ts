@@ -72,7 +72,7 @@ export const isDecimal = (kind: string | undefined): boolean => kind === 'amount
  * schema refuses it, as it does anything else that is not an amount.
  */
 export function amountInput(value: string): string {
-  const text = value.trim().replace(/^€\s*/, '');
+  const text = value.trim().replace(/^\u20ac\s*/, ''); // €, escaped: the bundle stays ASCII (bin/billing.js)
   if (/^-?\d+,\d{1,2}$/.test(text)) return text.replace(',', '.');
   if (/^-?\d{1,3}(\.\d{3})+,\d{1,2}$/.test(text)) return text.replace(/\./g, '').replace(',', '.');
   if (/^-?\d{1,3}(,\d{3})+\.\d{1,2}$/.test(text)) return text.replace(/,/g, '');
