@@ -34,9 +34,10 @@ const OURS = process.env.BILLING_BIN ?? BIN;
 /** Durable, as a production server runs (the test server turns these off for speed). */
 const DURABLE = { fsync: 'on', synchronous_commit: 'on', full_page_writes: 'on' };
 
+/** The parts of an answer's document the benchmark reads. */
 interface Answer {
   status: number;
-  json: any;
+  json: { data?: { id: string }; errors?: { detail?: string }[] } | undefined;
 }
 
 async function call(base: string, key: string, method: string, path: string, body?: unknown): Promise<Answer> {
@@ -45,7 +46,7 @@ async function call(base: string, key: string, method: string, path: string, bod
   const sent = body === undefined ? undefined : JSON.stringify(body);
   const response = await fetch(`${base}${path}`, { method, headers, body: sent, signal: AbortSignal.timeout(60_000) });
   const text = await response.text();
-  return { status: response.status, json: text ? JSON.parse(text) : undefined };
+  return { status: response.status, json: text ? (JSON.parse(text) as Answer['json']) : undefined };
 }
 
 function cli(args: string[], env: NodeJS.ProcessEnv): string {
@@ -65,7 +66,7 @@ async function arrange(base: string, key: string, n: number): Promise<(i: number
   const made = async (path: string, body: unknown) => {
     const answer = await call(base, key, 'POST', path, body);
     if (answer.status !== 201) throw new Error(`POST ${path}: ${answer.status} ${JSON.stringify(answer.json)}`);
-    return Number(answer.json.data.id);
+    return Number(answer.json!.data!.id);
   };
   const subscribe = (customer: number, status = 'active') =>
     document('subscription', { customer_id: customer, subscription_plan_id: 1, status, confirmation_sent: true });
@@ -121,13 +122,17 @@ try {
     JSON.stringify({ first_name: 'Jan', last_name: `C${i + 1}`, email: `c${i + 1}@example.com` });
   writeFileSync(customers, Array.from({ length: total }, (_, i) => `${customer(i)}\n`).join(''));
   const results: RunResult[] = [];
-  console.log(`${RUNS} runs of ${CLIENTS} clients x ${EACH} requests (${KIND}), two billing serve instances, one database`);
+  console.log(
+    `${RUNS} runs of ${CLIENTS} clients x ${EACH} requests (${KIND}), two billing serve instances, one database`,
+  );
   if (OURS !== BIN) console.log(`  billing under test: ${OURS}`);
   for (let run = 1; run <= RUNS; run++) {
     const database = `creates_${run}`;
     await admin.query(`CREATE DATABASE ${database}`);
     const url = server.url(database);
-    const key = JSON.parse(cli(['--db', url, 'accounts', 'rotate-key', 'default', '--json'], env)).api_key as string;
+    const key = (
+      JSON.parse(cli(['--db', url, 'accounts', 'rotate-key', 'default', '--json'], env)) as { api_key: string }
+    ).api_key;
     cli(['--db', url, 'plans', 'create', '--name', 'Box', '--amount', '12,50', '--frequency', 'monthly'], env);
     cli(['--db', url, 'import', 'customers', customers, '-q'], env);
     const instances = await Promise.all(

@@ -6,6 +6,15 @@ import { fileURLToPath } from 'node:url';
 
 import { freePort } from '../test/helpers/postgres-server.js';
 
+/** The parts of autocannon's JSON report the benchmarks read. */
+interface AutocannonResult {
+  requests: { average: number; total: number };
+  latency: { p50: number; p99: number; max: number };
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+}
+
 export { freePort };
 
 export const BIN = fileURLToPath(new URL('../bin/billing.js', import.meta.url));
@@ -14,7 +23,7 @@ export function timeOnce(command: string[], env: NodeJS.ProcessEnv = process.env
   const started = process.hrtime.bigint();
   const result = spawnSync(command[0], command.slice(1), { env, stdio: ['ignore', 'ignore', 'pipe'] });
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
-  if (result.status !== 0) throw new Error(`${command.join(' ')} exited ${result.status}: ${result.stderr}`);
+  if (result.status !== 0) throw new Error(`${command.join(' ')} exited ${result.status}: ${result.stderr.toString()}`);
   return ms;
 }
 
@@ -29,19 +38,31 @@ export type Command = string[] | ((run: number) => string[]);
 const argv = (command: Command, run: number): string[] => (typeof command === 'function' ? command(run) : command);
 
 /** Runs the commands interleaved (so drift hits all alike) `runs` times after a warm-up; medians in ms. */
-export function compare(commands: Record<string, Command>, runs: number, env?: NodeJS.ProcessEnv): Record<string, number> {
+export function compare(
+  commands: Record<string, Command>,
+  runs: number,
+  env?: NodeJS.ProcessEnv,
+): Record<string, number> {
   const samples: Record<string, number[]> = Object.fromEntries(Object.keys(commands).map((k) => [k, []]));
   for (const command of Object.values(commands)) timeOnce(argv(command, 0), env);
-  for (let i = 0; i < runs; i++) for (const [name, command] of Object.entries(commands)) samples[name].push(timeOnce(argv(command, i + 1), env));
+  for (let i = 0; i < runs; i++)
+    for (const [name, command] of Object.entries(commands)) samples[name].push(timeOnce(argv(command, i + 1), env));
   return Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, median(v)]));
 }
 
-export function report(title: string, medians: Record<string, number>, ratio: { of: string; to: string; target: number }): boolean {
+export function report(
+  title: string,
+  medians: Record<string, number>,
+  ratio: { of: string; to: string; target: number },
+): boolean {
   console.log(`\n${title}`);
-  for (const [name, ms] of Object.entries(medians)) console.log(`  ${name.padEnd(44)} ${ms.toFixed(1).padStart(7)} ms (median)`);
+  for (const [name, ms] of Object.entries(medians))
+    console.log(`  ${name.padEnd(44)} ${ms.toFixed(1).padStart(7)} ms (median)`);
   const value = medians[ratio.of] / medians[ratio.to];
   const ok = value <= ratio.target;
-  console.log(`  ratio ${ratio.of} / ${ratio.to} = ${value.toFixed(2)}x (target <= ${ratio.target}x) ${ok ? 'OK' : 'OVER TARGET'}`);
+  console.log(
+    `  ratio ${ratio.of} / ${ratio.to} = ${value.toFixed(2)}x (target <= ${ratio.target}x) ${ok ? 'OK' : 'OVER TARGET'}`,
+  );
   return ok;
 }
 
@@ -111,7 +132,7 @@ export function autocannon(url: string, o: CannonOptions): Promise<Cannonade> {
     child.on('close', (code) => {
       clearTimeout(timer);
       if (code !== 0) return reject(new Error(`autocannon exited ${code}: ${err}`));
-      const r = JSON.parse(out);
+      const r = JSON.parse(out) as AutocannonResult;
       const { requests, latency } = r;
       resolve({
         requestsPerSecond: requests.average,
@@ -155,5 +176,5 @@ export async function servedStore(dir: string, bin = BIN): Promise<ServedStore> 
     await stop(server);
     throw error;
   }
-  return { server, url, key: JSON.parse(made.stdout).api_key as string, db };
+  return { server, url, key: (JSON.parse(made.stdout) as { api_key: string }).api_key, db };
 }

@@ -34,7 +34,7 @@ async function holdLock(db: string): Promise<ChildProcess> {
     console.log('held');`;
   const child = spawn(process.execPath, ['-e', source, db], { stdio: ['ignore', 'pipe', 'inherit'] });
   await new Promise<void>((resolve, reject) => {
-    child.stdout!.on('data', (d: Buffer) => d.toString().includes('held') && resolve());
+    child.stdout.on('data', (d: Buffer) => d.toString().includes('held') && resolve());
     child.once('exit', (code) => reject(new Error(`the lock holder exited ${code}`)));
   });
   return child;
@@ -52,7 +52,7 @@ try {
     });
   const first = await fetch(`${url}/customers`, { method: 'POST', headers, body: customer(0) });
   if (first.status !== 201) throw new Error(`seeding answered ${first.status}`);
-  const target = `${url}/customers/${(await first.json()).data.id}`;
+  const target = `${url}/customers/${((await first.json()) as { data: { id: string } }).data.id}`;
 
   // Warm-up, then the lock free: the figure to compare with.
   await cannon(target, headers, 2);

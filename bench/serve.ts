@@ -29,12 +29,25 @@ try {
   children.push(ours);
 
   const headers = { 'x-authorization': key, 'content-type': JSONAPI };
-  const customer = (i: number) => JSON.stringify({ data: { type: 'customer', attributes: { first_name: 'Jan', last_name: `Jansen ${i}`, email: `jan${i}@example.com`, iban: 'NL91ABNA0417164300', bank_holder: 'J. Jansen', city: 'Amsterdam' } } });
+  const customer = (i: number) =>
+    JSON.stringify({
+      data: {
+        type: 'customer',
+        attributes: {
+          first_name: 'Jan',
+          last_name: `Jansen ${i}`,
+          email: `jan${i}@example.com`,
+          iban: 'NL91ABNA0417164300',
+          bank_holder: 'J. Jansen',
+          city: 'Amsterdam',
+        },
+      },
+    });
   let id = '';
   for (let i = 1; i <= 5; i++) {
     const response = await fetch(`${oursUrl}/customers`, { method: 'POST', headers, body: customer(i) });
     if (response.status !== 201) throw new Error(`seeding answered ${response.status}: ${await response.text()}`);
-    id ||= (await response.json()).data.id;
+    id ||= ((await response.json()) as { data: { id: string } }).data.id;
   }
   const sample = await fetch(`${oursUrl}/customers/${id}`, { headers });
   const size = Buffer.byteLength(await sample.text());
@@ -59,10 +72,14 @@ try {
   await cannon(`${oursUrl}/customers/${id}`, { headers, duration: 1 });
   const rounds: { bare: Run; get: Run }[] = [];
   for (let round = 0; round < ROUNDS; round++) {
-    rounds.push({ bare: await cannon(`${bareUrl}/customers/${id}`), get: await cannon(`${oursUrl}/customers/${id}`, { headers }) });
+    rounds.push({
+      bare: await cannon(`${bareUrl}/customers/${id}`),
+      get: await cannon(`${oursUrl}/customers/${id}`, { headers }),
+    });
   }
   const ratios = rounds.map((r) => r.get.requestsPerSecond / r.bare.requestsPerSecond);
-  const middle = (runs: Run[]): Run => [...runs].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond)[runs.length >> 1];
+  const middle = (runs: Run[]): Run =>
+    [...runs].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond)[runs.length >> 1];
   const post = await cannon(`${oursUrl}/customers`, { method: 'POST', headers, body: customer(0) });
   const results: [string, Run][] = [
     [`bare node:http, fixed ${size} B`, middle(rounds.map((r) => r.bare))],
@@ -70,18 +87,27 @@ try {
     ['billing serve POST /customers', post],
   ];
 
-  console.log(`\nbilling serve throughput (${ROUNDS} interleaved rounds of ${DURATION} s, ${CONNECTIONS} connections; each a separate process)`);
-  for (const [n, r] of rounds.entries()) console.log(`  round ${n + 1}: bare ${r.bare.requestsPerSecond.toFixed(0)} req/s, ours ${r.get.requestsPerSecond.toFixed(0)} req/s (${(ratios[n] * 100).toFixed(0)}%)`);
+  console.log(
+    `\nbilling serve throughput (${ROUNDS} interleaved rounds of ${DURATION} s, ${CONNECTIONS} connections; each a separate process)`,
+  );
+  for (const [n, r] of rounds.entries())
+    console.log(
+      `  round ${n + 1}: bare ${r.bare.requestsPerSecond.toFixed(0)} req/s, ours ${r.get.requestsPerSecond.toFixed(0)} req/s (${(ratios[n] * 100).toFixed(0)}%)`,
+    );
   for (const [name, run] of results) {
     const problems = run.non2xx || run.errors ? `  (${run.non2xx} non-2xx, ${run.errors} errors)` : '';
-    console.log(`  ${name.padEnd(44)} ${run.requestsPerSecond.toFixed(0).padStart(7)} req/s (median)  p99 ${String(run.p99).padStart(3)} ms${problems}`);
+    console.log(
+      `  ${name.padEnd(44)} ${run.requestsPerSecond.toFixed(0).padStart(7)} req/s (median)  p99 ${String(run.p99).padStart(3)} ms${problems}`,
+    );
   }
 
   // The ratio is the median of the rounds' ratios: each round puts the two side by side.
   const ratio = median(ratios);
   const clean = [...rounds.flatMap((r) => [r.bare, r.get]), post].every((run) => run.non2xx === 0 && run.errors === 0);
   const ok = ratio >= TARGET && clean;
-  console.log(`  ratio GET ours / bare = ${(ratio * 100).toFixed(0)}% (median of the rounds; target >= ${TARGET * 100}%) ${ok ? 'OK' : clean ? 'UNDER TARGET' : 'FAILED REQUESTS'}`);
+  console.log(
+    `  ratio GET ours / bare = ${(ratio * 100).toFixed(0)}% (median of the rounds; target >= ${TARGET * 100}%) ${ok ? 'OK' : clean ? 'UNDER TARGET' : 'FAILED REQUESTS'}`,
+  );
   process.exitCode = ok || process.env.BENCH_STRICT !== '1' ? 0 : 1;
 } finally {
   await Promise.all(children.map(stop));

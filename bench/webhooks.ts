@@ -21,10 +21,10 @@ import { createAccount } from '../src/lib/core/accounts.js';
 import { systemClock } from '../src/lib/core/clock.js';
 import type { Account } from '../src/lib/core/context.js';
 import { claimDeliveries } from '../src/lib/core/outbox.js';
-import { startDispatcher } from '../src/lib/outbox/dispatcher.js';
-import { WebhookSender } from '../src/lib/outbox/webhooks.js';
+import { startDispatcher } from '../src/lib/runtime/dispatcher.js';
+import { WebhookSender } from '../src/lib/runtime/webhooks.js';
 import { all } from '../src/lib/store/unit.js';
-import { openCore, type EmbeddedCore } from '../src/lib/transport/embedded.js';
+import { openRuntime, type Runtime } from '../src/lib/runtime/runtime.js';
 import { DURABLE, figure, info, start } from './advance.js';
 
 const EVENTS = Number(process.env.EVENTS ?? 10_000);
@@ -36,30 +36,48 @@ const FAIR_TARGET_MS = 2_000;
 const GIVE_UP_MS = 60_000;
 
 /** Subscriptions with a webhook URL, made through the router as the account given (the default one otherwise). */
-async function fill(core: EmbeddedCore, hook: string, count: number, as?: Account): Promise<void> {
+async function fill(core: Runtime, hook: string, count: number, as?: Account): Promise<void> {
   const account = as ?? (await core.account());
   const call = async (method: string, path: string, attributes: Record<string, unknown>, type: string) => {
-    const answer = await core.router.handle({ method, path, body: JSON.stringify({ data: { type, attributes } }) }, account);
+    const answer = await core.router.handle(
+      { method, path, body: JSON.stringify({ data: { type, attributes } }) },
+      account,
+    );
     if (answer.status !== 201) throw new Error(`${method} ${path}: ${answer.status} ${JSON.stringify(answer.body)}`);
     return (answer.body as { data: { id: string } }).data.id;
   };
   const customer = await call(
     'POST',
     '/customers',
-    { first_name: 'Ann', last_name: 'Bee', email: 'ann@example.com', iban: 'NL91ABNA0417164300', bank_holder: 'Ann Bee' },
+    {
+      first_name: 'Ann',
+      last_name: 'Bee',
+      email: 'ann@example.com',
+      iban: 'NL91ABNA0417164300',
+      bank_holder: 'Ann Bee',
+    },
     'customer',
   );
   const { createPlan } = await import('../src/lib/core/plan-writes.js');
   const plan = await createPlan({ store: core.store, clock: core.clock, account }, { name: 'Gold', amount: '10.00' });
   if (!plan.ok) throw new Error('no plan');
   for (let made = 0; made < count; made++) {
-    const attributes = { customer_id: customer, subscription_plan_id: plan.value.id, subscription_webhook_url: `${hook}/s`, confirmation_sent: true };
+    const attributes = {
+      customer_id: customer,
+      subscription_plan_id: plan.value.id,
+      subscription_webhook_url: `${hook}/s`,
+      confirmation_sent: true,
+    };
     await call('POST', '/subscriptions', attributes, 'subscription');
   }
 }
 
-const pendingCount = async (core: EmbeddedCore) =>
-  (await core.store.read(() => all((q) => q.selectFrom('webhook_deliveries').select('id').where('status', '=', 'pending')))).length;
+const pendingCount = async (core: Runtime) =>
+  (
+    await core.store.read(() =>
+      all((q) => q.selectFrom('webhook_deliveries').select('id').where('status', '=', 'pending')),
+    )
+  ).length;
 
 async function until(what: string, check: () => boolean, ms: number): Promise<boolean> {
   const end = Date.now() + ms;
@@ -70,33 +88,51 @@ async function until(what: string, check: () => boolean, ms: number): Promise<bo
   return true;
 }
 
-const median = (samples: number[]) => [...samples].sort((a, b) => a - b)[samples.length >> 1]!;
+const median = (samples: number[]) => [...samples].sort((a, b) => a - b)[samples.length >> 1];
 
-async function claims(engine: string, core: EmbeddedCore, due: number): Promise<void> {
+async function claims(engine: string, core: Runtime, due: number): Promise<void> {
   const cost = async (deep: boolean) => {
     const samples: number[] = [];
     for (let i = 0; i < 20; i++) {
       const real = new Date().toISOString();
       const started = performance.now();
       // Held until now only: the next claim ranks the same rows again.
-      await claimDeliveries(core.store, { now: core.clock.now().toISOString(), realNow: real, until: real, owner: 'bench', limit: 64, perHost: 64, deep });
+      await claimDeliveries(core.store, {
+        now: core.clock.now().toISOString(),
+        realNow: real,
+        until: real,
+        owner: 'bench',
+        limit: 64,
+        perHost: 64,
+        deep,
+      });
       samples.push(performance.now() - started);
     }
     return median(samples);
   };
   const shallow = await cost(false);
   const deep = await cost(true);
-  info(`${engine}: one claim over ${due.toLocaleString('en')} due`, `${shallow.toFixed(2)} ms oldest 256; ${deep.toFixed(2)} ms all`);
+  info(
+    `${engine}: one claim over ${due.toLocaleString('en')} due`,
+    `${shallow.toFixed(2)} ms oldest 256; ${deep.toFixed(2)} ms all`,
+  );
 }
 
-async function throughput(engine: string, location: string, hook: { url: string; count: () => number }): Promise<boolean> {
+async function throughput(
+  engine: string,
+  location: string,
+  hook: { url: string; count: () => number },
+): Promise<boolean> {
   const filling = performance.now();
-  const writer = await openCore({ dbPath: location, clock: systemClock });
+  const writer = await openRuntime({ location, clock: systemClock });
   await fill(writer, hook.url, EVENTS).finally(() => writer.store.close());
   // Opening catches up on due work (today's collections), which adds deliveries of its own: counted after.
-  const core = await openCore({ dbPath: location, clock: systemClock });
+  const core = await openRuntime({ location, clock: systemClock });
   const pending = await pendingCount(core);
-  info(`${engine}: outbox filled`, `${pending.toLocaleString('en')} pending deliveries in ${((performance.now() - filling) / 1000).toFixed(1)} s`);
+  info(
+    `${engine}: outbox filled`,
+    `${pending.toLocaleString('en')} pending deliveries in ${((performance.now() - filling) / 1000).toFixed(1)} s`,
+  );
   const sender = new WebhookSender(core.store, core.clock, { concurrency: CONCURRENCY });
   try {
     await claims(engine, core, pending);
@@ -105,11 +141,18 @@ async function throughput(engine: string, location: string, hook: { url: string;
     const report = await sender.deliver();
     const seconds = (performance.now() - started) / 1000;
     if (report.delivered !== pending || hook.count() - before !== pending) {
-      throw new Error(`${engine}: delivered ${report.delivered} of ${pending}, the receiver got ${hook.count() - before}`);
+      throw new Error(
+        `${engine}: delivered ${report.delivered} of ${pending}, the receiver got ${hook.count() - before}`,
+      );
     }
     const rate = pending / seconds;
     const value = `${Math.round(rate).toLocaleString('en')}/s (${pending.toLocaleString('en')} in ${seconds.toFixed(2)} s)`;
-    return figure(`${engine}: deliveries per second (concurrency ${CONCURRENCY})`, value, `>= ${TARGET.toLocaleString('en')}/s`, rate >= TARGET);
+    return figure(
+      `${engine}: deliveries per second (concurrency ${CONCURRENCY})`,
+      value,
+      `>= ${TARGET.toLocaleString('en')}/s`,
+      rate >= TARGET,
+    );
   } finally {
     sender.close();
     await core.store.close();
@@ -124,23 +167,26 @@ interface Receiver {
 
 async function fairness(engine: string, location: string, hanging: Receiver, other: Receiver): Promise<boolean> {
   // The account of the other receiver's subscriptions, and the hanging receiver's backlog, written before billing serve starts.
-  const writer = await openCore({ dbPath: location, clock: systemClock });
+  const writer = await openRuntime({ location, clock: systemClock });
   const made = await createAccount(writer.store, writer.clock, `tenant${Date.now()}`);
   if (!made.ok) throw new Error('no account');
   const tenant = made.value.account;
   await fill(writer, hanging.url, HANGING);
   // billing serve's sender, on a store of its own (its process), looking every second.
-  const serve = await openCore({ dbPath: location, clock: systemClock });
+  const serve = await openRuntime({ location, clock: systemClock });
   const dispatcher = startDispatcher({ store: serve.store, clock: serve.clock, log: (line) => console.error(line) });
   const arrival = async (write: () => Promise<void>): Promise<number | undefined> => {
     const before = other.count();
     await write();
     const committed = performance.now();
-    return (await until('the other delivery', () => other.count() > before, GIVE_UP_MS)) ? performance.now() - committed : undefined;
+    return (await until('the other delivery', () => other.count() > before, GIVE_UP_MS))
+      ? performance.now() - committed
+      : undefined;
   };
   try {
     dispatcher.poke();
-    if (!(await until('the hanging receiver’s first requests', () => hanging.count() >= 1, 30_000))) throw new Error('the sender never reached the hanging receiver');
+    if (!(await until('the hanging receiver’s first requests', () => hanging.count() >= 1, 30_000)))
+      throw new Error('the sender never reached the hanging receiver');
     const due = await pendingCount(serve);
     // Another process's write: found by the tick. Then one through billing serve: its write pokes the sender.
     const byTick = await arrival(() => fill(writer, other.url, 1, tenant));
@@ -148,10 +194,16 @@ async function fairness(engine: string, location: string, hanging: Receiver, oth
       await fill(serve, other.url, 1, tenant);
       dispatcher.poke();
     });
-    const shown = (ms: number | undefined) => (ms === undefined ? `not in ${GIVE_UP_MS / 1000} s` : `${Math.round(ms).toLocaleString('en')} ms`);
+    const shown = (ms: number | undefined) =>
+      ms === undefined ? `not in ${GIVE_UP_MS / 1000} s` : `${Math.round(ms).toLocaleString('en')} ms`;
     info(`${engine}: due to the hanging receiver`, `${due.toLocaleString('en')} (it got ${hanging.count()} requests)`);
     const ok = byTick !== undefined && byPoke !== undefined && Math.max(byTick, byPoke) <= FAIR_TARGET_MS;
-    return figure(`${engine}: another receiver's delivery arrives in`, `${shown(byTick)} (tick); ${shown(byPoke)} (poke)`, `<= ${FAIR_TARGET_MS / 1000} s`, ok);
+    return figure(
+      `${engine}: another receiver's delivery arrives in`,
+      `${shown(byTick)} (tick); ${shown(byPoke)} (poke)`,
+      `<= ${FAIR_TARGET_MS / 1000} s`,
+      ok,
+    );
   } finally {
     // Its requests end now (as after its 60 s), so the sender stops without waiting for them.
     hanging.server.closeAllConnections();
@@ -181,7 +233,9 @@ async function main(): Promise<void> {
   const other = await receiver(0);
   const hanging = await receiver(60_000);
   const dir = mkdtempSync(join(tmpdir(), 'billing-bench-webhooks-'));
-  console.log(`webhooks: ${EVENTS.toLocaleString('en')} deliveries to a local receiver; ${HANGING} due to one that hangs, and one to another`);
+  console.log(
+    `webhooks: ${EVENTS.toLocaleString('en')} deliveries to a local receiver; ${HANGING} due to one that hangs, and one to another`,
+  );
   let ok = true;
   const measure = async (engine: string, location: string) => {
     ok = (await throughput(engine, location, hook)) && ok;

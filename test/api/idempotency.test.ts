@@ -17,15 +17,20 @@ import { all, get, run, type Unit } from '../../src/lib/store/unit.js';
 import { testCore, TEST_NOW, type TestCore } from '../helpers/store.js';
 import { makePlan } from './support.js';
 
-const body = (last: string) => JSON.stringify({ data: { type: 'customer', attributes: { first_name: 'Jan', last_name: last, email: 'jan@example.com' } } });
+const body = (last: string) =>
+  JSON.stringify({
+    data: { type: 'customer', attributes: { first_name: 'Jan', last_name: last, email: 'jan@example.com' } },
+  });
 
 async function setup(now = TEST_NOW) {
   const core = await testCore();
   const account = await core.account();
   const at = (iso: string) => createRouter({ store: core.store, clock: fixedClock(iso), baseUrl: 'http://x' });
   const router = at(now);
-  const post = (key: string | undefined, last = 'Jansen', on = router, as: Account = account) => Promise.resolve(on.handle({ method: 'POST', path: '/customers', body: body(last), idempotencyKey: key }, as));
-  const total = async (as: Account = account) => ((await router.handle({ method: 'GET', path: '/customers' }, as)).body as { meta: { total: number } }).meta.total;
+  const post = (key: string | undefined, last = 'Jansen', on = router, as: Account = account) =>
+    Promise.resolve(on.handle({ method: 'POST', path: '/customers', body: body(last), idempotencyKey: key }, as));
+  const total = async (as: Account = account) =>
+    ((await router.handle({ method: 'GET', path: '/customers' }, as)).body as { meta: { total: number } }).meta.total;
   return { core, account, at, post, total };
 }
 
@@ -52,7 +57,9 @@ describe('Idempotency-Key', () => {
     await post('k-2', 'Jansen');
     const other = await post('k-2', 'Pietersen');
     expect(other.status).toBe(422);
-    expect(other.body).toMatchObject({ errors: [{ status: '422', detail: expect.stringContaining('used with a different request') }] });
+    expect(other.body).toMatchObject({
+      errors: [{ status: '422', detail: expect.stringContaining('used with a different request') }],
+    });
     expect(await total()).toBe(1);
   });
 
@@ -82,7 +89,15 @@ describe('Idempotency-Key', () => {
 
   it('a request refused before it wrote anything keeps no key: fixed, it is judged again', async () => {
     const { core, account, post, total } = await setup();
-    const refused = await core.router.handle({ method: 'POST', path: '/customers', body: JSON.stringify({ data: { type: 'customer', attributes: { first_name: 'Jan' } } }), idempotencyKey: 'k-4' }, account);
+    const refused = await core.router.handle(
+      {
+        method: 'POST',
+        path: '/customers',
+        body: JSON.stringify({ data: { type: 'customer', attributes: { first_name: 'Jan' } } }),
+        idempotencyKey: 'k-4',
+      },
+      account,
+    );
     expect(refused.status).toBe(400);
     expect(refused.headers['idempotency-key']).toBe('k-4');
     expect((await post('k-4')).status).toBe(201);
@@ -214,12 +229,12 @@ describe('Idempotency-Key of a request cut off after it wrote (the server killed
       expect(first.status, `${path}: ${JSON.stringify(first.body)}`).toBeLessThan(300);
       await loseAnswer(core.store, key);
       const before = await counts(core.store);
-      const again = (await later.handle(keyed(post, key), account)) as ApiResponse;
+      const again = await later.handle(keyed(post, key), account);
       expect(shown(again)).toEqual(shown(first));
       expect(again.headers['idempotent-replayed'], path).toBe('true');
       expect(await counts(core.store), `${path}: nothing made or changed again`).toEqual(before);
       // Its answer is stored now: given as it is.
-      expect(shown((await later.handle(keyed(post, key), account)) as ApiResponse)).toEqual(shown(first));
+      expect(shown(await later.handle(keyed(post, key), account))).toEqual(shown(first));
     }
   }, 90_000);
 
@@ -237,16 +252,19 @@ describe('Idempotency-Key of a request cut off after it wrote (the server killed
       if (!result.ok) throw new Error('refused');
       return result.value.customer.id;
     };
-    const handle = (cut?: 0 | 1 | 2) => async (store: Store, clock: Clock): Promise<ApiResponse> => {
-      if (cut === 0) throw new Error('killed');
-      const a = await made(store, clock, 'a');
-      if (cut === 1) throw new Error('killed');
-      await new Promise((resolve) => setTimeout(resolve, 5));
-      const b = await made(store, clock, 'b');
-      if (cut === 2) throw new Error('killed');
-      return { status: 201, headers: {}, body: { ids: [a, b] } };
-    };
-    const send = (cut?: 0 | 1 | 2, clock = core.clock) => answerOnce(core.store, clock, account, request, handle(cut));
+    const handle =
+      (cut?: 0 | 1 | 2) =>
+      async (store: Store, clock: Clock): Promise<ApiResponse> => {
+        if (cut === 0) throw new Error('killed');
+        const a = await made(store, clock, 'a');
+        if (cut === 1) throw new Error('killed');
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        const b = await made(store, clock, 'b');
+        if (cut === 2) throw new Error('killed');
+        return { status: 201, headers: {}, body: { ids: [a, b] } };
+      };
+    const send = (cut?: 0 | 1 | 2, clock: Clock = core.clock) =>
+      answerOnce(core.store, clock, account, request, handle(cut));
     const customers = async () => {
       const rows = await core.store.read(() =>
         all((q) => q.selectFrom('customers').select(['id', 'last_name']).orderBy('id')),
@@ -304,7 +322,7 @@ describe('Idempotency-Key of a request cut off after it wrote (the server killed
   it('judged differently when sent again than when it wrote: 409, nothing done again, no answer kept', async () => {
     const { core, account, request, send, customers } = await twoWrites();
     await expect(send(1)).rejects.toThrow('killed');
-    const refuse = async (): Promise<ApiResponse> => ({ status: 400, headers: {} });
+    const refuse = (): Promise<ApiResponse> => Promise.resolve({ status: 400, headers: {} });
     const refused = await answerOnce(core.store, core.clock, account, request, refuse);
     expect(refused.status).toBe(409);
     expect(refused.body).toMatchObject({ errors: [{ detail: expect.stringContaining('cannot be made again') }] });

@@ -12,13 +12,22 @@ describe('router', () => {
     const core = await testCore();
     const account = await core.account();
     const seen: unknown[] = [];
-    const router = createRouter({ store: core.store, clock: fixedClock(TEST_NOW), baseUrl: 'http://x', onError: (error) => seen.push(error) });
+    const router = createRouter({
+      store: core.store,
+      clock: fixedClock(TEST_NOW),
+      baseUrl: 'http://x',
+      onError: (error) => seen.push(error),
+    });
     await core.store.close();
     const response = await router.handle({ method: 'GET', path: '/customers/1' }, account);
     expect(response.status).toBe(500);
     expect(response.headers['content-type']).toBe('application/vnd.api+json');
     const text = JSON.stringify(response.body);
-    expect(response.body).toEqual({ errors: [{ status: '500', title: 'Internal Error', detail: 'an internal error occurred; the request changed nothing' }] });
+    expect(response.body).toEqual({
+      errors: [
+        { status: '500', title: 'Internal Error', detail: 'an internal error occurred; the request changed nothing' },
+      ],
+    });
     expect(text).not.toMatch(/select|sqlite|at \w+ \(/i);
     expect(seen).toHaveLength(1);
     // The engine's own words for a closed store: better-sqlite3's connection, or pg's pool.
@@ -31,13 +40,37 @@ describe('router', () => {
     const seen: unknown[] = [];
     const refuse = () => Promise.reject(new StoreBusyError('the write met concurrent writes 12 times'));
     const busy = { ...core.store, write: refuse, writeOne: refuse, work: refuse } as Store;
-    const router = createRouter({ store: busy, clock: fixedClock(TEST_NOW), baseUrl: 'http://x', onError: (error) => seen.push(error) });
-    const response = await router.handle({ method: 'POST', path: '/customers', body: JSON.stringify({ data: { type: 'customer', attributes: { first_name: 'A', last_name: 'B', email: 'a@example.com' } } }) }, account);
+    const router = createRouter({
+      store: busy,
+      clock: fixedClock(TEST_NOW),
+      baseUrl: 'http://x',
+      onError: (error) => seen.push(error),
+    });
+    const response = await router.handle(
+      {
+        method: 'POST',
+        path: '/customers',
+        body: JSON.stringify({
+          data: { type: 'customer', attributes: { first_name: 'A', last_name: 'B', email: 'a@example.com' } },
+        }),
+      },
+      account,
+    );
     expect(response.status, String(seen[0])).toBe(503);
     expect(response.headers['retry-after']).toBe('1');
-    expect(response.body).toEqual({ errors: [{ status: '503', title: 'Service Unavailable', detail: 'the store is busy with concurrent writes; the request changed nothing, send it again' }] });
+    expect(response.body).toEqual({
+      errors: [
+        {
+          status: '503',
+          title: 'Service Unavailable',
+          detail: 'the store is busy with concurrent writes; the request changed nothing, send it again',
+        },
+      ],
+    });
     expect(seen).toEqual([]);
-    expect((await core.router.handle({ method: 'GET', path: '/customers' }, account)).body).toMatchObject({ meta: { total: 0 } });
+    expect((await core.router.handle({ method: 'GET', path: '/customers' }, account)).body).toMatchObject({
+      meta: { total: 0 },
+    });
   });
 
   it("another process's SQLite lock past the wait: 503 not naming the file; the embedded door throws", async () => {

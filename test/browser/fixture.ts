@@ -8,7 +8,7 @@ import type { Account, CoreContext } from '../../src/lib/core/context.js';
 import { createPlan } from '../../src/lib/core/plan-writes.js';
 import { StoreClock } from '../../src/lib/core/store-clock.js';
 import type { GuessLimits } from '../../src/lib/pages/guesses.js';
-import { startServer, type RunningServer } from '../../src/lib/server/serve.js';
+import { startServer, type RunningServer } from '../../src/lib/runtime/serve.js';
 import { openStore, type Engine, type Store } from '../../src/lib/store/store.js';
 import { all } from '../../src/lib/store/unit.js';
 import { ENGINE, freshStoreLocation } from '../helpers/engine.js';
@@ -40,7 +40,10 @@ export interface PagesFixture {
   customer(attributes?: Record<string, unknown>): Promise<string>;
   subscription(attributes: Record<string, unknown>): Promise<{ id: string; confirmationPage: string }>;
   /** Every row of a table (to show that a refused request changed nothing). */
-  rows(table: 'subscriptions' | 'events' | 'transactions' | 'webhook_deliveries' | 'notifications', subscriptionId?: number): Promise<any[]>;
+  rows(
+    table: 'subscriptions' | 'events' | 'transactions' | 'webhook_deliveries' | 'notifications',
+    subscriptionId?: number,
+  ): Promise<any[]>;
 }
 
 const open: PagesFixture[] = [];
@@ -49,7 +52,9 @@ afterEach(async () => {
   await Promise.all(open.splice(0).map((f) => f.server.close()));
 });
 
-const doc = (type: string, attributes: Record<string, unknown>, id?: string) => ({ data: { type, ...(id ? { id } : {}), attributes } });
+const doc = (type: string, attributes: Record<string, unknown>, id?: string) => ({
+  data: { type, ...(id ? { id } : {}), attributes },
+});
 
 /** The store with every read it is asked for named in `reads`; everything else as it is. */
 function counted(store: Store, reads: string[]): Store {
@@ -97,7 +102,10 @@ export async function startPages(options: PagesOptions = {}): Promise<PagesFixtu
   async function api(method: string, path: string, body?: unknown) {
     const response = await fetch(`${server.url}${path}`, {
       method,
-      headers: { 'x-authorization': key, ...(body === undefined ? {} : { 'content-type': 'application/vnd.api+json' }) },
+      headers: {
+        'x-authorization': key,
+        ...(body === undefined ? {} : { 'content-type': 'application/vnd.api+json' }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await response.text();
@@ -125,7 +133,14 @@ export async function startPages(options: PagesOptions = {}): Promise<PagesFixtu
       return result.value.id;
     },
     async customer(attributes = {}) {
-      const data = await created('/customers', 'customer', { first_name: 'Jan', last_name: 'Jansen', email: 'jan@example.com', iban: VALID_IBAN, bank_holder: 'J. Jansen', ...attributes });
+      const data = await created('/customers', 'customer', {
+        first_name: 'Jan',
+        last_name: 'Jansen',
+        email: 'jan@example.com',
+        iban: VALID_IBAN,
+        bank_holder: 'J. Jansen',
+        ...attributes,
+      });
       return data.id as string;
     },
     async subscription(attributes) {
@@ -138,7 +153,9 @@ export async function startPages(options: PagesOptions = {}): Promise<PagesFixtu
           all((q) => {
             const query = q.selectFrom(table).selectAll();
             const column = table === 'subscriptions' ? 'id' : 'subscription_id';
-            return (subscriptionId === undefined ? query : query.where(column as never, '=', subscriptionId as never)).orderBy('id' as never);
+            return (
+              subscriptionId === undefined ? query : query.where(column as never, '=', subscriptionId as never)
+            ).orderBy('id' as never);
           }),
         ),
       ),
@@ -148,7 +165,11 @@ export async function startPages(options: PagesOptions = {}): Promise<PagesFixtu
 }
 
 /** An invoice on the subscription with the given lines, finalised: its hosted_invoice_url. */
-export async function finalisedInvoice(f: PagesFixture, subscriptionId: string, lines: Record<string, unknown>[]): Promise<{ id: string; url: string; attributes: any }> {
+export async function finalisedInvoice(
+  f: PagesFixture,
+  subscriptionId: string,
+  lines: Record<string, unknown>[],
+): Promise<{ id: string; url: string; attributes: any }> {
   const invoice = await f.api('POST', '/invoices', doc('invoice', { subscription_id: subscriptionId }));
   if (invoice.status !== 201) throw new Error(`invoice: ${JSON.stringify(invoice.json)}`);
   const id = invoice.json.data.id as string;

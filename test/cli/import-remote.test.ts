@@ -20,13 +20,17 @@ import { storeWithAccount, tempDir } from '../helpers/store.js';
 
 const children: ChildProcess[] = [];
 afterEach(() => {
-  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const child of children.splice(0))
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 });
 
 async function serve(): Promise<{ url: string; key: string }> {
   ensureBundle('idempotency_keys');
   const { dbPath, key } = await storeWithAccount();
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--db', dbPath], { env: { PATH: process.env.PATH, NO_COLOR: '1', BILLING_CONFIG_DIR: TEST_CONFIG_DIR }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--db', dbPath], {
+    env: { PATH: process.env.PATH, NO_COLOR: '1', BILLING_CONFIG_DIR: TEST_CONFIG_DIR },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.push(child);
   return { url: `http://127.0.0.1:${await watchServe(child).port}`, key };
 }
@@ -36,7 +40,11 @@ const total = async (url: string, key: string): Promise<{ total: number; emails:
   let next: string | null = `${url}/customers?page[size]=100`;
   let count = 0;
   while (next) {
-    const page = (await (await fetch(next, { headers: { 'x-authorization': key } })).json()) as { data: { attributes: { email: string } }[]; meta: { total: number }; links: { next: string | null } };
+    const page = (await (await fetch(next, { headers: { 'x-authorization': key } })).json()) as {
+      data: { attributes: { email: string } }[];
+      meta: { total: number };
+      links: { next: string | null };
+    };
     emails.push(...page.data.map((c) => c.attributes.email));
     count = page.meta.total;
     next = page.links.next;
@@ -50,9 +58,17 @@ describe('billing import, remote', () => {
     const dir = tempDir();
     const file = join(dir, 'customers.ndjson');
     const rows = 400;
-    writeFileSync(file, Array.from({ length: rows }, (_, i) => JSON.stringify({ first_name: 'Jan', last_name: `Row ${i + 1}`, email: `row${i + 1}@example.com` })).join('\n') + '\n');
+    writeFileSync(
+      file,
+      Array.from({ length: rows }, (_, i) =>
+        JSON.stringify({ first_name: 'Jan', last_name: `Row ${i + 1}`, email: `row${i + 1}@example.com` }),
+      ).join('\n') + '\n',
+    );
     const remote = ['--base-url', url, '--api-key', key, 'import', 'customers', file];
-    const child = spawn(process.execPath, [BIN, ...remote, '--quiet'], { env: { PATH: process.env.PATH, BILLING_CONFIG_DIR: TEST_CONFIG_DIR }, stdio: 'ignore' });
+    const child = spawn(process.execPath, [BIN, ...remote, '--quiet'], {
+      env: { PATH: process.env.PATH, BILLING_CONFIG_DIR: TEST_CONFIG_DIR },
+      stdio: 'ignore',
+    });
     children.push(child);
     // Killed once some rows are in, with requests in flight.
     const deadline = Date.now() + 20_000;
@@ -81,7 +97,7 @@ describe('billing import, remote', () => {
     expect((await total(url, key)).total).toBe(rows);
   }, 60_000);
 
-  it('rejects what the server refuses, with the line and the server\'s reasons; a 401 stops the import (exit 4)', async () => {
+  it("rejects what the server refuses, with the line and the server's reasons; a 401 stops the import (exit 4)", async () => {
     const { url, key } = await serve();
     const dir = tempDir();
     const file = join(dir, 'c.csv');
@@ -99,10 +115,27 @@ describe('billing import, remote', () => {
     const { url, key } = await serve();
     const dir = tempDir();
     const ndjson = join(dir, 'c.ndjson');
-    writeFileSync(ndjson, Buffer.concat([Buffer.from('{"first_name":"Anna","last_name":"Ansen","email":"anna@example.com"}\n{"first_name":"B'), Buffer.from([0xff]), Buffer.from('b","last_name":"Bos","email":"bob@example.com"}\n')]));
+    writeFileSync(
+      ndjson,
+      Buffer.concat([
+        Buffer.from('{"first_name":"Anna","last_name":"Ansen","email":"anna@example.com"}\n{"first_name":"B'),
+        Buffer.from([0xff]),
+        Buffer.from('b","last_name":"Bos","email":"bob@example.com"}\n'),
+      ]),
+    );
     const csv = join(dir, 'c.csv');
-    writeFileSync(csv, Buffer.concat([Buffer.from('first_name,last_name,email\nAnna,Ansen,anna@example.com\nB'), Buffer.from([0xe9]), Buffer.from('b,Bos,bob@example.com\n')]));
-    for (const [file, at] of [[ndjson, 'line 2, byte offset 85 (0xff)'], [csv, 'line 3, byte offset 56 (0xe9)']] as const) {
+    writeFileSync(
+      csv,
+      Buffer.concat([
+        Buffer.from('first_name,last_name,email\nAnna,Ansen,anna@example.com\nB'),
+        Buffer.from([0xe9]),
+        Buffer.from('b,Bos,bob@example.com\n'),
+      ]),
+    );
+    for (const [file, at] of [
+      [ndjson, 'line 2, byte offset 85 (0xff)'],
+      [csv, 'line 3, byte offset 56 (0xe9)'],
+    ] as const) {
       const result = await runCli(['--base-url', url, '--api-key', key, 'import', 'customers', file]);
       expect(result.code, result.stderr).toBe(2);
       expect(result.stderr).toContain(`${file} is not UTF-8 text at ${at}`);
@@ -186,7 +219,16 @@ describe.each(['sqlite', 'postgres'] as const)('billing import, remote, its serv
       const [{ n }] = await onStore<{ n: number | string }>(location, `SELECT count(*) AS n FROM ${from}`);
       return Number(n);
     };
-    const importing = (url: string) => ['--base-url', url, '--api-key', key, 'import', 'customers', file, '--concurrency=8'];
+    const importing = (url: string) => [
+      '--base-url',
+      url,
+      '--api-key',
+      key,
+      'import',
+      'customers',
+      file,
+      '--concurrency=8',
+    ];
 
     const first = await start();
     const killed = spawn(process.execPath, [BIN, ...importing(first.url), '--quiet'], { env, stdio: 'ignore' });
@@ -235,18 +277,47 @@ describe('a POST whose answer was lost', () => {
         const headers: Record<string, string> = { 'content-type': 'application/vnd.api+json' };
         if (honours && key) headers['idempotency-key'] = key;
         res.writeHead(req.method === 'POST' ? 201 : 200, headers);
-        res.end(JSON.stringify(req.method === 'POST' ? { data: { type: 'customer', id: '1', attributes: { first_name: 'Jan', last_name: 'Jansen', email: 'jan@example.com' } } } : { data: [], meta: { total: 0 }, links: {} }));
+        res.end(
+          JSON.stringify(
+            req.method === 'POST'
+              ? {
+                  data: {
+                    type: 'customer',
+                    id: '1',
+                    attributes: { first_name: 'Jan', last_name: 'Jansen', email: 'jan@example.com' },
+                  },
+                }
+              : { data: [], meta: { total: 0 }, links: {} },
+          ),
+        );
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, posts, close: () => new Promise((resolve) => server.close(resolve)) };
+    return {
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      posts,
+      close: () => new Promise((resolve) => server.close(resolve)),
+    };
   }
 
   it('is sent again, with the same key, to a server that honours keys', async () => {
     ensureBundle();
     const server = await flaky(true);
     try {
-      const result = await runCli(['--base-url', server.url, '--api-key', 'k', 'customers', 'create', '--first-name', 'Jan', '--last-name', 'Jansen', '--email', 'jan@example.com']);
+      const result = await runCli([
+        '--base-url',
+        server.url,
+        '--api-key',
+        'k',
+        'customers',
+        'create',
+        '--first-name',
+        'Jan',
+        '--last-name',
+        'Jansen',
+        '--email',
+        'jan@example.com',
+      ]);
       expect(result.code, result.stderr).toBe(0);
       expect(server.posts).toHaveLength(2);
       expect(server.posts[0]).toMatch(/^[0-9a-f-]{36}$/);
@@ -260,7 +331,20 @@ describe('a POST whose answer was lost', () => {
     ensureBundle();
     const server = await flaky(false);
     try {
-      const result = await runCli(['--base-url', server.url, '--api-key', 'k', 'customers', 'create', '--first-name', 'Jan', '--last-name', 'Jansen', '--email', 'jan@example.com']);
+      const result = await runCli([
+        '--base-url',
+        server.url,
+        '--api-key',
+        'k',
+        'customers',
+        'create',
+        '--first-name',
+        'Jan',
+        '--last-name',
+        'Jansen',
+        '--email',
+        'jan@example.com',
+      ]);
       expect(result.code).toBe(3);
       expect(server.posts).toHaveLength(1);
     } finally {

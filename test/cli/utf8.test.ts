@@ -8,7 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/store.js';
 import { cli } from './harness.js';
 
-const bytes = (...parts: (string | number[])[]): Buffer => Buffer.concat(parts.map((part) => (typeof part === 'string' ? Buffer.from(part) : Buffer.from(part))));
+const bytes = (...parts: (string | number[])[]): Buffer =>
+  Buffer.concat(parts.map((part) => (typeof part === 'string' ? Buffer.from(part) : Buffer.from(part))));
 const line = (n: number) => `{"first_name":"First${n}","last_name":"Last${n}","email":"c${n}@example.com"}\n`;
 const BOM = [0xef, 0xbb, 0xbf];
 
@@ -22,7 +23,10 @@ describe('billing import of bytes that are not UTF-8', () => {
     const dir = tempDir();
     const file = join(dir, 'customers.ndjson');
     const head = line(1) + line(2);
-    writeFileSync(file, bytes(head, '{"first_name":"Jan', [0xff], '","last_name":"J","email":"j@example.com"}\n', line(4)));
+    writeFileSync(
+      file,
+      bytes(head, '{"first_name":"Jan', [0xff], '","last_name":"J","email":"j@example.com"}\n', line(4)),
+    );
     const run = cli(join(dir, 'billing.db'));
     const result = await run.run(['import', 'customers', file, '--batch-size', '1']);
     const offset = Buffer.byteLength(head) + '{"first_name":"Jan'.length;
@@ -46,16 +50,24 @@ describe('billing import of bytes that are not UTF-8', () => {
     const run = cli(join(dir, 'billing.db'));
     const result = await run.run(['import', 'customers', file]);
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe(`error: ${file} is not UTF-8 text at line 3, byte offset ${Buffer.byteLength(head) + 2} (0xe2): save it as UTF-8 and import it again; nothing was imported\n`);
+    expect(result.stderr).toBe(
+      `error: ${file} is not UTF-8 text at line 3, byte offset ${Buffer.byteLength(head) + 2} (0xe2): save it as UTF-8 and import it again; nothing was imported\n`,
+    );
     expect(await run.customerCount()).toBe(0);
   });
 
   it('standard input (-): named as such, in either format', async () => {
     const run = cli(join(tempDir(), 'billing.db'));
-    const ndjson = await run.run(['import', 'customers', '-', '--format', 'ndjson'], { stdin: bytes(line(1), [0xc0, 0x80], '\n') });
+    const ndjson = await run.run(['import', 'customers', '-', '--format', 'ndjson'], {
+      stdin: bytes(line(1), [0xc0, 0x80], '\n'),
+    });
     expect(ndjson.code).toBe(2);
-    expect(ndjson.stderr).toBe(`error: standard input (-) is not UTF-8 text at line 2, byte offset ${Buffer.byteLength(line(1))} (0xc0): save it as UTF-8 and import it again; nothing was imported\n`);
-    const csv = await run.run(['import', 'customers', '-', '--format', 'csv'], { stdin: bytes('first_name,last_name,email\nJos', [0xe9], ',Smit,jos@example.com\n') });
+    expect(ndjson.stderr).toBe(
+      `error: standard input (-) is not UTF-8 text at line 2, byte offset ${Buffer.byteLength(line(1))} (0xc0): save it as UTF-8 and import it again; nothing was imported\n`,
+    );
+    const csv = await run.run(['import', 'customers', '-', '--format', 'csv'], {
+      stdin: bytes('first_name,last_name,email\nJos', [0xe9], ',Smit,jos@example.com\n'),
+    });
     expect(csv.code).toBe(2);
     expect(csv.stderr).toContain('standard input (-) is not UTF-8 text at line 2, byte offset 30 (0xe9)');
     expect(await run.customerCount()).toBe(0);
@@ -81,23 +93,54 @@ describe('--data of bytes that are not UTF-8', () => {
     const dir = tempDir();
     const file = join(dir, 'customer.json');
     writeFileSync(file, BAD);
-    writeFileSync(join(dir, 'document.json'), bytes('{"data":{"type":"customer","attributes":{"first_name":"X', [0xc3], '"}}}'));
+    writeFileSync(
+      join(dir, 'document.json'),
+      bytes('{"data":{"type":"customer","attributes":{"first_name":"X', [0xc3], '"}}}'),
+    );
     const run = cli(join(dir, 'billing.db'));
-    const where = (name: string, offset: number) => `error: --data: ${name} is not UTF-8 text at line 1, byte offset ${offset} (0xc3): save it as UTF-8; nothing was sent\n`;
-    expect(await run.run(['customers', 'create', '--data', `@${file}`])).toEqual({ code: 2, stdout: '', stderr: where(file, 16) });
-    expect(await run.run(['customers', 'create', '--data', '-'], { stdin: BAD })).toEqual({ code: 2, stdout: '', stderr: where('standard input (-)', 16) });
-    expect(await run.run(['api', 'POST', '/customers', '--data', `@${join(dir, 'document.json')}`])).toEqual({ code: 2, stdout: '', stderr: where(join(dir, 'document.json'), 56) });
-    expect(await run.run(['api', 'POST', '/customers', '--data', '-'], { stdin: BAD })).toMatchObject({ code: 2, stderr: where('standard input (-)', 16) });
+    const where = (name: string, offset: number) =>
+      `error: --data: ${name} is not UTF-8 text at line 1, byte offset ${offset} (0xc3): save it as UTF-8; nothing was sent\n`;
+    expect(await run.run(['customers', 'create', '--data', `@${file}`])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: where(file, 16),
+    });
+    expect(await run.run(['customers', 'create', '--data', '-'], { stdin: BAD })).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: where('standard input (-)', 16),
+    });
+    expect(await run.run(['api', 'POST', '/customers', '--data', `@${join(dir, 'document.json')}`])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: where(join(dir, 'document.json'), 56),
+    });
+    expect(await run.run(['api', 'POST', '/customers', '--data', '-'], { stdin: BAD })).toMatchObject({
+      code: 2,
+      stderr: where('standard input (-)', 16),
+    });
     expect(await run.customerCount()).toBe(0);
   });
 
   it('a leading byte order mark is dropped, as the API drops it', async () => {
     const dir = tempDir();
-    writeFileSync(join(dir, 'customer.json'), bytes(BOM, '{"first_name":"Bo","last_name":"M","email":"bom@example.com"}'));
+    writeFileSync(
+      join(dir, 'customer.json'),
+      bytes(BOM, '{"first_name":"Bo","last_name":"M","email":"bom@example.com"}'),
+    );
     const run = cli(join(dir, 'billing.db'));
     const made = await run.run(['customers', 'create', '--data', `@${join(dir, 'customer.json')}`, '-q']);
     expect(made.code, made.stderr).toBe(0);
-    expect((await run.run(['api', 'POST', '/customers', '--data', '-'], { stdin: bytes(BOM, '{"data":{"type":"customer","attributes":{"first_name":"Bo","last_name":"N","email":"bon@example.com"}}}') })).code).toBe(0);
+    expect(
+      (
+        await run.run(['api', 'POST', '/customers', '--data', '-'], {
+          stdin: bytes(
+            BOM,
+            '{"data":{"type":"customer","attributes":{"first_name":"Bo","last_name":"N","email":"bon@example.com"}}}',
+          ),
+        })
+      ).code,
+    ).toBe(0);
     expect(await emails(run)).toEqual(['bom@example.com', 'bon@example.com']);
   });
 });

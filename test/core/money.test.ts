@@ -100,7 +100,11 @@ const decimal = (cents: number): string => {
 };
 
 describe('money over its whole range', () => {
-  const anyCents = fc.oneof(fc.maxSafeInteger(), fc.integer({ min: -1e6, max: 1e6 }), fc.constantFrom(Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER, MONEY_MAX, -MONEY_MAX));
+  const anyCents = fc.oneof(
+    fc.maxSafeInteger(),
+    fc.integer({ min: -1e6, max: 1e6 }),
+    fc.constantFrom(Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER, MONEY_MAX, -MONEY_MAX),
+  );
   const bounded = fc.oneof(
     fc.integer({ min: -MONEY_MAX, max: MONEY_MAX }),
     fc.integer({ min: MONEY_MAX - 10_000, max: MONEY_MAX }),
@@ -113,7 +117,10 @@ describe('money over its whole range', () => {
         expect(formatAmount(cents)).toBe(decimal(cents) === '-0.00' ? '0.00' : decimal(cents));
         expect(parseAmount(formatAmount(cents))).toBe(cents === 0 ? 0 : cents);
       }),
-      { numRuns: 5000, examples: [[Number.MAX_SAFE_INTEGER], [-Number.MAX_SAFE_INTEGER], [MONEY_MAX], [-MONEY_MAX], [99], [-1]] },
+      {
+        numRuns: 5000,
+        examples: [[Number.MAX_SAFE_INTEGER], [-Number.MAX_SAFE_INTEGER], [MONEY_MAX], [-MONEY_MAX], [99], [-1]],
+      },
     );
     expect(formatAmount(Number.MAX_SAFE_INTEGER)).toBe('90071992547409.91');
   });
@@ -122,7 +129,11 @@ describe('money over its whole range', () => {
     fc.assert(
       fc.property(bounded, (cents) => {
         const json = JSON.stringify(amountNumber(cents));
-        expect(json).toBe(decimal(cents).replace(/\.?0+$/, '').replace(/^-?$/, '0'));
+        expect(json).toBe(
+          decimal(cents)
+            .replace(/\.?0+$/, '')
+            .replace(/^-?$/, '0'),
+        );
         expect(parseAmount(JSON.parse(json))).toBe(cents);
       }),
       { numRuns: 5000, examples: [[MONEY_MAX], [-MONEY_MAX], [MONEY_MAX - 1], [-MONEY_MAX + 1], [1], [0]] },
@@ -179,14 +190,18 @@ describe('divideRounded', () => {
 
   it('rounds to the nearest integer, halves away from zero, for any integers', () => {
     fc.assert(
-      fc.property(fc.integer({ min: -1e9, max: 1e9 }), fc.integer({ min: -1e6, max: 1e6 }).filter((d) => d !== 0), (n, d) => {
-        // Exact reference in BigInt: round(|n|/|d|) half up = floor((2|n| + |d|) / 2|d|), then the sign.
-        const an = BigInt(Math.abs(n));
-        const ad = BigInt(Math.abs(d));
-        const magnitude = Number((2n * an + ad) / (2n * ad));
-        const expected = magnitude === 0 ? 0 : Math.sign(n) * Math.sign(d) * magnitude;
-        expect(divideRounded(n, d)).toBe(expected);
-      }),
+      fc.property(
+        fc.integer({ min: -1e9, max: 1e9 }),
+        fc.integer({ min: -1e6, max: 1e6 }).filter((d) => d !== 0),
+        (n, d) => {
+          // Exact reference in BigInt: round(|n|/|d|) half up = floor((2|n| + |d|) / 2|d|), then the sign.
+          const an = BigInt(Math.abs(n));
+          const ad = BigInt(Math.abs(d));
+          const magnitude = Number((2n * an + ad) / (2n * ad));
+          const expected = magnitude === 0 ? 0 : Math.sign(n) * Math.sign(d) * magnitude;
+          expect(divideRounded(n, d)).toBe(expected);
+        },
+      ),
     );
   });
 });

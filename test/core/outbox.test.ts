@@ -12,7 +12,6 @@ import { hostname } from 'node:os';
 import { lookup } from 'node:dns/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAccount } from '../../src/lib/core/accounts.js';
-import type { Account } from '../../src/lib/core/context.js';
 import {
   claimDeliveries,
   hostBackoff,
@@ -20,11 +19,10 @@ import {
   RETRY_DELAYS_S,
   retryDelivery,
 } from '../../src/lib/core/outbox.js';
-import { createPlan } from '../../src/lib/core/plan-writes.js';
 import { runDue } from '../../src/lib/core/due.js';
 import { hostKey, isPrivateAddress } from '../../src/lib/core/webhooks.js';
 import { createRouter } from '../../src/lib/api/router.js';
-import { WebhookSender } from '../../src/lib/outbox/webhooks.js';
+import { WebhookSender } from '../../src/lib/runtime/webhooks.js';
 import { all, run } from '../../src/lib/store/unit.js';
 import { context, createCustomer, makePlan, send, TestClock, VALID_IBAN, type Answer } from '../api/support.js';
 import { testCore, type TestCore } from '../helpers/store.js';
@@ -41,7 +39,9 @@ afterEach(async () => {
 });
 
 /** A receiver on 127.0.0.1 answering each request with what `answer` says (a status, or never). */
-async function receiver(answer: (n: number, r: Received) => number | 'hang' = () => 200): Promise<{ url: string; got: Received[] }> {
+async function receiver(
+  answer: (n: number, r: Received) => number | 'hang' = () => 200,
+): Promise<{ url: string; got: Received[] }> {
   const got: Received[] = [];
   const server = createServer((req, res) => {
     let body = '';
@@ -72,9 +72,17 @@ function verify(secret: string, r: Received): boolean {
 
 const subscriptionBody = (attributes: Record<string, unknown>) => ({ data: { type: 'subscription', attributes } });
 
-async function setup(clock = new TestClock()): Promise<{ core: TestCore; clock: TestClock; customer: string; plan: number; secret: string }> {
+async function setup(
+  clock = new TestClock(),
+): Promise<{ core: TestCore; clock: TestClock; customer: string; plan: number; secret: string }> {
   const core = await testCore({ clock });
-  const customer = await createCustomer(core, { first_name: 'Ann', last_name: 'Bee', email: 'ann@example.com', iban: VALID_IBAN, bank_holder: 'Ann Bee' });
+  const customer = await createCustomer(core, {
+    first_name: 'Ann',
+    last_name: 'Bee',
+    email: 'ann@example.com',
+    iban: VALID_IBAN,
+    bank_holder: 'Ann Bee',
+  });
   const plan = await makePlan(core);
   return { core, clock, customer, plan, secret: (await core.account()).webhook_secret };
 }
@@ -115,14 +123,21 @@ async function until(what: string, check: () => boolean, ms = 5_000): Promise<vo
   }
 }
 
-const deliveries = (core: TestCore) => core.store.read(() => all((q) => q.selectFrom('webhook_deliveries').selectAll().orderBy('id')));
+const deliveries = (core: TestCore) =>
+  core.store.read(() => all((q) => q.selectFrom('webhook_deliveries').selectAll().orderBy('id')));
 const events = (core: TestCore) => core.store.read(() => all((q) => q.selectFrom('events').selectAll().orderBy('id')));
 
 describe('the outbox', () => {
   it('writes each event with one delivery per URL, in the change’s transaction; a refused request writes none', async () => {
     const { core, customer, plan } = await setup();
     const made = await send(core, 'POST', '/subscriptions', {
-      body: subscriptionBody({ customer_id: customer, subscription_plan_id: plan, status: 'active', subscription_webhook_url: 'https://hooks.example.com/s', transaction_webhook_url: 'https://hooks.example.com/t' }),
+      body: subscriptionBody({
+        customer_id: customer,
+        subscription_plan_id: plan,
+        status: 'active',
+        subscription_webhook_url: 'https://hooks.example.com/s',
+        transaction_webhook_url: 'https://hooks.example.com/t',
+      }),
     });
     expect(made.status).toBe(201);
     const id = made.body.data.id as string;
@@ -143,21 +158,35 @@ describe('the outbox', () => {
     ]);
     expect(ds.map((d) => d.event_uid)).toEqual(evs.map((e) => e.uid));
     expect(new Set(ds.map((d) => d.delivery_id)).size).toBe(4);
-    const tx = evs[2]!.transaction_id;
-    expect(JSON.parse(ds[1]!.body)).toEqual({ subscription_id: id, status: 'active' });
-    expect(JSON.parse(ds[3]!.body)).toEqual({ subscription_id: id, transaction_id: tx, status: 'scheduled' });
+    const tx = evs[2].transaction_id;
+    expect(JSON.parse(ds[1].body)).toEqual({ subscription_id: id, status: 'active' });
+    expect(JSON.parse(ds[3].body)).toEqual({ subscription_id: id, transaction_id: tx, status: 'scheduled' });
 
     // Refused (activating a cancelled subscription): no event, no delivery.
-    expect((await send(core, 'PATCH', `/subscriptions/${id}`, { body: { data: { type: 'subscription', id, attributes: { status: 'cancelled' } } } })).status).toBe(200);
+    expect(
+      (
+        await send(core, 'PATCH', `/subscriptions/${id}`, {
+          body: { data: { type: 'subscription', id, attributes: { status: 'cancelled' } } },
+        })
+      ).status,
+    ).toBe(200);
     const before = [(await events(core)).length, (await deliveries(core)).length];
-    const refused = await send(core, 'PATCH', `/subscriptions/${id}`, { body: { data: { type: 'subscription', id, attributes: { status: 'active' } } } });
+    const refused = await send(core, 'PATCH', `/subscriptions/${id}`, {
+      body: { data: { type: 'subscription', id, attributes: { status: 'active' } } },
+    });
     expect(refused.status).toBe(400);
     expect([(await events(core)).length, (await deliveries(core)).length]).toEqual(before);
   });
 
   it('a subscription without webhook URLs has events and no deliveries', async () => {
     const { core, customer, plan } = await setup();
-    expect((await send(core, 'POST', '/subscriptions', { body: subscriptionBody({ customer_id: customer, subscription_plan_id: plan }) })).status).toBe(201);
+    expect(
+      (
+        await send(core, 'POST', '/subscriptions', {
+          body: subscriptionBody({ customer_id: customer, subscription_plan_id: plan }),
+        })
+      ).status,
+    ).toBe(201);
     expect((await events(core)).length).toBe(1);
     expect(await deliveries(core)).toEqual([]);
   });
@@ -167,13 +196,19 @@ describe('a sender', () => {
   it('retries a receiver that fails three times, on the store’s clock, with the same delivery id and a valid signature each time', async () => {
     const { core, clock, customer, plan, secret } = await setup();
     const hook = await receiver((n) => (n <= 3 ? 500 : 204));
-    const made = await send(core, 'POST', '/subscriptions', { body: subscriptionBody({ customer_id: customer, subscription_plan_id: plan, subscription_webhook_url: `${hook.url}/s` }) });
+    const made = await send(core, 'POST', '/subscriptions', {
+      body: subscriptionBody({
+        customer_id: customer,
+        subscription_plan_id: plan,
+        subscription_webhook_url: `${hook.url}/s`,
+      }),
+    });
     const sender = new WebhookSender(core.store, core.clock, {});
     try {
       expect(await sender.deliver()).toEqual({ delivered: 0, failed: 1, left: false });
       let [row] = await deliveries(core);
-      expect([row!.status, row!.attempts, row!.last_status, row!.last_error]).toEqual(['pending', 1, 500, 'answered 500']);
-      expect(row!.next_at).toBe(new Date(clock.ms + RETRY_DELAYS_S[0] * 1000).toISOString());
+      expect([row.status, row.attempts, row.last_status, row.last_error]).toEqual(['pending', 1, 500, 'answered 500']);
+      expect(row.next_at).toBe(new Date(clock.ms + RETRY_DELAYS_S[0] * 1000).toISOString());
       // Not due yet: nothing is sent.
       expect(await sender.deliver()).toEqual({ delivered: 0, failed: 0, left: false });
       expect(hook.got).toHaveLength(1);
@@ -182,9 +217,9 @@ describe('a sender', () => {
         await sender.deliver();
       }
       [row] = await deliveries(core);
-      expect([row!.status, row!.attempts, row!.last_status]).toEqual(['delivered', 4, 204]);
+      expect([row.status, row.attempts, row.last_status]).toEqual(['delivered', 4, 204]);
       expect(hook.got).toHaveLength(4);
-      expect(new Set(hook.got.map((r) => r.headers['billing-delivery']))).toEqual(new Set([row!.delivery_id]));
+      expect(new Set(hook.got.map((r) => r.headers['billing-delivery']))).toEqual(new Set([row.delivery_id]));
       for (const r of hook.got) {
         expect(verify(secret, r)).toBe(true);
         expect(r.headers['content-type']).toBe('application/json');
@@ -193,7 +228,7 @@ describe('a sender', () => {
         expect(JSON.parse(r.body)).toEqual({ subscription_id: made.body.data.id, status: 'unverified' });
       }
       // A signature with another secret does not verify.
-      expect(verify(`${secret}x`, hook.got[0]!)).toBe(false);
+      expect(verify(`${secret}x`, hook.got[0])).toBe(false);
     } finally {
       sender.close();
     }
@@ -203,7 +238,13 @@ describe('a sender', () => {
     const { core, clock, customer, plan } = await setup();
     let down = true;
     const hook = await receiver(() => (down ? 503 : 200));
-    await send(core, 'POST', '/subscriptions', { body: subscriptionBody({ customer_id: customer, subscription_plan_id: plan, subscription_webhook_url: `${hook.url}/s` }) });
+    await send(core, 'POST', '/subscriptions', {
+      body: subscriptionBody({
+        customer_id: customer,
+        subscription_plan_id: plan,
+        subscription_webhook_url: `${hook.url}/s`,
+      }),
+    });
     const sender = new WebhookSender(core.store, core.clock, {});
     try {
       const start = clock.ms;
@@ -213,7 +254,7 @@ describe('a sender', () => {
         await sender.deliver();
       }
       const [row] = await deliveries(core);
-      expect([row!.status, row!.attempts, row!.last_status]).toEqual(['failed', MAX_ATTEMPTS, 503]);
+      expect([row.status, row.attempts, row.last_status]).toEqual(['failed', MAX_ATTEMPTS, 503]);
       const hours = (clock.ms - start) / 3_600_000;
       expect(hours).toBeGreaterThan(20);
       expect(hours).toBeLessThan(30);
@@ -222,14 +263,14 @@ describe('a sender', () => {
       expect(hook.got).toHaveLength(MAX_ATTEMPTS);
 
       down = false;
-      const retried = await retryDelivery(await context(core), row!.id);
+      const retried = await retryDelivery(await context(core), row.id);
       expect(retried.ok && [retried.value.status, retried.value.attempts]).toEqual(['pending', 0]);
       expect(await sender.deliver()).toEqual({ delivered: 1, failed: 0, left: false });
-      expect(hook.got.at(-1)!.headers['billing-delivery']).toBe(row!.delivery_id);
-      expect((await deliveries(core))[0]!.status).toBe('delivered');
+      expect(hook.got.at(-1)!.headers['billing-delivery']).toBe(row.delivery_id);
+      expect((await deliveries(core))[0].status).toBe('delivered');
       // Already due: a second retry by hand is refused and changes nothing.
-      expect((await retryDelivery(await context(core), row!.id)).ok).toBe(true);
-      const again = await retryDelivery(await context(core), row!.id);
+      expect((await retryDelivery(await context(core), row.id)).ok).toBe(true);
+      const again = await retryDelivery(await context(core), row.id);
       expect(again.ok ? 'ok' : again.failure.kind).toBe('invalid_state');
       expect((await retryDelivery(await context(core), 999_999)).ok).toBe(false);
     } finally {
@@ -240,12 +281,23 @@ describe('a sender', () => {
   it('counts no answer within the timeout as a failed attempt', async () => {
     const { core, customer, plan } = await setup();
     const hook = await receiver(() => 'hang');
-    await send(core, 'POST', '/subscriptions', { body: subscriptionBody({ customer_id: customer, subscription_plan_id: plan, subscription_webhook_url: `${hook.url}/s` }) });
+    await send(core, 'POST', '/subscriptions', {
+      body: subscriptionBody({
+        customer_id: customer,
+        subscription_plan_id: plan,
+        subscription_webhook_url: `${hook.url}/s`,
+      }),
+    });
     const sender = new WebhookSender(core.store, core.clock, { timeoutMs: 300 });
     try {
       expect(await sender.deliver()).toEqual({ delivered: 0, failed: 1, left: false });
       const [row] = await deliveries(core);
-      expect([row!.status, row!.attempts, row!.last_status, row!.last_error]).toEqual(['pending', 1, null, 'no answer within 0.3 s']);
+      expect([row.status, row.attempts, row.last_status, row.last_error]).toEqual([
+        'pending',
+        1,
+        null,
+        'no answer within 0.3 s',
+      ]);
     } finally {
       sender.close();
     }
@@ -254,13 +306,19 @@ describe('a sender', () => {
   it('stopped by its deadline, lets the delivery go untried (no attempt counted)', async () => {
     const { core, customer, plan } = await setup();
     const hook = await receiver(() => 'hang');
-    await send(core, 'POST', '/subscriptions', { body: subscriptionBody({ customer_id: customer, subscription_plan_id: plan, subscription_webhook_url: `${hook.url}/s` }) });
+    await send(core, 'POST', '/subscriptions', {
+      body: subscriptionBody({
+        customer_id: customer,
+        subscription_plan_id: plan,
+        subscription_webhook_url: `${hook.url}/s`,
+      }),
+    });
     const sender = new WebhookSender(core.store, core.clock, {});
     try {
       const report = await sender.deliver({ deadline: Date.now() + 300 });
       expect(report).toEqual({ delivered: 0, failed: 0, left: true });
       const [row] = await deliveries(core);
-      expect([row!.status, row!.attempts, row!.claimed_by, row!.claimed_until]).toEqual(['pending', 0, null, null]);
+      expect([row.status, row.attempts, row.claimed_by, row.claimed_until]).toEqual(['pending', 0, null, null]);
     } finally {
       sender.close();
     }
@@ -270,7 +328,15 @@ describe('a sender', () => {
     const { core, customer, plan } = await setup();
     const hook = await receiver();
     for (let i = 0; i < 20; i++) {
-      const made = await send(core, 'POST', '/subscriptions', { body: subscriptionBody({ customer_id: customer, subscription_plan_id: plan, status: 'active', subscription_webhook_url: `${hook.url}/s`, transaction_webhook_url: `${hook.url}/t` }) });
+      const made = await send(core, 'POST', '/subscriptions', {
+        body: subscriptionBody({
+          customer_id: customer,
+          subscription_plan_id: plan,
+          status: 'active',
+          subscription_webhook_url: `${hook.url}/s`,
+          transaction_webhook_url: `${hook.url}/t`,
+        }),
+      });
       expect(made.status).toBe(201);
     }
     const total = (await deliveries(core)).length;
@@ -368,8 +434,8 @@ describe('fair delivery', () => {
       ]);
       const [backoff] = await core.store.read(() => all((q) => q.selectFrom('webhook_hosts').selectAll()));
       expect(backoff).toMatchObject({ host, timeouts: 1 });
-      expect(Date.parse(backoff!.retry_at)).toBeGreaterThan(before);
-      expect(Date.parse(backoff!.retry_at)).toBeLessThanOrEqual(Date.now() + 1_000);
+      expect(Date.parse(backoff.retry_at)).toBeGreaterThan(before);
+      expect(Date.parse(backoff.retry_at)).toBeLessThanOrEqual(Date.now() + 1_000);
 
       // Another sender (another instance) holds it back too: nothing is claimed, nothing sent.
       expect(await second.deliver()).toEqual({ delivered: 0, failed: 0, left: false });
@@ -377,7 +443,7 @@ describe('fair delivery', () => {
 
       // It answers again; once its back-off has passed, its untried deliveries go, and the back-off is over.
       hang = false;
-      await new Promise((resolve) => setTimeout(resolve, Math.max(0, Date.parse(backoff!.retry_at) - Date.now() + 50)));
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, Date.parse(backoff.retry_at) - Date.now() + 50)));
       expect(await second.deliver()).toEqual({ delivered: 3, failed: 0, left: false });
       expect(slow.got).toHaveLength(5);
       expect(await core.store.read(() => all((q) => q.selectFrom('webhook_hosts').selectAll()))).toEqual([]);
@@ -542,13 +608,13 @@ describe('the private-address policy of each delivery', () => {
         'subscription.unverified',
       ]);
       rows = await deliveries(core);
-      expect(rows[2]!.last_error).toMatch(new RegExp(`^refused: ${name} resolves to .*a private address$`));
-      expect(rows[3]!.last_error).toBe('refused: the URL names a loopback or private address');
+      expect(rows[2].last_error).toMatch(new RegExp(`^refused: ${name} resolves to .*a private address$`));
+      expect(rows[3].last_error).toBe('refused: the URL names a loopback or private address');
 
       // A retry by hand never widens it: from the CLI, the server's deliveries stay refused; through the
       // server, a delivery the CLI wrote is narrowed to the server's policy.
       for (const row of rows.slice(2)) expect((await retryDelivery(await context(core), row.id)).ok).toBe(true);
-      expect((await call('POST', `/webhook-deliveries/${rows[1]!.id}/retry`)).status).toBe(200);
+      expect((await call('POST', `/webhook-deliveries/${rows[1].id}/retry`)).status).toBe(200);
       rows = await deliveries(core);
       expect(rows.map((d) => [d.status, d.allow_private])).toEqual([
         ['delivered', 1],

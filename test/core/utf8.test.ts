@@ -18,7 +18,9 @@ const BAD: [string, number[]][] = [
 ];
 
 /** Valid text with every width of character, newlines and a literal U+FFFD (EF BF BD is UTF-8 too). */
-const textArb = fc.array(fc.constantFrom('a', 'é', '€', '𝄞', '\n', '\ufffd', ' ', '中', '\r\n'), { maxLength: 60 }).map((parts) => parts.join(''));
+const textArb = fc
+  .array(fc.constantFrom('a', 'é', '€', '𝄞', '\n', '\ufffd', ' ', '中', '\r\n'), { maxLength: 60 })
+  .map((parts) => parts.join(''));
 
 /** Bytes cut into random chunks. */
 const chunked = (bytes: Buffer, cuts: number[]): Buffer[] => {
@@ -64,13 +66,19 @@ describe('where bytes stop being UTF-8', () => {
 
   it('is the first byte of the first bad sequence: its offset and line, in memory and in chunks cut anywhere', () => {
     fc.assert(
-      fc.property(textArb, fc.constantFrom(...BAD), textArb, fc.array(fc.nat(), { maxLength: 8 }), (before, [, bad], after, cuts) => {
-        const head = Buffer.from(before);
-        const bytes = Buffer.concat([head, Buffer.from(bad), Buffer.from(after)]);
-        expect(invalidUtf8At(bytes)).toBe(head.length);
-        expect(utf8Problem(bytes)).toEqual({ offset: head.length, line: before.split('\n').length, byte: bad[0] });
-        expect(streamed(chunked(bytes, cuts))).toBe(head.length);
-      }),
+      fc.property(
+        textArb,
+        fc.constantFrom(...BAD),
+        textArb,
+        fc.array(fc.nat(), { maxLength: 8 }),
+        (before, [, bad], after, cuts) => {
+          const head = Buffer.from(before);
+          const bytes = Buffer.concat([head, Buffer.from(bad), Buffer.from(after)]);
+          expect(invalidUtf8At(bytes)).toBe(head.length);
+          expect(utf8Problem(bytes)).toEqual({ offset: head.length, line: before.split('\n').length, byte: bad[0] });
+          expect(streamed(chunked(bytes, cuts))).toBe(head.length);
+        },
+      ),
       { numRuns: 3000 },
     );
   });

@@ -21,12 +21,32 @@ describe('escapeFormula', () => {
     expect(escapeFormula(text)).toBe(written);
   });
 
-  it.each(['-12.50', '-0.05', '-3', '12.50', '0', 'Jan', "O'Brien", "'quoted'", ' =1', 'a=b', '', '€ 12.50', '[1,2]', '{"a":"=1"}'])('leaves %j as it is', (text) => {
+  it.each([
+    '-12.50',
+    '-0.05',
+    '-3',
+    '12.50',
+    '0',
+    'Jan',
+    "O'Brien",
+    "'quoted'",
+    ' =1',
+    'a=b',
+    '',
+    '€ 12.50',
+    '[1,2]',
+    '{"a":"=1"}',
+  ])('leaves %j as it is', (text) => {
     expect(escapeFormula(text)).toBe(text);
   });
 
   it('is undone by unescapeFormula, for any text (so an import reads back exactly what was exported)', () => {
-    const text = fc.oneof(fc.string(), fc.tuple(fc.constantFrom("'", "''", ''), fc.constantFrom('=', '+', '-', '@', '\t', '\r'), fc.string()).map((parts) => parts.join('')));
+    const text = fc.oneof(
+      fc.string(),
+      fc
+        .tuple(fc.constantFrom("'", "''", ''), fc.constantFrom('=', '+', '-', '@', '\t', '\r'), fc.string())
+        .map((parts) => parts.join('')),
+    );
     fc.assert(
       fc.property(text, (value) => {
         expect(unescapeFormula(escapeFormula(value))).toBe(value);
@@ -57,7 +77,17 @@ describe('cell', () => {
 });
 
 describe('every CSV writer', () => {
-  const hostile = { type: 'customer', id: '1', attributes: { first_name: '=HYPERLINK("http://x")', last_name: '@SUM(1)', telephone: '+31612345678', amount: '-12.50', note: "'-1" } };
+  const hostile = {
+    type: 'customer',
+    id: '1',
+    attributes: {
+      first_name: '=HYPERLINK("http://x")',
+      last_name: '@SUM(1)',
+      telephone: '+31612345678',
+      amount: '-12.50',
+      note: "'-1",
+    },
+  };
   const escapedRow = `1,"'=HYPERLINK(""http://x"")",'@SUM(1),'+31612345678,-12.50,''-1`;
   const rawRow = `1,"=HYPERLINK(""http://x"")",@SUM(1),+31612345678,-12.50,'-1`;
   const header = 'id,first_name,last_name,telephone,amount,note';
@@ -79,7 +109,7 @@ describe('every CSV writer', () => {
     fc.assert(
       fc.property(fc.array(fc.string(), { minLength: 1, maxLength: 5 }), (values) => {
         const row = Object.fromEntries(values.map((value, i) => [`c${i}`, value]));
-        const [, cells] = parse(objectsToCsv([row]), { relax_column_count: true }) as string[][];
+        const [, cells]: string[][] = parse(objectsToCsv([row]), { relax_column_count: true });
         expect(cells.map(unescapeFormula)).toEqual(values);
       }),
       { numRuns: 500 },

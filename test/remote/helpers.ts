@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll } from 'vitest';
 import { main } from '../../src/cli.js';
 import type { DepsOverrides } from '../../src/lib/command/deps.js';
-import { memoryIO } from '../../src/lib/command/io.js';
+import { memoryIO } from '../../src/lib/cli/io.js';
 
 export const BASE = 'https://api.test';
 export const KEY = 'k_secret_123';
@@ -43,7 +43,7 @@ export function remoteEnv(extra: Record<string, string | undefined> = {}): NodeJ
     ...extra,
   };
   for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
-  return env as NodeJS.ProcessEnv;
+  return env;
 }
 
 export interface RunResult {
@@ -72,7 +72,10 @@ export function loadFixtures(): Fixture[] {
   return readdirSync(FIXTURES_DIR)
     .filter((name) => name.endsWith('.json'))
     .sort()
-    .map((file) => ({ file, ...(JSON.parse(readFileSync(join(FIXTURES_DIR, file), 'utf8')) as Omit<Fixture, 'file'>) }));
+    .map((file) => ({
+      file,
+      ...(JSON.parse(readFileSync(join(FIXTURES_DIR, file), 'utf8')) as Omit<Fixture, 'file'>),
+    }));
 }
 
 export function fixture(file: string): Fixture {

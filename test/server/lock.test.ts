@@ -234,8 +234,8 @@ describe('billing serve while another process holds the SQLite write lock', () =
     const sub = await f.subscription({ customer_id: Number(customerId), subscription_plan_id: plan });
     const form = await fetch(sub.confirmationPage, { redirect: 'manual' });
     const raw = await form.text();
-    const field = /name="csrf" value="([^"]+)"/.exec(raw)![1]!;
-    const cookie = form.headers.get('set-cookie')!.split(';')[0]!;
+    const field = /name="csrf" value="([^"]+)"/.exec(raw)![1];
+    const cookie = form.headers.get('set-cookie')!.split(';')[0];
     const accept = () =>
       fetch(sub.confirmationPage, {
         method: 'POST',

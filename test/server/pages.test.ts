@@ -46,10 +46,18 @@ function formOf(answer: { raw: string; headers: Headers }): { field: string; coo
 }
 
 const post = (url: string, form: Record<string, string>, cookie?: string, headers: Record<string, string> = {}) =>
-  page(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...(cookie ? { cookie } : {}), ...headers }, body: new URLSearchParams(form).toString() });
+  page(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...(cookie ? { cookie } : {}), ...headers },
+    body: new URLSearchParams(form).toString(),
+  });
 
 /** An unverified subscription of a customer (Dutch unless told), with the page's URL. */
-async function arrange(f: PagesFixture, customer: Record<string, unknown> = {}, subscription: Record<string, unknown> = {}) {
+async function arrange(
+  f: PagesFixture,
+  customer: Record<string, unknown> = {},
+  subscription: Record<string, unknown> = {},
+) {
   const plan = await f.plan();
   const customerId = await f.customer(customer);
   const sub = await f.subscription({ customer_id: Number(customerId), subscription_plan_id: plan, ...subscription });
@@ -90,10 +98,22 @@ describe.each(ENGINES)('the mandate page (%s)', (engine) => {
     expect(answer.status).toBe(200);
     expectSecurityHeaders(answer.headers);
     expect(answer.raw).toContain('<html lang="nl">');
-    for (const text of ['Machtiging voor automatische incasso', 'Jan Jansen', 'Jansen &amp; Zn', 'Lidmaatschap Goud', '€ 12,50', 'per maand', `MNDT-${subId}`, 'sportclub', 'NL91 •••• 4300']) {
+    for (const text of [
+      'Machtiging voor automatische incasso',
+      'Jan Jansen',
+      'Jansen &amp; Zn',
+      'Lidmaatschap Goud',
+      '€ 12,50',
+      'per maand',
+      `MNDT-${subId}`,
+      'sportclub',
+      'NL91 •••• 4300',
+    ]) {
       expect(answer.text).toContain(text);
     }
-    expect(answer.text).toContain('Door akkoord te geven op deze machtiging geeft u toestemming aan sportclub om doorlopende incasso-opdrachten te sturen');
+    expect(answer.text).toContain(
+      'Door akkoord te geven op deze machtiging geeft u toestemming aan sportclub om doorlopende incasso-opdrachten te sturen',
+    );
     expect(answer.text).toContain('binnen 8 weken');
     expect(answer.raw).toContain(`<form method="post" action="./${tokenOf(confirmationPage)}">`);
     expect(answer.raw).toMatch(/<form [^>]+><input type="hidden" name="csrf" value="[\w-]{43}\.[\w-]{43}">/);
@@ -111,7 +131,14 @@ describe.each(ENGINES)('the mandate page (%s)', (engine) => {
     const answer = await page(fr.confirmationPage);
     expect(answer.status).toBe(200);
     expect(answer.raw).toContain('<html lang="fr">');
-    for (const text of ['Mandat de prélèvement SEPA', 'Amélie Dupont', '12,50 €', 'par mois', 'En acceptant ce mandat, vous autorisez (A) sportclub', "J'accepte le mandat".replace("'", '&#39;')]) {
+    for (const text of [
+      'Mandat de prélèvement SEPA',
+      'Amélie Dupont',
+      '12,50 €',
+      'par mois',
+      'En acceptant ce mandat, vous autorisez (A) sportclub',
+      "J'accepte le mandat".replace("'", '&#39;'),
+    ]) {
       expect(answer.text).toContain(text);
     }
     const expected: Record<string, string[]> = {
@@ -180,7 +207,9 @@ describe.each(ENGINES)('the mandate page (%s)', (engine) => {
     expect((await page(a.confirmationPage)).status).toBe(200);
     expect((await page(b.confirmationPage)).status).toBe(200);
     // The error page speaks the visitor's language when it knows no customer.
-    expect((await page(`${base}/invoice/nope`, { headers: { 'accept-language': 'fr-FR,fr;q=0.9' } })).text).toContain('Page introuvable');
+    expect((await page(`${base}/invoice/nope`, { headers: { 'accept-language': 'fr-FR,fr;q=0.9' } })).text).toContain(
+      'Page introuvable',
+    );
     // A POST to an unknown page is a 404 too, with a valid form or without, and changes nothing.
     const form = formOf(await page(a.confirmationPage));
     const before = await snapshot(f, a.subId);
@@ -217,7 +246,13 @@ describe.each(ENGINES)('the mandate page (%s)', (engine) => {
     expect(head.raw).toBe('');
     expectSecurityHeaders(head.headers);
     // And the invoice page allows GET and HEAD only.
-    await f.api('PATCH', `/subscriptions/${id}`, { data: { type: 'subscription', id, attributes: { status: 'active', mandate_accepted: true, mandate_accepted_date: '2026-11-21' } } });
+    await f.api('PATCH', `/subscriptions/${id}`, {
+      data: {
+        type: 'subscription',
+        id,
+        attributes: { status: 'active', mandate_accepted: true, mandate_accepted_date: '2026-11-21' },
+      },
+    });
     const invoice = await finalisedInvoice(f, id, [{ description: 'x', amount: '1.00', tax_rate: '21', quantity: 1 }]);
     const refused = await page(invoice.url, { method: 'POST' });
     expect(refused.status).toBe(405);
@@ -226,7 +261,11 @@ describe.each(ENGINES)('the mandate page (%s)', (engine) => {
 
   it('escapes every value: a customer named <script> is shown as text', async () => {
     const f = await startPages();
-    const { confirmationPage } = await arrange(f, { first_name: '<script>alert(1)</script>', last_name: '"Quote\' & <b>', company_name: '<img src=x onerror=alert(2)>' });
+    const { confirmationPage } = await arrange(f, {
+      first_name: '<script>alert(1)</script>',
+      last_name: '"Quote\' & <b>',
+      company_name: '<img src=x onerror=alert(2)>',
+    });
     const answer = await page(confirmationPage);
     expect(answer.status).toBe(200);
     expect(answer.raw).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
@@ -261,7 +300,11 @@ describe.each(ENGINES)('the mandate page (%s)', (engine) => {
       expect(answer.text, what).toContain('Formulier verlopen');
     }
     expect(await snapshot(f, a.subId)).toEqual(before);
-    expect(before.subscription[0]).toMatchObject({ status: 'unverified', mandate_accepted: 0, mandate_accepted_date: null });
+    expect(before.subscription[0]).toMatchObject({
+      status: 'unverified',
+      mandate_accepted: 0,
+      mandate_accepted_date: null,
+    });
   });
 
   it('refuses bodies that are too large (413) or not a form (415)', async () => {
@@ -271,7 +314,11 @@ describe.each(ENGINES)('the mandate page (%s)', (engine) => {
     const before = await snapshot(f, a.subId);
     const big = await post(a.confirmationPage, { csrf: form.field, pad: 'x'.repeat(9 * 1024) }, form.cookie);
     expect(big.status).toBe(413);
-    const json = await page(a.confirmationPage, { method: 'POST', headers: { 'content-type': 'application/json', cookie: form.cookie! }, body: JSON.stringify({ csrf: form.field }) });
+    const json = await page(a.confirmationPage, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', cookie: form.cookie! },
+      body: JSON.stringify({ csrf: form.field }),
+    });
     expect(json.status).toBe(415);
     expect(await snapshot(f, a.subId)).toEqual(before);
   });
@@ -298,8 +345,13 @@ describe.each(ENGINES)('the mandate page (%s)', (engine) => {
     expect(['queued', 'scheduled']).toContain(transactions[0].status);
     const events = await f.rows('events', a.subId);
     expect(events.map((e) => [e.name, e.status])).toContainEqual(['subscription.status', 'active']);
-    const deliveries = (await f.rows('webhook_deliveries')).filter((d) => d.url === 'http://127.0.0.1:9/hooks/subscriptions');
-    expect(deliveries.map((d) => JSON.parse(d.body))).toContainEqual({ subscription_id: String(a.subId), status: 'active' });
+    const deliveries = (await f.rows('webhook_deliveries')).filter(
+      (d) => d.url === 'http://127.0.0.1:9/hooks/subscriptions',
+    );
+    expect(deliveries.map((d) => JSON.parse(d.body))).toContainEqual({
+      subscription_id: String(a.subId),
+      status: 'active',
+    });
     // The API shows it the same.
     const viaApi = await f.api('GET', `/subscriptions/${a.subId}`);
     expect(viaApi.json.data.attributes).toMatchObject({ status: 'active', mandate_accepted: true });
@@ -330,7 +382,9 @@ describe.each(ENGINES)('the mandate page (%s)', (engine) => {
     const target = 'https://shop.example.com/thanks?order=42&x=<y>';
     const a = await arrange(f, { language: 'en' }, { success_redirect_url: target });
     const shown = await page(a.confirmationPage);
-    expect(shown.headers.get('content-security-policy')).toContain(`form-action 'self' ${f.server.baseUrl} https://shop.example.com;`);
+    expect(shown.headers.get('content-security-policy')).toContain(
+      `form-action 'self' ${f.server.baseUrl} https://shop.example.com;`,
+    );
     const form = formOf(shown);
     const accepted = await post(a.confirmationPage, { csrf: form.field }, form.cookie);
     expect(accepted.status).toBe(303);
@@ -351,7 +405,9 @@ describe.each(ENGINES)('the mandate page (%s)', (engine) => {
     const f = await startPages();
     const a = await arrange(f, { language: 'fr' });
     const form = formOf(await page(a.confirmationPage));
-    const cancelled = await f.api('PATCH', `/subscriptions/${a.id}`, { data: { type: 'subscription', id: a.id, attributes: { status: 'cancelled' } } });
+    const cancelled = await f.api('PATCH', `/subscriptions/${a.id}`, {
+      data: { type: 'subscription', id: a.id, attributes: { status: 'cancelled' } },
+    });
     expect(cancelled.status).toBe(200);
     const shown = await page(a.confirmationPage);
     expect(shown.status).toBe(200);
@@ -398,12 +454,18 @@ describe.each(ENGINES)('the mandate page (%s)', (engine) => {
     // misses of a real token, other thank-you pages and invoice tokens.
     const guess = (n: number): string => {
       switch (n % 6) {
-        case 0: return `/mandate/accept/${a.subId}/${randomToken()}`;
-        case 1: return `/mandate/accept/${(n % 50) + 1}/MNDT-${(n % 50) + 1}`;
-        case 2: return `/mandate/accept/${b.subId}/${ta.slice(0, 63)}${ta[63] === 'f' ? 'e' : 'f'}`;
-        case 3: return `/mandate/accepted/${1000 + n}/${randomToken()}`;
-        case 4: return `/invoice/${randomToken().slice(0, 32)}`;
-        default: return `/mandate/accept/${a.subId}/${randomToken()}`;
+        case 0:
+          return `/mandate/accept/${a.subId}/${randomToken()}`;
+        case 1:
+          return `/mandate/accept/${(n % 50) + 1}/MNDT-${(n % 50) + 1}`;
+        case 2:
+          return `/mandate/accept/${b.subId}/${ta.slice(0, 63)}${ta[63] === 'f' ? 'e' : 'f'}`;
+        case 3:
+          return `/mandate/accepted/${1000 + n}/${randomToken()}`;
+        case 4:
+          return `/invoice/${randomToken().slice(0, 32)}`;
+        default:
+          return `/mandate/accept/${a.subId}/${randomToken()}`;
       }
     };
     const readsBefore = f.reads.length;
@@ -516,7 +578,20 @@ describe.each(ENGINES)('the invoice page (%s)', (engine) => {
   const startPages = (options: { now?: string } = {}) => startFixture({ ...options, engine });
   async function invoiceFixture(customer: Record<string, unknown> = {}) {
     const f = await startPages();
-    const a = await arrange(f, { street: 'Kerkstraat', house_number: '12', house_number_add: 'B', postalcode: '1234 AB', city: 'Utrecht', country_iso2: 'NL', company_name: 'Jansen BV', ...customer }, { status: 'active' });
+    const a = await arrange(
+      f,
+      {
+        street: 'Kerkstraat',
+        house_number: '12',
+        house_number_add: 'B',
+        postalcode: '1234 AB',
+        city: 'Utrecht',
+        country_iso2: 'NL',
+        company_name: 'Jansen BV',
+        ...customer,
+      },
+      { status: 'active' },
+    );
     const invoice = await finalisedInvoice(f, a.id, [
       { description: 'Lunchbox', amount: '10.00', tax_rate: '21', quantity: 2 },
       { description: 'Boek <deel 1>', amount: '12.35', tax_rate: '9', quantity: 3 },
@@ -527,7 +602,12 @@ describe.each(ENGINES)('the invoice page (%s)', (engine) => {
   it('shows a finalised invoice: creditor, reference, dates, customer and address, lines, VAT per rate and totals, status', async () => {
     const { f, invoice } = await invoiceFixture();
     // The API's own totals, for the page to agree with.
-    expect(invoice.attributes).toMatchObject({ amount_excl: '57.05', tax_amount: '7.53', amount_incl: '64.58', status: 'open' });
+    expect(invoice.attributes).toMatchObject({
+      amount_excl: '57.05',
+      tax_amount: '7.53',
+      amount_incl: '64.58',
+      status: 'open',
+    });
     expect(invoice.url).toMatch(new RegExp(`^${f.server.baseUrl}/invoice/[A-Za-z0-9_-]{32}$`));
     const answer = await page(invoice.url);
     expect(answer.status).toBe(200);
@@ -549,8 +629,12 @@ describe.each(ENGINES)('the invoice page (%s)', (engine) => {
       expect(t).toContain(text);
     }
     // Lines: description, quantity, unit price, rate, amount.
-    expect(t).toMatch(/<td>Lunchbox<\/td><td class="num">2<\/td><td class="num">€ 10,00<\/td><td class="num">21%<\/td><td class="num">€ 20,00<\/td>/);
-    expect(t).toMatch(/<td>Boek &lt;deel 1&gt;<\/td><td class="num">3<\/td><td class="num">€ 12,35<\/td><td class="num">9%<\/td><td class="num">€ 37,05<\/td>/);
+    expect(t).toMatch(
+      /<td>Lunchbox<\/td><td class="num">2<\/td><td class="num">€ 10,00<\/td><td class="num">21%<\/td><td class="num">€ 20,00<\/td>/,
+    );
+    expect(t).toMatch(
+      /<td>Boek &lt;deel 1&gt;<\/td><td class="num">3<\/td><td class="num">€ 12,35<\/td><td class="num">9%<\/td><td class="num">€ 37,05<\/td>/,
+    );
     // Totals and VAT per rate, highest rate first.
     expect(t).toContain('<td>Totaal excl. btw</td><td class="num">€ 57,05</td>');
     expect(t).toContain('<td>Btw 21% over € 20,00</td><td class="num">€ 4,20</td>');
@@ -570,7 +654,18 @@ describe.each(ENGINES)('the invoice page (%s)', (engine) => {
     expect(answer.raw).toContain('<html lang="fr">');
     expect(answer.raw).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
     expect(answer.raw).not.toMatch(/<script/i);
-    for (const text of ['Facture', 'À payer', 'Total HT', '57,05 €', 'TVA 21 % sur 20,00 €', '4,20 €', 'TVA 9 % sur 37,05 €', 'Total TTC', '64,58 €']) expect(answer.text).toContain(text);
+    for (const text of [
+      'Facture',
+      'À payer',
+      'Total HT',
+      '57,05 €',
+      'TVA 21 % sur 20,00 €',
+      '4,20 €',
+      'TVA 9 % sur 37,05 €',
+      'Total TTC',
+      '64,58 €',
+    ])
+      expect(answer.text).toContain(text);
     // Its credit note: negated amounts, naming the original.
     const credit = await f.api('POST', `/invoices/${invoice.id}/credit`);
     expect([200, 201]).toContain(credit.status);
@@ -587,12 +682,20 @@ describe.each(ENGINES)('the invoice page (%s)', (engine) => {
 
   it('has no page for a draft, and 404s any other token', async () => {
     const { f, a, invoice } = await invoiceFixture();
-    const draft = await f.api('POST', '/invoices', { data: { type: 'invoice', attributes: { subscription_id: a.id } } });
+    const draft = await f.api('POST', '/invoices', {
+      data: { type: 'invoice', attributes: { subscription_id: a.id } },
+    });
     expect(draft.json.data.attributes.hosted_invoice_url).toBeNull();
     const token = invoice.url.slice(invoice.url.lastIndexOf('/') + 1);
     const other = token.slice(0, -1) + (token.endsWith('A') ? 'B' : 'A');
     expect((await page(`${f.server.url}/invoice/${other}`)).status).toBe(404);
-    expect((await page(`${f.server.url}/invoice/${token.toLowerCase() === token ? token.toUpperCase() : token.toLowerCase()}`)).status).toBe(404);
+    expect(
+      (
+        await page(
+          `${f.server.url}/invoice/${token.toLowerCase() === token ? token.toUpperCase() : token.toLowerCase()}`,
+        )
+      ).status,
+    ).toBe(404);
     expect((await page(`${f.server.url}/invoice/${token}`)).status).toBe(200);
   });
 });

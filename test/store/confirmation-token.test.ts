@@ -35,7 +35,10 @@ const ROWS = [
     [2, CODE],
     [3, 'MNDT-3'],
   ].map(
-    ([id, code]) => `INSERT INTO subscriptions (id, account_id, customer_id, subscription_plan_id, mandate_code, start_date,
+    ([
+      id,
+      code,
+    ]) => `INSERT INTO subscriptions (id, account_id, customer_id, subscription_plan_id, mandate_code, start_date,
       created_at, updated_at) VALUES (${id}, 1, 1, 1, ${quoted(code)}, '${T}', '${T}', '${T}')`,
   ),
   // 1: an email waiting to be sent; 2: a text (never sent by the service); 3: an email already sent.
@@ -44,7 +47,14 @@ const ROWS = [
     [2, 'sms', '+31612345678', bodyFor(2, CODE), 'NULL', 'NULL'],
     [3, 'email', 'jan@example.com', bodyFor(3, 'MNDT-3'), `'${T}'`, 'NULL'],
   ].map(
-    ([id, channel, recipient, body, sent, next]) => `INSERT INTO notifications (account_id, customer_id, subscription_id,
+    ([
+      id,
+      channel,
+      recipient,
+      body,
+      sent,
+      next,
+    ]) => `INSERT INTO notifications (account_id, customer_id, subscription_id,
       kind, channel, language, recipient, subject, body, created_at, sent_at, next_send_at)
     VALUES (1, 1, ${id}, 'mandate_confirmation', '${channel}', 'nl', '${recipient}', 'Bevestig', ${quoted(body)},
       '${T}', ${sent}, ${next})`,

@@ -74,7 +74,7 @@ describe.runIf(ENGINE === 'sqlite')('a SQLite store while another process holds 
     const holder = await holdWriteLock(path);
     let thrown: unknown;
     try {
-      background.write(() => insertAccount('skipped'));
+      void background.write(() => insertAccount('skipped'));
     } catch (error) {
       thrown = error;
     }

@@ -20,7 +20,13 @@ const pragmas = (path: string) => {
     return {
       userVersion: db.pragma('user_version', { simple: true }) as number,
       journalMode: db.pragma('journal_mode', { simple: true }) as string,
-      tables: (db.prepare("SELECT name FROM pragma_table_list WHERE schema = 'main' AND type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[]).map((t) => t.name),
+      tables: (
+        db
+          .prepare(
+            "SELECT name FROM pragma_table_list WHERE schema = 'main' AND type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
+          )
+          .all() as { name: string }[]
+      ).map((t) => t.name),
     };
   } finally {
     db.close();
@@ -39,7 +45,12 @@ async function onPostgres<R extends pg.QueryResultRow>(url: string, text: string
 }
 
 const postgresTables = async (url: string) =>
-  (await onPostgres<{ table_name: string }>(url, "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name")).map((t) => t.table_name);
+  (
+    await onPostgres<{ table_name: string }>(
+      url,
+      "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name",
+    )
+  ).map((t) => t.table_name);
 
 /** The tables of a store and their columns in order, as the engine itself describes them. */
 async function schemaOf(engine: 'sqlite' | 'postgres', location: string): Promise<Record<string, string[]>> {
@@ -47,7 +58,11 @@ async function schemaOf(engine: 'sqlite' | 'postgres', location: string): Promis
   if (engine === 'sqlite') {
     const db = new Database(location, { readonly: true });
     try {
-      for (const { name } of db.prepare("SELECT name FROM pragma_table_list WHERE schema = 'main' AND type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[]) {
+      for (const { name } of db
+        .prepare(
+          "SELECT name FROM pragma_table_list WHERE schema = 'main' AND type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
+        )
+        .all() as { name: string }[]) {
         schema[name] = (db.pragma(`table_info(${name})`) as { name: string }[]).map((c) => c.name);
       }
     } finally {
@@ -109,7 +124,9 @@ describe(`openStore on ${ENGINE}`, () => {
     const a = await testStore(location);
     const b = await testStore(location);
     const account = await defaultAccount(a, fixedClock(TEST_NOW));
-    expect(await b.read(() => get((q) => q.selectFrom('accounts').selectAll().where('id', '=', account.id)))).toEqual(account);
+    expect(await b.read(() => get((q) => q.selectFrom('accounts').selectAll().where('id', '=', account.id)))).toEqual(
+      account,
+    );
     expect(await a.schemaVersion()).toBe(migrations.length);
     expect(await b.schemaVersion()).toBe(migrations.length);
   });
@@ -125,7 +142,9 @@ describe(`openStore on ${ENGINE}`, () => {
         }),
       ),
     ).rejects.toThrow('boom');
-    expect((await store.read(() => get((q) => q.selectFrom('accounts').select('invoice_prefix'))))?.invoice_prefix).toBe('INV-');
+    expect(
+      (await store.read(() => get((q) => q.selectFrom('accounts').select('invoice_prefix'))))?.invoice_prefix,
+    ).toBe('INV-');
   });
 });
 
@@ -210,7 +229,9 @@ describe.runIf(ENGINE === 'sqlite')('openStore on a SQLite file (SQLite only)', 
     const a = await testStore(path);
     const b = await testStore(path);
     const account = await defaultAccount(a, fixedClock(TEST_NOW));
-    expect(await b.read(() => get((q) => q.selectFrom('accounts').selectAll().where('id', '=', account.id)))).toEqual(account);
+    expect(await b.read(() => get((q) => q.selectFrom('accounts').selectAll().where('id', '=', account.id)))).toEqual(
+      account,
+    );
     expect(pragmas(path)).toMatchObject({ userVersion: sqliteMigrations.length, journalMode: 'wal' });
   });
 });
@@ -219,7 +240,9 @@ describe.runIf(ENGINE === 'postgres')('openStore on a PostgreSQL database (Postg
   it('when the database is new, runs every migration and records the version in billing_schema', async () => {
     const url = await freshPostgresUrl();
     await (await openStore(url, { poolSize: 1 })).close();
-    expect(await onPostgres(url, 'SELECT version FROM billing_schema')).toEqual([{ version: postgresMigrations.length }]);
+    expect(await onPostgres(url, 'SELECT version FROM billing_schema')).toEqual([
+      { version: postgresMigrations.length },
+    ]);
     expect(await postgresTables(url)).toEqual([
       'accounts',
       'api_keys',
@@ -246,7 +269,9 @@ describe.runIf(ENGINE === 'postgres')('openStore on a PostgreSQL database (Postg
     const url = await freshPostgresUrl();
     await (await openStore(url, { poolSize: 1 })).close();
     await (await openStore(url, { poolSize: 1 })).close();
-    expect(await onPostgres(url, 'SELECT version FROM billing_schema')).toEqual([{ version: postgresMigrations.length }]);
+    expect(await onPostgres(url, 'SELECT version FROM billing_schema')).toEqual([
+      { version: postgresMigrations.length },
+    ]);
   });
 
   it('when two stores open one new database at the same moment, it is migrated once (the advisory lock) and both work', async () => {
@@ -255,7 +280,9 @@ describe.runIf(ENGINE === 'postgres')('openStore on a PostgreSQL database (Postg
     const stores = opened.flatMap((o) => (o.status === 'fulfilled' ? [closeLater(o.value)] : []));
     expect(opened.map((o) => (o.status === 'rejected' ? String(o.reason) : 'opened'))).toEqual(['opened', 'opened']);
     const [a, b] = stores as [Store, Store];
-    expect(await onPostgres(url, 'SELECT version FROM billing_schema')).toEqual([{ version: postgresMigrations.length }]);
+    expect(await onPostgres(url, 'SELECT version FROM billing_schema')).toEqual([
+      { version: postgresMigrations.length },
+    ]);
     expect(await postgresTables(url)).toEqual([
       'accounts',
       'api_keys',
@@ -276,7 +303,10 @@ describe.runIf(ENGINE === 'postgres')('openStore on a PostgreSQL database (Postg
       'webhook_deliveries',
       'webhook_hosts',
     ]);
-    const [fromA, fromB] = await Promise.all([defaultAccount(a, fixedClock(TEST_NOW)), defaultAccount(b, fixedClock(TEST_NOW))]);
+    const [fromA, fromB] = await Promise.all([
+      defaultAccount(a, fixedClock(TEST_NOW)),
+      defaultAccount(b, fixedClock(TEST_NOW)),
+    ]);
     expect(fromB).toEqual(fromA);
     expect(await a.schemaVersion()).toBe(postgresMigrations.length);
     expect(await b.schemaVersion()).toBe(postgresMigrations.length);

@@ -3,7 +3,7 @@
 // server, a refusal, the deadline), it prints nothing and ends with 0: a Tab must never print an error.
 import type { Command } from 'commander';
 import type { Deps } from '../../lib/command/deps.js';
-import { UsageError } from '../../lib/command/errors.js';
+import { UsageError } from '../../lib/cli/errors.js';
 import type { Invoke } from '../../lib/command/registry.js';
 import { ID_KINDS, idDeadlineMs, listIds, type Candidate } from '../../lib/completion/ids.js';
 
@@ -36,5 +36,7 @@ export function configure(cmd: Command, invoke: Invoke): void {
   cmd
     .argument('<what>', 'ids')
     .argument('<kind>', Object.keys(ID_KINDS).join(', '))
-    .action((what: string, kind: string, _opts: unknown, command: Command) => invoke(command, (deps) => run({ what, kind }, deps)));
+    .action((what: string, kind: string, _opts: unknown, command: Command) =>
+      invoke(command, (deps) => run({ what, kind }, deps)),
+    );
 }

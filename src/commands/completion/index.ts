@@ -3,7 +3,7 @@
 // are asked for when Tab is pressed (`billing __complete`, ./complete.ts).
 import { Argument, type Command } from 'commander';
 import type { Deps } from '../../lib/command/deps.js';
-import type { IO } from '../../lib/command/io.js';
+import type { IO } from '../../lib/cli/io.js';
 import { examples, prose, type Invoke, type VerbModule } from '../../lib/command/registry.js';
 import { bashScript } from '../../lib/completion/bash.js';
 import { fishScript } from '../../lib/completion/fish.js';
@@ -12,7 +12,10 @@ import { completionTree, type CompletionTree } from '../../lib/completion/tree.j
 import { zshScript } from '../../lib/completion/zsh.js';
 import { enumerations } from './lists.js';
 
-const SCRIPTS = { bash: bashScript, zsh: zshScript, fish: fishScript } satisfies Record<string, (tree: CompletionTree) => string>;
+const SCRIPTS = { bash: bashScript, zsh: zshScript, fish: fishScript } satisfies Record<
+  string,
+  (tree: CompletionTree) => string
+>;
 export type Shell = keyof typeof SCRIPTS;
 export const SHELLS = Object.keys(SCRIPTS) as Shell[];
 
@@ -46,7 +49,9 @@ export function completionCommand(buildAll: (io: IO) => Promise<Command>): VerbM
             'billing completion fish > ~/.config/fish/completions/billing.fish',
           ),
         )
-        .action((shell: Shell, _opts: unknown, command: Command) => invoke(command, async (deps) => run({ shell }, deps, await buildAll(deps.io))));
+        .action((shell: Shell, _opts: unknown, command: Command) =>
+          invoke(command, async (deps) => run({ shell }, deps, await buildAll(deps.io))),
+        );
     },
   };
 }

@@ -12,33 +12,29 @@
 // its key was first seen). A request refused before writing stores no key: sent again, it is
 // judged again.
 import { createHash } from 'node:crypto';
-import type { Updateable } from 'kysely';
 import { fixedClock, type Clock } from '../core/clock.js';
 import type { Account } from '../core/context.js';
-import type { IdempotencyKeyRow } from '../store/schema.js';
+import {
+  appendWrites,
+  findKey,
+  KeyTakenError,
+  storeAnswer,
+  sweepKeys,
+  takeKey,
+  type KeyOf,
+  type KeyRow,
+} from '../core/idempotency-keys.js';
 import { isLockBusy, skippedTurn, withoutWaiting, type Store } from '../store/store.js';
-import { andThen, get, run, type Build, type MaybePromise, type Unit } from '../store/unit.js';
+import { andThen, get, type Build, type MaybePromise, type Unit } from '../store/unit.js';
 import { simpleError } from './errors.js';
 import type { ApiRequest, ApiResponse } from './http.js';
+
+export { KeyTakenError };
 
 export const KEY_LIFETIME_MS = 24 * 60 * 60 * 1000;
 const VALID_KEY = /^[\x21-\x7e]{1,255}$/;
 /** Runs of one request in a row that another run of its key overtook (recorded a write first). */
 const MAX_RUNS = 5;
-
-/** A write found its slot of the key taken (another run of the request recorded it first): answered from the row. */
-export class KeyTakenError extends Error {
-  override name = 'KeyTakenError';
-}
-
-interface KeyRow {
-  request_hash: string;
-  status: number | null;
-  headers: string | null;
-  body: string | null;
-  created_at: string;
-  writes: string | null;
-}
 
 const requestHash = (request: ApiRequest): string =>
   createHash('sha256')
@@ -97,7 +93,7 @@ export async function answerOnce(
       // Kept from storing it by another process's lock on SQLite, the key is answered next time
       // from its recorded writes.
       try {
-        await store.write(() => updateKey(account.id, key, answer));
+        await store.write(() => storeAnswer(account.id, key, answer));
       } catch (error) {
         if (!isLockBusy(error)) throw error;
       }
@@ -105,23 +101,13 @@ export async function answerOnce(
     if (now.getTime() - lastSweep > 60_000) {
       lastSweep = now.getTime();
       try {
-        const sweep = () => run((q) => q.deleteFrom('idempotency_keys').where('created_at', '<', cutoff));
-        await withoutWaiting(store).write(sweep);
+        await withoutWaiting(store).write(() => sweepKeys(cutoff));
       } catch (error) {
         if (!skippedTurn(error)) throw error; // a sweep is never worth waiting for: the next one will do
       }
     }
     return echo(keyed.replayed() ? replayedAs(response) : response, key);
   }
-}
-
-/** Which key a run is of, and when it was first seen. */
-interface KeyOf {
-  accountId: number;
-  key: string;
-  hash: string;
-  at: string;
-  cutoff: string;
 }
 
 /**
@@ -140,23 +126,8 @@ function keyedRun(store: Store, the: KeyOf, writes: string | null) {
   function* record(value: unknown): Unit<void> {
     const item = JSON.stringify(value ?? null);
     const next = text === null ? `[${item}]` : `${text.slice(0, -1)},${item}]`;
-    if (text === null) {
-      // A key taken meanwhile (SQLite: by the writer before; PostgreSQL: a commit this transaction
-      // now sees, or its insert conflicting) is answered from that row instead.
-      if (yield* findKey(accountId, key, cutoff)) throw new KeyTakenError(key);
-      yield* run((q) => q.deleteFrom('idempotency_keys').where('account_id', '=', accountId).where('key', '=', key));
-      const row = { account_id: accountId, key, request_hash: hash, created_at: at, writes: next };
-      try {
-        yield* run((q) => q.insertInto('idempotency_keys').values(row));
-      } catch (error) {
-        if (isUniqueViolation(error)) throw new KeyTakenError(key);
-        throw error;
-      }
-    } else {
-      // Appended only to the writes this run knows: another run of the request that got here first wins.
-      const changed = yield* updateKey(accountId, key, { writes: next }, text);
-      if (changed !== 1) throw new KeyTakenError(key);
-    }
+    if (text === null) yield* takeKey({ accountId, key, hash, at, cutoff }, next);
+    else yield* appendWrites(accountId, key, text, next);
     pending = next;
   }
 
@@ -184,7 +155,12 @@ function keyedRun(store: Store, the: KeyOf, writes: string | null) {
   const keyed: Store = Object.assign(Object.create(store) as Store, {
     write: <T>(unit: () => Unit<T>, keep?: (value: T) => boolean) => once(unit, keep, (u, k) => store.write(u, k)),
     work: <T>(unit: () => Unit<T>, keep?: (value: T) => boolean) => once(unit, keep, (u, k) => store.work(u, k)),
-    writeOne: <R>(build: Build<R>) => once(() => get(build), undefined, (u) => store.write(u)),
+    writeOne: <R>(build: Build<R>) =>
+      once(
+        () => get(build),
+        undefined,
+        (u) => store.write(u),
+      ),
   });
   return {
     store: keyed,
@@ -194,24 +170,6 @@ function keyedRun(store: Store, the: KeyOf, writes: string | null) {
     /** Whether this run ended before making as many writes as were recorded: it took another course. */
     unreached: () => calls < recorded.length,
   };
-}
-
-/** Sets columns of one key's row; with `writes`, only while its writes are still those. */
-const updateKey = (accountId: number, key: string, set: Updateable<IdempotencyKeyRow>, writes?: string): Unit<number> =>
-  run((q) => {
-    const query = q.updateTable('idempotency_keys').set(set).where('account_id', '=', accountId).where('key', '=', key);
-    return writes === undefined ? query : query.where('writes', '=', writes);
-  });
-
-function* findKey(accountId: number, key: string, cutoff: string): Unit<KeyRow | undefined> {
-  return yield* get((q) =>
-    q
-      .selectFrom('idempotency_keys')
-      .select(['request_hash', 'status', 'headers', 'body', 'created_at', 'writes'])
-      .where('account_id', '=', accountId)
-      .where('key', '=', key)
-      .where('created_at', '>=', cutoff),
-  );
 }
 
 function storedAnswer(row: KeyRow): ApiResponse {
@@ -250,8 +208,3 @@ const echo = (response: ApiResponse, key: string): ApiResponse => ({
   ...response,
   headers: { ...response.headers, 'idempotency-key': key },
 });
-
-const isUniqueViolation = (error: unknown): boolean => {
-  const code = (error as { code?: string } | undefined)?.code;
-  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE';
-};

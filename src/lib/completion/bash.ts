@@ -1,6 +1,15 @@
 // The bash completion script: the tree as case statements, and a walk over COMP_WORDS. Written for
 // bash 3.2 too (macOS): no associative arrays, mapfile or ((…)) that could trip `set -e`.
-import { argValues, flagValues, globalValues, DEFAULT_SECONDS, MAX_SECONDS, pathOf, shQuote, varArg } from './shells.js';
+import {
+  argValues,
+  flagValues,
+  globalValues,
+  DEFAULT_SECONDS,
+  MAX_SECONDS,
+  pathOf,
+  shQuote,
+  varArg,
+} from './shells.js';
 import type { CompletionTree } from './tree.js';
 
 export function bashScript(tree: CompletionTree): string {
@@ -12,7 +21,8 @@ export function bashScript(tree: CompletionTree): string {
       return `    ${shQuote(pathOf(node))}) ${p}_cmds=${shQuote(node.commands.map((c) => c.name).join(' '))} ${p}_flags=${shQuote(flags)}${vararg} ;;`;
     })
     .join('\n');
-  const cases = (entries: [string, string][], indent: string) => entries.map(([key, value]) => `${indent}${shQuote(key)}) ${p}_v=${shQuote(value)} ;;`).join('\n');
+  const cases = (entries: [string, string][], indent: string) =>
+    entries.map(([key, value]) => `${indent}${shQuote(key)}) ${p}_v=${shQuote(value)} ;;`).join('\n');
   const globals = tree.globals.flatMap((flag) => flag.names).join(' ');
 
   return `# bash completion for ${tree.name}, written by \`${tree.name} completion bash\`: do not edit, write it again.

@@ -1,16 +1,29 @@
 // The fish completion script: one `complete` whose candidates come from a walk over the command
 // line (as cobra's scripts do), rather than a condition per flag that fish would run at every key.
-import { argValues, fishQuote, flagValues, globalValues, DEFAULT_SECONDS, MAX_SECONDS, pathOf, varArg } from './shells.js';
+import {
+  argValues,
+  fishQuote,
+  flagValues,
+  globalValues,
+  DEFAULT_SECONDS,
+  MAX_SECONDS,
+  pathOf,
+  varArg,
+} from './shells.js';
 import type { CompletionTree, FlagSpec } from './tree.js';
 
 /** name<TAB>description, as fish shows a candidate. */
 const described = (name: string, description: string): string => `${fishQuote(name)}\\t${fishQuote(description)}`;
-const flagEntries = (flags: FlagSpec[]): string => flags.flatMap((flag) => flag.names.map((name) => described(name, flag.description))).join(' ');
+const flagEntries = (flags: FlagSpec[]): string =>
+  flags.flatMap((flag) => flag.names.map((name) => described(name, flag.description))).join(' ');
 
 export function fishScript(tree: CompletionTree): string {
   const p = `__${tree.name}`;
   // fish's switch takes a value starting with - for an option of its own: every key starts with x.
-  const cases = (entries: [string, string][], indent: string) => entries.map(([key, value]) => `${indent}case ${fishQuote(`x${key}`)}\n${indent}    echo ${fishQuote(value)}`).join('\n');
+  const cases = (entries: [string, string][], indent: string) =>
+    entries
+      .map(([key, value]) => `${indent}case ${fishQuote(`x${key}`)}\n${indent}    echo ${fishQuote(value)}`)
+      .join('\n');
   const nodes = tree.nodes
     .map((node) =>
       [

@@ -38,11 +38,17 @@ export function flagValues(tree: CompletionTree): [string, string][] {
 
 /** FLAG -> encoded values of the global flags that take one. */
 export const globalValues = (tree: CompletionTree): [string, string][] =>
-  tree.globals.flatMap((flag: FlagSpec) => (flag.values ? flag.names.map((name): [string, string] => [name, encode(flag.values!)]) : []));
+  tree.globals.flatMap((flag: FlagSpec) =>
+    flag.values ? flag.names.map((name): [string, string] => [name, encode(flag.values!)]) : [],
+  );
 
 /** "PATH INDEX" -> encoded values of the arguments that have something to offer. */
 export const argValues = (tree: CompletionTree): [string, string][] =>
-  tree.nodes.flatMap((node) => node.args.flatMap((values, index): [string, string][] => (values.kind === 'any' ? [] : [[`${pathOf(node)} ${index}`, encode(values)]])));
+  tree.nodes.flatMap((node) =>
+    node.args.flatMap((values, index): [string, string][] =>
+      values.kind === 'any' ? [] : [[`${pathOf(node)} ${index}`, encode(values)]],
+    ),
+  );
 
 /** Index of the argument that repeats, or -1. */
 export const varArg = (node: NodeSpec): number => (node.variadic ? node.args.length - 1 : -1);

@@ -9,7 +9,8 @@ import type { Clock } from './clock.js';
 import type { Account, CoreContext } from './context.js';
 import { nowIso, transact } from './context.js';
 import type { Customer } from './customers.js';
-import { activate, flush, Ledger, loadSubscriptions } from './lifecycle.js';
+import { flush, Ledger, loadSubscriptions } from './ledger.js';
+import { activate } from './subscription-rules.js';
 import type { Plan } from './plans.js';
 import { fail, notFound, ok, type Result } from './result.js';
 import type { Store } from '../store/store.js';
@@ -65,10 +66,18 @@ const owning = (sub: MandateSubscription | undefined, token: string): MandateSub
   sameToken(token, sub?.confirmation_token ?? '') && sub ? sub : undefined;
 
 // By id alone: the account is not known yet (it is the subscription's).
-const subscriptionById = prepared<MandateSubscription, [number]>('mandate.subscription', (q, p) => q.selectFrom('subscriptions').selectAll().where('id', '=', p(0)));
-const customerById = prepared<Customer, [number]>('mandate.customer', (q, p) => q.selectFrom('customers').selectAll().where('id', '=', p(0)));
-const planById = prepared<Plan, [number]>('mandate.plan', (q, p) => q.selectFrom('subscription_plans').selectAll().where('id', '=', p(0)));
-const accountById = prepared<Account, [number]>('mandate.account', (q, p) => q.selectFrom('accounts').selectAll().where('id', '=', p(0)));
+const subscriptionById = prepared<MandateSubscription, [number]>('mandate.subscription', (q, p) =>
+  q.selectFrom('subscriptions').selectAll().where('id', '=', p(0)),
+);
+const customerById = prepared<Customer, [number]>('mandate.customer', (q, p) =>
+  q.selectFrom('customers').selectAll().where('id', '=', p(0)),
+);
+const planById = prepared<Plan, [number]>('mandate.plan', (q, p) =>
+  q.selectFrom('subscription_plans').selectAll().where('id', '=', p(0)),
+);
+const accountById = prepared<Account, [number]>('mandate.account', (q, p) =>
+  q.selectFrom('accounts').selectAll().where('id', '=', p(0)),
+);
 
 /** The page's data, or undefined for an unknown subscription or a token that is not its own. */
 export function* findMandate(id: number, token: string): Unit<MandateView | undefined> {
@@ -126,7 +135,12 @@ export async function acceptMandate(core: MandateCore, id: number, token: string
     yield* loadSubscriptions(l, [id], owner.id);
     const sub = l.subs.get(id);
     if (!sub || !sameToken(token, sub.confirmation_token)) return notFound<Accepted>('no mandate page here');
-    if (sub.status === 'cancelled') return fail<Accepted>({ kind: 'invalid_state', attribute: 'status', detail: 'the subscription is cancelled: its mandate can no longer be accepted' });
+    if (sub.status === 'cancelled')
+      return fail<Accepted>({
+        kind: 'invalid_state',
+        attribute: 'status',
+        detail: 'the subscription is cancelled: its mandate can no longer be accepted',
+      });
     let changed = false;
     if (sub.mandate_accepted !== 1 || sub.mandate_accepted_date === null) {
       sub.mandate_accepted = 1;
@@ -140,7 +154,9 @@ export async function acceptMandate(core: MandateCore, id: number, token: string
       changed = true;
     }
     if (changed) yield* flush(l);
-    const customer = (yield* get((q) => q.selectFrom('customers').selectAll().where('id', '=', sub.customer_id))) as Customer;
+    const customer = (yield* get((q) =>
+      q.selectFrom('customers').selectAll().where('id', '=', sub.customer_id),
+    )) as Customer;
     const { customer_payment_method: _, ...subscription } = sub;
     return ok<Accepted>({ changed, subscription, customer });
   });

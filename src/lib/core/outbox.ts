@@ -1,16 +1,17 @@
 // The webhook outbox. A status change's event is written with one delivery row per URL it goes to,
-// in the change's own transaction; senders (lib/outbox) claim due rows, post them, and record what
-// happened here. Every delivery keeps its delivery_id across attempts, so receivers can drop
-// duplicates: delivery is at least once, never silently dropped.
+// in the change's own transaction; senders (runtime/webhooks.ts) claim due rows, post them, and record
+// what happened here, each status through DELIVERY_TRANSITIONS. Every delivery keeps its delivery_id
+// across attempts, so receivers can drop duplicates: delivery is at least once, never silently dropped.
 import { randomUUID } from 'node:crypto';
 import type { EventRow, WebhookDeliveryRow } from '../store/schema.js';
 import type { Store } from '../store/store.js';
 import { all, prepared, run, writeRows, type Build, type RowsSpec, type Unit } from '../store/unit.js';
 import type { CoreContext } from './context.js';
 import { allowsPrivateWebhooks, nowIso, transact } from './context.js';
-import type { Ledger } from './lifecycle.js';
+import type { Ledger } from './ledger.js';
 import { findPage, type Condition, type PageOf, type PageRequest } from './paging.js';
 import { fail, notFound, ok, type Result } from './result.js';
+import { canMove, DELIVERY_TRANSITIONS, reaching, TransitionError, type DeliveryStatus } from './transitions.js';
 import { hostKey } from './webhooks.js';
 
 export type Delivery = Omit<WebhookDeliveryRow, 'id'> & { id: number };
@@ -27,8 +28,19 @@ const DELIVERY_INSERT: RowsSpec = {
   key: 'webhook_deliveries.insert',
   table: 'webhook_deliveries',
   columns: {
-    account_id: 'integer', event_uid: 'text', delivery_id: 'text', event: 'text', url: 'text', body: 'text', status: 'text', attempts: 'integer',
-    next_at: 'instant', created_at: 'instant', updated_at: 'instant', host: 'text', allow_private: 'flag',
+    account_id: 'integer',
+    event_uid: 'text',
+    delivery_id: 'text',
+    event: 'text',
+    url: 'text',
+    body: 'text',
+    status: 'text',
+    attempts: 'integer',
+    next_at: 'instant',
+    created_at: 'instant',
+    updated_at: 'instant',
+    host: 'text',
+    allow_private: 'flag',
   },
 };
 
@@ -36,11 +48,16 @@ const DELIVERY_INSERT: RowsSpec = {
 export function eventBody(event: Pick<EventRow, 'subscription_id' | 'transaction_id' | 'status'>): string {
   return event.transaction_id === null
     ? JSON.stringify({ subscription_id: String(event.subscription_id), status: event.status })
-    : JSON.stringify({ subscription_id: String(event.subscription_id), transaction_id: event.transaction_id, status: event.status });
+    : JSON.stringify({
+        subscription_id: String(event.subscription_id),
+        transaction_id: event.transaction_id,
+        status: event.status,
+      });
 }
 
 /** The event's name in a delivery's header: `subscription.active`, `transaction.charged_back`. */
-export const eventName = (event: Pick<EventRow, 'transaction_id' | 'status'>): string => `${event.transaction_id === null ? 'subscription' : 'transaction'}.${event.status}`;
+export const eventName = (event: Pick<EventRow, 'transaction_id' | 'status'>): string =>
+  `${event.transaction_id === null ? 'subscription' : 'transaction'}.${event.status}`;
 
 /**
  * The deliveries of a ledger's events: a subscription's change to its subscription_webhook_url; a
@@ -54,7 +71,12 @@ export function* writeDeliveries(l: Ledger): Unit<void> {
   const urls = new Map<number, { subscription_webhook_url: string | null; transaction_webhook_url: string | null }>();
   for (const sub of l.subs.values()) urls.set(sub.id, sub);
   if (missing.length > 0) {
-    const rows = yield* all((q) => q.selectFrom('subscriptions').select(['id', 'subscription_webhook_url', 'transaction_webhook_url']).where('id', 'in', missing));
+    const rows = yield* all((q) =>
+      q
+        .selectFrom('subscriptions')
+        .select(['id', 'subscription_webhook_url', 'transaction_webhook_url'])
+        .where('id', 'in', missing),
+    );
     for (const row of rows) urls.set(row.id, row);
   }
   const rows: Record<string, unknown>[] = [];
@@ -153,13 +175,18 @@ function fairIds(q: Parameters<Build<unknown>>[0], o: ClaimOptions, window: numb
           ),
         ),
       );
-    return order === undefined || window === undefined ? query : query.orderBy('w.next_at', order).orderBy('w.id', order).limit(window);
+    return order === undefined || window === undefined
+      ? query
+      : query.orderBy('w.next_at', order).orderBy('w.id', order).limit(window);
   };
   // The oldest due rows, and the newest (what was just written: another host's, behind a long backlog).
   const due =
     window === undefined
       ? candidates(undefined)
-      : q.selectFrom(candidates('asc').as('o')).selectAll().union(q.selectFrom(candidates('desc').as('n')).selectAll());
+      : q
+          .selectFrom(candidates('asc').as('o'))
+          .selectAll()
+          .union(q.selectFrom(candidates('desc').as('n')).selectAll());
   const byHost = q.selectFrom(due.as('u')).select((eb) => [
     'u.id',
     'u.account_id',
@@ -206,47 +233,48 @@ function fairIds(q: Parameters<Build<unknown>>[0], o: ClaimOptions, window: numb
  */
 export function claimDeliveries(store: Store, o: ClaimOptions): Claimed[] | Promise<Claimed[]> {
   return store.work(function* () {
-    const rows =
-      yield *
-      all((q, d) =>
-        d.locked(
-          q
-            .selectFrom('webhook_deliveries as w')
-            .select((eb) => [
-              'w.id',
-              'w.account_id',
-              'w.delivery_id',
-              'w.event',
-              'w.url',
-              'w.host',
-              'w.allow_private',
-              'w.body',
-              'w.attempts',
-              'w.next_at',
-              eb.selectFrom('webhook_hosts as h').select('h.timeouts').whereRef('h.host', '=', 'w.host').as('timeouts'),
-            ])
-            .where('w.id', 'in', fairIds(q, o, o.deep ? undefined : o.limit * WINDOW))
-            // Again on the row as locked (PostgreSQL, READ COMMITTED): another claim may have taken it since the
-            // ranking read it.
-            .where('w.status', '=', 'pending')
-            .where((eb) => eb.or([eb('w.claimed_until', 'is', null), eb('w.claimed_until', '<', o.realNow)])),
-          true,
-        ),
-      );
-    if (rows.length === 0) return [];
-    yield *
-      run((q) =>
+    const rows = yield* all((q, d) =>
+      d.locked(
         q
-          .updateTable('webhook_deliveries')
-          .set({ claimed_by: o.owner, claimed_until: o.until })
-          .where(
-            'id',
-            'in',
-            rows.map((r) => r.id),
-          ),
-      );
+          .selectFrom('webhook_deliveries as w')
+          .select((eb) => [
+            'w.id',
+            'w.account_id',
+            'w.delivery_id',
+            'w.event',
+            'w.url',
+            'w.host',
+            'w.allow_private',
+            'w.body',
+            'w.attempts',
+            'w.next_at',
+            eb.selectFrom('webhook_hosts as h').select('h.timeouts').whereRef('h.host', '=', 'w.host').as('timeouts'),
+          ])
+          .where('w.id', 'in', fairIds(q, o, o.deep ? undefined : o.limit * WINDOW))
+          // Again on the row as locked (PostgreSQL, READ COMMITTED): another claim may have taken it since the
+          // ranking read it.
+          .where('w.status', '=', 'pending')
+          .where((eb) => eb.or([eb('w.claimed_until', 'is', null), eb('w.claimed_until', '<', o.realNow)])),
+        true,
+      ),
+    );
+    if (rows.length === 0) return [];
+    yield* run((q) =>
+      q
+        .updateTable('webhook_deliveries')
+        .set({ claimed_by: o.owner, claimed_until: o.until })
+        .where(
+          'id',
+          'in',
+          rows.map((r) => r.id),
+        ),
+    );
     const accounts = [...new Set(rows.map((r) => r.account_id))];
-    const secrets = new Map((yield* all((q) => q.selectFrom('accounts').select(['id', 'webhook_secret']).where('id', 'in', accounts))).map((a) => [a.id, a.webhook_secret]));
+    const secrets = new Map(
+      (yield* all((q) => q.selectFrom('accounts').select(['id', 'webhook_secret']).where('id', 'in', accounts))).map(
+        (a) => [a.id, a.webhook_secret],
+      ),
+    );
     return rows.map(({ timeouts, ...r }) => ({ ...r, secret: secrets.get(r.account_id)!, probe: timeouts !== null }));
   });
 }
@@ -270,13 +298,40 @@ export interface Attempt {
 
 export const succeeded = (a: Attempt): boolean => a.status !== undefined && a.status >= 200 && a.status < 300;
 
+/** What a claim takes, so what a row a sender still holds is. */
+const CLAIMED: DeliveryStatus = 'pending';
+/** A success is written over the row unread: it may be in any status. */
+const ANY = Object.keys(DELIVERY_TRANSITIONS) as DeliveryStatus[];
+
+/**
+ * The status a delivery is written with, checked against DELIVERY_TRANSITIONS from every status the row
+ * may have then (`from`: what the read before the write let through): a change the table does not list
+ * is a bug, thrown before anything is written.
+ */
+function writeStatus(id: number, from: readonly DeliveryStatus[], to: DeliveryStatus): DeliveryStatus {
+  for (const status of from) {
+    if (status !== to && !canMove(DELIVERY_TRANSITIONS, status, to)) {
+      throw new TransitionError(`delivery ${id} cannot go from ${status} to ${to}`);
+    }
+  }
+  return to;
+}
+
 const DELIVERY_RECORD: RowsSpec = {
   key: 'webhook_deliveries.record',
   table: 'webhook_deliveries',
   by: 'id',
   columns: {
-    id: 'integer', status: 'text', attempts: 'integer', next_at: 'instant', last_status: 'integer', last_error: 'text', delivered_at: 'instant',
-    claimed_by: 'text', claimed_until: 'instant', updated_at: 'instant',
+    id: 'integer',
+    status: 'text',
+    attempts: 'integer',
+    next_at: 'instant',
+    last_status: 'integer',
+    last_error: 'text',
+    delivered_at: 'instant',
+    claimed_by: 'text',
+    claimed_until: 'instant',
+    updated_at: 'instant',
   },
 };
 
@@ -315,31 +370,62 @@ export function recordAttempts(store: Store, attempts: readonly Attempt[], o: Re
     const others = attempts.filter((a) => !succeeded(a)).map((a) => a.id);
     const held = new Set<number>();
     if (others.length > 0) {
-      const rows = yield* all((q) => q.selectFrom('webhook_deliveries').select('id').where('id', 'in', others).where('status', '=', 'pending').where('claimed_by', '=', o.owner));
+      const rows = yield* all((q) =>
+        q
+          .selectFrom('webhook_deliveries')
+          .select('id')
+          .where('id', 'in', others)
+          .where('status', '=', CLAIMED)
+          .where('claimed_by', '=', o.owner),
+      );
       for (const row of rows) held.add(row.id);
     }
     const rows: Record<string, unknown>[] = [];
     for (const a of attempts) {
       const base = { id: a.id, claimed_by: null, claimed_until: null, updated_at: now };
       if (succeeded(a)) {
-        rows.push({ ...base, status: 'delivered', attempts: a.tries + 1, next_at: now, last_status: a.status, last_error: null, delivered_at: now });
+        rows.push({
+          ...base,
+          status: writeStatus(a.id, ANY, 'delivered'),
+          attempts: a.tries + 1,
+          next_at: now,
+          last_status: a.status,
+          last_error: null,
+          delivered_at: now,
+        });
       } else if (held.has(a.id) && a.abandoned) {
-        rows.push({ ...base, status: 'pending', attempts: a.tries, next_at: a.dueAt, last_status: null, last_error: null, delivered_at: null });
+        rows.push({
+          ...base,
+          status: writeStatus(a.id, [CLAIMED], 'pending'),
+          attempts: a.tries,
+          next_at: a.dueAt,
+          last_status: null,
+          last_error: null,
+          delivered_at: null,
+        });
       } else if (held.has(a.id)) {
         const made = a.tries + 1;
         const last = made >= MAX_ATTEMPTS;
-        const next = last ? now : new Date(o.at.getTime() + RETRY_DELAYS_S[made - 1]! * 1000).toISOString();
+        const next = last ? now : new Date(o.at.getTime() + RETRY_DELAYS_S[made - 1] * 1000).toISOString();
         const error = (a.error ?? `answered ${a.status}`).slice(0, 500);
-        rows.push({ ...base, status: last ? 'failed' : 'pending', attempts: made, next_at: next, last_status: a.status ?? null, last_error: error, delivered_at: null });
+        rows.push({
+          ...base,
+          status: writeStatus(a.id, [CLAIMED], last ? 'failed' : 'pending'),
+          attempts: made,
+          next_at: next,
+          last_status: a.status ?? null,
+          last_error: error,
+          delivered_at: null,
+        });
       }
     }
     yield* writeRows('update', DELIVERY_RECORD, rows);
     const recovered = [...new Set(attempts.filter((a) => a.probe && a.status !== undefined).map((a) => a.host))];
-    if (recovered.length > 0) yield * run((q) => q.deleteFrom('webhook_hosts').where('host', 'in', recovered));
+    if (recovered.length > 0) yield* run((q) => q.deleteFrom('webhook_hosts').where('host', 'in', recovered));
     const timedOut = [...new Set(attempts.filter((a) => a.timedOut).map((a) => a.host))];
     if (timedOut.length === 0) return;
     const known = new Map(
-      (yield * all((q) => q.selectFrom('webhook_hosts').selectAll().where('host', 'in', timedOut))).map((h) => [
+      (yield* all((q) => q.selectFrom('webhook_hosts').selectAll().where('host', 'in', timedOut))).map((h) => [
         h.host,
         h,
       ]),
@@ -350,23 +436,28 @@ export function recordAttempts(store: Store, attempts: readonly Attempt[], o: Re
       if (before && before.retry_at > realNow) continue;
       const timeouts = (before?.timeouts ?? 0) + 1;
       const retryAt = new Date(o.realNow + hostBackoff(timeouts, o.backoffMs)).toISOString();
-      yield *
-        run((q) =>
-          q
-            .insertInto('webhook_hosts')
-            .values({ host, timeouts, retry_at: retryAt })
-            .onConflict((oc) => oc.column('host').doUpdateSet({ timeouts, retry_at: retryAt })),
-        );
+      yield* run((q) =>
+        q
+          .insertInto('webhook_hosts')
+          .values({ host, timeouts, retry_at: retryAt })
+          .onConflict((oc) => oc.column('host').doUpdateSet({ timeouts, retry_at: retryAt })),
+      );
     }
   });
 }
 
 const earliest = prepared<{ next_at: string }, []>('outbox.next', (q) =>
-  q.selectFrom('webhook_deliveries').select('next_at').where('status', '=', 'pending').orderBy('next_at').orderBy('id').limit(1),
+  q
+    .selectFrom('webhook_deliveries')
+    .select('next_at')
+    .where('status', '=', 'pending')
+    .orderBy('next_at')
+    .orderBy('id')
+    .limit(1),
 );
 
 /** The earliest pending delivery's due time (one read of the partial index), for a sender deciding whether to start. */
-export function* nextDue(): Unit<string | undefined> {
+export function* nextDelivery(): Unit<string | undefined> {
   return (yield* earliest.get())?.next_at;
 }
 
@@ -380,18 +471,24 @@ export function listDeliveries(ctx: CoreContext, page: PageRequest, find: Delive
   const where: Condition[] = [];
   const { status } = find;
   if (status !== undefined) where.push({ where: (eb) => eb('status', '=', status) });
-  return findPage('webhook_deliveries', ctx.account.id, page, { where }) as Unit<PageOf<Delivery>>;
+  return findPage('webhook_deliveries', ctx.account.id, page, { where });
 }
 
-export function listEvents(ctx: CoreContext, page: PageRequest, find: { subscription_id?: number } = {}): Unit<PageOf<Event>> {
+export function listEvents(
+  ctx: CoreContext,
+  page: PageRequest,
+  find: { subscription_id?: number } = {},
+): Unit<PageOf<Event>> {
   const where: Condition[] = [];
   const { subscription_id } = find;
   if (subscription_id !== undefined) where.push({ where: (eb) => eb('subscription_id', '=', subscription_id) });
-  return findPage('events', ctx.account.id, page, { where }) as Unit<PageOf<Event>>;
+  return findPage('events', ctx.account.id, page, { where });
 }
 
 export function* getDelivery(ctx: CoreContext, id: number): Unit<Result<Delivery>> {
-  const [row] = yield* all((q) => q.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).where('account_id', '=', ctx.account.id));
+  const [row] = yield* all((q) =>
+    q.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).where('account_id', '=', ctx.account.id),
+  );
   return row ? ok(row as Delivery) : notFound(`no webhook delivery with id ${id}`);
 }
 
@@ -404,7 +501,16 @@ export function retryDelivery(ctx: CoreContext, id: number): Result<Delivery> | 
     const found = yield* getDelivery(ctx, id);
     if (!found.ok) return found;
     if (found.value.status === 'pending' && found.value.attempts === 0) {
-      return fail<Delivery>({ kind: 'invalid_state', detail: `delivery ${id} is already due to be sent`, attribute: 'status' });
+      return fail<Delivery>({
+        kind: 'invalid_state',
+        detail: `delivery ${id} is already due to be sent`,
+        attribute: 'status',
+      });
+    }
+    const from = found.value.status;
+    if (!reaching(DELIVERY_TRANSITIONS, 'pending').includes(from)) {
+      const detail = `delivery ${id} is ${from}: it cannot be sent again`;
+      return fail<Delivery>({ kind: 'invalid_state', detail, attribute: 'status' });
     }
     const now = nowIso(ctx);
     // Whoever retries may narrow the policy on private targets, never widen it: a delivery a server
@@ -412,22 +518,21 @@ export function retryDelivery(ctx: CoreContext, id: number): Result<Delivery> | 
     // worked out again (rows from before hosts were kept have their URL as host).
     const allowPrivate = found.value.allow_private === 1 && allowsPrivateWebhooks(ctx) ? 1 : 0;
     const host = hostKey(found.value.url);
-    yield *
-      run((q) =>
-        q
-          .updateTable('webhook_deliveries')
-          .set({
-            status: 'pending',
-            attempts: 0,
-            next_at: now,
-            claimed_by: null,
-            claimed_until: null,
-            updated_at: now,
-            host,
-            allow_private: allowPrivate,
-          })
-          .where('id', '=', id),
-      );
+    yield* run((q) =>
+      q
+        .updateTable('webhook_deliveries')
+        .set({
+          status: 'pending',
+          attempts: 0,
+          next_at: now,
+          claimed_by: null,
+          claimed_until: null,
+          updated_at: now,
+          host,
+          allow_private: allowPrivate,
+        })
+        .where('id', '=', id),
+    );
     return yield* getDelivery(ctx, id);
   });
 }

@@ -10,7 +10,16 @@ import {
 import type { SubscriptionStatus } from '../schemas/vocabulary.js';
 import { get, run, type MaybePromise, type Unit } from '../store/unit.js';
 import { allowsPrivateWebhooks, transactLocked, nowIso, type CoreContext } from './context.js';
-import { activate, cancel, flush, Ledger, loadSubscriptions, moveSubscription, pause, restartCycles, setCancelDate, setResumeDate, type Sub } from './lifecycle.js';
+import { flush, Ledger, loadSubscriptions, type Sub } from './ledger.js';
+import {
+  activate,
+  cancel,
+  moveSubscription,
+  pause,
+  restartCycles,
+  setCancelDate,
+  setResumeDate,
+} from './subscription-rules.js';
 import { newConfirmationToken } from './mandate.js';
 import { confirmationPath, mandateConfirmation } from './notifications.js';
 import { getPlan } from './plans.js';
@@ -32,17 +41,30 @@ const DATES = ['mandate_accepted_date', 'start_date', 'cancel_date', 'resume_dat
 type DateName = (typeof DATES)[number];
 
 /** Rules on the values themselves, alike for create and update. */
-function checkValues(ctx: CoreContext, value: Record<string, unknown>, dates: Partial<Record<DateName, string | null>>, problems: AttributeProblem[]): void {
+function checkValues(
+  ctx: CoreContext,
+  value: Record<string, unknown>,
+  dates: Partial<Record<DateName, string | null>>,
+  problems: AttributeProblem[],
+): void {
   const now = nowIso(ctx);
   const tz = ctx.account.time_zone;
   const today = midnight(dayAt(now, tz), tz);
-  if (dates.mandate_accepted_date && dates.mandate_accepted_date > now) problems.push({ attribute: 'mandate_accepted_date', detail: 'must not be in the future' });
-  if (dates.cancel_date && dates.cancel_date < today) problems.push({ attribute: 'cancel_date', detail: 'must be today or later (today cancels at once)' });
-  if (dates.resume_date && dates.resume_date <= now) problems.push({ attribute: 'resume_date', detail: 'must be in the future' });
+  if (dates.mandate_accepted_date && dates.mandate_accepted_date > now)
+    problems.push({ attribute: 'mandate_accepted_date', detail: 'must not be in the future' });
+  if (dates.cancel_date && dates.cancel_date < today)
+    problems.push({ attribute: 'cancel_date', detail: 'must be today or later (today cancels at once)' });
+  if (dates.resume_date && dates.resume_date <= now)
+    problems.push({ attribute: 'resume_date', detail: 'must be in the future' });
   if (ctx.allowPrivateWebhooks === false) {
     for (const name of URLS) {
       const url = value[name];
-      if (typeof url === 'string' && (isPrivateTarget(url) || ctx.privateHosts?.has(hostOf(url) ?? ''))) problems.push({ attribute: name, detail: 'must be reachable from outside: loopback, private and link-local addresses are refused by this server' });
+      if (typeof url === 'string' && (isPrivateTarget(url) || ctx.privateHosts?.has(hostOf(url) ?? '')))
+        problems.push({
+          attribute: name,
+          detail:
+            'must be reachable from outside: loopback, private and link-local addresses are refused by this server',
+        });
     }
   }
 }
@@ -64,7 +86,10 @@ function* answer(ctx: CoreContext, id: number): Unit<Result<SubscriptionWithTran
  * foreign key check of its transaction) take predicate locks on the last page of the primary key,
  * which every other create writes its new id into: 550 rollbacks in a race of 8 x 50 creates.
  */
-export function createSubscription(ctx: CoreContext, attributes: Record<string, unknown>): MaybePromise<Result<SubscriptionWithTransactions>> {
+export function createSubscription(
+  ctx: CoreContext,
+  attributes: Record<string, unknown>,
+): MaybePromise<Result<SubscriptionWithTransactions>> {
   const prepared = prepareSubscription(ctx, attributes);
   return prepared.ok ? transactLocked(ctx.store, prepared.value) : prepared;
 }
@@ -73,8 +98,13 @@ export function createSubscription(ctx: CoreContext, attributes: Record<string, 
  * A create in two halves: the rules that need no store, then the unit that checks the rest and
  * writes (refusing before its first write). An import runs many such units in one transaction.
  */
-export function prepareSubscription(ctx: CoreContext, attributes: Record<string, unknown>): Result<() => Unit<Result<SubscriptionWithTransactions>>> {
-  const { value, problems } = validateAttributes(subscriptionCreateSchema, attributes, { readOnly: SUBSCRIPTION_READ_ONLY_ON_CREATE });
+export function prepareSubscription(
+  ctx: CoreContext,
+  attributes: Record<string, unknown>,
+): Result<() => Unit<Result<SubscriptionWithTransactions>>> {
+  const { value, problems } = validateAttributes(subscriptionCreateSchema, attributes, {
+    readOnly: SUBSCRIPTION_READ_ONLY_ON_CREATE,
+  });
   const tz = ctx.account.time_zone;
   const dates = readInstants(value, DATES, tz, problems);
   checkValues(ctx, value, dates, problems);
@@ -82,7 +112,8 @@ export function prepareSubscription(ctx: CoreContext, attributes: Record<string,
   if (value.mandate_accepted === true && !dates.mandate_accepted_date && !has(problems, 'mandate_accepted_date')) {
     problems.push({ attribute: 'mandate_accepted_date', detail: 'is required when mandate_accepted is true' });
   }
-  if (dates.resume_date && status !== 'paused') problems.push({ attribute: 'resume_date', detail: 'applies only to a subscription created paused' });
+  if (dates.resume_date && status !== 'paused')
+    problems.push({ attribute: 'resume_date', detail: 'applies only to a subscription created paused' });
   if (problems.length) return invalidAttributes(problems);
 
   return ok(function* () {
@@ -92,11 +123,26 @@ export function prepareSubscription(ctx: CoreContext, attributes: Record<string,
     const plan = planFound.ok ? planFound.value : undefined;
     const found: AttributeProblem[] = [];
     if (!customer) found.push({ attribute: 'customer_id', detail: `no customer with id ${value.customer_id}` });
-    if (!plan) found.push({ attribute: 'subscription_plan_id', detail: `no subscription plan with id ${value.subscription_plan_id}` });
-    else if (plan.status !== 'active') found.push({ attribute: 'subscription_plan_id', detail: `the plan ${plan.id} is ${plan.status}: subscriptions are made only on active plans` });
+    if (!plan)
+      found.push({
+        attribute: 'subscription_plan_id',
+        detail: `no subscription plan with id ${value.subscription_plan_id}`,
+      });
+    else if (plan.status !== 'active')
+      found.push({
+        attribute: 'subscription_plan_id',
+        detail: `the plan ${plan.id} is ${plan.status}: subscriptions are made only on active plans`,
+      });
     if (value.mandate_code !== undefined) {
-      const taken = yield* get((q) => q.selectFrom('subscriptions').select('id').where('account_id', '=', ctx.account.id).where('mandate_code', '=', value.mandate_code!));
-      if (taken) found.push({ attribute: 'mandate_code', detail: `is already the mandate code of subscription ${taken.id}` });
+      const taken = yield* get((q) =>
+        q
+          .selectFrom('subscriptions')
+          .select('id')
+          .where('account_id', '=', ctx.account.id)
+          .where('mandate_code', '=', value.mandate_code!),
+      );
+      if (taken)
+        found.push({ attribute: 'mandate_code', detail: `is already the mandate code of subscription ${taken.id}` });
     }
     if (found.length) return invalidAttributes<SubscriptionWithTransactions>(found);
 
@@ -132,7 +178,9 @@ export function prepareSubscription(ctx: CoreContext, attributes: Record<string,
     ))!;
     if (value.mandate_code === undefined) {
       inserted.mandate_code = `MNDT-${inserted.id}`;
-      yield* run((q) => q.updateTable('subscriptions').set({ mandate_code: inserted.mandate_code }).where('id', '=', inserted.id));
+      yield* run((q) =>
+        q.updateTable('subscriptions').set({ mandate_code: inserted.mandate_code }).where('id', '=', inserted.id),
+      );
     }
     const l = new Ledger(allowsPrivateWebhooks(ctx));
     l.zones.set(ctx.account.id, tz);
@@ -154,7 +202,8 @@ export function prepareSubscription(ctx: CoreContext, attributes: Record<string,
       if (dates.cancel_date <= now) cancel(l, sub, now);
       else setCancelDate(l, sub, dates.cancel_date);
     }
-    if (!accepted && !value.confirmation_sent) l.notifications.push(mandateConfirmation(ctx, customer!, plan!, sub, now));
+    if (!accepted && !value.confirmation_sent)
+      l.notifications.push(mandateConfirmation(ctx, customer!, plan!, sub, now));
     yield* flush(l);
     // The answer from what was written, not read back: on PostgreSQL a read of the transactions
     // index would take predicate locks that concurrent creates conflict on (serialization failures).
@@ -188,10 +237,15 @@ function isCurrentValue(ctx: CoreContext, sub: Sub, name: string, given: unknown
   }
 }
 
-const stateFailure = (attribute: string | undefined, detail: string) => fail<SubscriptionWithTransactions>({ kind: 'invalid_state', attribute, detail });
+const stateFailure = (attribute: string | undefined, detail: string) =>
+  fail<SubscriptionWithTransactions>({ kind: 'invalid_state', attribute, detail });
 
 /** READ COMMITTED (transactLocked): what it changes it has locked (loadSubscriptions), as due work does. */
-export function updateSubscription(ctx: CoreContext, id: number, attributes: Record<string, unknown>): MaybePromise<Result<SubscriptionWithTransactions>> {
+export function updateSubscription(
+  ctx: CoreContext,
+  id: number,
+  attributes: Record<string, unknown>,
+): MaybePromise<Result<SubscriptionWithTransactions>> {
   const tz = ctx.account.time_zone;
   return transactLocked(ctx.store, function* () {
     const now = nowIso(ctx);
@@ -209,24 +263,48 @@ export function updateSubscription(ctx: CoreContext, id: number, attributes: Rec
     const from = sub.status as SubscriptionStatus;
     const to = value.status ?? from;
     const accepted = value.mandate_accepted ?? sub.mandate_accepted === 1;
-    const acceptedDate = dates.mandate_accepted_date !== undefined ? dates.mandate_accepted_date : sub.mandate_accepted_date;
-    if (accepted && !acceptedDate && !has(problems, 'mandate_accepted_date')) problems.push({ attribute: 'mandate_accepted_date', detail: 'is required when mandate_accepted is true' });
-    if (dates.resume_date && to !== 'paused') problems.push({ attribute: 'resume_date', detail: 'applies only to a paused subscription (send status paused with it)' });
+    const acceptedDate =
+      dates.mandate_accepted_date !== undefined ? dates.mandate_accepted_date : sub.mandate_accepted_date;
+    if (accepted && !acceptedDate && !has(problems, 'mandate_accepted_date'))
+      problems.push({ attribute: 'mandate_accepted_date', detail: 'is required when mandate_accepted is true' });
+    if (dates.resume_date && to !== 'paused')
+      problems.push({
+        attribute: 'resume_date',
+        detail: 'applies only to a paused subscription (send status paused with it)',
+      });
     if (problems.length) return invalidAttributes<SubscriptionWithTransactions>(problems);
 
     // The state: what may change from where the subscription is.
     if (from === 'cancelled') {
-      if (to !== 'cancelled') return stateFailure('status', 'a cancelled subscription is cancelled for good: it cannot be activated, paused or resumed');
-      if (dates.cancel_date !== undefined || dates.resume_date !== undefined) return stateFailure(dates.cancel_date !== undefined ? 'cancel_date' : 'resume_date', 'the subscription is already cancelled');
+      if (to !== 'cancelled')
+        return stateFailure(
+          'status',
+          'a cancelled subscription is cancelled for good: it cannot be activated, paused or resumed',
+        );
+      if (dates.cancel_date !== undefined || dates.resume_date !== undefined)
+        return stateFailure(
+          dates.cancel_date !== undefined ? 'cancel_date' : 'resume_date',
+          'the subscription is already cancelled',
+        );
     }
-    if (to !== from && !canMove(SUBSCRIPTION_TRANSITIONS, from, to)) return stateFailure('status', `a subscription cannot go from ${from} to ${to}`);
+    if (to !== from && !canMove(SUBSCRIPTION_TRANSITIONS, from, to))
+      return stateFailure('status', `a subscription cannot go from ${from} to ${to}`);
     if (to === 'active' && from !== 'active' && !accepted) {
-      return stateFailure('status', 'activating needs an accepted mandate: send mandate_accepted true and mandate_accepted_date with it (or let the customer accept on the confirmation page)');
+      return stateFailure(
+        'status',
+        'activating needs an accepted mandate: send mandate_accepted true and mandate_accepted_date with it (or let the customer accept on the confirmation page)',
+      );
     }
     if (dates.start_date !== undefined && dates.start_date !== sub.start_date && sub.next_cycle > 0) {
-      return stateFailure('start_date', 'the start date cannot change once the plan has collected: transactions are planned from it');
+      return stateFailure(
+        'start_date',
+        'the start date cannot change once the plan has collected: transactions are planned from it',
+      );
     }
-    if (dates.start_date === null) return invalidAttributes<SubscriptionWithTransactions>([{ attribute: 'start_date', detail: 'must not be empty' }]);
+    if (dates.start_date === null)
+      return invalidAttributes<SubscriptionWithTransactions>([
+        { attribute: 'start_date', detail: 'must not be empty' },
+      ]);
     if (dates.start_date !== undefined && dates.start_date > sub.start_date) {
       // Nothing is collected before the start: a transaction that is (or was) due before the new one stands in the way.
       const before = yield* get((q) =>
@@ -242,14 +320,18 @@ export function updateSubscription(ctx: CoreContext, id: number, attributes: Rec
           .limit(1),
       );
       if (before) {
-        return stateFailure('start_date', `transaction ${before.id} is due on ${dayAt(before.due_date, tz)}, before the new start date: cancel it first (a collected one keeps the start where it is)`);
+        return stateFailure(
+          'start_date',
+          `transaction ${before.id} is due on ${dayAt(before.due_date, tz)}, before the new start date: cancel it first (a collected one keeps the start where it is)`,
+        );
       }
     }
 
     // Plain attributes.
     if (value.mandate_accepted !== undefined) sub.mandate_accepted = value.mandate_accepted ? 1 : 0;
     if (dates.mandate_accepted_date !== undefined) sub.mandate_accepted_date = dates.mandate_accepted_date;
-    for (const name of ['subscription_webhook_url', 'transaction_webhook_url', 'success_redirect_url'] as const) if (value[name] !== undefined) sub[name] = value[name] ?? null;
+    for (const name of ['subscription_webhook_url', 'transaction_webhook_url', 'success_redirect_url'] as const)
+      if (value[name] !== undefined) sub[name] = value[name] ?? null;
     if (value.metadata !== undefined) sub.metadata = value.metadata === null ? null : JSON.stringify(value.metadata);
     const confirmAgain = value.confirmation_sent === false && sub.confirmation_sent === 1 && !accepted;
     // Back to false is the operator's way to replace a link that went astray: the page gets a new

@@ -78,7 +78,8 @@ export function hostKey(url: string): string {
 export function isPrivateTarget(url: string): boolean {
   const host = hostOf(url);
   if (host === undefined) return false;
-  if (host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.local') || host.endsWith('.internal')) return true;
+  if (host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.local') || host.endsWith('.internal'))
+    return true;
   const kind = isIP(host);
   if (kind === 4) return v4Private(host);
   if (kind === 6) return v6Private(host);

@@ -3,7 +3,6 @@
 // offset just after it, so an import can record how far it got and go on from there.
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
 import { once } from 'node:events';
 import { extname } from 'node:path';
 import { unescapeFormula, type CsvOptions } from '../output/csv.js';
@@ -103,7 +102,12 @@ export interface Resume {
 }
 
 /** The rows of the file from `from` on. `csv.raw` (--csv-raw): CSV cells as they are, a leading ' kept. */
-export function readRows(path: string, format: ImportFormat, from: Resume, csv: CsvOptions = {}): AsyncGenerator<SourceRow> {
+export function readRows(
+  path: string,
+  format: ImportFormat,
+  from: Resume,
+  csv: CsvOptions = {},
+): AsyncGenerator<SourceRow> {
   return format === 'ndjson' ? ndjsonRows(path, from) : csvRows(path, from, csv);
 }
 
@@ -144,7 +148,8 @@ function ndjsonRow(bytes: Buffer, line: number, end: number): SourceRow | undefi
   } catch (error) {
     return { line, lastLine: line, raw, end, error: `not a JSON object: ${(error as Error).message}` };
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { line, lastLine: line, raw, end, error: 'not a JSON object of attributes' };
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return { line, lastLine: line, raw, end, error: 'not a JSON object of attributes' };
   const attributes = value as Record<string, unknown>;
   delete attributes[REJECTED];
   return { line, lastLine: line, raw, end, attributes };
@@ -157,8 +162,12 @@ function ndjsonRow(bytes: Buffer, line: number, end: number): SourceRow | undefi
 const csvData = (cells: string[], csv: CsvOptions): string[] => (csv.raw ? cells : cells.map(unescapeFormula));
 
 /** The header of a CSV file: its first record. */
-export async function csvHeader(path: string, csv: CsvOptions = {}): Promise<{ names: string[]; end: number; lines: number } | undefined> {
-  for await (const record of csvRecords(path, 0)) return { names: csvData(record.cells, csv).map((n) => n.trim()), end: record.end, lines: record.lastLine };
+export async function csvHeader(
+  path: string,
+  csv: CsvOptions = {},
+): Promise<{ names: string[]; end: number; lines: number } | undefined> {
+  for await (const record of csvRecords(path, 0))
+    return { names: csvData(record.cells, csv).map((n) => n.trim()), end: record.end, lines: record.lastLine };
   return undefined;
 }
 
@@ -174,10 +183,22 @@ interface CsvRecord {
 async function* csvRecords(path: string, start: number): AsyncGenerator<CsvRecord> {
   const { parse } = await import('csv-parse');
   // relax_column_count: a row with too few or too many cells is a row to reject, not the end of the file.
-  const parser = createReadStream(path, { start, highWaterMark: 1 << 20 }).pipe(parse({ info: true, raw: true, relax_column_count: true, skip_empty_lines: true, bom: start === 0 }));
-  for await (const { record, raw, info } of parser as AsyncIterable<{ record: string[]; raw: string; info: { bytes: number; lines: number } }>) {
+  const parser = createReadStream(path, { start, highWaterMark: 1 << 20 }).pipe(
+    parse({ info: true, raw: true, relax_column_count: true, skip_empty_lines: true, bom: start === 0 }),
+  );
+  for await (const { record, raw, info } of parser as AsyncIterable<{
+    record: string[];
+    raw: string;
+    info: { bytes: number; lines: number };
+  }>) {
     const breaks = (raw.match(/\n/g) ?? []).length;
-    yield { cells: record, raw: raw.replace(/\r?\n$/, ''), end: info.bytes, firstLine: info.lines - breaks + (raw.endsWith('\n') ? 1 : 0), lastLine: info.lines };
+    yield {
+      cells: record,
+      raw: raw.replace(/\r?\n$/, ''),
+      end: info.bytes,
+      firstLine: info.lines - breaks + (raw.endsWith('\n') ? 1 : 0),
+      lastLine: info.lines,
+    };
   }
 }
 
@@ -196,7 +217,13 @@ async function* csvRows(path: string, from: Resume, csv: CsvOptions): AsyncGener
     }
     const line = lineBase + record.firstLine;
     const cells = csvData(record.cells, csv);
-    const row: SourceRow = { line, lastLine: lineBase + record.lastLine, raw: record.raw, end: start + record.end, cells };
+    const row: SourceRow = {
+      line,
+      lastLine: lineBase + record.lastLine,
+      raw: record.raw,
+      end: start + record.end,
+      cells,
+    };
     if (cells.length !== names.length) {
       row.error = `has ${cells.length} cells where the header names ${names.length}`;
       yield row;
@@ -218,14 +245,5 @@ async function* csvRows(path: string, from: Resume, csv: CsvOptions): AsyncGener
     }
     if (!row.error) row.attributes = attributes;
     yield row;
-  }
-}
-
-/** The size of a file, or 0 when there is none. */
-export async function sizeOf(path: string): Promise<number> {
-  try {
-    return (await stat(path)).size;
-  } catch {
-    return 0;
   }
 }

@@ -1,6 +1,7 @@
 // CSV: every key seen, in first-seen order (RFC 4180 quoting); resources as id then attributes.
 // A cell a spreadsheet would take for a formula is written with a leading ' (unless raw: --csv-raw).
 import type { ResourceLike } from './columns.js';
+import { textOf } from '../schemas/json.js';
 
 export interface CsvOptions {
   /** Cells exactly as the data has them: no ' before a formula (--csv-raw, for pipelines). */
@@ -18,14 +19,15 @@ const PLAIN_NUMBER = /^-?\d+(?:\.\d+)?$/;
 const ESCAPED = /^'+[=+\-@\t\r]/;
 
 /** The text of a cell as written: with a leading ' when a spreadsheet would run it as a formula. */
-export const escapeFormula = (text: string): string => (FORMULA.test(text) && !PLAIN_NUMBER.test(text) ? `'${text}` : text);
+export const escapeFormula = (text: string): string =>
+  FORMULA.test(text) && !PLAIN_NUMBER.test(text) ? `'${text}` : text;
 
 /** A cell read back: the ' escapeFormula put before a formula is dropped (the import reads CSV this way). */
 export const unescapeFormula = (text: string): string => (ESCAPED.test(text) ? text.slice(1) : text);
 
 export const cell = (value: unknown, options: CsvOptions = {}): string => {
   if (value === null || value === undefined) return '';
-  const data = typeof value === 'object' ? JSON.stringify(value) : String(value);
+  const data = textOf(value);
   const text = options.raw || typeof value === 'number' ? data : escapeFormula(data);
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 };
@@ -50,7 +52,8 @@ export function objectsToCsv(rows: Record<string, unknown>[], options: CsvOption
 
 const flat = (resource: ResourceLike): Record<string, unknown> => ({ id: resource.id, ...resource.attributes });
 
-export const toCsv = (resources: ResourceLike[], options: CsvOptions = {}): string => objectsToCsv(resources.map(flat), options);
+export const toCsv = (resources: ResourceLike[], options: CsvOptions = {}): string =>
+  objectsToCsv(resources.map(flat), options);
 
 /**
  * CSV of a list written page by page. The header is the first page's columns (every key seen in
@@ -59,7 +62,10 @@ export const toCsv = (resources: ResourceLike[], options: CsvOptions = {}): stri
  * service sends), which a fixed list of our own would not match. A column first seen on a later
  * page cannot join a header already written: it is left out, and named in `dropped`.
  */
-export function csvPages(options: CsvOptions = {}): { page(resources: ResourceLike[]): string; readonly dropped: ReadonlySet<string> } {
+export function csvPages(options: CsvOptions = {}): {
+  page(resources: ResourceLike[]): string;
+  readonly dropped: ReadonlySet<string>;
+} {
   let names: string[] | undefined;
   let known: Set<string> | undefined;
   const dropped = new Set<string>();

@@ -44,11 +44,13 @@ const pathOf = (url: string | undefined): string | undefined => {
   return q < 0 ? url : url.slice(0, q);
 };
 
-const isPagePath = (path: string): boolean => path === '/mandate' || path.startsWith('/mandate/') || path === '/invoice' || path.startsWith('/invoice/');
+const isPagePath = (path: string): boolean =>
+  path === '/mandate' || path.startsWith('/mandate/') || path === '/invoice' || path.startsWith('/invoice/');
 
 /** An id as the store has them: 1 to 2^53 - 1 without leading zeros; anything else finds nothing. */
 const ID = /^[1-9][0-9]{0,15}$/;
-const parseId = (text: string): number | undefined => (ID.test(text) && Number.isSafeInteger(Number(text)) ? Number(text) : undefined);
+const parseId = (text: string): number | undefined =>
+  ID.test(text) && Number.isSafeInteger(Number(text)) ? Number(text) : undefined;
 
 type Route =
   | { kind: 'mandate'; id: string; token: string }
@@ -60,9 +62,9 @@ function route(path: string): Route {
   const parts = path.split('/');
   // ['', 'mandate', 'accept', id, code]
   if (parts[1] === 'mandate' && parts.length === 5 && (parts[2] === 'accept' || parts[2] === 'accepted')) {
-    return { kind: parts[2] === 'accept' ? 'mandate' : 'thanks', id: parts[3]!, token: parts[4]! };
+    return { kind: parts[2] === 'accept' ? 'mandate' : 'thanks', id: parts[3], token: parts[4] };
   }
-  if (parts[1] === 'invoice' && parts.length === 3) return { kind: 'invoice', token: parts[2]! };
+  if (parts[1] === 'invoice' && parts.length === 3) return { kind: 'invoice', token: parts[2] };
   return { kind: 'none' };
 }
 
@@ -71,7 +73,8 @@ const ALLOW = { mandate: 'GET, HEAD, POST', thanks: 'GET, HEAD', invoice: 'GET, 
 /** What the log shows of a page's path: never the secret part (the confirmation or hosted token). */
 function redacted(path: string): string {
   const r = route(path);
-  if (r.kind === 'mandate' || r.kind === 'thanks') return `/mandate/${r.kind === 'mandate' ? 'accept' : 'accepted'}/${ID.test(r.id) ? r.id : '?'}/…`;
+  if (r.kind === 'mandate' || r.kind === 'thanks')
+    return `/mandate/${r.kind === 'mandate' ? 'accept' : 'accepted'}/${ID.test(r.id) ? r.id : '?'}/…`;
   if (r.kind === 'invoice') return '/invoice/…';
   return path.startsWith('/invoice') ? '/invoice…' : '/mandate…';
 }
@@ -118,7 +121,9 @@ export function createPages(options: PagesOptions): Pages {
       const path = pathOf(req.url) ?? '/';
       const method = req.method ?? 'GET';
       res.once('close', () => {
-        const status = res.writableFinished ? res.statusCode : `${res.headersSent ? res.statusCode : '-'} (connection closed)`;
+        const status = res.writableFinished
+          ? res.statusCode
+          : `${res.headersSent ? res.statusCode : '-'} (connection closed)`;
         options.log(`${method} ${redacted(path)} ${status} ${Math.round(performance.now() - started)}ms`);
       });
       // Always answered after a turn of the event loop, never inside the request event itself.

@@ -71,7 +71,8 @@ function csrfValid(req: IncomingMessage, form: URLSearchParams, secret: string, 
 
 // ---- rendering ----
 
-const fullName = (c: MandateView['customer']): string => [c.first_name, c.middle_name, c.last_name].filter(Boolean).join(' ');
+const fullName = (c: MandateView['customer']): string =>
+  [c.first_name, c.middle_name, c.last_name].filter(Boolean).join(' ');
 
 /** Enough of the IBAN for the customer to recognise it; the page's URL may be seen by others. */
 const maskedIban = (iban: string): string => {
@@ -83,7 +84,13 @@ const maskedIban = (iban: string): string => {
 const creditorName = (view: MandateView): string | undefined =>
   view.account.is_default === 1 && view.account.name === 'default' ? undefined : view.account.name;
 
-const CREDITOR_FALLBACK: Record<Lang, string> = { nl: 'de incassant', 'nl-be': 'de schuldeiser', en: 'the creditor', de: 'den Zahlungsempfänger', fr: 'le créancier' };
+const CREDITOR_FALLBACK: Record<Lang, string> = {
+  nl: 'de incassant',
+  'nl-be': 'de schuldeiser',
+  en: 'the creditor',
+  de: 'den Zahlungsempfänger',
+  fr: 'le créancier',
+};
 
 function facts(lang: Lang, view: MandateView): Html {
   const w = MANDATE[lang];
@@ -91,7 +98,8 @@ function facts(lang: Lang, view: MandateView): Html {
   const { customer, plan, subscription, account } = view;
   const creditor = creditorName(view);
   const frequency = (w.frequencies as Record<string, string>)[plan.frequency] ?? plan.frequency;
-  const row = (label: string, value: string | undefined | null) => (value ? html`<dt>${label}</dt><dd>${value}</dd>` : html``);
+  const row = (label: string, value: string | undefined | null) =>
+    value ? html`<dt>${label}</dt><dd>${value}</dd>` : html``;
   return html`<dl class="facts">
 ${row(w.creditor, creditor)}
 ${row(w.customer, fullName(customer))}
@@ -109,7 +117,8 @@ function mandateText(lang: Lang, view: MandateView): Html {
   const w = MANDATE[lang];
   const creditor = creditorName(view) ?? CREDITOR_FALLBACK[lang];
   const recurring = (view.plan.frequency as Frequency) !== 'once';
-  const text = view.customer.payment_method === 'creditcard' ? w.card(creditor, recurring) : w.sepa(creditor, recurring);
+  const text =
+    view.customer.payment_method === 'creditcard' ? w.card(creditor, recurring) : w.sepa(creditor, recurring);
   return html`<p class="mandate">${text}</p>${view.plan.terms ? html`<h2>${w.terms}</h2><p class="terms">${view.plan.terms}</p>` : html``}`;
 }
 
@@ -134,9 +143,17 @@ export function mandatePages(options: PagesOptions): MandatePages {
     return target && isHttpUrl(target) ? target : thanksUrl(view);
   };
   /** CSP form-action covers redirects after a post: this server's public origin and the success URL's. */
-  const formTargets = (view: MandateView) => [originOf(baseUrl), originOf(nextUrl(view))].filter((o): o is string => o !== undefined);
+  const formTargets = (view: MandateView) =>
+    [originOf(baseUrl), originOf(nextUrl(view))].filter((o): o is string => o !== undefined);
 
-  function statePage(lang: Lang, view: MandateView, status: number, title: string, message: string, link?: { href: string; text: string }): PageAnswer {
+  function statePage(
+    lang: Lang,
+    view: MandateView,
+    status: number,
+    title: string,
+    message: string,
+    link?: { href: string; text: string },
+  ): PageAnswer {
     const body = html`<h1>${title}</h1><p class="notice">${message}</p>${facts(lang, view)}${link ? html`<p><a href="${link.href}">${link.text}</a></p>` : html``}`;
     return { status, body: layout(lang, title, body) };
   }
@@ -144,7 +161,9 @@ export function mandatePages(options: PagesOptions): MandatePages {
   function acceptedPage(lang: Lang, view: MandateView, thanks = false): PageAnswer {
     const w = MANDATE[lang];
     const date = view.subscription.mandate_accepted_date;
-    const message = thanks ? w.thanks : w.accepted(date ? FORMATS[lang].date(localDate(date, view.account.time_zone)) : '');
+    const message = thanks
+      ? w.thanks
+      : w.accepted(date ? FORMATS[lang].date(localDate(date, view.account.time_zone)) : '');
     return statePage(lang, view, 200, thanks ? w.thanksTitle : w.acceptedTitle, message);
   }
 
@@ -160,11 +179,14 @@ export function mandatePages(options: PagesOptions): MandatePages {
     const body = html`<h1>${w.title}</h1><p>${w.intro}</p>${facts(lang, view)}${mandateText(lang, view)}
 <form method="post" action="${action}"><input type="hidden" name="csrf" value="${field}"><button type="submit">${w.accept}</button></form>`;
     const headers: Record<string, string> = {};
-    if (!existing) headers['set-cookie'] = `${CSRF_COOKIE}=${token}; Path=${basePath}/mandate/; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}`;
+    if (!existing)
+      headers['set-cookie'] =
+        `${CSRF_COOKIE}=${token}; Path=${basePath}/mandate/; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}`;
     return { status: 200, body: layout(lang, w.title, body), formTargets: formTargets(view), headers };
   }
 
-  const cancelledPage = (lang: Lang, view: MandateView, status: number) => statePage(lang, view, status, MANDATE[lang].cancelledTitle, MANDATE[lang].cancelled);
+  const cancelledPage = (lang: Lang, view: MandateView, status: number) =>
+    statePage(lang, view, status, MANDATE[lang].cancelledTitle, MANDATE[lang].cancelled);
 
   return {
     async get(req, res, id, token) {
@@ -178,7 +200,7 @@ export function mandatePages(options: PagesOptions): MandatePages {
     },
 
     async post(req, res, id, token) {
-      const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+      const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
       if (type !== 'application/x-www-form-urlencoded') return answered(req, res, errorPage(req, 415));
       const text = await readForm(req, MAX_FORM_BYTES);
       if (text === undefined) return answered(req, res, errorPage(req, 413));

@@ -38,7 +38,8 @@ export function formatAmount(cents: number): string {
  * cents. Exact within MONEY_MAX; a stored amount beyond it (written before that bound) would come
  * out as another number, so it is given as its decimal string instead.
  */
-export const amountNumber = (cents: number): number | string => (Math.abs(cents) <= MONEY_MAX ? Number(formatAmount(cents)) : formatAmount(cents));
+export const amountNumber = (cents: number): number | string =>
+  Math.abs(cents) <= MONEY_MAX ? Number(formatAmount(cents)) : formatAmount(cents);
 
 /** numerator / denominator rounded half away from zero, on integers only. */
 export function divideRounded(numerator: number, denominator: number): number {

@@ -28,4 +28,7 @@ export const REASON_CODES: ReadonlyMap<string, string> = new Map([
 ]);
 
 /** The code an outcome gets when the operator names none. */
-export const DEFAULT_REASON: Readonly<Record<'charged_back' | 'failed', string>> = { charged_back: 'MD06', failed: 'AM04' };
+export const DEFAULT_REASON: Readonly<Record<'charged_back' | 'failed', string>> = {
+  charged_back: 'MD06',
+  failed: 'AM04',
+};

@@ -20,7 +20,8 @@ export function invalidUtf8At(bytes: Uint8Array): number {
   let offset = 0;
   for (const char of Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')) {
     const code = char.codePointAt(0)!;
-    if (code === 0xfffd && !(bytes[offset] === 0xef && bytes[offset + 1] === 0xbf && bytes[offset + 2] === 0xbd)) return offset;
+    if (code === 0xfffd && !(bytes[offset] === 0xef && bytes[offset + 1] === 0xbf && bytes[offset + 2] === 0xbd))
+      return offset;
     offset += code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
   }
   return offset; // not reached: isUtf8 said some sequence is not UTF-8
@@ -69,7 +70,9 @@ export class Utf8Stream {
 
   push(chunk: Uint8Array): void {
     if (this.invalidAt >= 0) return;
-    const bytes = this.carried.length ? Buffer.concat([this.carried, chunk]) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    const bytes = this.carried.length
+      ? Buffer.concat([this.carried, chunk])
+      : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     const whole = wholeCharacters(bytes);
     const head = bytes.subarray(0, whole);
     if (!isUtf8(head)) {

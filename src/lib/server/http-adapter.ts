@@ -36,7 +36,7 @@ export interface AdapterOptions {
    * read snapshot of the store: keys and rows are seen at one moment, for one lock of the store.
    * Only for a store that answers synchronously (SQLite); without it, each request goes alone.
    */
-  atOnce?<T>(fn: () => T): T;
+  atOnce?: <T>(fn: () => T) => T;
   /** One line per request (no trailing newline), and the rare internal-error line. */
   log(line: string): void;
   maxBodyBytes?: number;
@@ -50,7 +50,7 @@ export interface AdapterOptions {
    * Asked first for every request: an answer to give instead of handling it (e.g. 503 when the
    * server is at its connection limit), or undefined to go on. The answer closes the connection.
    */
-  admit?(req: IncomingMessage): ApiResponse | undefined;
+  admit?: (req: IncomingMessage) => ApiResponse | undefined;
   /** Bounds on reading and discarding the body of a refused request; default DRAIN_BYTES, DRAIN_MS. */
   drainBytes?: number;
   drainMs?: number;
@@ -104,7 +104,8 @@ export function acceptedMediaType(contentType: string | undefined): boolean {
     return false;
   }
   if (!ACCEPTED_TYPES.has(type.essence)) return false;
-  for (const [name, value] of type.params) if (name !== 'charset' || !UTF8_LABELS.has(value.toLowerCase())) return false;
+  for (const [name, value] of type.params)
+    if (name !== 'charset' || !UTF8_LABELS.has(value.toLowerCase())) return false;
   return true;
 }
 
@@ -114,7 +115,11 @@ export function acceptedMediaType(contentType: string | undefined): boolean {
  */
 export const bodyText = (raw: Buffer): string | undefined => utf8Text(raw);
 
-const notUtf8 = () => failureResponse({ kind: 'invalid_document', pointer: '/data', detail: 'the request body is not valid UTF-8 text' }, null);
+const notUtf8 = () =>
+  failureResponse(
+    { kind: 'invalid_document', pointer: '/data', detail: 'the request body is not valid UTF-8 text' },
+    null,
+  );
 
 /** Splits the request target into path and raw query; absolute-form targets keep only their path. */
 function splitTarget(url: string): { path: string; query?: string } {
@@ -278,7 +283,9 @@ export function createHttpAdapter(options: AdapterOptions): HttpAdapter {
     // Once the answer may wait, the connection can die first: 'close' follows 'finish' for every
     // answer that went out, and comes alone when the connection died.
     const watchClose = () =>
-      res.once('close', () => settle(res.writableFinished ? res.statusCode : `${res.headersSent ? res.statusCode : '-'} (connection closed)`));
+      res.once('close', () =>
+        settle(res.writableFinished ? res.statusCode : `${res.headersSent ? res.statusCode : '-'} (connection closed)`),
+      );
 
     /**
      * Writes the answer; false when there was nobody left to write it to. `hold` writes it all but
@@ -287,7 +294,8 @@ export function createHttpAdapter(options: AdapterOptions): HttpAdapter {
     const send = (response: ApiResponse, close = false, hold = false): boolean => {
       if (res.headersSent || res.destroyed) return false;
       // Serialised before anything is written, so a failure still leaves a clean 500.
-      const payload = response.body === undefined || response.status === 204 ? undefined : JSON.stringify(response.body);
+      const payload =
+        response.body === undefined || response.status === 204 ? undefined : JSON.stringify(response.body);
       const headers: Record<string, string | number> = {};
       for (const name in response.headers) {
         const lower = name.toLowerCase();
@@ -314,7 +322,10 @@ export function createHttpAdapter(options: AdapterOptions): HttpAdapter {
     };
 
     const unauthorised = (key: string | undefined) =>
-      simpleError(401, key === undefined ? 'the X-Authorization header with an API key is required' : 'the API key is not valid');
+      simpleError(
+        401,
+        key === undefined ? 'the X-Authorization header with an API key is required' : 'the API key is not valid',
+      );
 
     /** Sends an answer that is ready, or waits for one that is not (a write: the connection may die first). */
     const deliver = (answer: ApiResponse | Promise<ApiResponse>) => {
@@ -327,7 +338,7 @@ export function createHttpAdapter(options: AdapterOptions): HttpAdapter {
           .catch(failed);
         return;
       }
-      let sent = false;
+      let sent: boolean;
       try {
         sent = send(answer);
       } catch (error) {
@@ -360,7 +371,12 @@ export function createHttpAdapter(options: AdapterOptions): HttpAdapter {
         } catch (error) {
           return fail(error); // the key check itself failed: 500, never an uncaught exception
         }
-        const answer = check instanceof Promise ? check.then((account) => (account ? options.handler.handle({ method, path, query }, account, key!) : unauthorised(key))) : undefined;
+        const answer =
+          check instanceof Promise
+            ? check.then((account) =>
+                account ? options.handler.handle({ method, path, query }, account, key!) : unauthorised(key),
+              )
+            : undefined;
         if (answer) return deliver(answer);
       }
       /** The key check and the handler's answer; what to do with it comes after (outside the read unit). */
@@ -382,12 +398,18 @@ export function createHttpAdapter(options: AdapterOptions): HttpAdapter {
     }
 
     watchClose();
-    const refuse = (response: ApiResponse, read = 0) => refuseEarly(req, res, response, read, send, drainBytes, drainMs);
+    const refuse = (response: ApiResponse, read = 0) =>
+      refuseEarly(req, res, response, read, send, drainBytes, drainMs);
     void (async () => {
       const account = key === undefined ? undefined : await options.authenticate(key);
       if (!account) return refuse(unauthorised(key));
       if (!acceptedMediaType(req.headers['content-type'])) {
-        return refuse(simpleError(415, `a request body must be sent as ${JSONAPI} or application/json, with no parameter but charset=utf-8`));
+        return refuse(
+          simpleError(
+            415,
+            `a request body must be sent as ${JSONAPI} or application/json, with no parameter but charset=utf-8`,
+          ),
+        );
       }
       const declared = Number(req.headers['content-length']);
       if (declared > limit) return refuse(simpleError(413, `the request body is larger than ${limit} bytes`));
@@ -395,7 +417,8 @@ export function createHttpAdapter(options: AdapterOptions): HttpAdapter {
       try {
         raw = await readBody(req, limit);
       } catch (error) {
-        if (error instanceof TooLarge) return refuse(simpleError(413, `the request body is larger than ${limit} bytes`), error.read);
+        if (error instanceof TooLarge)
+          return refuse(simpleError(413, `the request body is larger than ${limit} bytes`), error.read);
         res.destroy(); // the client went away while sending; nobody to answer
         return;
       }
@@ -403,7 +426,8 @@ export function createHttpAdapter(options: AdapterOptions): HttpAdapter {
       if (body === undefined) return void send(notUtf8());
       const idempotencyKey = req.headers['idempotency-key'];
       const request: ApiRequest = { method, path, query, body: body === '' ? undefined : body };
-      if (idempotencyKey !== undefined) request.idempotencyKey = Array.isArray(idempotencyKey) ? idempotencyKey.join(', ') : idempotencyKey;
+      if (idempotencyKey !== undefined)
+        request.idempotencyKey = Array.isArray(idempotencyKey) ? idempotencyKey.join(', ') : idempotencyKey;
       send(await options.handler.handle(request, account, key!));
     })().catch((error) => {
       // Failed before the body was read (the key check): the same care as a refusal.

@@ -23,7 +23,7 @@ export function walWriteLockHolder(path: string): string | undefined {
       const [maj, min, inode] = (field[5] ?? '').split(':');
       if (inode === undefined || BigInt(inode) !== shm.ino) continue;
       if (BigInt(`0x${maj}`) !== major || BigInt(`0x${min}`) !== minor) continue;
-      const [start, end] = [BigInt(field[6]!), field[7] === 'EOF' ? undefined : BigInt(field[7]!)];
+      const [start, end] = [BigInt(field[6]), field[7] === 'EOF' ? undefined : BigInt(field[7])];
       if (start > WAL_WRITE_LOCK_BYTE || (end !== undefined && end < WAL_WRITE_LOCK_BYTE)) continue;
       const pid = Number(field[4]);
       if (!(pid > 0)) return undefined;

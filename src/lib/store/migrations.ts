@@ -524,7 +524,23 @@ export const postgresMigrations: string[] = [
 ];
 
 /** The tables of the store, parents before children (the order a copy writes them in). */
-export const TABLES = ['accounts', 'api_keys', 'customers', 'subscription_plans', 'subscriptions', 'invoices', 'invoice_lines', 'transactions', 'events', 'webhook_deliveries', 'notifications', 'due_work', 'store_clock', 'imports', 'idempotency_keys'] as const;
+export const TABLES = [
+  'accounts',
+  'api_keys',
+  'customers',
+  'subscription_plans',
+  'subscriptions',
+  'invoices',
+  'invoice_lines',
+  'transactions',
+  'events',
+  'webhook_deliveries',
+  'notifications',
+  'due_work',
+  'store_clock',
+  'imports',
+  'idempotency_keys',
+] as const;
 
 /** The column each table is copied in order of, and whose sequence follows the copy (transactions are keyed by a UUID). */
 export const KEYS: Partial<Record<(typeof TABLES)[number], string>> = { transactions: 'seq' };

@@ -65,9 +65,10 @@ const dialect: Dialect = {
   customerSearch(text) {
     // The FTS5 trigram table customers_search holds lowercased copies of the five columns (kept by
     // triggers): a phrase of 3 characters or more matches where it is a substring of one column.
-    if ([...text].length >= 3) return sql<SqlBool>`${sql.ref('id')} IN (SELECT rowid FROM customers_search WHERE customers_search MATCH ${phrase(text)})`;
+    if ([...text].length >= 3)
+      return sql<SqlBool>`${sql.ref('id')} IN (SELECT rowid FROM customers_search WHERE customers_search MATCH ${phrase(text)})`;
     // Shorter than a trigram: a scan of the account's rows.
-    return searchedLike(dialect.lower, text);
+    return searchedLike((column) => dialect.lower(column), text);
   },
   // One writer at a time (BEGIN IMMEDIATE): what a write reads, nobody else changes meanwhile.
   locked: (query) => query,
@@ -116,32 +117,44 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Sqli
     }));
     // A read finds no billing store in a file without its schema (an empty file, another program's
     // database), and leaves it as it is: this is asked before anything (WAL) is written.
-    if (create === 'nothing' && sqlite.pragma('user_version', { simple: true }) === 0) throw new StoreMissingError(`${path} is not a billing store yet: ${MAKE_A_STORE}`);
+    if (create === 'nothing' && sqlite.pragma('user_version', { simple: true }) === 0)
+      throw new StoreMissingError(`${path} is not a billing store yet: ${MAKE_A_STORE}`);
     if (!readOnly) enableWal(sqlite, busyMs);
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('foreign_keys = ON');
     if (readOnly && (sqlite.pragma('user_version', { simple: true }) as number) < sqliteMigrations.length) {
-      throw new StoreReadOnlyError(`the store ${path} is read-only and needs upgrading to this version of billing, which only a user who can write it can do (open it once with write access)`);
+      throw new StoreReadOnlyError(
+        `the store ${path} is read-only and needs upgrading to this version of billing, which only a user who can write it can do (open it once with write access)`,
+      );
     }
     migrate(sqlite);
   } catch (error) {
     if (opened?.open) opened.close();
-    if (error instanceof StoreOpenError || error instanceof StoreMissingError || error instanceof StoreReadOnlyError) throw error;
+    if (error instanceof StoreOpenError || error instanceof StoreMissingError || error instanceof StoreReadOnlyError)
+      throw error;
     if (isBusy(error)) throw lockedError(path, busyMs);
     const code = (error as { code?: string }).code;
     if (readOnly && (code === 'SQLITE_READONLY_DIRECTORY' || code === 'SQLITE_CANTOPEN')) {
-      throw new StoreOpenError(`cannot read the store ${path}: its folder ${dirname(path)} is read-only, and SQLite needs to make its shared-memory file (${basename(path)}-shm) beside it; let this user write the folder, or copy the store elsewhere`);
+      throw new StoreOpenError(
+        `cannot read the store ${path}: its folder ${dirname(path)} is read-only, and SQLite needs to make its shared-memory file (${basename(path)}-shm) beside it; let this user write the folder, or copy the store elsewhere`,
+      );
     }
     throw new StoreOpenError(`cannot open the store ${path}: ${(error as Error).message}`);
   }
-  const sqlite = opened!;
-  const writeRefusal = readOnly ? `the store ${path} is read-only: ${readOnlyReason(path)}; reads still work` : undefined;
+  const sqlite = opened;
+  const writeRefusal = readOnly
+    ? `the store ${path} is read-only: ${readOnlyReason(path)}; reads still work`
+    : undefined;
   const refuseWrites = (): void => {
     // A read (opened read-only) that would still write, e.g. the default account on first use.
     if (writeRefusal !== undefined) throw new StoreReadOnlyError(writeRefusal);
   };
 
-  const q = queryBuilder({ adapter: () => new SqliteAdapter(), introspector: (db) => new SqliteIntrospector(db), compiler: () => new SqliteQueryCompiler() });
+  const q = queryBuilder({
+    adapter: () => new SqliteAdapter(),
+    introspector: (db) => new SqliteIntrospector(db),
+    compiler: () => new SqliteQueryCompiler(),
+  });
 
   const statements = new Map<string, Database.Statement>();
   const prepare = (query: Compilable<unknown>) => {
@@ -173,7 +186,11 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Sqli
     statement.raw(true);
     const columns = statement.columns();
     const names = columns.map((column) => column.name);
-    const toRow = new Function('r', `return {${names.map((name, i) => `${JSON.stringify(name)}: r[${i}]`).join(', ')}};`) as (row: unknown[]) => unknown;
+    // eslint-disable-next-line @typescript-eslint/no-implied-eval -- deliberate (see above); keys JSON.stringify'd
+    const toRow = new Function(
+      'r',
+      `return {${names.map((name, i) => `${JSON.stringify(name)}: r[${i}]`).join(', ')}};`,
+    ) as (row: unknown[]) => unknown;
     const all = (args: unknown[]) => (statement.all(...bind(args)) as unknown[][]).map(toRow);
     // One row (a lookup by key, the hot path of every GET) crosses from SQLite as one JSON text
     // rather than value by value: better-sqlite3 converts each column on its own, and for a
@@ -208,7 +225,8 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Sqli
       const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
       let columns = Object.keys(spec.columns);
       let text: string;
-      if (mode === 'insert') text = `INSERT INTO ${quote(spec.table)} (${columns.map(quote).join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`;
+      if (mode === 'insert')
+        text = `INSERT INTO ${quote(spec.table)} (${columns.map(quote).join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`;
       else {
         const by = spec.by!;
         const set = columns.filter((c) => c !== by);
@@ -274,7 +292,8 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Sqli
     return step.value;
   }
 
-  const ROLLBACK = Symbol('rollback');
+  // Thrown (and caught) by identity to leave better-sqlite3's transaction function, rolled back.
+  const ROLLBACK = new Error('the unit refused its result: rolled back');
   // Whether a transaction of this store is open, kept in JS: asking better-sqlite3 (a native
   // getter) on every read of a batch of GETs costs more than the flag.
   let open = 0;
@@ -296,15 +315,17 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Sqli
     let refused: { value: T } | undefined;
     let began = false;
     try {
-      return inside(() => transaction.immediate(() => {
-        began = true;
-        const value = drive(unit());
-        if (keep && !keep(value)) {
-          refused = { value };
-          throw ROLLBACK;
-        }
-        return value;
-      })) as T;
+      return inside(() =>
+        transaction.immediate(() => {
+          began = true;
+          const value = drive(unit());
+          if (keep && !keep(value)) {
+            refused = { value };
+            throw ROLLBACK;
+          }
+          return value;
+        }),
+      ) as T;
     } catch (error) {
       if (error === ROLLBACK) return refused!.value;
       if (!began && isBusy(error)) return BUSY;
@@ -330,7 +351,7 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Sqli
     while (waiting.length > 0) {
       // A long queue goes in slices: requests and reads get their turn in between.
       if (performance.now() - started > DRAIN_SLICE_MS) return poll(0);
-      const next = waiting[0]!;
+      const next = waiting[0];
       let value: unknown;
       try {
         value = next.attempt();
@@ -347,20 +368,20 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Sqli
     if (waiting.length === 0) return void (tries = 0);
     const now = performance.now();
     // Queued in order with one bound, so those past it are the first: refused, having changed nothing.
-    if (waiting[0]!.deadline <= now) {
+    if (waiting[0].deadline <= now) {
       const holder = walWriteLockHolder(path);
-      while (waiting.length > 0 && waiting[0]!.deadline <= now) {
+      while (waiting.length > 0 && waiting[0].deadline <= now) {
         waiting.shift()!.reject(lockedError(path, busyMs, holder));
       }
     }
-    if (waiting.length > 0) poll(RETRY_DELAYS_MS[Math.min(tries++, RETRY_DELAYS_MS.length - 1)]!);
+    if (waiting.length > 0) poll(RETRY_DELAYS_MS[Math.min(tries++, RETRY_DELAYS_MS.length - 1)]);
   }
   const queued = <T>(unit: () => Unit<T>, keep?: (value: T) => boolean): Promise<T> =>
     new Promise<T>((resolve, reject) => {
       const deadline = performance.now() + busyMs;
       const settle = resolve as (value: unknown) => void;
       waiting.push({ attempt: () => attempt(unit, keep), resolve: settle, reject, deadline });
-      poll(RETRY_DELAYS_MS[0]!);
+      poll(RETRY_DELAYS_MS[0]);
     });
 
   const write = <T>(unit: () => Unit<T>, keep?: (value: T) => boolean): T | Promise<T> => {
@@ -442,14 +463,14 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Sqli
       // Deferred: the snapshot starts at the first read; in WAL mode other connections keep writing.
       return driveAsync('BEGIN DEFERRED', unit);
     },
-    async schemaVersion() {
-      return sqlite.pragma('user_version', { simple: true }) as number;
+    schemaVersion() {
+      return Promise.resolve(sqlite.pragma('user_version', { simple: true }) as number);
     },
     dataVersion: () => `${dataVersion.get() as number}.${ownWrites}`,
     async backup(to) {
       await sqlite.backup(to);
     },
-    async close() {
+    close() {
       if (timer) clearTimeout(timer);
       timer = undefined;
       for (const late of waiting.splice(0)) {
@@ -457,6 +478,7 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Sqli
         late.reject(new StoreBusyError(message, { file: path, waitedMs: 0 }));
       }
       if (sqlite.open) sqlite.close();
+      return Promise.resolve();
     },
   };
   return store;
@@ -504,7 +526,9 @@ const writable = (path: string): boolean => {
 
 /** Why this process cannot write the store at path (the file, or its folder where SQLite keeps its journal). */
 const readOnlyReason = (path: string): string =>
-  writable(path) ? `its folder ${dirname(path)} cannot be written (SQLite keeps its journal beside the store)` : 'this user cannot write the file';
+  writable(path)
+    ? `its folder ${dirname(path)} cannot be written (SQLite keeps its journal beside the store)`
+    : 'this user cannot write the file';
 
 /**
  * Before opening: makes what `create` allows and checks what is there. Returns whether to open the
@@ -516,9 +540,14 @@ function prepareFile(path: string, create: Create): boolean {
   if (!existsSync(path)) {
     if (create === 'nothing') throw new StoreMissingError(`no store at ${path}: ${MAKE_A_STORE}`);
     if (create === 'folders') makeFolder(folder);
-    else if (!existsSync(folder)) throw new StoreOpenError(`cannot make the store ${path}: there is no folder ${folder} (make it first, or give --db a path in an existing folder)`);
-    if (!statSync(folder).isDirectory()) throw new StoreOpenError(`cannot make the store ${path}: ${folder} is not a folder`);
-    if (!writable(folder)) throw new StoreReadOnlyError(`cannot make the store ${path}: the folder ${folder} is read-only`);
+    else if (!existsSync(folder))
+      throw new StoreOpenError(
+        `cannot make the store ${path}: there is no folder ${folder} (make it first, or give --db a path in an existing folder)`,
+      );
+    if (!statSync(folder).isDirectory())
+      throw new StoreOpenError(`cannot make the store ${path}: ${folder} is not a folder`);
+    if (!writable(folder))
+      throw new StoreReadOnlyError(`cannot make the store ${path}: the folder ${folder} is read-only`);
     return false;
   }
   if (writable(path) && writable(folder)) return false;
@@ -540,7 +569,10 @@ function makeFolder(folder: string): void {
     try {
       mkdirSync(level);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw new StoreOpenError(`cannot make the store's folder ${level}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST')
+        throw new StoreOpenError(
+          `cannot make the store's folder ${level}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+        );
     }
   }
 }
@@ -569,13 +601,15 @@ function enableWal(sqlite: Database.Database, busyMs: number): void {
 function migrate(sqlite: Database.Database): void {
   const current = () => sqlite.pragma('user_version', { simple: true }) as number;
   if (current() >= sqliteMigrations.length) return;
-  sqlite.transaction(() => {
-    // Another process may have migrated while this one waited for the lock.
-    for (let version = current(); version < sqliteMigrations.length; version++) {
-      sqlite.exec(sqliteMigrations[version]);
-      sqlite.pragma(`user_version = ${version + 1}`);
-    }
-  }).immediate();
+  sqlite
+    .transaction(() => {
+      // Another process may have migrated while this one waited for the lock.
+      for (let version = current(); version < sqliteMigrations.length; version++) {
+        sqlite.exec(sqliteMigrations[version]);
+        sqlite.pragma(`user_version = ${version + 1}`);
+      }
+    })
+    .immediate();
 }
 
 /**

@@ -165,14 +165,18 @@ export function parseLocation(value: string): StoreLocation {
   if (/^postgres(ql)?:\/\//i.test(value)) return { engine: 'postgres', url: value };
   // Never a file named "mysql:" or "http:": a URL that is not PostgreSQL's is a usage error.
   if (URL_LIKE.test(value)) {
-    throw new StoreOpenError(`the store ${redact(value)} is a URL of no supported engine: give a file path (SQLite) or a postgres:// URL`);
+    throw new StoreOpenError(
+      `the store ${redact(value)} is a URL of no supported engine: give a file path (SQLite) or a postgres:// URL`,
+    );
   }
   return { engine: 'sqlite', path: value };
 }
 
 /** Any text with the password of every URL in it shown as ***. */
 export function redact(text: string): string {
-  return text.replace(/([a-z][a-z0-9+.-]*:\/\/[^:/?#@\s]*:)[^@/?#\s]*@/gi, '$1***@').replace(/([?&]password=)[^&\s]*/gi, '$1***');
+  return text
+    .replace(/([a-z][a-z0-9+.-]*:\/\/[^:/?#@\s]*:)[^@/?#\s]*@/gi, '$1***@')
+    .replace(/([?&]password=)[^&\s]*/gi, '$1***');
 }
 
 /** The store could not be opened: a bad path, not a store, an unknown database (exit 2). */
@@ -181,7 +185,8 @@ export class StoreOpenError extends Error {
 }
 
 /** How to get a store, for a read that found none. */
-export const MAKE_A_STORE = 'make one with `billing demo` (a sample) or any command that creates something, or point --db (BILLING_DB) at an existing store';
+export const MAKE_A_STORE =
+  'make one with `billing demo` (a sample) or any command that creates something, or point --db (BILLING_DB) at an existing store';
 
 /** A command that only reads found no store there; nothing was made (exit 2). */
 export class StoreMissingError extends Error {

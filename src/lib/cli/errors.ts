@@ -25,13 +25,6 @@ export class ApiError extends CliError {
   }
 }
 
-/** Exit 3: the service could not be reached. */
-export class UnreachableError extends CliError {
-  constructor(message: string) {
-    super(message, 3);
-  }
-}
-
 /** Exit 130: interrupted, also inside a prompt. */
 export class InterruptedError extends CliError {
   constructor() {
@@ -46,7 +39,8 @@ interface ErrorDocument {
 /** One line per error, with the field it points at. */
 export function errorLines(document: unknown, status: number): string[] {
   const errors = (document as ErrorDocument | undefined)?.errors;
-  if (!Array.isArray(errors) || errors.length === 0) return [`the service answered ${status} without an error document`];
+  if (!Array.isArray(errors) || errors.length === 0)
+    return [`the service answered ${status} without an error document`];
   return errors.map((e) => {
     const field = e.source?.pointer?.replace(/^\/data\/attributes\//, '') ?? e.source?.parameter;
     const detail = e.detail ?? e.title ?? 'error';

@@ -24,7 +24,7 @@ import type { Store } from '../store/store.js';
 declare const BILLING_VERSION: string;
 const VERSION = typeof BILLING_VERSION === 'string' ? BILLING_VERSION : 'dev';
 
-/** How long a receiver has to answer (decisions.md: 10 s). */
+/** How long a receiver has to answer (docs/webhooks.md, "Retries and failures": 10 s). */
 export const TIMEOUT_MS = 10_000;
 
 /** Requests in flight at once to one host, from one sender. */
@@ -85,15 +85,20 @@ class RefusedAddress extends Error {
 
 /** A DNS lookup that refuses a name resolving to a private address: checked where the connection is made, so a name cannot change in between. */
 function guardedLookup(): LookupFunction {
-  return ((hostname: string, options: object, callback: (error: Error | null, address: string | LookupAddress[], family?: number) => void) => {
+  return (
+    hostname: string,
+    options: object,
+    callback: (error: Error | null, address: string | LookupAddress[], family?: number) => void,
+  ) => {
     dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
       if (error) return callback(error, '', 0);
       const refused = addresses.find((a) => isPrivateAddress(a.address));
-      if (refused) return callback(new RefusedAddress(`${hostname} resolves to ${refused.address}, a private address`), '', 0);
+      if (refused)
+        return callback(new RefusedAddress(`${hostname} resolves to ${refused.address}, a private address`), '', 0);
       if ((options as { all?: boolean }).all) return callback(null, addresses);
-      callback(null, addresses[0]!.address, addresses[0]!.family);
+      callback(null, addresses[0].address, addresses[0].family);
     });
-  }) as LookupFunction;
+  };
 }
 
 /** Wakes a waiting loop; a wake while it is busy is kept for its next wait. */
@@ -318,7 +323,7 @@ export class WebhookSender {
       }
       // What can no longer start before its claim lapses (or at all, once stopping) is let go, due as it was.
       for (const [host, queue] of queues) {
-        while (queue.length > 0 && (stopping || queue[0]!.startBy <= now)) {
+        while (queue.length > 0 && (stopping || queue[0].startBy <= now)) {
           queued--;
           letGo(queue.shift()!);
         }
@@ -334,7 +339,12 @@ export class WebhookSender {
       const idle = inFlight === 0 && queued === 0;
       if (
         finished.length > 0 &&
-        (wantClaim || idle || stopping || timedOut || finished.length >= this.batch / 2 || now - oldestFinished >= RECORD_EVERY_MS)
+        (wantClaim ||
+          idle ||
+          stopping ||
+          timedOut ||
+          finished.length >= this.batch / 2 ||
+          now - oldestFinished >= RECORD_EVERY_MS)
       ) {
         // Before claiming too: the store then counts this sender's holds per host as they are.
         await record();
@@ -346,7 +356,7 @@ export class WebhookSender {
       }
       if (idle && finished.length === 0 && (stopping || (exhausted && !this.woken && !refill))) break;
       let wake = o.deadline ?? Infinity;
-      for (const queue of queues.values()) wake = Math.min(wake, queue[0]!.startBy);
+      for (const queue of queues.values()) wake = Math.min(wake, queue[0].startBy);
       if (finished.length > 0) wake = Math.min(wake, oldestFinished + RECORD_EVERY_MS);
       if (deepPending && !stopping) wake = Math.min(wake, this.lastDeep + DEEP_EVERY_MS);
       await this.signal.wait(wake - Date.now());

@@ -1,4 +1,5 @@
-// Plays the stories (stories.ts) on an empty store, from half a year ago up to the store's now.
+// `billing demo`, a named operation of the runtime: plays the stories (stories.ts) on an empty
+// store, from half a year ago up to the store's now.
 //
 // Why a clock of its own: the store's clock never goes back, so history cannot be made by setting
 // it to the past. The demo keeps the store's clock as it found it (real time, or a test time) and
@@ -13,17 +14,17 @@
 // transport, on a router that reads the demo's clock), plans through the core as `plans create`
 // does, the bank's answers as `transactions simulate` sets them. A step the service refuses is a
 // bug of the sample and stops the demo.
-import { createRouter } from '../../lib/api/router.js';
-import { ApiError } from '../../lib/command/errors.js';
-import type { Clock } from '../../lib/core/clock.js';
-import { runDue } from '../../lib/core/due.js';
-import { createPlan } from '../../lib/core/plan-writes.js';
-import { addDays, addMonths, cycleDay, dayAt } from '../../lib/core/schedule.js';
-import { zonedToUtc } from '../../lib/core/time.js';
-import { simulateOutcome } from '../../lib/core/transaction-writes.js';
-import { DEFAULT_EMBEDDED_BASE_URL, embeddedTransport, type EmbeddedCore } from '../../lib/transport/embedded.js';
-import type { TransportRequest } from '../../lib/transport/types.js';
-import { wait } from '../../lib/store/unit.js';
+import type { Clock } from '../../core/clock.js';
+import { runDue } from '../../core/due.js';
+import { createPlan } from '../../core/plan-writes.js';
+import { addDays, addMonths, cycleDay, dayAt } from '../../core/schedule.js';
+import { zonedToUtc } from '../../core/time.js';
+import { simulateOutcome } from '../../core/transaction-writes.js';
+import { wait } from '../../store/unit.js';
+import { embeddedTransport } from '../../transport/embedded.js';
+import type { TransportRequest } from '../../transport/types.js';
+import { Refusal } from '../refusal.js';
+import { runtimeOver, type Runtime } from '../runtime.js';
 import { customerAttributes } from './people.js';
 import { PLANS, STORIES, type Beat, type Calendar, type Operator, type PlanKey } from './stories.js';
 
@@ -43,10 +44,10 @@ export interface Played {
 
 type Document = { data: { id: string } };
 
-export async function play(core: EmbeddedCore, size: number): Promise<Played> {
-  const account = await core.account();
+export async function play(runtime: Runtime, size: number): Promise<Played> {
+  const account = await runtime.account();
   const zone = account.time_zone;
-  const end = core.clock.now().toISOString();
+  const end = runtime.clock.now().toISOString();
   const today = dayAt(end, zone);
   const calendar: Calendar = {
     now: end,
@@ -54,7 +55,16 @@ export async function play(core: EmbeddedCore, size: number): Promise<Played> {
     day: addDays,
     back: (months, days) => addDays(addMonths(today, -months), -days),
     cycle: (anchor, frequency, n) => cycleDay(anchor, frequency, n)!,
-    at: (day, time) => zonedToUtc(Number(day.slice(0, 4)), Number(day.slice(5, 7)), Number(day.slice(8, 10)), Number(time.slice(0, 2)), Number(time.slice(3, 5)), 0, zone).toISOString(),
+    at: (day, time) =>
+      zonedToUtc(
+        Number(day.slice(0, 4)),
+        Number(day.slice(5, 7)),
+        Number(day.slice(8, 10)),
+        Number(time.slice(0, 2)),
+        Number(time.slice(3, 5)),
+        0,
+        zone,
+      ).toISOString(),
   };
 
   // The beats of every (story, spread) that has a customer, in time order.
@@ -71,11 +81,22 @@ export async function play(core: EmbeddedCore, size: number): Promise<Played> {
 
   let time = calendar.at(since, '09:00');
   const clock: Clock = { now: () => new Date(time) };
-  const ctx = { store: core.store, clock, account };
-  const transport = embeddedTransport({ ...core, clock, router: createRouter({ store: core.store, clock, baseUrl: DEFAULT_EMBEDDED_BASE_URL }) });
-  const send = async (method: TransportRequest['method'], path: string, type?: string, attributes?: Record<string, unknown>, query?: TransportRequest['query']) => {
-    const response = await transport.request({ method, path, query, body: type ? { data: { type, attributes } } : undefined });
-    if (response.status >= 400) throw new ApiError(response.status, response.body);
+  const ctx = { store: runtime.store, clock, account };
+  const transport = embeddedTransport(runtimeOver(runtime.store, { clock, account: account.name }));
+  const send = async (
+    method: TransportRequest['method'],
+    path: string,
+    type?: string,
+    attributes?: Record<string, unknown>,
+    query?: TransportRequest['query'],
+  ) => {
+    const response = await transport.request({
+      method,
+      path,
+      query,
+      body: type ? { data: { type, attributes } } : undefined,
+    });
+    if (response.status >= 400) throw new Refusal(response.status, response.body);
     return response.body as Document;
   };
 
@@ -97,17 +118,27 @@ export async function play(core: EmbeddedCore, size: number): Promise<Played> {
       customers[i] = Number((await send('POST', '/customers', 'customer', customerAttributes(i))).data.id);
     },
     async subscribe(i, plan, attributes) {
-      const made = await send('POST', '/subscriptions', 'subscription', { customer_id: customers[i], subscription_plan_id: plans[plan], ...attributes });
+      const made = await send('POST', '/subscriptions', 'subscription', {
+        customer_id: customers[i],
+        subscription_plan_id: plans[plan],
+        ...attributes,
+      });
       subscriptions[i] = Number(made.data.id);
       subscriptionCount++;
     },
     async change(i, attributes) {
       const id = subscriptions[i];
-      const response = await transport.request({ method: 'PATCH', path: `/subscriptions/${id}`, body: { data: { type: 'subscription', id: String(id), attributes } } });
-      if (response.status >= 400) throw new ApiError(response.status, response.body);
+      const response = await transport.request({
+        method: 'PATCH',
+        path: `/subscriptions/${id}`,
+        body: { data: { type: 'subscription', id: String(id), attributes } },
+      });
+      if (response.status >= 400) throw new Refusal(response.status, response.body);
     },
     async invoice(i, attributes, lines, finalised) {
-      const id = Number((await send('POST', '/invoices', 'invoice', { subscription_id: subscriptions[i], ...attributes })).data.id);
+      const id = Number(
+        (await send('POST', '/invoices', 'invoice', { subscription_id: subscriptions[i], ...attributes })).data.id,
+      );
       for (const line of lines) await send('POST', '/invoice-lines', 'invoice-line', { invoice_id: id, ...line });
       if (finalised) await finalise(id);
       invoices[i] = id;
@@ -122,21 +153,34 @@ export async function play(core: EmbeddedCore, size: number): Promise<Played> {
       await send('POST', '/transactions', 'transaction', { subscription_id: subscriptions[i], ...attributes });
     },
     async simulate(i, status, outcome, reasonCode) {
-      const found = (await send('GET', `/subscriptions/${subscriptions[i]}/transactions`, undefined, undefined, { 'filter[status]': status, 'page[size]': 1 })) as unknown as { data: { id: string }[] };
-      if (found.data.length === 0) throw new Error(`the demo found no ${status} transaction of subscription ${subscriptions[i]} at ${time}`);
+      const found = (await send('GET', `/subscriptions/${subscriptions[i]}/transactions`, undefined, undefined, {
+        'filter[status]': status,
+        'page[size]': 1,
+      })) as unknown as { data: { id: string }[] };
+      if (found.data.length === 0)
+        throw new Error(`the demo found no ${status} transaction of subscription ${subscriptions[i]} at ${time}`);
       const result = await simulateOutcome(ctx, found.data[0].id, outcome, reasonCode);
-      if (!result.ok) throw new Error(`the demo's ${outcome} of transaction ${found.data[0].id} was refused: ${JSON.stringify(result.failure)}`);
+      if (!result.ok)
+        throw new Error(
+          `the demo's ${outcome} of transaction ${found.data[0].id} was refused: ${JSON.stringify(result.failure)}`,
+        );
     },
   };
 
   // On SQLite each beat (the work due before it, then its requests for every customer in it) is one
   // transaction: each request and use case still runs its own (a savepoint inside it), but the
   // commit that costs most is paid once per beat, not once per row.
-  const batch = core.store.engine === 'sqlite' ? (work: () => Promise<void>) => core.store.bulkWrite(function* () { yield* wait(work()); }) : (work: () => Promise<void>) => work();
+  const batch =
+    runtime.store.engine === 'sqlite'
+      ? (work: () => Promise<void>) =>
+          runtime.store.bulkWrite(function* () {
+            yield* wait(work());
+          })
+      : (work: () => Promise<void>) => work();
   for (const { beat, story, spread } of beats) {
     await batch(async () => {
       if (beat.at > time) {
-        await runDue(core.store, beat.at, { allowPrivateWebhooks: core.allowPrivateWebhooks });
+        await runDue(runtime.store, beat.at, { allowPrivateWebhooks: runtime.allowPrivateWebhooks });
         time = beat.at;
       }
       for (let i = story + stories * spread; i < size; i += stories * SPREADS) await beat.act(operator, i);
@@ -144,7 +188,9 @@ export async function play(core: EmbeddedCore, size: number): Promise<Played> {
   }
   // Up to the store's now: real time has moved on while the demo ran.
   time = end;
-  await runDue(core.store, core.clock.now().toISOString(), { allowPrivateWebhooks: core.allowPrivateWebhooks });
+  await runDue(runtime.store, runtime.clock.now().toISOString(), {
+    allowPrivateWebhooks: runtime.allowPrivateWebhooks,
+  });
 
   return {
     plans: Object.keys(plans).length,

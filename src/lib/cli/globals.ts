@@ -1,6 +1,7 @@
 // The global options every command accepts, before or after the subcommand.
 import type { Command } from 'commander';
 import { UsageError } from './errors.js';
+import { textOf } from '../schemas/json.js';
 
 export type OutputFormat = 'table' | 'json' | 'ndjson' | 'csv';
 
@@ -45,10 +46,16 @@ export function addGlobalOptions(program: Command): void {
     .option('--no-color', 'plain output (NO_COLOR is honoured too)')
     .option('--query <expr>', 'JMESPath expression applied to the result, printed as JSON')
     .option('--dry-run', 'for commands that change something: print the request, send nothing')
-    .option('-y, --yes', 'skip the confirmation of what cannot be undone (delete, cancel, credit, rotate-key, profiles remove, store restore|reset); needed without a terminal')
+    .option(
+      '-y, --yes',
+      'skip the confirmation of what cannot be undone (delete, cancel, credit, rotate-key, profiles remove, store restore|reset); needed without a terminal',
+    )
     .option('--timeout <seconds>', 'remote mode: request timeout in seconds (default 30)')
     .option('--pool-size <n>', 'PostgreSQL store: the most database connections to open (default 10)')
-    .option('--csv-raw', "CSV as the data is: no ' before a cell a spreadsheet would run as a formula (=, +, -, @); imports keep a leading ' too");
+    .option(
+      '--csv-raw',
+      "CSV as the data is: no ' before a cell a spreadsheet would run as a formula (=, +, -, @); imports keep a leading ' too",
+    );
 }
 
 export function readGlobals(options: Record<string, unknown>, env: NodeJS.ProcessEnv): GlobalOptions {
@@ -59,12 +66,14 @@ export function readGlobals(options: Record<string, unknown>, env: NodeJS.Proces
   let timeout: number | undefined;
   if (options.timeout !== undefined) {
     timeout = Number(options.timeout);
-    if (!Number.isFinite(timeout) || timeout <= 0) throw new UsageError('--timeout must be a number of seconds above 0');
+    if (!Number.isFinite(timeout) || timeout <= 0)
+      throw new UsageError('--timeout must be a number of seconds above 0');
   }
   let poolSize: number | undefined;
   if (options.poolSize !== undefined) {
     poolSize = Number(options.poolSize);
-    if (!/^\d+$/.test(String(options.poolSize).trim()) || poolSize < 1 || poolSize > 1000) throw new UsageError('--pool-size must be a whole number from 1 to 1000');
+    if (!/^\d+$/.test(textOf(options.poolSize).trim()) || poolSize < 1 || poolSize > 1000)
+      throw new UsageError('--pool-size must be a whole number from 1 to 1000');
   }
   return {
     output: output as OutputFormat,

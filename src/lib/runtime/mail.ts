@@ -47,7 +47,8 @@ export interface MailReport {
 export function smtpUrlFromEnv(env: NodeJS.ProcessEnv): string | undefined {
   const value = env.BILLING_SMTP_URL?.trim();
   if (!value) return undefined;
-  const example = 'smtp://user:password@mail.example.com:587 (STARTTLS when offered) or smtps://user:password@mail.example.com:465 (TLS)';
+  const example =
+    'smtp://user:password@mail.example.com:587 (STARTTLS when offered) or smtps://user:password@mail.example.com:465 (TLS)';
   let url: URL;
   try {
     url = new URL(value);
@@ -55,7 +56,8 @@ export function smtpUrlFromEnv(env: NodeJS.ProcessEnv): string | undefined {
     // Not echoed: an unparsable value may still hold a password.
     throw new Error(`BILLING_SMTP_URL is not a URL: give ${example}`);
   }
-  if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') throw new Error(`BILLING_SMTP_URL must start with smtp:// or smtps://, not ${url.protocol}//: give ${example}`);
+  if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:')
+    throw new Error(`BILLING_SMTP_URL must start with smtp:// or smtps://, not ${url.protocol}//: give ${example}`);
   if (!url.hostname) throw new Error(`BILLING_SMTP_URL names no server: give ${example}`);
   return value;
 }
@@ -116,10 +118,14 @@ type Failure = Error & { code?: string; responseCode?: number; response?: string
 
 /** The server could not be reached or would not take anyone's mail: not this message's fault. */
 const isServerFailure = (e: Failure): boolean =>
-  e.responseCode === 421 || ['ECONNECTION', 'ESOCKET', 'ETIMEDOUT', 'EDNS', 'ETLS', 'EAUTH', 'ENOAUTH', 'EPROXY', 'EABORT', 'ECONFIG'].includes(e.code ?? '');
+  e.responseCode === 421 ||
+  ['ECONNECTION', 'ESOCKET', 'ETIMEDOUT', 'EDNS', 'ETLS', 'EAUTH', 'ENOAUTH', 'EPROXY', 'EABORT', 'ECONFIG'].includes(
+    e.code ?? '',
+  );
 
 /** RFC 5321: a 5yz reply refuses for good (503 only means the session was out of step). */
-const isPermanent = (e: Failure): boolean => e.responseCode !== undefined && e.responseCode >= 500 && e.responseCode < 600 && e.responseCode !== 503;
+const isPermanent = (e: Failure): boolean =>
+  e.responseCode !== undefined && e.responseCode >= 500 && e.responseCode < 600 && e.responseCode !== 503;
 
 /**
  * Sends the notifications due by the store's clock, a batch at a time, until none is due or the
@@ -201,7 +207,9 @@ export async function sendDueMail(store: Store, clock: Clock, o: SendMailOptions
           const server = isServerFailure(failure);
           outcomes.push({ id: mail.id, sent: false, error, permanent: !server && isPermanent(failure) });
           report.failed += 1;
-          log(`mail: notification ${mail.id} to ${mail.recipient} not sent (attempt ${mail.send_attempts + 1}): ${error}`);
+          log(
+            `mail: notification ${mail.id} to ${mail.recipient} not sent (attempt ${mail.send_attempts + 1}): ${error}`,
+          );
           if (server) {
             // A broken or stuck connection is not used again; the rest of the batch waits for the next turn.
             log(`mail: stopping: the SMTP server ${describeSmtpUrl(o.smtpUrl)} failed`);

@@ -1,4 +1,5 @@
 // Where a command writes. Injected, so run functions are tested with exact output.
+import { isatty } from 'node:tty';
 
 /** How a run is cut short from outside: Ctrl-C, or the reader of stdout gone (a broken pipe). */
 export type Interruption = 'signal' | 'pipe';
@@ -52,7 +53,8 @@ export function processIO(): IO {
   });
   return {
     out: (text) => void process.stdout.write(text),
-    write: (text) => (process.stdout.write(text) ? Promise.resolve() : new Promise((resolve) => process.stdout.once('drain', resolve))),
+    write: (text) =>
+      process.stdout.write(text) ? Promise.resolve() : new Promise((resolve) => process.stdout.once('drain', resolve)),
     err: (text) => void process.stderr.write(text),
     onInterrupt(listener) {
       if (listeners.size === 0) process.on('SIGINT', onSignal);
@@ -62,7 +64,8 @@ export function processIO(): IO {
         if (listeners.size === 0) process.off('SIGINT', onSignal);
       };
     },
-    stdinIsTTY: Boolean(process.stdin.isTTY),
+    // Asked of the descriptor: process.stdin would make a stream (about 2.5 ms) most commands never read.
+    stdinIsTTY: isatty(0),
     stdoutIsTTY: Boolean(process.stdout.isTTY),
     stderrIsTTY: Boolean(process.stderr.isTTY),
     columns: process.stdout.isTTY ? process.stdout.columns : undefined,
@@ -91,8 +94,9 @@ export function memoryIO(options: { stdin?: string | Uint8Array; tty?: boolean; 
     out(text: string) {
       io.stdout += text;
     },
-    async write(text: string) {
+    write(text: string) {
       io.stdout += text;
+      return Promise.resolve();
     },
     err(text: string) {
       io.stderr += text;
@@ -108,7 +112,7 @@ export function memoryIO(options: { stdin?: string | Uint8Array; tty?: boolean; 
     stdoutIsTTY: options.tty ?? false,
     stderrIsTTY: options.tty ?? false,
     columns: options.columns ?? (options.tty ? 80 : undefined),
-    readStdin: async () => Buffer.from(options.stdin ?? ''),
+    readStdin: () => Promise.resolve(Buffer.from(options.stdin ?? '')),
   };
   return io;
 }

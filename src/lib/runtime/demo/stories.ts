@@ -8,16 +8,55 @@
 // them exactly): a story starts "k months and 10 days ago", so its last collection is 7 to 17 days
 // old (fulfilled) and its next one at least 11 days ahead, however long the months in between; a
 // beat after a collection comes at most 6 days after it, so always in the past.
-import type { Frequency } from '../../lib/core/schedule.js';
-import type { Outcome } from '../../lib/schemas/vocabulary.js';
+import type { Frequency } from '../../core/schedule.js';
+import type { Outcome } from '../../schemas/vocabulary.js';
 
 export const PLANS = {
-  monthly: { name: 'Monthly membership', amount: '12.50', frequency: 'monthly', description: 'Gym membership, billed monthly', mandate_authentication_method: 'first_payment' },
-  quarterly: { name: 'Quarterly coffee box', amount: '39.95', frequency: 'quarterly', description: 'Three bags of beans every quarter', mandate_authentication_method: 'email' },
-  yearly: { name: 'Yearly support plan', amount: '240.00', frequency: 'yearly', description: 'Priority support, one year', mandate_authentication_method: 'ideal', send_invoice: false, storno_retries: 3 },
-  weekly: { name: 'Weekly vegetable box', amount: '17.50', frequency: 'weekly', description: 'Seasonal vegetables, delivered every week', mandate_authentication_method: 'sms' },
-  halfYearly: { name: 'Half-yearly bike service', amount: '89.00', frequency: 'half_yearly', description: 'A full service twice a year', mandate_authentication_method: 'email' },
-  once: { name: 'Sourdough workshop', amount: '45.00', frequency: 'once', description: 'One Saturday morning, starter to take home', mandate_authentication_method: 'online_payment', storno_retries: 0 },
+  monthly: {
+    name: 'Monthly membership',
+    amount: '12.50',
+    frequency: 'monthly',
+    description: 'Gym membership, billed monthly',
+    mandate_authentication_method: 'first_payment',
+  },
+  quarterly: {
+    name: 'Quarterly coffee box',
+    amount: '39.95',
+    frequency: 'quarterly',
+    description: 'Three bags of beans every quarter',
+    mandate_authentication_method: 'email',
+  },
+  yearly: {
+    name: 'Yearly support plan',
+    amount: '240.00',
+    frequency: 'yearly',
+    description: 'Priority support, one year',
+    mandate_authentication_method: 'ideal',
+    send_invoice: false,
+    storno_retries: 3,
+  },
+  weekly: {
+    name: 'Weekly vegetable box',
+    amount: '17.50',
+    frequency: 'weekly',
+    description: 'Seasonal vegetables, delivered every week',
+    mandate_authentication_method: 'sms',
+  },
+  halfYearly: {
+    name: 'Half-yearly bike service',
+    amount: '89.00',
+    frequency: 'half_yearly',
+    description: 'A full service twice a year',
+    mandate_authentication_method: 'email',
+  },
+  once: {
+    name: 'Sourdough workshop',
+    amount: '45.00',
+    frequency: 'once',
+    description: 'One Saturday morning, starter to take home',
+    mandate_authentication_method: 'online_payment',
+    storno_retries: 0,
+  },
 } as const;
 export type PlanKey = keyof typeof PLANS;
 
@@ -78,7 +117,12 @@ const joins = (c: Calendar, plan: PlanKey, anchor: string, before = 3, time = '1
     at: c.at(day, time),
     act: async (op, i) => {
       await op.signUp(i);
-      await op.subscribe(i, plan, { start_date: anchor, status: 'active', mandate_accepted: true, mandate_accepted_date: day });
+      await op.subscribe(i, plan, {
+        start_date: anchor,
+        status: 'active',
+        mandate_accepted: true,
+        mandate_accepted_date: day,
+      });
     },
   };
 };
@@ -117,10 +161,15 @@ export const STORIES: ((c: Calendar, spread: number) => Beat[])[] = [
     return [
       joins(c, 'monthly', anchor, 7),
       does(c.at(c.day(third, 2), '14:00'), (op, i) =>
-        op.invoice(i, {}, [
-          { description: 'Personal training session', amount: '45.00', tax_rate: '21', quantity: 2 },
-          { description: 'Protein shake', amount: '3.50', tax_rate: '9', quantity: 4, tax_included: true },
-        ], true),
+        op.invoice(
+          i,
+          {},
+          [
+            { description: 'Personal training session', amount: '45.00', tax_rate: '21', quantity: 2 },
+            { description: 'Protein shake', amount: '3.50', tax_rate: '9', quantity: 4, tax_included: true },
+          ],
+          true,
+        ),
       ),
     ];
   },
@@ -129,7 +178,12 @@ export const STORIES: ((c: Calendar, spread: number) => Beat[])[] = [
   // 2. Paused (travelling) until three weeks from now: the next collection was canceled.
   (c, s) => {
     const anchor = c.back(4, PAST + s);
-    return [joins(c, 'monthly', anchor), does(c.at(c.day(c.cycle(anchor, 'monthly', 4), 5), '10:00'), (op, i) => op.change(i, { status: 'paused', resume_date: c.day(c.today, 21) }))];
+    return [
+      joins(c, 'monthly', anchor),
+      does(c.at(c.day(c.cycle(anchor, 'monthly', 4), 5), '10:00'), (op, i) =>
+        op.change(i, { status: 'paused', resume_date: c.day(c.today, 21) }),
+      ),
+    ];
   },
   // 3. Cancelled two months in; the invoice for a locker, due later, was cancelled with it.
   (c, s) => {
@@ -138,7 +192,12 @@ export const STORIES: ((c: Calendar, spread: number) => Beat[])[] = [
     return [
       joins(c, 'monthly', anchor),
       does(c.at(c.day(second, 2), '11:00'), (op, i) =>
-        op.invoice(i, { invoice_date: c.day(second, 2), transaction_date: c.day(second, 16) }, [{ description: 'Locker rental, three months', amount: '15.00', tax_rate: '21' }], true),
+        op.invoice(
+          i,
+          { invoice_date: c.day(second, 2), transaction_date: c.day(second, 16) },
+          [{ description: 'Locker rental, three months', amount: '15.00', tax_rate: '21' }],
+          true,
+        ),
       ),
       does(c.at(c.day(second, 9), '16:00'), (op, i) => op.change(i, { status: 'cancelled' })),
     ];
@@ -146,7 +205,12 @@ export const STORIES: ((c: Calendar, spread: number) => Beat[])[] = [
   // 4. A collection refunded at the customer's request, collected again at the storno retry.
   (c, s) => {
     const anchor = c.back(4, PAST + s);
-    return [joins(c, 'monthly', anchor), does(c.at(c.day(c.cycle(anchor, 'monthly', 2), 1), '09:30'), (op, i) => op.simulate(i, 'succeeded', 'charged_back', 'MD06'))];
+    return [
+      joins(c, 'monthly', anchor),
+      does(c.at(c.day(c.cycle(anchor, 'monthly', 2), 1), '09:30'), (op, i) =>
+        op.simulate(i, 'succeeded', 'charged_back', 'MD06'),
+      ),
+    ];
   },
   // 5. The first quarter's collection charged back, then failed at both retries (insufficient funds); the next quarter was collected.
   (c, s) => {
@@ -158,20 +222,27 @@ export const STORIES: ((c: Calendar, spread: number) => Beat[])[] = [
     const anchor = c.day(c.today, -56 - s);
     return [
       joins(c, 'weekly', anchor, 2, '19:00'),
-      does(c.at(c.day(c.today, -2), '15:00'), (op, i) => op.collect(i, { amount: '12.00', due_date: c.day(c.today, 3), description: 'Extra fruit box' })),
+      does(c.at(c.day(c.today, -2), '15:00'), (op, i) =>
+        op.collect(i, { amount: '12.00', due_date: c.day(c.today, 3), description: 'Extra fruit box' }),
+      ),
     ];
   },
   // 7. Last month's collection charged back yesterday: its storno retry is due in two days.
   (c, s) => {
     const anchor = c.back(3, PAST + s);
-    return [joins(c, 'monthly', anchor), does(c.at(c.day(c.today, -1), '10:00'), (op, i) => op.simulate(i, 'fulfilled', 'charged_back', 'MD06'))];
+    return [
+      joins(c, 'monthly', anchor),
+      does(c.at(c.day(c.today, -1), '10:00'), (op, i) => op.simulate(i, 'fulfilled', 'charged_back', 'MD06')),
+    ];
   },
   // 8. A company on the yearly support plan; a half day on site is on a draft invoice.
   (c, s) => {
     const anchor = c.back(2, PAST + s);
     return [
       joins(c, 'yearly', anchor, 5, '11:30'),
-      does(c.at(c.day(c.today, -3), '11:00'), (op, i) => op.invoice(i, {}, [{ description: 'On-site support, half day', amount: '360.00', tax_rate: '21' }], false)),
+      does(c.at(c.day(c.today, -3), '11:00'), (op, i) =>
+        op.invoice(i, {}, [{ description: 'On-site support, half day', amount: '360.00', tax_rate: '21' }], false),
+      ),
     ];
   },
   // 9. Bike service; parts and labour invoiced and paid, then credited when the parts went back.
@@ -180,10 +251,15 @@ export const STORIES: ((c: Calendar, spread: number) => Beat[])[] = [
     return [
       joins(c, 'halfYearly', anchor),
       does(c.at(c.day(anchor, 5), '13:00'), (op, i) =>
-        op.invoice(i, {}, [
-          { description: 'Chain and cassette', amount: '64.50', tax_rate: '21' },
-          { description: 'Labour, 45 minutes', amount: '40.00', tax_rate: '21' },
-        ], true),
+        op.invoice(
+          i,
+          {},
+          [
+            { description: 'Chain and cassette', amount: '64.50', tax_rate: '21' },
+            { description: 'Labour, 45 minutes', amount: '40.00', tax_rate: '21' },
+          ],
+          true,
+        ),
       ),
       does(c.at(c.day(c.today, -6), '11:00'), (op, i) => op.credit(i)),
     ];
@@ -193,7 +269,9 @@ export const STORIES: ((c: Calendar, spread: number) => Beat[])[] = [
     const anchor = c.back(4, PAST + s);
     return [
       joins(c, 'monthly', anchor),
-      does(c.at(c.day(c.cycle(anchor, 'monthly', 1), 5), '10:00'), (op, i) => op.change(i, { cancel_date: c.day(c.cycle(anchor, 'monthly', 2), 12) })),
+      does(c.at(c.day(c.cycle(anchor, 'monthly', 1), 5), '10:00'), (op, i) =>
+        op.change(i, { cancel_date: c.day(c.cycle(anchor, 'monthly', 2), 12) }),
+      ),
     ];
   },
   // 11. A workshop, collected once: active, with nothing more to collect.
@@ -203,7 +281,9 @@ export const STORIES: ((c: Calendar, spread: number) => Beat[])[] = [
     const anchor = c.back(5, PAST + s);
     return [
       joins(c, 'monthly', anchor),
-      does(c.at(c.day(c.cycle(anchor, 'monthly', 1), 12), '10:00'), (op, i) => op.change(i, { status: 'paused', resume_date: c.day(c.cycle(anchor, 'monthly', 2), 15) })),
+      does(c.at(c.day(c.cycle(anchor, 'monthly', 1), 12), '10:00'), (op, i) =>
+        op.change(i, { status: 'paused', resume_date: c.day(c.cycle(anchor, 'monthly', 2), 15) }),
+      ),
     ];
   },
   // 13. Signed up for vegetables two days ago; the mandate text message is unanswered.
@@ -213,16 +293,24 @@ export const STORIES: ((c: Calendar, spread: number) => Beat[])[] = [
     const anchor = c.back(2, PAST + s);
     return [
       asks(c.at(c.day(anchor, -6), '12:00'), 'monthly', { start_date: anchor }),
-      does(c.at(c.day(anchor, -1), '09:00'), (op, i) => op.change(i, { mandate_accepted: true, mandate_accepted_date: c.day(anchor, -2), status: 'active' })),
+      does(c.at(c.day(anchor, -1), '09:00'), (op, i) =>
+        op.change(i, { mandate_accepted: true, mandate_accepted_date: c.day(anchor, -2), status: 'active' }),
+      ),
     ];
   },
   // 15. Gave notice: cancels in five weeks, collected until then.
   (c, s) => {
     const anchor = c.back(3, PAST + s);
-    return [joins(c, 'monthly', anchor), does(c.at(c.day(c.today, -4), '20:00'), (op, i) => op.change(i, { cancel_date: c.day(c.today, 35) }))];
+    return [
+      joins(c, 'monthly', anchor),
+      does(c.at(c.day(c.today, -4), '20:00'), (op, i) => op.change(i, { cancel_date: c.day(c.today, 35) })),
+    ];
   },
   // 16. Never accepted the mandate; cancelled after four weeks.
-  (c) => [asks(c.at(c.day(c.today, -40), '10:00'), 'quarterly'), does(c.at(c.day(c.today, -12), '10:00'), (op, i) => op.change(i, { status: 'cancelled' }))],
+  (c) => [
+    asks(c.at(c.day(c.today, -40), '10:00'), 'quarterly'),
+    does(c.at(c.day(c.today, -12), '10:00'), (op, i) => op.change(i, { status: 'cancelled' })),
+  ],
   // 17. Coffee grinder on an invoice: charged back, failed at both retries, so the invoice is charged back.
   (c, s) => {
     const anchor = c.back(2, PAST + s);
@@ -230,10 +318,15 @@ export const STORIES: ((c: Calendar, spread: number) => Beat[])[] = [
     return [
       joins(c, 'quarterly', anchor),
       does(c.at(day, '10:00'), (op, i) =>
-        op.invoice(i, {}, [
-          { description: 'Coffee grinder', amount: '89.00', tax_rate: '21' },
-          { description: 'Loyalty discount', amount: '-10.00', tax_rate: '21' },
-        ], true),
+        op.invoice(
+          i,
+          {},
+          [
+            { description: 'Coffee grinder', amount: '89.00', tax_rate: '21' },
+            { description: 'Loyalty discount', amount: '-10.00', tax_rate: '21' },
+          ],
+          true,
+        ),
       ),
       ...failsForGood(c, c.day(day, 1), 'succeeded'),
     ];
@@ -241,7 +334,10 @@ export const STORIES: ((c: Calendar, spread: number) => Beat[])[] = [
   // 18. Paused after the first service, with no date to resume.
   (c, s) => {
     const anchor = c.back(5, PAST + s);
-    return [joins(c, 'halfYearly', anchor), does(c.at(c.day(anchor, 45), '14:00'), (op, i) => op.change(i, { status: 'paused' }))];
+    return [
+      joins(c, 'halfYearly', anchor),
+      does(c.at(c.day(anchor, 45), '14:00'), (op, i) => op.change(i, { status: 'paused' })),
+    ];
   },
   // 19. A massage invoiced yesterday, dated yesterday: finalised at midnight, collected next week.
   (c, s) => {
@@ -249,7 +345,12 @@ export const STORIES: ((c: Calendar, spread: number) => Beat[])[] = [
     return [
       joins(c, 'monthly', anchor),
       does(c.at(c.day(c.today, -1), '16:00'), (op, i) =>
-        op.invoice(i, { invoice_date: c.day(c.today, -1), transaction_date: c.day(c.today, 7) }, [{ description: 'Sports massage, 60 minutes', amount: '55.00', tax_rate: '21', tax_included: true }], false),
+        op.invoice(
+          i,
+          { invoice_date: c.day(c.today, -1), transaction_date: c.day(c.today, 7) },
+          [{ description: 'Sports massage, 60 minutes', amount: '55.00', tax_rate: '21', tax_included: true }],
+          false,
+        ),
       ),
     ];
   },
