@@ -53,7 +53,7 @@ try {
   const ok = report(`start-up (${runs} runs each, interleaved)`, medians, {
     of: 'billing customers get 1 --json',
     to: 'node -e 0',
-    target: 1.6,
+    target: 1.4,
   });
 
   // One draft with a line per run (and the warm-up), made through the API before timing.
@@ -76,7 +76,7 @@ try {
   const finaliseOk = report(`finalising (${runs} runs each, interleaved; each a draft of its own)`, finalising, {
     of: 'billing invoices finalise ID',
     to: 'node -e 0',
-    target: 1.6,
+    target: 1.4,
   });
 
   // In a terminal: the table drawn to fit, coloured. script(1) gives both commands the same pty.
