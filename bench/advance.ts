@@ -38,7 +38,7 @@ async function advanceChild(location: string, duration: string): Promise<void> {
   try {
     // As `billing clock advance` does, without the catch-up of opening: all the work is the advance's.
     const clock = new StoreClock(systemClock);
-    const core = { store, clock };
+    const core = { store, clock, allowPrivateWebhooks: true };
     const zone = (await defaultAccount(store, clock)).time_zone;
     const { now } = await showClock(core);
     const to = addDuration(now, duration, zone)!;
@@ -49,7 +49,15 @@ async function advanceChild(location: string, duration: string): Promise<void> {
     const ms = performance.now() - started;
     const used = process.cpuUsage(cpu);
     if (!moved.ok) throw new Error(`setClock refused: ${JSON.stringify(moved.failure)}`);
-    const report: Advanced = { ms, changes: moved.value.changes, baseRssKb, peakRssKb: process.resourceUsage().maxRSS, cpuMs: (used.user + used.system) / 1000, from: now, to };
+    const report: Advanced = {
+      ms,
+      changes: moved.value.changes,
+      baseRssKb,
+      peakRssKb: process.resourceUsage().maxRSS,
+      cpuMs: (used.user + used.system) / 1000,
+      from: now,
+      to,
+    };
     process.stdout.write(`${JSON.stringify(report)}\n`);
   } finally {
     await store.close();
@@ -61,10 +69,17 @@ export function runAdvance(location: string, engine: Engine, duration: string, n
   const flags = ['--import', 'tsx'];
   if (process.env.PROFILE === '1') {
     mkdirSync(join(ROOT, '.prof'), { recursive: true });
-    flags.push('--cpu-prof', `--cpu-prof-dir=${join(ROOT, '.prof')}`, `--cpu-prof-name=${name}-${engine}-${Date.now()}.cpuprofile`);
+    flags.push(
+      '--cpu-prof',
+      `--cpu-prof-dir=${join(ROOT, '.prof')}`,
+      `--cpu-prof-name=${name}-${engine}-${Date.now()}.cpuprofile`,
+    );
   }
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...flags, SELF, 'advance', location, duration], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...flags, SELF, 'advance', location, duration], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stdout.on('data', (d) => (out += d));
@@ -111,9 +126,14 @@ export async function pgStatement(url: string, statement: string): Promise<void>
  * own (durable settings) before SQLite's run, and benches each engine of ENGINES on its store.
  * The exit code is 1 for a figure over its target only under BENCH_STRICT=1.
  */
-export async function onEachEngine(seed: (path: string) => Promise<string>, bench: (engine: Engine, location: string, seeding: string) => Promise<boolean>): Promise<void> {
+export async function onEachEngine(
+  seed: (path: string) => Promise<string>,
+  bench: (engine: Engine, location: string, seeding: string) => Promise<boolean>,
+): Promise<void> {
   const engines = (process.env.ENGINES ?? 'sqlite,postgres').split(',') as Engine[];
-  for (const engine of engines) if (engine !== 'sqlite' && engine !== 'postgres') throw new Error(`unknown engine ${engine as string}: ENGINES is a list of sqlite, postgres`);
+  for (const engine of engines)
+    if (engine !== 'sqlite' && engine !== 'postgres')
+      throw new Error(`unknown engine ${engine as string}: ENGINES is a list of sqlite, postgres`);
   const dir = mkdtempSync(join(tmpdir(), 'billing-bench-'));
   let server: PostgresServer | undefined;
   try {
@@ -129,7 +149,8 @@ export async function onEachEngine(seed: (path: string) => Promise<string>, benc
     }
     let ok = true;
     if (engines.includes('sqlite')) ok = (await bench('sqlite', path, seeding)) && ok;
-    if (url !== undefined) ok = (await bench('postgres', url, `${seeding}, then copied in ${(copyMs / 1000).toFixed(1)} s`)) && ok;
+    if (url !== undefined)
+      ok = (await bench('postgres', url, `${seeding}, then copied in ${(copyMs / 1000).toFixed(1)} s`)) && ok;
     process.exitCode = ok || process.env.BENCH_STRICT !== '1' ? 0 : 1;
   } finally {
     await server?.stop();

@@ -14,7 +14,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openCore } from '../src/lib/transport/embedded.js';
+import { openRuntime } from '../src/lib/runtime/runtime.js';
 import { figure, info, start } from './advance.js';
 import { BIN, freePort, median, ready, stop } from './lib.js';
 
@@ -28,9 +28,12 @@ const TIME = '/usr/bin/time';
 function seed(dir: string, env: NodeJS.ProcessEnv): { db: string; key: string; ms: number } {
   const started = performance.now();
   const db = join(dir, 'bench.db');
-  const made = spawnSync(process.execPath, [BIN, '--db', db, 'accounts', 'create', 'bench', '--json'], { env, encoding: 'utf8' });
+  const made = spawnSync(process.execPath, [BIN, '--db', db, 'accounts', 'create', 'bench', '--json'], {
+    env,
+    encoding: 'utf8',
+  });
   if (made.status !== 0) throw new Error(`could not make the bench account: ${made.stderr}`);
-  const key = JSON.parse(made.stdout).api_key as string;
+  const key = (JSON.parse(made.stdout) as { api_key: string }).api_key;
   const sqlite = new Database(db);
   const account = (sqlite.prepare("SELECT id FROM accounts WHERE name = 'bench'").get() as { id: number }).id;
   const insert = sqlite.prepare(
@@ -42,7 +45,20 @@ function seed(dir: string, env: NodeJS.ProcessEnv): { db: string; key: string; m
   const batch = sqlite.transaction((from: number, to: number) => {
     for (let i = from; i < to; i++) {
       const last = `Last${i}`;
-      insert.run(account, i % 2 ? 'm' : 'f', `First${i}`, i % 5 ? null : 'van der', last, i % 7 ? null : `Company, "${i}" BV`, `F. ${last}`, String(i % 400), `customer${i}@example.com`, i % 10 ? 0 : 1, now, now);
+      insert.run(
+        account,
+        i % 2 ? 'm' : 'f',
+        `First${i}`,
+        i % 5 ? null : 'van der',
+        last,
+        i % 7 ? null : `Company, "${i}" BV`,
+        `F. ${last}`,
+        String(i % 400),
+        `customer${i}@example.com`,
+        i % 10 ? 0 : 1,
+        now,
+        now,
+      );
     }
   });
   for (let from = 0; from < COUNT; from += 100_000) batch(from, Math.min(COUNT, from + 100_000));
@@ -74,7 +90,9 @@ function vmHwm(pid: number): number {
 function exportOnce(argv: string[], env: NodeJS.ProcessEnv): Promise<Exported> {
   const timed = existsSync(TIME);
   // %M: the child's maximum resident set size in KB, written last on stderr.
-  const command = timed ? [TIME, '-f', 'peak-rss-kb %M', process.execPath, BIN, ...argv] : [process.execPath, BIN, ...argv];
+  const command = timed
+    ? [TIME, '-f', 'peak-rss-kb %M', process.execPath, BIN, ...argv]
+    : [process.execPath, BIN, ...argv];
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn(command[0], command.slice(1), { env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -97,7 +115,15 @@ function exportOnce(argv: string[], env: NodeJS.ProcessEnv): Promise<Exported> {
       if (poll) clearInterval(poll);
       const timedKb = /peak-rss-kb (\d+)/.exec(stderr);
       if (code !== 0) return reject(new Error(`billing ${argv.join(' ')} exited ${code}: ${stderr}`));
-      resolve({ ms, firstLineMs, lines, bytes, peakRssKb: timedKb ? Number(timedKb[1]) : polled, how: timedKb ? '/usr/bin/time' : 'VmHWM polled', stderr: stderr.replace(/peak-rss-kb \d+\n?/, '') });
+      resolve({
+        ms,
+        firstLineMs,
+        lines,
+        bytes,
+        peakRssKb: timedKb ? Number(timedKb[1]) : polled,
+        how: timedKb ? '/usr/bin/time' : 'VmHWM polled',
+        stderr: stderr.replace(/peak-rss-kb \d+\n?/, ''),
+      });
     });
   });
 }
@@ -112,12 +138,19 @@ function reportExport(title: string, run: Exported, wantLines: number): boolean 
   if (run.stderr.trim()) info('stderr', run.stderr.trim());
   const complete = run.lines === wantLines;
   if (!complete) console.log(`  INCOMPLETE: ${run.lines} lines, expected ${wantLines}`);
-  return figure(`peak RSS (${run.how})`, `${(run.peakRssKb / 1024).toFixed(0)} MB`, `<= ${TARGET_MB} MB`, run.peakRssKb / 1024 <= TARGET_MB) && complete;
+  return (
+    figure(
+      `peak RSS (${run.how})`,
+      `${(run.peakRssKb / 1024).toFixed(0)} MB`,
+      `<= ${TARGET_MB} MB`,
+      run.peakRssKb / 1024 <= TARGET_MB,
+    ) && complete
+  );
 }
 
 /** A keyset page deep in the list, a numbered page as deep (its count included), and the count alone; medians in ms. */
 async function pageCosts(db: string): Promise<Record<string, number>> {
-  const core = await openCore({ dbPath: db, account: 'bench' });
+  const core = await openRuntime({ location: db, account: 'bench' });
   try {
     const account = await core.account();
     const middle = Math.floor(COUNT / 2);
@@ -131,7 +164,7 @@ async function pageCosts(db: string): Promise<Record<string, number>> {
       [`keyset page (page[after]=${middle}, 100 rows)`]: get(`page[after]=${middle}&page[size]=100`),
       [`numbered page ${middle / 100} (100 rows, counted)`]: get(`page[number]=${middle / 100}&page[size]=100`),
       'numbered page 1 (100 rows, counted)': get('page[number]=1&page[size]=100'),
-      [`the count alone (${COUNT} rows)`]: async () => void count.get(account.id),
+      [`the count alone (${COUNT} rows)`]: () => (count.get(account.id), Promise.resolve()),
     };
     const medians: Record<string, number> = {};
     for (const [name, run] of Object.entries(costs)) {
@@ -160,15 +193,27 @@ async function main(): Promise<void> {
     let ok = true;
     for (const format of FORMATS) {
       const run = await exportOnce(['--db', db, '--account', 'bench', 'customers', 'list', '--all', '-o', format], env);
-      ok = reportExport(`customers list --all -o ${format} (embedded)`, run, format === 'csv' ? COUNT + 1 : COUNT) && ok;
+      ok =
+        reportExport(`customers list --all -o ${format} (embedded)`, run, format === 'csv' ? COUNT + 1 : COUNT) && ok;
     }
     if (REMOTE) {
       const port = await freePort();
-      server = spawn(process.execPath, [BIN, '--db', db, 'serve', '--port', String(port)], { env, stdio: ['ignore', 'ignore', 'ignore'] });
+      server = spawn(process.execPath, [BIN, '--db', db, 'serve', '--port', String(port)], {
+        env,
+        stdio: ['ignore', 'ignore', 'ignore'],
+      });
       await ready(`http://127.0.0.1:${port}/customers`, server);
       for (const format of FORMATS) {
-        const run = await exportOnce(['--base-url', `http://127.0.0.1:${port}`, '--api-key', key, 'customers', 'list', '--all', '-o', format], env);
-        ok = reportExport(`customers list --all -o ${format} (remote, billing serve)`, run, format === 'csv' ? COUNT + 1 : COUNT) && ok;
+        const run = await exportOnce(
+          ['--base-url', `http://127.0.0.1:${port}`, '--api-key', key, 'customers', 'list', '--all', '-o', format],
+          env,
+        );
+        ok =
+          reportExport(
+            `customers list --all -o ${format} (remote, billing serve)`,
+            run,
+            format === 'csv' ? COUNT + 1 : COUNT,
+          ) && ok;
       }
     }
     console.log('\nwhat a page costs through the router, in process (median of 20)');

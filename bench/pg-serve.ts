@@ -81,12 +81,27 @@ async function cannon(
   options: { method?: string; headers?: Record<string, string>; body?: string; duration?: number } = {},
 ): Promise<Run> {
   const duration = options.duration ?? DURATION;
-  const args = [AUTOCANNON, '-j', '-n', '-c', String(CONNECTIONS), '-d', String(duration), '-m', options.method ?? 'GET'];
+  const args = [
+    AUTOCANNON,
+    '-j',
+    '-n',
+    '-c',
+    String(CONNECTIONS),
+    '-d',
+    String(duration),
+    '-m',
+    options.method ?? 'GET',
+  ];
   for (const [name, value] of Object.entries(options.headers ?? {})) args.push('-H', `${name}=${value}`);
   if (options.body !== undefined) args.push('-b', options.body);
   args.push(url);
   const before = { server: cpuOf(cpu.server), postgres: postgresCpu(cpu.postmaster) };
-  const result = await new Promise<{ requests: { average: number; total: number }; non2xx: number; errors: number; latency: { p99: number } }>((resolve, reject) => {
+  const result = await new Promise<{
+    requests: { average: number; total: number };
+    non2xx: number;
+    errors: number;
+    latency: { p99: number };
+  }>((resolve, reject) => {
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
@@ -97,7 +112,7 @@ async function cannon(
     child.on('close', (code) => {
       clearTimeout(timer);
       if (code !== 0) return reject(new Error(`autocannon exited ${code}: ${err}`));
-      resolve(JSON.parse(out));
+      resolve(JSON.parse(out) as Parameters<typeof resolve>[0]);
     });
   });
   const total = Math.max(1, result.requests.total);
@@ -146,34 +161,60 @@ try {
   const { rows: settings } = await admin.query<{ name: string; setting: string }>(
     "SELECT name, setting FROM pg_settings WHERE name IN ('fsync', 'synchronous_commit', 'full_page_writes', 'server_version') ORDER BY name",
   );
-  const postmaster = Number(readFileSync(`/proc/${(await admin.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid}/stat`, 'utf8').split(') ')[1].split(' ')[1]);
+  const postmaster = Number(
+    readFileSync(
+      `/proc/${(await admin.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid}/stat`,
+      'utf8',
+    )
+      .split(') ')[1]
+      .split(' ')[1],
+  );
 
   const env = { ...process.env, BILLING_CONFIG_DIR: join(dir, 'config'), NO_COLOR: '1', BILLING_DB: undefined };
   cli(['--db', url, 'demo', '-q'], env);
-  const key = JSON.parse(cli(['--db', url, 'accounts', 'rotate-key', 'default', '--json'], env)).api_key as string;
+  const key = (
+    JSON.parse(cli(['--db', url, 'accounts', 'rotate-key', 'default', '--json'], env)) as { api_key: string }
+  ).api_key;
 
   // Ours: the shipped bin; its one line per request goes to stderr, which is /dev/null here.
   const oursPort = await freePort();
-  const ours = spawn(process.execPath, [OURS, '--db', url, '--pool-size', String(POOL_SIZE), 'serve', '--port', String(oursPort)], { env, stdio: 'ignore' });
+  const ours = spawn(
+    process.execPath,
+    [OURS, '--db', url, '--pool-size', String(POOL_SIZE), 'serve', '--port', String(oursPort)],
+    { env, stdio: 'ignore' },
+  );
   children.push(ours);
   const oursUrl = `http://127.0.0.1:${oursPort}`;
   await ready(oursUrl, ours);
 
   // Bare: node:http and a pg Pool of the same size, its own process (tsx only loads the file).
   const barePort = await freePort();
-  const bare = spawn(process.execPath, ['--import', 'tsx', BARE, url, String(barePort), String(POOL_SIZE)], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const bare = spawn(process.execPath, ['--import', 'tsx', BARE, url, String(barePort), String(POOL_SIZE)], {
+    env,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   children.push(bare);
   const bareUrl = `http://127.0.0.1:${barePort}`;
   await ready(bareUrl, bare);
 
   const headers = { 'x-authorization': key, 'content-type': JSONAPI };
-  const body = JSON.stringify({ data: { type: 'customer', attributes: { first_name: 'Jan', last_name: 'Jansen', email: 'jan@example.com' } } });
+  const body = JSON.stringify({
+    data: { type: 'customer', attributes: { first_name: 'Jan', last_name: 'Jansen', email: 'jan@example.com' } },
+  });
   const sizes: Record<string, number> = {};
-  for (const [name, base] of [['bare', bareUrl], ['ours', oursUrl]] as const) {
+  for (const [name, base] of [
+    ['bare', bareUrl],
+    ['ours', oursUrl],
+  ] as const) {
     const got = await fetch(`${base}/customers/1`, { headers, signal: AbortSignal.timeout(10_000) });
     if (got.status !== 200) throw new Error(`${name} GET answered ${got.status}: ${await got.text()}`);
     sizes[`${name} GET`] = Buffer.byteLength(await got.text());
-    const posted = await fetch(`${base}/customers`, { method: 'POST', headers, body, signal: AbortSignal.timeout(10_000) });
+    const posted = await fetch(`${base}/customers`, {
+      method: 'POST',
+      headers,
+      body,
+      signal: AbortSignal.timeout(10_000),
+    });
     if (posted.status !== 201) throw new Error(`${name} POST answered ${posted.status}: ${await posted.text()}`);
     sizes[`${name} POST`] = Buffer.byteLength(await posted.text());
   }
@@ -203,7 +244,12 @@ try {
   const statements = async (base: string, method: 'GET' | 'POST') => {
     await admin!.query('SELECT pg_stat_statements_reset()');
     for (let i = 0; i < COUNT; i++) {
-      const response = await fetch(method === 'GET' ? `${base}/customers/1` : `${base}/customers`, { method, headers, body: method === 'POST' ? body : undefined, signal: AbortSignal.timeout(10_000) });
+      const response = await fetch(method === 'GET' ? `${base}/customers/1` : `${base}/customers`, {
+        method,
+        headers,
+        body: method === 'POST' ? body : undefined,
+        signal: AbortSignal.timeout(10_000),
+      });
       await response.arrayBuffer();
     }
     const { rows } = await admin!.query<{ calls: string; query: string; mean: number }>(
@@ -211,7 +257,11 @@ try {
         WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND query NOT LIKE '%pg_stat_statements%'
         ORDER BY calls DESC, query`,
     );
-    return rows.map((row) => ({ perRequest: Number(row.calls) / COUNT, query: row.query.replace(/\s+/g, ' '), mean: row.mean }));
+    return rows.map((row) => ({
+      perRequest: Number(row.calls) / COUNT,
+      query: row.query.replace(/\s+/g, ' '),
+      mean: row.mean,
+    }));
   };
   const counted = {
     'bare GET': await statements(bareUrl, 'GET'),
@@ -225,8 +275,15 @@ try {
       `${ROUNDS} interleaved rounds of ${DURATION} s, ${CONNECTIONS} connections; each a separate process, loopback)`,
   );
   if (OURS !== BIN) console.log(`  billing under test: ${OURS}`);
-  console.log(`  durable server settings: ${settings.filter((s) => s.name !== 'server_version').map((s) => `${s.name}=${s.setting}`).join(', ')} (the test server runs with them off)`);
-  console.log(`  bodies: GET bare ${sizes['bare GET']} B, ours ${sizes['ours GET']} B; POST answer bare ${sizes['bare POST']} B, ours ${sizes['ours POST']} B`);
+  console.log(
+    `  durable server settings: ${settings
+      .filter((s) => s.name !== 'server_version')
+      .map((s) => `${s.name}=${s.setting}`)
+      .join(', ')} (the test server runs with them off)`,
+  );
+  console.log(
+    `  bodies: GET bare ${sizes['bare GET']} B, ours ${sizes['ours GET']} B; POST answer bare ${sizes['bare POST']} B, ours ${sizes['ours POST']} B`,
+  );
   const fmt = (us: number) => `${us.toFixed(0).padStart(4)} us`;
   const summary: { name: string; ratio: number; target: number; clean: boolean }[] = [];
   for (const [name, rounds] of Object.entries(results)) {
@@ -242,9 +299,15 @@ try {
     }
     for (const side of ['bare', 'ours'] as const) {
       const runs = rounds.map((r) => r[side]);
-      const problems = runs.some((r) => r.non2xx || r.errors) ? `  (${runs.reduce((s, r) => s + r.non2xx, 0)} non-2xx, ${runs.reduce((s, r) => s + r.errors, 0)} errors)` : '';
+      const problems = runs.some((r) => r.non2xx || r.errors)
+        ? `  (${runs.reduce((s, r) => s + r.non2xx, 0)} non-2xx, ${runs.reduce((s, r) => s + r.errors, 0)} errors)`
+        : '';
       console.log(
-        `    ${(side === 'bare' ? 'bare node:http + pg Pool' : 'billing serve').padEnd(26)} ${median(runs.map((r) => r.requestsPerSecond)).toFixed(0).padStart(6)} req/s (median)` +
+        `    ${(side === 'bare' ? 'bare node:http + pg Pool' : 'billing serve').padEnd(26)} ${median(
+          runs.map((r) => r.requestsPerSecond),
+        )
+          .toFixed(0)
+          .padStart(6)} req/s (median)` +
           `  p99 ${String(median(runs.map((r) => r.p99))).padStart(3)} ms  CPU/request: server ${fmt(median(runs.map((r) => r.serverCpu)))}, PostgreSQL ${fmt(median(runs.map((r) => r.postgresCpu)))}${problems}`,
       );
     }
@@ -253,22 +316,34 @@ try {
     summary.push({ name: path, ratio, target, clean });
   }
 
-  console.log(`\n  statements per request (pg_stat_statements over ${COUNT} sequential requests each; every statement is one round trip)`);
+  console.log(
+    `\n  statements per request (pg_stat_statements over ${COUNT} sequential requests each; every statement is one round trip)`,
+  );
   for (const [name, rows] of Object.entries(counted)) {
     const total = rows.reduce((s, r) => s + r.perRequest, 0);
     console.log(`    ${name}: ${total.toFixed(2)}`);
-    for (const row of rows) console.log(`      ${row.perRequest.toFixed(2)} x ${(row.mean * 1000).toFixed(0).padStart(4)} us  ${row.query.length > 150 ? `${row.query.slice(0, 147)}...` : row.query}`);
+    for (const row of rows)
+      console.log(
+        `      ${row.perRequest.toFixed(2)} x ${(row.mean * 1000).toFixed(0).padStart(4)} us  ${row.query.length > 150 ? `${row.query.slice(0, 147)}...` : row.query}`,
+      );
   }
   // billing's GET statement is the bare one wrapped with its API key guard (the key re-checked in the same statement).
-  const same = (kind: 'GET' | 'POST') => counted[`bare ${kind}`].every((b) => counted[`ours ${kind}`].some((o) => o.query === b.query || o.query.includes(`(${b.query})`)));
-  console.log(`    the bare server's statements are billing's own (same normalised text; GET: inside billing's key guard): GET ${same('GET') ? 'yes' : 'NO'}, POST ${same('POST') ? 'yes' : 'NO'}`);
+  const same = (kind: 'GET' | 'POST') =>
+    counted[`bare ${kind}`].every((b) =>
+      counted[`ours ${kind}`].some((o) => o.query === b.query || o.query.includes(`(${b.query})`)),
+    );
+  console.log(
+    `    the bare server's statements are billing's own (same normalised text; GET: inside billing's key guard): GET ${same('GET') ? 'yes' : 'NO'}, POST ${same('POST') ? 'yes' : 'NO'}`,
+  );
 
   console.log('');
   let ok = true;
   for (const { name, ratio, target, clean } of summary) {
     const good = ratio >= target && clean;
     ok &&= good;
-    console.log(`  ratio ${name.padEnd(17)} ours / bare = ${(ratio * 100).toFixed(0)}% (median of the rounds; target >= ${target * 100}%) ${good ? 'OK' : clean ? 'UNDER TARGET' : 'FAILED REQUESTS'}`);
+    console.log(
+      `  ratio ${name.padEnd(17)} ours / bare = ${(ratio * 100).toFixed(0)}% (median of the rounds; target >= ${target * 100}%) ${good ? 'OK' : clean ? 'UNDER TARGET' : 'FAILED REQUESTS'}`,
+    );
   }
   process.exitCode = ok || process.env.BENCH_STRICT !== '1' ? 0 : 1;
 } finally {

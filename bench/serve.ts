@@ -3,74 +3,51 @@
 // Both servers are real processes: the shipped `billing serve` (the built bundle, its request log
 // written to stderr, here /dev/null) and a bare server; autocannon runs in a third process.
 // Run: npm run bench:serve   (DURATION=3 seconds per run, ROUNDS=5, CONNECTIONS=10)
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { JSONAPI } from '../src/lib/api/http.js';
-import { BIN, freePort, median, ready, stop } from './lib.js';
+import { autocannon, freePort, median, ready, servedStore, stop, type Cannonade, type CannonOptions } from './lib.js';
 
 const DURATION = Number(process.env.DURATION ?? 3);
 // Rounds of bare then ours, medians compared: this shared 2-core machine drifts between runs.
 const ROUNDS = Number(process.env.ROUNDS ?? 5);
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 10);
 const TARGET = 0.5;
-const AUTOCANNON = createRequire(import.meta.url).resolve('autocannon/autocannon.js');
 
-interface Run {
-  requestsPerSecond: number;
-  non2xx: number;
-  errors: number;
-  p99: number;
-}
+type Run = Cannonade;
 
-/** One autocannon run in a child process, its JSON summary read from stdout. */
-function cannon(url: string, options: { method?: string; headers?: Record<string, string>; body?: string; duration?: number } = {}): Promise<Run> {
-  const args = [AUTOCANNON, '-j', '-n', '-c', String(CONNECTIONS), '-d', String(options.duration ?? DURATION), '-m', options.method ?? 'GET'];
-  for (const [name, value] of Object.entries(options.headers ?? {})) args.push('-H', `${name}=${value}`);
-  if (options.body !== undefined) args.push('-b', options.body);
-  args.push(url);
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), (DURATION + 30) * 1000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      if (code !== 0) return reject(new Error(`autocannon exited ${code}: ${err}`));
-      const result = JSON.parse(out);
-      resolve({ requestsPerSecond: result.requests.average, non2xx: result.non2xx, errors: result.errors, p99: result.latency.p99 });
-    });
-  });
-}
+const cannon = (url: string, options: Partial<CannonOptions> & { duration?: number } = {}): Promise<Run> =>
+  autocannon(url, { ...options, seconds: options.duration ?? DURATION, connections: CONNECTIONS });
 
 const dir = mkdtempSync(join(tmpdir(), 'billing-bench-'));
 const children: ChildProcess[] = [];
 try {
-  const env = { ...process.env, BILLING_CONFIG_DIR: join(dir, 'config'), NO_COLOR: '1' };
-  const db = join(dir, 'bench.db');
-  const made = spawnSync(process.execPath, [BIN, '--db', db, 'accounts', 'create', 'bench', '--json'], { env, encoding: 'utf8' });
-  if (made.status !== 0) throw new Error(`could not make the bench account: ${made.stderr}`);
-  const key = JSON.parse(made.stdout).api_key as string;
-
   // Ours: the shipped bin; its one line per request goes to stderr, which is /dev/null here.
-  const oursPort = await freePort();
-  const ours = spawn(process.execPath, [BIN, '--db', db, 'serve', '--port', String(oursPort)], { env, stdio: 'ignore' });
+  const { server: ours, url: oursUrl, key } = await servedStore(dir);
   children.push(ours);
-  const oursUrl = `http://127.0.0.1:${oursPort}`;
-  await ready(oursUrl, ours);
 
   const headers = { 'x-authorization': key, 'content-type': JSONAPI };
-  const customer = (i: number) => JSON.stringify({ data: { type: 'customer', attributes: { first_name: 'Jan', last_name: `Jansen ${i}`, email: `jan${i}@example.com`, iban: 'NL91ABNA0417164300', bank_holder: 'J. Jansen', city: 'Amsterdam' } } });
+  const customer = (i: number) =>
+    JSON.stringify({
+      data: {
+        type: 'customer',
+        attributes: {
+          first_name: 'Jan',
+          last_name: `Jansen ${i}`,
+          email: `jan${i}@example.com`,
+          iban: 'NL91ABNA0417164300',
+          bank_holder: 'J. Jansen',
+          city: 'Amsterdam',
+        },
+      },
+    });
   let id = '';
   for (let i = 1; i <= 5; i++) {
     const response = await fetch(`${oursUrl}/customers`, { method: 'POST', headers, body: customer(i) });
     if (response.status !== 201) throw new Error(`seeding answered ${response.status}: ${await response.text()}`);
-    id ||= (await response.json()).data.id;
+    id ||= ((await response.json()) as { data: { id: string } }).data.id;
   }
   const sample = await fetch(`${oursUrl}/customers/${id}`, { headers });
   const size = Buffer.byteLength(await sample.text());
@@ -95,10 +72,14 @@ try {
   await cannon(`${oursUrl}/customers/${id}`, { headers, duration: 1 });
   const rounds: { bare: Run; get: Run }[] = [];
   for (let round = 0; round < ROUNDS; round++) {
-    rounds.push({ bare: await cannon(`${bareUrl}/customers/${id}`), get: await cannon(`${oursUrl}/customers/${id}`, { headers }) });
+    rounds.push({
+      bare: await cannon(`${bareUrl}/customers/${id}`),
+      get: await cannon(`${oursUrl}/customers/${id}`, { headers }),
+    });
   }
   const ratios = rounds.map((r) => r.get.requestsPerSecond / r.bare.requestsPerSecond);
-  const middle = (runs: Run[]): Run => [...runs].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond)[runs.length >> 1];
+  const middle = (runs: Run[]): Run =>
+    [...runs].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond)[runs.length >> 1];
   const post = await cannon(`${oursUrl}/customers`, { method: 'POST', headers, body: customer(0) });
   const results: [string, Run][] = [
     [`bare node:http, fixed ${size} B`, middle(rounds.map((r) => r.bare))],
@@ -106,18 +87,27 @@ try {
     ['billing serve POST /customers', post],
   ];
 
-  console.log(`\nbilling serve throughput (${ROUNDS} interleaved rounds of ${DURATION} s, ${CONNECTIONS} connections; each a separate process)`);
-  for (const [n, r] of rounds.entries()) console.log(`  round ${n + 1}: bare ${r.bare.requestsPerSecond.toFixed(0)} req/s, ours ${r.get.requestsPerSecond.toFixed(0)} req/s (${(ratios[n] * 100).toFixed(0)}%)`);
+  console.log(
+    `\nbilling serve throughput (${ROUNDS} interleaved rounds of ${DURATION} s, ${CONNECTIONS} connections; each a separate process)`,
+  );
+  for (const [n, r] of rounds.entries())
+    console.log(
+      `  round ${n + 1}: bare ${r.bare.requestsPerSecond.toFixed(0)} req/s, ours ${r.get.requestsPerSecond.toFixed(0)} req/s (${(ratios[n] * 100).toFixed(0)}%)`,
+    );
   for (const [name, run] of results) {
     const problems = run.non2xx || run.errors ? `  (${run.non2xx} non-2xx, ${run.errors} errors)` : '';
-    console.log(`  ${name.padEnd(44)} ${run.requestsPerSecond.toFixed(0).padStart(7)} req/s (median)  p99 ${String(run.p99).padStart(3)} ms${problems}`);
+    console.log(
+      `  ${name.padEnd(44)} ${run.requestsPerSecond.toFixed(0).padStart(7)} req/s (median)  p99 ${String(run.p99).padStart(3)} ms${problems}`,
+    );
   }
 
   // The ratio is the median of the rounds' ratios: each round puts the two side by side.
   const ratio = median(ratios);
   const clean = [...rounds.flatMap((r) => [r.bare, r.get]), post].every((run) => run.non2xx === 0 && run.errors === 0);
   const ok = ratio >= TARGET && clean;
-  console.log(`  ratio GET ours / bare = ${(ratio * 100).toFixed(0)}% (median of the rounds; target >= ${TARGET * 100}%) ${ok ? 'OK' : clean ? 'UNDER TARGET' : 'FAILED REQUESTS'}`);
+  console.log(
+    `  ratio GET ours / bare = ${(ratio * 100).toFixed(0)}% (median of the rounds; target >= ${TARGET * 100}%) ${ok ? 'OK' : clean ? 'UNDER TARGET' : 'FAILED REQUESTS'}`,
+  );
   process.exitCode = ok || process.env.BENCH_STRICT !== '1' ? 0 : 1;
 } finally {
   await Promise.all(children.map(stop));

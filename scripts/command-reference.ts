@@ -5,7 +5,7 @@
 import { type Argument, type Command, type Help, type Option } from 'commander';
 import { fileURLToPath } from 'node:url';
 import { buildProgram } from '../src/cli.js';
-import type { IO } from '../src/lib/command/io.js';
+import type { IO } from '../src/lib/cli/io.js';
 
 export const REFERENCE_PATH = fileURLToPath(new URL('../docs/commands.md', import.meta.url));
 
@@ -17,7 +17,7 @@ const silentIO: IO = {
   err: () => {},
   stdinIsTTY: false,
   stdoutIsTTY: false,
-  readStdin: async () => '',
+  readStdin: () => Promise.resolve(Buffer.alloc(0)),
 };
 
 /** The reference as Markdown, from a program with every verb configured. */
@@ -31,7 +31,10 @@ function escape(text: string): string {
     .replace(/[\\`*[\]<>]/g, (c) => `\\${c}`)
     .replace(/(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])/g, '\\_')
     .replace(/&(?=#?\w+;)/g, '&amp;')
-    .replace(/^(\s*)([#+=-]|\d+[.)])/gm, (_, space: string, mark: string) => `${space}${mark.replace(/[#+=\-.)]/, (c) => `\\${c}`)}`);
+    .replace(
+      /^(\s*)([#+=-]|\d+[.)])/gm,
+      (_, space: string, mark: string) => `${space}${mark.replace(/[#+=\-.)]/, (c) => `\\${c}`)}`,
+    );
 }
 
 /** A code span that holds any text, backticks included. */
@@ -54,7 +57,11 @@ function fullName(cmd: Command): string {
   for (let c: Command | null = cmd; c; c = c.parent) names.unshift(c.name());
   return names.join(' ');
 }
-const anchor = (cmd: Command): string => `#${fullName(cmd).toLowerCase().replace(/[^a-z0-9 _-]/g, '').replace(/ /g, '-')}`;
+const anchor = (cmd: Command): string =>
+  `#${fullName(cmd)
+    .toLowerCase()
+    .replace(/[^a-z0-9 _-]/g, '')
+    .replace(/ /g, '-')}`;
 
 function helper(cmd: Command): Help {
   const help = cmd.createHelp();
@@ -120,7 +127,8 @@ function argumentTerm(argument: Argument): string {
 
 const GLOBAL_OPTIONS = 'Global options';
 
-const item = (term: string, description: string): string => (description ? `- ${code(term)}: ${escape(description)}` : `- ${code(term)}`);
+const item = (term: string, description: string): string =>
+  description ? `- ${code(term)}: ${escape(description)}` : `- ${code(term)}`;
 
 /** One command's section: usage, description, arguments, options, subcommands, help text. */
 function section(cmd: Command, level: number): string[] {
@@ -134,7 +142,12 @@ function section(cmd: Command, level: number): string[] {
   parts.push(block('text', [`Usage: ${help.commandUsage(cmd)}`]));
 
   if (cmd.registeredArguments.length) {
-    parts.push('**Arguments**', cmd.registeredArguments.map((argument) => item(argumentTerm(argument), help.argumentDescription(argument))).join('\n'));
+    parts.push(
+      '**Arguments**',
+      cmd.registeredArguments
+        .map((argument) => item(argumentTerm(argument), help.argumentDescription(argument)))
+        .join('\n'),
+    );
   }
   // Every command has -h, --help; it is listed once, with the global options.
   const options: Option[] = help.visibleOptions(cmd).filter((option) => isRoot || option.long !== '--help');
@@ -147,7 +160,11 @@ function section(cmd: Command, level: number): string[] {
   if (commands.length) {
     parts.push(
       '**Commands**',
-      commands.map((sub) => `- [${code(help.subcommandTerm(sub))}](${anchor(sub)}): ${escape(help.subcommandDescription(sub))}`).join('\n'),
+      commands
+        .map(
+          (sub) => `- [${code(help.subcommandTerm(sub))}](${anchor(sub)}): ${escape(help.subcommandDescription(sub))}`,
+        )
+        .join('\n'),
     );
   }
   parts.push(...helpText(after));

@@ -16,36 +16,78 @@ import { store } from './commands/store/index.js';
 import { subscriptions } from './commands/subscriptions/index.js';
 import { transactions } from './commands/transactions/index.js';
 import { createDeps, type DepsOverrides } from './lib/command/deps.js';
-import { ApiError, CliError, errorLines, UsageError } from './lib/command/errors.js';
-import { redact } from './lib/store/store.js';
+import { ApiError, CliError, errorLines, UsageError } from './lib/cli/errors.js';
+import { redact } from './lib/runtime/locations.js';
 import { safeText } from './lib/output/format.js';
-import { addGlobalOptions, readGlobals, type GlobalOptions } from './lib/command/globals.js';
-import { processIO, type IO } from './lib/command/io.js';
+import { addGlobalOptions, readGlobals, type GlobalOptions } from './lib/cli/globals.js';
+import { processIO, type IO } from './lib/cli/io.js';
 import { dryRunRefusal, examples, wrapWords, type Group, type Invoke, type Verb } from './lib/command/registry.js';
 
 declare const BILLING_VERSION: string;
 const VERSION = typeof BILLING_VERSION === 'string' ? BILLING_VERSION : '0.0.0-dev';
 
-const GROUPS: Group[] = [customers, plans, subscriptions, invoices, lines, transactions, events, webhooks, notifications, importing, clock, accounts, store, config, profiles];
+const GROUPS: Group[] = [
+  customers,
+  plans,
+  subscriptions,
+  invoices,
+  lines,
+  transactions,
+  events,
+  webhooks,
+  notifications,
+  importing,
+  clock,
+  accounts,
+  store,
+  config,
+  profiles,
+];
 
 /** Commands without verbs. */
 const SINGLES: Record<string, Verb> = {
-  api: { summary: 'send any request through the current mode and print the document', load: () => import('./commands/api/index.js') },
-  demo: { summary: 'fill the embedded store with a small, realistic sample and show it', load: () => import('./commands/demo/index.js') },
-  serve: { summary: 'serve the embedded store over HTTP (the API, with API keys)', load: () => import('./commands/serve/index.js') },
+  api: {
+    summary: 'send any request through the current mode and print the document',
+    load: () => import('./commands/api/index.js'),
+  },
+  demo: {
+    summary: 'fill the embedded store with a small, realistic sample and show it',
+    load: () => import('./commands/demo/index.js'),
+  },
+  serve: {
+    summary: 'serve the embedded store over HTTP (the API, with API keys)',
+    load: () => import('./commands/serve/index.js'),
+  },
   completion: {
     summary: 'print the shell completion script (bash, zsh or fish)',
-    load: async () => (await import('./commands/completion/index.js')).completionCommand((io) => buildProgram(io, noInvoke, { all: true })),
+    load: async () =>
+      (await import('./commands/completion/index.js')).completionCommand((io) =>
+        buildProgram(io, noInvoke, { all: true }),
+      ),
   },
 };
 
 /** Commands the completion scripts run: only made when named, so never in help, the reference or completion itself. */
 const HIDDEN: Record<string, Verb> = {
-  __complete: { summary: 'ids for the shell completion scripts', load: () => import('./commands/completion/complete.js') },
+  __complete: {
+    summary: 'ids for the shell completion scripts',
+    load: () => import('./commands/completion/complete.js'),
+  },
 };
 
 /** Global options that take a value, so the words after them are not mistaken for commands. */
-const VALUE_OPTIONS = new Set(['-o', '--output', '--db', '--base-url', '--api-key', '--profile', '--account', '--query', '--timeout', '--pool-size']);
+const VALUE_OPTIONS = new Set([
+  '-o',
+  '--output',
+  '--db',
+  '--base-url',
+  '--api-key',
+  '--profile',
+  '--account',
+  '--query',
+  '--timeout',
+  '--pool-size',
+]);
 
 /** The first two command words of argv (e.g. "customers", "get"), skipping global options and "help". */
 export function commandWords(argv: string[]): string[] {
@@ -63,28 +105,48 @@ export function commandWords(argv: string[]): string[] {
   return words;
 }
 
-const noInvoke: Invoke = async () => {
-  throw new Error('this program was built without a way to run commands');
-};
+const noInvoke: Invoke = () => Promise.reject(new Error('this program was built without a way to run commands'));
 
 /**
  * The program with every group and verb. A verb's options, arguments and help exist only once its
  * module is loaded: with `argv`, only the verb it names is (main: start-up stays fast); with `all`,
  * every one is (the command reference, scripts/docs.ts).
  */
-export async function buildProgram(io: IO, invoke: Invoke = noInvoke, options: { argv?: string[]; all?: boolean } = {}): Promise<Command> {
+export async function buildProgram(
+  io: IO,
+  invoke: Invoke = noInvoke,
+  options: { argv?: string[]; all?: boolean } = {},
+): Promise<Command> {
   const width = () => Math.max(40, io.columns ?? 80);
   const program: Command = new Command('billing')
-    .description('Administer a recurring-billing service (SEPA direct debits and cards): on the embedded store, or against a server with --base-url.')
+    .description(
+      'Administer a recurring-billing service (SEPA direct debits and cards): on the embedded store, or against a server with --base-url.',
+    )
     .version(VERSION, '-V, --version')
     .exitOverride()
-    .configureOutput({ writeOut: io.out, writeErr: (text) => io.err(safeText(text)), getOutHelpWidth: width, getErrHelpWidth: width })
+    .configureOutput({
+      writeOut: (text) => io.out(text),
+      writeErr: (text) => io.err(safeText(text)),
+      getOutHelpWidth: width,
+      getErrHelpWidth: width,
+    })
     .showSuggestionAfterError(true)
     // Long flags (--mandate-authentication-method) leave a narrow column: wrap in it all the same.
     .configureHelp({ minWidthToWrap: 24 })
-    .addHelpText('after', examples('billing demo', 'billing customers list', 'billing customers get 42 --json', 'billing help customers list', 'billing --base-url https://billing.example.com --api-key KEY customers list'))
+    .addHelpText(
+      'after',
+      examples(
+        'billing demo',
+        'billing customers list',
+        'billing customers get 42 --json',
+        'billing help customers list',
+        'billing --base-url https://billing.example.com --api-key KEY customers list',
+      ),
+    )
     // The global options are listed once, in `billing --help`; every other help points there.
-    .addHelpText('afterAll', (context: { command: Command }): string => (context.command === program ? '' : `\n${wrapWords(GLOBALS_POINTER, width())}\n`));
+    .addHelpText('afterAll', (context: { command: Command }): string =>
+      context.command === program ? '' : `\n${wrapWords(GLOBALS_POINTER, width())}\n`,
+    );
   addGlobalOptions(program);
 
   const [first, second] = commandWords(options.argv ?? []);
@@ -95,7 +157,8 @@ export async function buildProgram(io: IO, invoke: Invoke = noInvoke, options: {
     const groupHelp = first === group.name && (second === undefined || !Object.hasOwn(group.verbs, second));
     for (const [name, verb] of Object.entries(group.verbs)) {
       const verbCommand = groupCommand.command(name).description(verb.summary);
-      if (options.all || groupHelp || (first === group.name && second === name)) (await verb.load()).configure(verbCommand, invoke);
+      if (options.all || groupHelp || (first === group.name && second === name))
+        (await verb.load()).configure(verbCommand, invoke);
     }
   }
   for (const [name, single] of Object.entries(SINGLES)) {
@@ -103,12 +166,16 @@ export async function buildProgram(io: IO, invoke: Invoke = noInvoke, options: {
     if (options.all || first === name) (await single.load()).configure(command, invoke);
   }
   if (first !== undefined && Object.hasOwn(HIDDEN, first)) {
-    (await HIDDEN[first].load()).configure(program.command(first, { hidden: true }).description(HIDDEN[first].summary), invoke);
+    (await HIDDEN[first].load()).configure(
+      program.command(first, { hidden: true }).description(HIDDEN[first].summary),
+      invoke,
+    );
   }
   return program;
 }
 
-const GLOBALS_POINTER = 'Global options (--json, -o FORMAT, --query, --db, --base-url, --api-key, --profile, --account, --no-input, --dry-run, --yes and more): see billing --help';
+const GLOBALS_POINTER =
+  'Global options (--json, -o FORMAT, --query, --db, --base-url, --api-key, --profile, --account, --no-input, --dry-run, --yes and more): see billing --help';
 
 /** Verbs people reach for that go by another name here: `accounts get` is `accounts show`. */
 const SYNONYMS: Record<string, string[]> = {
@@ -130,8 +197,13 @@ function suggestVerb(argv: string[]): string | undefined {
   const [first, second] = commandWords(argv);
   const group = GROUPS.find((g) => g.name === first);
   if (!group || second === undefined || Object.hasOwn(group.verbs, second)) return undefined;
-  const meant = Object.keys(group.verbs).find((verb) => Object.hasOwn(SYNONYMS, verb) && SYNONYMS[verb].includes(second));
-  return meant && `unknown command 'billing ${group.name} ${second}'; did you mean 'billing ${group.name} ${meant}'? (see billing ${group.name} --help)`;
+  const meant = Object.keys(group.verbs).find(
+    (verb) => Object.hasOwn(SYNONYMS, verb) && SYNONYMS[verb].includes(second),
+  );
+  return (
+    meant &&
+    `unknown command 'billing ${group.name} ${second}'; did you mean 'billing ${group.name} ${meant}'? (see billing ${group.name} --help)`
+  );
 }
 
 /**
@@ -158,13 +230,21 @@ export function helpArgv(argv: string[]): string[] {
   return argv;
 }
 
-export async function main(argv: string[], io: IO = processIO(), env: NodeJS.ProcessEnv = process.env, overrides: DepsOverrides = {}): Promise<number> {
+export async function main(
+  argv: string[],
+  io: IO = processIO(),
+  env: NodeJS.ProcessEnv = process.env,
+  overrides: DepsOverrides = {},
+): Promise<number> {
   let globals: GlobalOptions | undefined;
   let hint: ((error: unknown) => string | undefined) | undefined;
   const invoke: Invoke = async (command, body) => {
     globals = readGlobals(command.optsWithGlobals(), env);
     const refusal = globals.dryRun ? dryRunRefusal(command) : undefined;
-    if (refusal !== undefined) throw new UsageError(`billing ${command.parent?.name() === 'billing' ? '' : `${command.parent?.name()} `}${command.name()} cannot --dry-run: ${refusal}`);
+    if (refusal !== undefined)
+      throw new UsageError(
+        `billing ${command.parent?.name() === 'billing' ? '' : `${command.parent?.name()} `}${command.name()} cannot --dry-run: ${refusal}`,
+      );
     globals.color &&= io.stdoutIsTTY || (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '0');
     if (globals.query !== undefined) await (await import('./lib/output/render.js')).checkQuery(globals.query);
     const deps = createDeps(io, globals, env, overrides);
@@ -197,7 +277,10 @@ export async function main(argv: string[], io: IO = processIO(), env: NodeJS.Pro
 }
 
 /** What to do next after a remote refusal or failure, when it is clear. */
-function nextStep(error: unknown, settings: { mode: string; apiKey?: string; baseUrl?: string; profile?: string }): string | undefined {
+function nextStep(
+  error: unknown,
+  settings: { mode: string; apiKey?: string; baseUrl?: string; profile?: string },
+): string | undefined {
   if (settings.mode !== 'remote') return undefined;
   if (error instanceof ApiError && error.status === 401) {
     return settings.apiKey
@@ -224,18 +307,31 @@ function safeHint(hint: ((error: unknown) => string | undefined) | undefined, er
 
 /** Output choice when parsing failed before the globals were read. */
 function fallbackGlobals(argv: string[]): Pick<GlobalOptions, 'output' | 'verbose'> {
-  const json = argv.some((token, i) => token === '--json' || /^(-o|--output)=?json$/.test(token) || (/^(-o|--output)$/.test(token) && argv[i + 1] === 'json'));
+  const json = argv.some(
+    (token, i) =>
+      token === '--json' ||
+      /^(-o|--output)=?json$/.test(token) ||
+      (/^(-o|--output)$/.test(token) && argv[i + 1] === 'json'),
+  );
   return { output: json ? 'json' : 'table', verbose: argv.includes('--verbose') };
 }
 
 function report(error: unknown, io: IO, globals: Pick<GlobalOptions, 'output' | 'verbose'>): number {
+  // A runtime operation's refusal is the service's refusal made in process: printed the same way.
+  if (error instanceof Error && error.name === 'Refusal')
+    error = new ApiError(
+      (error as Error & { status: number }).status,
+      (error as Error & { document: unknown }).document,
+    );
   if (error instanceof CommanderError) {
     // --help, --version and `billing help` end with exit code 0; everything else is usage.
-    if (error.exitCode === 0 || error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return 0;
+    if (error.exitCode === 0 || error.code === 'commander.helpDisplayed' || error.code === 'commander.version')
+      return 0;
     return 2; // commander has printed the problem (unknown command or option, missing argument)
   }
   if (error instanceof ApiError) {
-    if (globals.output === 'json' && error.document !== undefined) io.out(`${JSON.stringify(error.document, null, 2)}\n`);
+    if (globals.output === 'json' && error.document !== undefined)
+      io.out(`${JSON.stringify(error.document, null, 2)}\n`);
     else {
       const prefix = error.status === 401 ? 'authentication failed: ' : '';
       for (const line of errorLines(error.document, error.status)) io.err(`error: ${prefix}${line}\n`);
@@ -247,12 +343,29 @@ function report(error: unknown, io: IO, globals: Pick<GlobalOptions, 'output' | 
     return error.exitCode;
   }
   // Errors of layers below the command line, by name so that --help never loads their modules.
-  const byName: Record<string, number> = Object.assign(Object.create(null) as Record<string, number>, { UnknownAccountError: 2, UnknownProfileError: 2, ConfigFileError: 2, ConfigLockError: 1, ConflictingSettingsError: 2, UnsendableKeyError: 2, StoreOpenError: 2, StoreMissingError: 2, StoreReadOnlyError: 2, StoreUnreachableError: 3, StoreAuthError: 4, ServiceUnreachableError: 3, ProtocolError: 1 });
+  const byName: Record<string, number> = Object.assign(Object.create(null) as Record<string, number>, {
+    UnknownAccountError: 2,
+    UnknownProfileError: 2,
+    ConfigFileError: 2,
+    ConfigLockError: 1,
+    ConflictingSettingsError: 2,
+    UnsendableKeyError: 2,
+    StoreOpenError: 2,
+    StoreMissingError: 2,
+    StoreReadOnlyError: 2,
+    StoreUnreachableError: 3,
+    StoreAuthError: 4,
+    // A SQLite store another process kept locked past the wait (PostgreSQL: conflicts past every retry).
+    StoreBusyError: 1,
+    ServiceUnreachableError: 3,
+    ProtocolError: 1,
+  });
   if (error instanceof Error && byName[error.name] !== undefined) {
     io.err(`error: ${redact(error.message)}\n`);
     return byName[error.name];
   }
-  const message = error instanceof Error ? (globals.verbose ? (error.stack ?? error.message) : error.message) : String(error);
+  const message =
+    error instanceof Error ? (globals.verbose ? (error.stack ?? error.message) : error.message) : String(error);
   io.err(`error: unexpected failure: ${redact(message)}\n`);
   return 1;
 }

@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { commandReference, REFERENCE_PATH, renderReference } from '../scripts/command-reference.js';
 import { buildProgram } from '../src/cli.js';
-import { memoryIO } from '../src/lib/command/io.js';
+import { memoryIO } from '../src/lib/cli/io.js';
 
 const STALE = 'docs/commands.md is not what the commands generate: run `npm run docs` and commit the result';
 
@@ -13,7 +13,7 @@ function committed(): string {
   try {
     return readFileSync(REFERENCE_PATH, 'utf8').replace(/\r\n/g, '\n');
   } catch (error) {
-    throw new Error(`${STALE} (${(error as Error).message})`);
+    throw new Error(`${STALE} (${(error as Error).message})`, { cause: error });
   }
 }
 
@@ -52,7 +52,14 @@ describe('docs/', () => {
   const pages = readdirSync(dir).filter((name) => name.endsWith('.md'));
   /** Heading anchors as GitHub makes them. */
   const anchors = (page: string) =>
-    new Set([...readFileSync(join(dir, page), 'utf8').matchAll(/^#+ (.+)$/gm)].map(([, text]) => text.toLowerCase().replace(/[^a-z0-9 _-]/g, '').replace(/ /g, '-')));
+    new Set(
+      [...readFileSync(join(dir, page), 'utf8').matchAll(/^#+ (.+)$/gm)].map(([, text]) =>
+        text
+          .toLowerCase()
+          .replace(/[^a-z0-9 _-]/g, '')
+          .replace(/ /g, '-'),
+      ),
+    );
 
   test.each(pages)('%s links only to pages and headings of docs/', (page) => {
     const text = readFileSync(join(dir, page), 'utf8').replace(/^(`{3,}).*\n[\s\S]*?^\1$/gm, '');

@@ -1,13 +1,29 @@
 // Accounts and API keys (core level), and the isolation of one account's resources from another's.
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { authenticate, createAccount, defaultAccount, listAccounts, rotateKey, updateAccount } from '../../src/lib/core/accounts.js';
+import {
+  authenticate,
+  createAccount,
+  defaultAccount,
+  listAccounts,
+  rotateKey,
+  updateAccount,
+} from '../../src/lib/core/accounts.js';
 import { fixedClock } from '../../src/lib/core/clock.js';
 import type { Result } from '../../src/lib/core/result.js';
 import { all } from '../../src/lib/store/unit.js';
 import { freshStoreLocation } from '../helpers/engine.js';
 import { TEST_NOW, testCore, testStore } from '../helpers/store.js';
-import { createCustomer, customerBody, customerRows, expectError, insertSubscription, makePlan, minimalCustomer, send } from './support.js';
+import {
+  createCustomer,
+  customerBody,
+  customerRows,
+  expectError,
+  insertSubscription,
+  makePlan,
+  minimalCustomer,
+  send,
+} from './support.js';
 
 const clock = fixedClock(TEST_NOW);
 
@@ -21,7 +37,8 @@ function unwrapOk<T>(result: Result<T>): T {
 
 const problemAttributes = (result: Result<unknown>): string[] => {
   if (result.ok) throw new Error('expected a refusal');
-  if (result.failure.kind !== 'invalid_attribute') throw new Error(`expected invalid_attribute, got ${result.failure.kind}`);
+  if (result.failure.kind !== 'invalid_attribute')
+    throw new Error(`expected invalid_attribute, got ${result.failure.kind}`);
   return result.failure.problems.map((p) => p.attribute).sort();
 };
 
@@ -30,7 +47,13 @@ describe('the default account', () => {
     const store = await freshStore();
     expect(await listAccounts(store)).toEqual([]);
     const account = await defaultAccount(store, clock);
-    expect(account).toMatchObject({ name: 'default', is_default: 1, invoice_prefix: 'INV-', time_zone: 'Europe/Amsterdam', created_at: TEST_NOW });
+    expect(account).toMatchObject({
+      name: 'default',
+      is_default: 1,
+      invoice_prefix: 'INV-',
+      time_zone: 'Europe/Amsterdam',
+      created_at: TEST_NOW,
+    });
     expect(account.webhook_secret).toMatch(/^whsec_[A-Za-z0-9_-]{20,}$/);
     expect(await listAccounts(store)).toHaveLength(1);
   });
@@ -72,7 +95,9 @@ describe('the default account', () => {
 describe('createAccount and keys', () => {
   it('when made, returns a key that authenticates as the new account', async () => {
     const store = await freshStore();
-    const { account, apiKey } = unwrapOk(await createAccount(store, clock, 'acme', { invoice_prefix: 'ACME-', time_zone: 'Asia/Kolkata' }));
+    const { account, apiKey } = unwrapOk(
+      await createAccount(store, clock, 'acme', { invoice_prefix: 'ACME-', time_zone: 'Asia/Kolkata' }),
+    );
     expect(account).toMatchObject({ name: 'acme', is_default: 0, invoice_prefix: 'ACME-', time_zone: 'Asia/Kolkata' });
     expect(apiKey).toMatch(/^bk_[A-Za-z0-9_-]{32}$/);
     expect((await authenticate(store, apiKey))?.id).toBe(account.id);
@@ -116,7 +141,9 @@ describe('createAccount and keys', () => {
     expect(fresh).not.toBe(old);
     expect(await authenticate(store, old)).toBeUndefined();
     expect((await authenticate(store, fresh))?.id).toBe(account.id);
-    expect(await store.read(() => all((q) => q.selectFrom('api_keys').selectAll().where('account_id', '=', account.id)))).toHaveLength(1);
+    expect(
+      await store.read(() => all((q) => q.selectFrom('api_keys').selectAll().where('account_id', '=', account.id))),
+    ).toHaveLength(1);
   });
 
   it('when one account rotates its key, the other account keeps its key', async () => {
@@ -192,8 +219,12 @@ describe('createAccount and keys', () => {
 
   it('when the time zone is an exactly spelled alias, keeps it as written', async () => {
     const store = await freshStore();
-    expect(unwrapOk(await createAccount(store, clock, 'india', { time_zone: 'Asia/Kolkata' })).account.time_zone).toBe('Asia/Kolkata');
-    expect(unwrapOk(await createAccount(store, clock, 'west', { time_zone: 'US/Pacific' })).account.time_zone).toBe('US/Pacific');
+    expect(unwrapOk(await createAccount(store, clock, 'india', { time_zone: 'Asia/Kolkata' })).account.time_zone).toBe(
+      'Asia/Kolkata',
+    );
+    expect(unwrapOk(await createAccount(store, clock, 'west', { time_zone: 'US/Pacific' })).account.time_zone).toBe(
+      'US/Pacific',
+    );
   });
 
   it('when the time zone is changed to a miscased one, dates come out in that zone', async () => {
@@ -202,14 +233,20 @@ describe('createAccount and keys', () => {
     unwrapOk(await updateAccount(first.store, first.clock, 'moved', { time_zone: 'asia/kolkata' }));
     const core = await testCore({ dbPath: first.dbPath, account: 'moved' });
     const id = await createCustomer(core);
-    expect((await send(core, 'GET', `/customers/${id}`)).body.data.attributes.created_at).toBe('2026-11-21T15:30:00+05:30');
+    expect((await send(core, 'GET', `/customers/${id}`)).body.data.attributes.created_at).toBe(
+      '2026-11-21T15:30:00+05:30',
+    );
   });
 
   it('when updated, changes the prefix and time zone, and refuses bad values', async () => {
     const store = await freshStore();
     unwrapOk(await createAccount(store, clock, 'acme'));
-    expect(unwrapOk(await updateAccount(store, clock, 'acme', { invoice_prefix: 'F-', time_zone: 'America/St_Johns' }))).toMatchObject({ invoice_prefix: 'F-', time_zone: 'America/St_Johns' });
-    expect(problemAttributes(await updateAccount(store, clock, 'acme', { time_zone: 'Moon/Base' }))).toEqual(['time_zone']);
+    expect(
+      unwrapOk(await updateAccount(store, clock, 'acme', { invoice_prefix: 'F-', time_zone: 'America/St_Johns' })),
+    ).toMatchObject({ invoice_prefix: 'F-', time_zone: 'America/St_Johns' });
+    expect(problemAttributes(await updateAccount(store, clock, 'acme', { time_zone: 'Moon/Base' }))).toEqual([
+      'time_zone',
+    ]);
     expect((await listAccounts(store)).find((a) => a.name === 'acme')?.time_zone).toBe('America/St_Johns');
     const missing = await updateAccount(store, clock, 'nobody', { invoice_prefix: 'X-' });
     expect(!missing.ok && missing.failure.kind).toBe('not_found');
@@ -223,7 +260,11 @@ describe('isolation between accounts', () => {
     const b = await testCore({ dbPath: a.dbPath, account: 'bravo' });
     expect((await b.account()).name).toBe('bravo');
     const aIds = [await createCustomer(a, minimalCustomer(1)), await createCustomer(a, minimalCustomer(2))];
-    const bIds = [await createCustomer(b, minimalCustomer(3)), await createCustomer(b, minimalCustomer(4)), await createCustomer(b, minimalCustomer(5))];
+    const bIds = [
+      await createCustomer(b, minimalCustomer(3)),
+      await createCustomer(b, minimalCustomer(4)),
+      await createCustomer(b, minimalCustomer(5)),
+    ];
     return { a, b, aIds, bIds };
   };
 
@@ -246,7 +287,11 @@ describe('isolation between accounts', () => {
   it("when A patches one of B's customers, answers 404 and B's customer is unchanged", async () => {
     const { a, bIds } = await twoAccounts();
     const rows = await customerRows(a);
-    expectError(await send(a, 'PATCH', `/customers/${bIds[1]}`, { body: customerBody({ city: 'Hacked' }, bIds[1]) }), 404, 'Not Found');
+    expectError(
+      await send(a, 'PATCH', `/customers/${bIds[1]}`, { body: customerBody({ city: 'Hacked' }, bIds[1]) }),
+      404,
+      'Not Found',
+    );
     expect(await customerRows(a)).toEqual(rows);
   });
 
@@ -259,7 +304,11 @@ describe('isolation between accounts', () => {
     expect((await send(a, 'GET', '/subscription-plans')).body.meta.total).toBe(0);
     const withIncluded = await send(a, 'GET', '/customers', { query: 'include=subscriptions' });
     expect(withIncluded.body.included).toEqual([]);
-    expect((await send(b, 'GET', '/customers', { query: 'include=subscriptions' })).body.included.map((s: { id: string }) => s.id)).toEqual([String(sub)]);
+    expect(
+      (await send(b, 'GET', '/customers', { query: 'include=subscriptions' })).body.included.map(
+        (s: { id: string }) => s.id,
+      ),
+    ).toEqual([String(sub)]);
   });
 
   it('when an account name is unknown to the store, the embedded core refuses to act', async () => {

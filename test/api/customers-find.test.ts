@@ -2,9 +2,19 @@
 // through the router, on both engines. The pages are checked against a model of the rows.
 import { describe, expect, it } from 'vitest';
 import { createAccount } from '../../src/lib/core/accounts.js';
-import type { EmbeddedCore } from '../../src/lib/transport/embedded.js';
+import type { Runtime } from '../../src/lib/runtime/runtime.js';
 import { testCore } from '../helpers/store.js';
-import { BASE, TestClock, createCustomer, customerBody, expectError, link, makePlan, send, type Answer } from './support.js';
+import {
+  BASE,
+  TestClock,
+  createCustomer,
+  customerBody,
+  expectError,
+  link,
+  makePlan,
+  send,
+  type Answer,
+} from './support.js';
 
 const HOUR = 3_600_000;
 const ids = (answer: Answer): string[] => answer.body.data.map((c: { id: string }) => c.id);
@@ -24,11 +34,25 @@ interface Person {
 const PEOPLE: Person[] = [
   { first_name: 'Jan', last_name: 'Jansen', email: 'Jan.Jansen@EXAMPLE.com', at: 0 },
   { first_name: 'Anna', middle_name: 'van', last_name: 'de Vries', email: 'anna@example.org', at: 0 },
-  { first_name: 'Piet', last_name: 'Bakker', company_name: 'Bakkerij Jan BV', email: 'piet@bakkerij.nl', at: 3, archived: true },
+  {
+    first_name: 'Piet',
+    last_name: 'Bakker',
+    company_name: 'Bakkerij Jan BV',
+    email: 'piet@bakkerij.nl',
+    at: 3,
+    archived: true,
+  },
   { first_name: 'Sanne', last_name: 'bakker', email: 'o_neil@example.com', at: -2 },
   { first_name: 'Olga', last_name: 'Neil', email: 'olneil@example.com', at: -2 },
   { first_name: 'Kees', last_name: 'Zwart', company_name: '100% Echt', email: 'kees@zwart.example', at: 5 },
-  { first_name: 'Karel', last_name: 'Aalders', company_name: 'Back\\slash Holding', email: '100%real@example.org', at: 5, archived: true },
+  {
+    first_name: 'Karel',
+    last_name: 'Aalders',
+    company_name: 'Back\\slash Holding',
+    email: '100%real@example.org',
+    at: 5,
+    archived: true,
+  },
   { first_name: 'Mila', last_name: 'Ödegaard', company_name: 'The "Best" Shop', email: 'mila@example.ORG', at: 1 },
   { first_name: 'JANNEKE', last_name: 'Smit', email: 'janneke@example.com', at: 1, city: 'Zandvoort' },
   { first_name: 'Noor', middle_name: 'de', last_name: 'Jong', email: 'noor@elders.example', at: 4, city: 'Jansdorp' },
@@ -45,13 +69,16 @@ interface Stored extends Person {
 }
 
 /** The people, created through the API at their own times (and some archived); returns them with their ids. */
-async function seed(core: EmbeddedCore, clock: TestClock, people: Person[] = PEOPLE): Promise<Stored[]> {
+async function seed(core: Runtime, clock: TestClock, people: Person[] = PEOPLE): Promise<Stored[]> {
   const start = clock.ms;
   const stored: Stored[] = [];
   for (const { at, archived, ...attributes } of people) {
     clock.ms = start + at * HOUR;
     const id = await createCustomer(core, attributes);
-    if (archived) expect((await send(core, 'PATCH', `/customers/${id}`, { body: customerBody({ archived: true }, id) })).status).toBe(200);
+    if (archived)
+      expect(
+        (await send(core, 'PATCH', `/customers/${id}`, { body: customerBody({ archived: true }, id) })).status,
+      ).toBe(200);
     stored.push({ ...attributes, at, archived, id: Number(id), created: clock.ms });
   }
   return stored;
@@ -68,18 +95,28 @@ function expected(people: Stored[], filters: Record<string, string>, sort?: stri
   const found = people.filter(
     (p) =>
       (email === undefined || lower(p.email) === lower(email.trim())) &&
-      (search === undefined || [p.first_name, p.middle_name, p.last_name, p.company_name, p.email].some((v) => v !== undefined && lower(v).includes(lower(search.trim())))) &&
+      (search === undefined ||
+        [p.first_name, p.middle_name, p.last_name, p.company_name, p.email].some(
+          (v) => v !== undefined && lower(v).includes(lower(search.trim())),
+        )) &&
       (archived === undefined || Boolean(p.archived) === (archived === 'true')),
   );
   const descending = sort?.startsWith('-') ?? false;
   const field = sort?.replace(/^-/, '') ?? 'id';
-  const key = (p: Stored): string | number => (field === 'created_at' ? p.created : field === 'last_name' ? lower(p.last_name) : field === 'email' ? lower(p.email) : p.id);
+  const key = (p: Stored): string | number =>
+    field === 'created_at'
+      ? p.created
+      : field === 'last_name'
+        ? lower(p.last_name)
+        : field === 'email'
+          ? lower(p.email)
+          : p.id;
   found.sort((a, b) => (compare(key(a), key(b)) || compare(a.id, b.id)) * (descending ? -1 : 1));
   return found.map((p) => p.id);
 }
 
 /** Every page of a listing, following links.next; checks meta.total on each. */
-async function allPages(core: EmbeddedCore, query: string): Promise<{ ids: number[]; pages: Answer[] }> {
+async function allPages(core: Runtime, query: string): Promise<{ ids: number[]; pages: Answer[] }> {
   const pages: Answer[] = [await send(core, 'GET', '/customers', { query })];
   for (;;) {
     const last = pages[pages.length - 1];
@@ -135,7 +172,9 @@ describe('GET /customers with filter[...] and sort, against a model', () => {
     for (const filters of FILTERS) {
       for (const sort of SORTS) {
         const params = { ...filters, ...(sort ? { sort } : {}) };
-        const query = [...Object.entries(params).map(([k, v]) => `${k}=${encodeURIComponent(v)}`), 'page[size]=4'].join('&');
+        const query = [...Object.entries(params).map(([k, v]) => `${k}=${encodeURIComponent(v)}`), 'page[size]=4'].join(
+          '&',
+        );
         const want = expected(people, filters, sort);
         const { ids: got, pages } = await allPages(core, query);
         expect(got, query).toEqual(want);
@@ -143,7 +182,8 @@ describe('GET /customers with filter[...] and sort, against a model', () => {
           expect(page.body.meta.total, query).toBe(want.length);
           // The links keep the filters and the sort.
           for (const name of ['self', 'first', 'last', 'next', 'prev'] as const) {
-            if (page.body.links[name] !== null) expect(link(page.body.links[name])!.params, `${query} ${name}`).toMatchObject(params);
+            if (page.body.links[name] !== null)
+              expect(link(page.body.links[name])!.params, `${query} ${name}`).toMatchObject(params);
           }
         }
         if (want.length > 0) nonEmpty++;
@@ -158,7 +198,9 @@ describe('GET /customers with filter[...] and sort, against a model', () => {
     const people = await seed(core, clock);
     const archived = people.filter((p) => p.archived).length;
     for (const sort of ['', '&sort=-created_at', '&sort=email']) {
-      const answer = await send(core, 'GET', '/customers', { query: `filter[archived]=true&page[number]=3&page[size]=2${sort}` });
+      const answer = await send(core, 'GET', '/customers', {
+        query: `filter[archived]=true&page[number]=3&page[size]=2${sort}`,
+      });
       expect(answer.status).toBe(200);
       expect(answer.body.data).toEqual([]);
       expect(answer.body.meta.total).toBe(archived);
@@ -189,14 +231,24 @@ describe('GET /customers?filter[email]=...', () => {
   it('with include and fields, embeds and trims as the plain list does; the links keep every parameter', async () => {
     const core = await testCore();
     const id = await createCustomer(core, { first_name: 'Jan', last_name: 'Jansen', email: 'jan+billing@example.com' });
-    const query = 'filter[email]=JAN%2Bbilling%40example.com&include=subscriptions&fields[customer]=email&sort=-created_at';
+    const query =
+      'filter[email]=JAN%2Bbilling%40example.com&include=subscriptions&fields[customer]=email&sort=-created_at';
     const answer = await send(core, 'GET', '/customers', { query });
     expect(answer.status).toBe(200);
-    expect(answer.body.data).toEqual([expect.objectContaining({ id, attributes: { email: 'jan+billing@example.com' } })]);
+    expect(answer.body.data).toEqual([
+      expect.objectContaining({ id, attributes: { email: 'jan+billing@example.com' } }),
+    ]);
     expect(answer.body.included).toEqual([]);
     expect(link(answer.body.links.self)).toEqual({
       at: `${BASE}/customers`,
-      params: { 'filter[email]': 'JAN+billing@example.com', include: 'subscriptions', 'fields[customer]': 'email', sort: '-created_at', 'page[number]': '1', 'page[size]': '10' },
+      params: {
+        'filter[email]': 'JAN+billing@example.com',
+        include: 'subscriptions',
+        'fields[customer]': 'email',
+        sort: '-created_at',
+        'page[number]': '1',
+        'page[size]': '10',
+      },
     });
   });
 });
@@ -206,14 +258,24 @@ describe('GET /customers?filter[search]=...', () => {
     const core = await testCore();
     const id = await createCustomer(core, { first_name: 'Jan', last_name: 'Jansen', email: 'jan@example.com' });
     expect(ids(await send(core, 'GET', '/customers', { query: 'filter[search]=jansen' }))).toEqual([id]);
-    expect((await send(core, 'PATCH', `/customers/${id}`, { body: customerBody({ last_name: 'Pietersen', company_name: 'Kaas BV' }, id) })).status).toBe(200);
+    expect(
+      (
+        await send(core, 'PATCH', `/customers/${id}`, {
+          body: customerBody({ last_name: 'Pietersen', company_name: 'Kaas BV' }, id),
+        })
+      ).status,
+    ).toBe(200);
     expect(ids(await send(core, 'GET', '/customers', { query: 'filter[search]=jansen' }))).toEqual([]);
     expect(ids(await send(core, 'GET', '/customers', { query: 'filter[search]=PIETER' }))).toEqual([id]);
     expect(ids(await send(core, 'GET', '/customers', { query: 'filter[search]=kaas' }))).toEqual([id]);
     // A change elsewhere keeps it found.
-    expect((await send(core, 'PATCH', `/customers/${id}`, { body: customerBody({ city: 'Delft' }, id) })).status).toBe(200);
+    expect((await send(core, 'PATCH', `/customers/${id}`, { body: customerBody({ city: 'Delft' }, id) })).status).toBe(
+      200,
+    );
     expect(ids(await send(core, 'GET', '/customers', { query: 'filter[search]=pieter' }))).toEqual([id]);
-    expect((await send(core, 'PATCH', `/customers/${id}`, { body: customerBody({ company_name: null }, id) })).status).toBe(200);
+    expect(
+      (await send(core, 'PATCH', `/customers/${id}`, { body: customerBody({ company_name: null }, id) })).status,
+    ).toBe(200);
     expect(ids(await send(core, 'GET', '/customers', { query: 'filter[search]=kaas' }))).toEqual([]);
   });
 });
@@ -222,7 +284,8 @@ describe('GET /customers, sorted', () => {
   it('orders ties by id in the direction of the sort, so pages neither repeat nor skip', async () => {
     const core = await testCore(); // a clock that stands still: every created_at is the same
     const made: string[] = [];
-    for (let n = 1; n <= 7; n++) made.push(await createCustomer(core, { first_name: `F${n}`, last_name: 'Same', email: `same${n}@example.com` }));
+    for (let n = 1; n <= 7; n++)
+      made.push(await createCustomer(core, { first_name: `F${n}`, last_name: 'Same', email: `same${n}@example.com` }));
     for (const [sort, order] of [
       ['created_at', made],
       ['-created_at', [...made].reverse()],
@@ -241,7 +304,9 @@ describe('GET /customers, sorted', () => {
     const ascending = people.map((p) => String(p.id));
     expect(ids(await send(core, 'GET', '/customers', { query: 'page[size]=100' }))).toEqual(ascending);
     expect(ids(await send(core, 'GET', '/customers', { query: 'page[size]=100&sort=id' }))).toEqual(ascending);
-    expect(ids(await send(core, 'GET', '/customers', { query: 'page[size]=100&sort=-id' }))).toEqual([...ascending].reverse());
+    expect(ids(await send(core, 'GET', '/customers', { query: 'page[size]=100&sort=-id' }))).toEqual(
+      [...ascending].reverse(),
+    );
   });
 });
 
@@ -292,9 +357,13 @@ describe('refused filter and sort parameters', () => {
   it('names the filters and sort fields there are', async () => {
     const core = await testCore();
     const filter = await send(core, 'GET', '/customers', { query: 'filter[constructor]=x' });
-    expect(filter.body.errors[0].detail).toBe('"constructor" is not a filter; filters here: filter[email], filter[search], filter[archived]');
+    expect(filter.body.errors[0].detail).toBe(
+      '"constructor" is not a filter; filters here: filter[email], filter[search], filter[archived]',
+    );
     const sort = await send(core, 'GET', '/customers', { query: 'sort=-constructor' });
-    expect(sort.body.errors[0].detail).toBe('cannot sort by "-constructor": sort by id, created_at, last_name or email, with a leading - for descending order');
+    expect(sort.body.errors[0].detail).toBe(
+      'cannot sort by "-constructor": sort by id, created_at, last_name or email, with a leading - for descending order',
+    );
     const value = await send(core, 'GET', '/customers', { query: 'filter[archived]=maybe' });
     expect(value.body.errors[0].detail).toBe('filter[archived] must be true or false, not "maybe"');
   });
@@ -318,7 +387,13 @@ describe('GET /subscription-plans with filter[status] and sort', () => {
     const clock = new TestClock();
     const core = await testCore({ clock });
     const made: { id: number; status: string; at: number }[] = [];
-    for (const [status, at] of [['active', 2], ['inactive', 0], ['active', -1], ['active', 2], ['inactive', 5]] as const) {
+    for (const [status, at] of [
+      ['active', 2],
+      ['inactive', 0],
+      ['active', -1],
+      ['active', 2],
+      ['inactive', 5],
+    ] as const) {
       clock.ms = Date.parse('2026-11-21T10:00:00Z') + at * HOUR;
       made.push({ id: await makePlan(core, { name: `Plan ${made.length + 1}`, amount: '5.00', status }), status, at });
     }
@@ -333,7 +408,9 @@ describe('GET /subscription-plans with filter[status] and sort', () => {
       expect(answer.status).toBe(200);
       expect(planIds(answer)).toEqual(made.filter((p) => p.status === status).map((p) => p.id));
       expect(answer.body.meta.total).toBe(made.filter((p) => p.status === status).length);
-      expect(answer.body.data.every((p: { attributes: { status: string } }) => p.attributes.status === status)).toBe(true);
+      expect(answer.body.data.every((p: { attributes: { status: string } }) => p.attributes.status === status)).toBe(
+        true,
+      );
     }
   });
 
@@ -341,10 +418,18 @@ describe('GET /subscription-plans with filter[status] and sort', () => {
     const { core, made } = await plans();
     const byCreation = [...made].sort((a, b) => a.at - b.at || a.id - b.id).map((p) => p.id);
     expect(planIds(await send(core, 'GET', '/subscription-plans', { query: 'sort=created_at' }))).toEqual(byCreation);
-    expect(planIds(await send(core, 'GET', '/subscription-plans', { query: 'sort=-created_at' }))).toEqual([...byCreation].reverse());
-    expect(planIds(await send(core, 'GET', '/subscription-plans', { query: 'sort=-id' }))).toEqual(made.map((p) => p.id).reverse());
-    const activeNewestFirst = [...byCreation].reverse().filter((id) => made.find((p) => p.id === id)!.status === 'active');
-    const second = await send(core, 'GET', '/subscription-plans', { query: 'filter[status]=active&sort=-created_at&page[size]=2&page[number]=2' });
+    expect(planIds(await send(core, 'GET', '/subscription-plans', { query: 'sort=-created_at' }))).toEqual(
+      [...byCreation].reverse(),
+    );
+    expect(planIds(await send(core, 'GET', '/subscription-plans', { query: 'sort=-id' }))).toEqual(
+      made.map((p) => p.id).reverse(),
+    );
+    const activeNewestFirst = [...byCreation]
+      .reverse()
+      .filter((id) => made.find((p) => p.id === id)!.status === 'active');
+    const second = await send(core, 'GET', '/subscription-plans', {
+      query: 'filter[status]=active&sort=-created_at&page[size]=2&page[number]=2',
+    });
     expect(planIds(second)).toEqual(activeNewestFirst.slice(2, 4));
     expect(link(second.body.links.prev)?.params).toMatchObject({ 'filter[status]': 'active', sort: '-created_at' });
   });

@@ -83,7 +83,9 @@ describe('POST /customers', () => {
 
   it('when read back with GET, shows what the create answered', async () => {
     const core = await testCore();
-    const created = await send(core, 'POST', '/customers', { body: customerBody({ ...minimalCustomer(), gender: 'f', language: 'de', telephone: '+49301234567' }) });
+    const created = await send(core, 'POST', '/customers', {
+      body: customerBody({ ...minimalCustomer(), gender: 'f', language: 'de', telephone: '+49301234567' }),
+    });
     const read = await send(core, 'GET', `/customers/${created.body.data.id}`);
     expect(read.status).toBe(200);
     expect(read.body).toEqual(created.body);
@@ -92,9 +94,15 @@ describe('POST /customers', () => {
 
   it('when sent through the embedded transport with an object body, answers the same 201', async () => {
     const core = await testCore();
-    const answer = await core.transport.request({ method: 'POST', path: '/customers', body: customerBody(minimalCustomer(7)) });
+    const answer = await core.transport.request({
+      method: 'POST',
+      path: '/customers',
+      body: customerBody(minimalCustomer(7)),
+    });
     expect(answer.status).toBe(201);
-    expect((answer.body as { data: { attributes: { email: string } } }).data.attributes.email).toBe('person7@example.com');
+    expect((answer.body as { data: { attributes: { email: string } } }).data.attributes.email).toBe(
+      'person7@example.com',
+    );
     expect(answer.headers.location).toBe(`${BASE}/customers/1`);
   });
 
@@ -116,7 +124,18 @@ describe('POST /customers', () => {
 
     expectInvalidAttributes(
       answer,
-      ['first_name', 'last_name', 'email', 'iban', 'gender', 'language', 'country_iso2', 'city', 'favourite_colour', 'payment_method'],
+      [
+        'first_name',
+        'last_name',
+        'email',
+        'iban',
+        'gender',
+        'language',
+        'country_iso2',
+        'city',
+        'favourite_colour',
+        'payment_method',
+      ],
       body,
     );
     expect(await customerRows(core)).toEqual(before);
@@ -171,7 +190,8 @@ describe('POST /customers', () => {
 
   it('when the required attributes come only through a __proto__ object, refuses them instead of creating a customer', async () => {
     const core = await testCore();
-    const raw = '{"data":{"type":"customer","attributes":{"__proto__":{"first_name":"A","last_name":"B","email":"a@example.com"}}}}';
+    const raw =
+      '{"data":{"type":"customer","attributes":{"__proto__":{"first_name":"A","last_name":"B","email":"a@example.com"}}}}';
     const answer = await send(core, 'POST', '/customers', { body: raw });
     expectInvalidAttributes(answer, ['__proto__', 'first_name', 'last_name', 'email'], JSON.parse(raw));
     expect(await totalCustomers(core)).toBe(0);
@@ -179,7 +199,13 @@ describe('POST /customers', () => {
 
   it('when an optional string is empty or null, stores null', async () => {
     const core = await testCore();
-    const id = await createCustomer(core, { ...minimalCustomer(), middle_name: '', company_name: '   ', vat_number: null, iban: '' });
+    const id = await createCustomer(core, {
+      ...minimalCustomer(),
+      middle_name: '',
+      company_name: '   ',
+      vat_number: null,
+      iban: '',
+    });
     const { body } = await send(core, 'GET', `/customers/${id}`);
     expect(body.data.attributes).toMatchObject({ middle_name: null, company_name: null, vat_number: null, iban: null });
   });
@@ -191,8 +217,18 @@ describe('POST /customers', () => {
       ['the body has no data', '{"attributes": {}}', '/data', { attributes: {} }],
       ['data is an array', '{"data": []}', '/data', { data: [] }],
       ['the body is a JSON string', '"customer"', '/data', 'customer'],
-      ['data.type is missing', JSON.stringify({ data: { attributes: minimalCustomer() } }), '/data/type', { data: { attributes: minimalCustomer() } }],
-      ['data.attributes is an array', JSON.stringify({ data: { type: 'customer', attributes: [] } }), '/data/attributes', { data: { type: 'customer', attributes: [] } }],
+      [
+        'data.type is missing',
+        JSON.stringify({ data: { attributes: minimalCustomer() } }),
+        '/data/type',
+        { data: { attributes: minimalCustomer() } },
+      ],
+      [
+        'data.attributes is an array',
+        JSON.stringify({ data: { type: 'customer', attributes: [] } }),
+        '/data/attributes',
+        { data: { type: 'customer', attributes: [] } },
+      ],
     ])('when %s, answers 400 Invalid Document and writes nothing', async (_situation, raw, pointer, original) => {
       const core = await testCore();
       const answer = await send(core, 'POST', '/customers', { body: raw });
@@ -203,7 +239,9 @@ describe('POST /customers', () => {
 
     it('when data.type is another type, answers 409 Conflict on /data/type and writes nothing', async () => {
       const core = await testCore();
-      const answer = await send(core, 'POST', '/customers', { body: { data: { type: 'subscription', attributes: minimalCustomer() } } });
+      const answer = await send(core, 'POST', '/customers', {
+        body: { data: { type: 'subscription', attributes: minimalCustomer() } },
+      });
       expectError(answer, 409, 'Conflict', { pointer: '/data/type' });
       expect(await totalCustomers(core)).toBe(0);
     });
@@ -214,7 +252,13 @@ describe('PATCH /customers/{id}', () => {
   const setup = async () => {
     const clock = new TestClock();
     const core = await testCore({ clock });
-    const id = await createCustomer(core, { ...minimalCustomer(), middle_name: 'van', city: 'Amsterdam', iban: VALID_IBAN, bank_holder: 'F. Last' });
+    const id = await createCustomer(core, {
+      ...minimalCustomer(),
+      middle_name: 'van',
+      city: 'Amsterdam',
+      iban: VALID_IBAN,
+      bank_holder: 'F. Last',
+    });
     const before = (await send(core, 'GET', `/customers/${id}`)).body;
     return { clock, core, id, before };
   };
@@ -237,7 +281,9 @@ describe('PATCH /customers/{id}', () => {
 
   it('when data.id is a number equal to the path id, accepts it', async () => {
     const { core, id } = await setup();
-    const answer = await send(core, 'PATCH', `/customers/${id}`, { body: customerBody({ telephone: '0201234567' }, Number(id)) });
+    const answer = await send(core, 'PATCH', `/customers/${id}`, {
+      body: customerBody({ telephone: '0201234567' }, Number(id)),
+    });
     expect(answer.status).toBe(200);
     expect(answer.body.data.attributes.telephone).toBe('0201234567');
   });
@@ -261,16 +307,25 @@ describe('PATCH /customers/{id}', () => {
 
   it('when iban is given with bank_holder, stores the IBAN uppercase without spaces', async () => {
     const { core, id } = await setup();
-    const answer = await send(core, 'PATCH', `/customers/${id}`, { body: customerBody({ iban: 'de89 3704 0044 0532 0130 00', bank_holder: 'Other Holder' }, id) });
+    const answer = await send(core, 'PATCH', `/customers/${id}`, {
+      body: customerBody({ iban: 'de89 3704 0044 0532 0130 00', bank_holder: 'Other Holder' }, id),
+    });
     expect(answer.status).toBe(200);
-    expect(answer.body.data.attributes).toMatchObject({ iban: OTHER_VALID_IBAN, bank_holder: 'Other Holder', card_holder: null, card_number: null });
+    expect(answer.body.data.attributes).toMatchObject({
+      iban: OTHER_VALID_IBAN,
+      bank_holder: 'Other Holder',
+      card_holder: null,
+      card_number: null,
+    });
   });
 
   describe('when the customer pays by credit card (rule 1)', () => {
     const byCard = async () => {
       const arranged = await setup();
       const { core, id } = arranged;
-      await core.store.write(() => run((q) => q.updateTable('customers').set({ payment_method: 'creditcard' }).where('id', '=', Number(id))));
+      await core.store.write(() =>
+        run((q) => q.updateTable('customers').set({ payment_method: 'creditcard' }).where('id', '=', Number(id))),
+      );
       return { ...arranged, rows: await customerRows(core) };
     };
 
@@ -293,7 +348,11 @@ describe('PATCH /customers/{id}', () => {
       const { core, id } = await byCard();
       const answer = await send(core, 'PATCH', `/customers/${id}`, { body: customerBody({ city: 'Delft' }, id) });
       expect(answer.status).toBe(200);
-      expect(answer.body.data.attributes).toMatchObject({ city: 'Delft', payment_method: 'creditcard', iban: VALID_IBAN });
+      expect(answer.body.data.attributes).toMatchObject({
+        city: 'Delft',
+        payment_method: 'creditcard',
+        iban: VALID_IBAN,
+      });
     });
   });
 
@@ -317,7 +376,9 @@ describe('PATCH /customers/{id}', () => {
 
   it('when an optional field is null or empty, clears it', async () => {
     const { core, id } = await setup();
-    const answer = await send(core, 'PATCH', `/customers/${id}`, { body: customerBody({ middle_name: null, city: '   ', iban: null, bank_holder: '' }, id) });
+    const answer = await send(core, 'PATCH', `/customers/${id}`, {
+      body: customerBody({ middle_name: null, city: '   ', iban: null, bank_holder: '' }, id),
+    });
     expect(answer.status).toBe(200);
     expect(answer.body.data.attributes).toMatchObject({ middle_name: null, city: null, iban: null, bank_holder: null });
   });
@@ -325,7 +386,11 @@ describe('PATCH /customers/{id}', () => {
   it('when a required field is null or empty, refuses to clear it', async () => {
     const { core, id } = await setup();
     const body = customerBody({ first_name: null, last_name: '  ', email: '' }, id);
-    expectInvalidAttributes(await send(core, 'PATCH', `/customers/${id}`, { body }), ['first_name', 'last_name', 'email'], body);
+    expectInvalidAttributes(
+      await send(core, 'PATCH', `/customers/${id}`, { body }),
+      ['first_name', 'last_name', 'email'],
+      body,
+    );
   });
 
   it('when one attribute is bad, the good ones are not applied either', async () => {
@@ -339,7 +404,11 @@ describe('PATCH /customers/{id}', () => {
   it('when a read-only attribute is sent, answers 400 on it', async () => {
     const { core, id } = await setup();
     const body = customerBody({ payment_method: 'creditcard', bank_verification_method: 'ideal' }, id);
-    expectInvalidAttributes(await send(core, 'PATCH', `/customers/${id}`, { body }), ['payment_method', 'bank_verification_method'], body);
+    expectInvalidAttributes(
+      await send(core, 'PATCH', `/customers/${id}`, { body }),
+      ['payment_method', 'bank_verification_method'],
+      body,
+    );
   });
 
   it.each([
@@ -373,11 +442,14 @@ describe('PATCH /customers/{id}', () => {
 });
 
 describe('GET /customers/{id}', () => {
-  it.each(['/customers/999', '/customers/abc', '/customers/0', '/customers/01', '/customers/1.5', '/customers/-1'])('when the path is %s, answers 404', async (path) => {
-    const core = await testCore();
-    await createCustomer(core);
-    expectError(await send(core, 'GET', path), 404, 'Not Found');
-  });
+  it.each(['/customers/999', '/customers/abc', '/customers/0', '/customers/01', '/customers/1.5', '/customers/-1'])(
+    'when the path is %s, answers 404',
+    async (path) => {
+      const core = await testCore();
+      await createCustomer(core);
+      expectError(await send(core, 'GET', path), 404, 'Not Found');
+    },
+  );
 
   it('when the path has a trailing slash, finds the customer', async () => {
     const core = await testCore();
@@ -405,7 +477,11 @@ describe('GET /customers/{id}', () => {
     expect(answer.status).toBe(200);
     expect(answer.body.data.relationships.subscriptions.data).toEqual([{ type: 'subscription', id: String(sub) }]);
     expect(answer.body.included).toHaveLength(1);
-    expect(answer.body.included[0]).toMatchObject({ type: 'subscription', id: String(sub), attributes: { mandate_code: 'MNDT-A' } });
+    expect(answer.body.included[0]).toMatchObject({
+      type: 'subscription',
+      id: String(sub),
+      attributes: { mandate_code: 'MNDT-A' },
+    });
     expect(answer.body.included[0].relationships.customer.data).toEqual({ type: 'customer', id });
   });
 
@@ -421,13 +497,17 @@ describe('GET /customers/{id}', () => {
     }
     const answer = await send(core, 'GET', `/customers/${id}`);
     expect(mine.some((sub) => sub >= 10)).toBe(true);
-    expect(answer.body.data.relationships.subscriptions.data).toEqual(mine.map((sub) => ({ type: 'subscription', id: String(sub) })));
+    expect(answer.body.data.relationships.subscriptions.data).toEqual(
+      mine.map((sub) => ({ type: 'subscription', id: String(sub) })),
+    );
   });
 
   it('when include names something else, answers 400 Invalid Parameter include', async () => {
     const core = await testCore();
     const id = await createCustomer(core);
-    expectError(await send(core, 'GET', `/customers/${id}`, { query: 'include=invoices' }), 400, 'Invalid Parameter', { parameter: 'include' });
+    expectError(await send(core, 'GET', `/customers/${id}`, { query: 'include=invoices' }), 400, 'Invalid Parameter', {
+      parameter: 'include',
+    });
   });
 });
 
@@ -468,10 +548,24 @@ describe('GET /customers', () => {
     const answer = await send(core, 'GET', '/customers');
     expect(answer.status).toBe(200);
     expect(answer.body.meta).toEqual({ total: 23 });
-    expect(answer.body.data.map((c: { id: string }) => c.id)).toEqual(['1', '2', '3', '4', '5', '6', '7', '8', '9', '10']);
+    expect(answer.body.data.map((c: { id: string }) => c.id)).toEqual([
+      '1',
+      '2',
+      '3',
+      '4',
+      '5',
+      '6',
+      '7',
+      '8',
+      '9',
+      '10',
+    ]);
     expect(answer.body.data[0].attributes.first_name).toBe('First1');
     expect(answer.body.included).toBeUndefined();
-    const page = (n: number) => ({ at: `${BASE}/customers`, params: { 'page[number]': String(n), 'page[size]': '10' } });
+    const page = (n: number) => ({
+      at: `${BASE}/customers`,
+      params: { 'page[number]': String(n), 'page[size]': '10' },
+    });
     expect(link(answer.body.links.self)).toEqual(page(1));
     expect(link(answer.body.links.first)).toEqual(page(1));
     expect(link(answer.body.links.last)).toEqual(page(3));
@@ -490,7 +584,12 @@ describe('GET /customers', () => {
     expect(answer.body.included).toEqual([]);
     const page = (n: number) => ({
       at: `${BASE}/customers`,
-      params: { include: 'subscriptions', 'fields[customer]': 'first_name,email', 'page[number]': String(n), 'page[size]': '5' },
+      params: {
+        include: 'subscriptions',
+        'fields[customer]': 'first_name,email',
+        'page[number]': String(n),
+        'page[size]': '5',
+      },
     });
     expect(link(answer.body.links.self)).toEqual(page(2));
     expect(link(answer.body.links.first)).toEqual(page(1));
@@ -539,7 +638,11 @@ describe('GET /customers', () => {
 
   it('when the query comes through the transport as an object, pages the same', async () => {
     const core = await withCustomers(4);
-    const answer = await core.transport.request({ method: 'GET', path: '/customers', query: { 'page[size]': 3, 'page[number]': 2 } });
+    const answer = await core.transport.request({
+      method: 'GET',
+      path: '/customers',
+      query: { 'page[size]': 3, 'page[number]': 2 },
+    });
     expect(answer.status).toBe(200);
     expect((answer.body as { data: { id: string }[] }).data.map((c) => c.id)).toEqual(['4']);
   });
@@ -579,7 +682,10 @@ describe('GET /customers', () => {
       { type: 'subscription', id: String(b) },
     ]);
     expect(answer.body.data[1].relationships.subscriptions.data).toEqual([]);
-    expect(answer.body.included.map((s: { type: string; id: string }) => `${s.type}:${s.id}`)).toEqual([`subscription:${a}`, `subscription:${b}`]);
+    expect(answer.body.included.map((s: { type: string; id: string }) => `${s.type}:${s.id}`)).toEqual([
+      `subscription:${a}`,
+      `subscription:${b}`,
+    ]);
     expect(answer.body.included.map((s: { id: string }) => s.id)).not.toContain(String(c));
 
     const plain = await send(core, 'GET', '/customers', { query: 'page[size]=3' });
@@ -609,14 +715,20 @@ describe('GET /customers/{id}/subscriptions', () => {
     const first = await createCustomer(core, minimalCustomer(1));
     const second = await createCustomer(core, minimalCustomer(2));
     const plan = await makePlan(core);
-    const mine = [await insertSubscription(core, first, plan, { mandate_code: 'M-1' }), await insertSubscription(core, first, plan, { mandate_code: 'M-2' })];
+    const mine = [
+      await insertSubscription(core, first, plan, { mandate_code: 'M-1' }),
+      await insertSubscription(core, first, plan, { mandate_code: 'M-2' }),
+    ];
     await insertSubscription(core, second, plan, { mandate_code: 'M-3' });
 
     const answer = await send(core, 'GET', `/customers/${first}/subscriptions`);
     expect(answer.status).toBe(200);
     expect(answer.body.meta.total).toBe(2);
     expect(answer.body.data.map((s: { id: string }) => s.id)).toEqual(mine.map(String));
-    expect(answer.body.data.map((s: { attributes: { mandate_code: string } }) => s.attributes.mandate_code)).toEqual(['M-1', 'M-2']);
+    expect(answer.body.data.map((s: { attributes: { mandate_code: string } }) => s.attributes.mandate_code)).toEqual([
+      'M-1',
+      'M-2',
+    ]);
     expect(answer.body.data[0]).toMatchObject({
       type: 'subscription',
       links: { self: `${BASE}/subscriptions/${mine[0]}` },
@@ -626,7 +738,10 @@ describe('GET /customers/{id}/subscriptions', () => {
         'subscription-plan': { data: { type: 'subscription-plan', id: String(plan) } },
       },
     });
-    expect(link(answer.body.links.self)).toEqual({ at: `${BASE}/customers/${first}/subscriptions`, params: { 'page[number]': '1', 'page[size]': '10' } });
+    expect(link(answer.body.links.self)).toEqual({
+      at: `${BASE}/customers/${first}/subscriptions`,
+      params: { 'page[number]': '1', 'page[size]': '10' },
+    });
   });
 
   it('when the customer has none, answers an empty collection', async () => {
@@ -645,7 +760,11 @@ describe('GET /customers/{id}/subscriptions', () => {
   it('when the page size is bad, answers 400 Invalid Parameter', async () => {
     const core = await testCore();
     const id = await createCustomer(core);
-    expectError(await send(core, 'GET', `/customers/${id}/subscriptions`, { query: 'page[size]=500' }), 400, 'Invalid Parameter', { parameter: 'page[size]' });
+    expectError(
+      await send(core, 'GET', `/customers/${id}/subscriptions`, { query: 'page[size]=500' }),
+      400,
+      'Invalid Parameter',
+      { parameter: 'page[size]' },
+    );
   });
 });
-

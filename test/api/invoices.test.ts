@@ -7,11 +7,23 @@ import { setClock } from '../../src/lib/core/store-clock.js';
 import { simulateOutcome } from '../../src/lib/core/transaction-writes.js';
 import { all } from '../../src/lib/store/unit.js';
 import { testCore, type TestCore } from '../helpers/store.js';
-import { context, createCustomer, expectError, expectInvalidAttributes, makePlan, send, type Answer } from './support.js';
+import {
+  context,
+  createCustomer,
+  expectError,
+  expectInvalidAttributes,
+  makePlan,
+  send,
+  type Answer,
+} from './support.js';
 
-const body = (type: string, attributes: Record<string, unknown>, id?: string) => ({ data: { type, ...(id ? { id } : {}), attributes } });
-const postInvoice = (core: TestCore, attributes: Record<string, unknown>) => send(core, 'POST', '/invoices', { body: body('invoice', attributes) });
-const postLine = (core: TestCore, attributes: Record<string, unknown>) => send(core, 'POST', '/invoice-lines', { body: body('invoice-line', attributes) });
+const body = (type: string, attributes: Record<string, unknown>, id?: string) => ({
+  data: { type, ...(id ? { id } : {}), attributes },
+});
+const postInvoice = (core: TestCore, attributes: Record<string, unknown>) =>
+  send(core, 'POST', '/invoices', { body: body('invoice', attributes) });
+const postLine = (core: TestCore, attributes: Record<string, unknown>) =>
+  send(core, 'POST', '/invoice-lines', { body: body('invoice-line', attributes) });
 const getInvoice = async (core: TestCore, id: string) => (await send(core, 'GET', `/invoices/${id}`)).body.data;
 const finalise = (core: TestCore, id: string, attributes?: Record<string, unknown>) =>
   send(core, 'PATCH', `/invoices/${id}/finalise`, attributes ? { body: body('invoice', attributes, id) } : {});
@@ -25,10 +37,21 @@ const ok = (answer: Answer, status = 200): any => {
 async function arrange(options: { sendInvoice?: boolean; status?: string; retries?: number } = {}) {
   const core = await testCore();
   const customer = await createCustomer(core);
-  const plan = await makePlan(core, { name: 'Gold', amount: '12.50', send_invoice: options.sendInvoice ?? false, storno_retries: options.retries ?? 0 });
+  const plan = await makePlan(core, {
+    name: 'Gold',
+    amount: '12.50',
+    send_invoice: options.sendInvoice ?? false,
+    storno_retries: options.retries ?? 0,
+  });
   const subscription = ok(
     await send(core, 'POST', '/subscriptions', {
-      body: body('subscription', { customer_id: customer, subscription_plan_id: plan, status: options.status ?? 'active', start_date: '2026-12-01', confirmation_sent: true }),
+      body: body('subscription', {
+        customer_id: customer,
+        subscription_plan_id: plan,
+        status: options.status ?? 'active',
+        start_date: '2026-12-01',
+        confirmation_sent: true,
+      }),
     }),
     201,
   ).id as string;
@@ -36,7 +59,15 @@ async function arrange(options: { sendInvoice?: boolean; status?: string; retrie
   return { core, customer, plan, subscription, invoice };
 }
 
-const lunchbox = (invoice: string, extra: Record<string, unknown> = {}) => ({ invoice_id: Number(invoice), description: 'lunchbox', amount: 10.0, tax_rate: 21.0, tax_included: false, quantity: 2, ...extra });
+const lunchbox = (invoice: string, extra: Record<string, unknown> = {}) => ({
+  invoice_id: Number(invoice),
+  description: 'lunchbox',
+  amount: 10.0,
+  tax_rate: 21.0,
+  tax_included: false,
+  quantity: 2,
+  ...extra,
+});
 
 describe('POST /invoices', () => {
   it('answers 201 with a draft shaped as the hosted service’s: DRAFT, zero amounts, no transaction, no original', async () => {
@@ -59,8 +90,14 @@ describe('POST /invoices', () => {
       updated_at: '2026-11-21T11:00:00+01:00',
     });
     expect(data.relationships).toEqual({
-      subscription: { links: { related: `http://127.0.0.1:8080/invoices/${data.id}/subscription` }, data: { type: 'subscription', id: subscription } },
-      customer: { links: { related: `http://127.0.0.1:8080/invoices/${data.id}/customer` }, data: { type: 'customer', id: customer } },
+      subscription: {
+        links: { related: `http://127.0.0.1:8080/invoices/${data.id}/subscription` },
+        data: { type: 'subscription', id: subscription },
+      },
+      customer: {
+        links: { related: `http://127.0.0.1:8080/invoices/${data.id}/customer` },
+        data: { type: 'customer', id: customer },
+      },
       'invoice-lines': { links: { related: `http://127.0.0.1:8080/invoices/${data.id}/lines` }, data: [] },
       transaction: { data: null },
       'original-invoice': { data: null },
@@ -70,27 +107,69 @@ describe('POST /invoices', () => {
   it('takes send_email from the plan when not given', async () => {
     const { core, subscription } = await arrange({ sendInvoice: true });
     expect(ok(await postInvoice(core, { subscription_id: subscription }), 201).attributes.send_email).toBe(true);
-    expect(ok(await postInvoice(core, { subscription_id: subscription, send_email: false }), 201).attributes.send_email).toBe(false);
+    expect(
+      ok(await postInvoice(core, { subscription_id: subscription, send_email: false }), 201).attributes.send_email,
+    ).toBe(false);
   });
 
   it('copies one date into the other when missing, and checks them against today and each other', async () => {
     const { core, subscription } = await arrange();
-    const both = ok(await postInvoice(core, { subscription_id: subscription, invoice_date: '2026-11-21' }), 201).attributes;
-    expect([both.invoice_date, both.transaction_date]).toEqual(['2026-11-21T00:00:00+01:00', '2026-11-21T00:00:00+01:00']);
+    const both = ok(
+      await postInvoice(core, { subscription_id: subscription, invoice_date: '2026-11-21' }),
+      201,
+    ).attributes;
+    expect([both.invoice_date, both.transaction_date]).toEqual([
+      '2026-11-21T00:00:00+01:00',
+      '2026-11-21T00:00:00+01:00',
+    ]);
     // A transaction date alone: the invoice date copies it, and the draft is finalised when that day has ended.
-    const later = ok(await postInvoice(core, { subscription_id: subscription, transaction_date: '2026-12-10' }), 201).attributes;
-    expect([later.invoice_date, later.transaction_date]).toEqual(['2026-12-10T00:00:00+01:00', '2026-12-10T00:00:00+01:00']);
-    expectInvalidAttributes(await postInvoice(core, { subscription_id: subscription, invoice_date: '2026-11-22' }), ['invoice_date'], expect.anything());
-    expectInvalidAttributes(await postInvoice(core, { subscription_id: subscription, invoice_date: '2026-11-20', transaction_date: '2026-11-19' }), ['transaction_date'], expect.anything());
-    expectInvalidAttributes(await postInvoice(core, { subscription_id: subscription, invoice_date: 'tomorrow' }), ['invoice_date'], expect.anything());
+    const later = ok(
+      await postInvoice(core, { subscription_id: subscription, transaction_date: '2026-12-10' }),
+      201,
+    ).attributes;
+    expect([later.invoice_date, later.transaction_date]).toEqual([
+      '2026-12-10T00:00:00+01:00',
+      '2026-12-10T00:00:00+01:00',
+    ]);
+    expectInvalidAttributes(
+      await postInvoice(core, { subscription_id: subscription, invoice_date: '2026-11-22' }),
+      ['invoice_date'],
+      expect.anything(),
+    );
+    expectInvalidAttributes(
+      await postInvoice(core, {
+        subscription_id: subscription,
+        invoice_date: '2026-11-20',
+        transaction_date: '2026-11-19',
+      }),
+      ['transaction_date'],
+      expect.anything(),
+    );
+    expectInvalidAttributes(
+      await postInvoice(core, { subscription_id: subscription, invoice_date: 'tomorrow' }),
+      ['invoice_date'],
+      expect.anything(),
+    );
   });
 
   it('refuses an unknown subscription, an unknown or draft original, and read-only attributes, writing nothing', async () => {
     const { core, subscription, invoice } = await arrange();
     expectInvalidAttributes(await postInvoice(core, { subscription_id: 999 }), ['subscription_id'], expect.anything());
-    expectInvalidAttributes(await postInvoice(core, { subscription_id: subscription, original_invoice_id: 999 }), ['original_invoice_id'], expect.anything());
-    expectInvalidAttributes(await postInvoice(core, { subscription_id: subscription, original_invoice_id: Number(invoice) }), ['original_invoice_id'], expect.anything());
-    expectInvalidAttributes(await postInvoice(core, { subscription_id: subscription, reference: 'INV-9' }), ['reference'], expect.anything());
+    expectInvalidAttributes(
+      await postInvoice(core, { subscription_id: subscription, original_invoice_id: 999 }),
+      ['original_invoice_id'],
+      expect.anything(),
+    );
+    expectInvalidAttributes(
+      await postInvoice(core, { subscription_id: subscription, original_invoice_id: Number(invoice) }),
+      ['original_invoice_id'],
+      expect.anything(),
+    );
+    expectInvalidAttributes(
+      await postInvoice(core, { subscription_id: subscription, reference: 'INV-9' }),
+      ['reference'],
+      expect.anything(),
+    );
     expect((await send(core, 'GET', '/invoices')).body.meta.total).toBe(1);
   });
 });
@@ -113,17 +192,27 @@ describe('invoice lines and exact money', () => {
       updated_at: '2026-11-21T11:00:00+01:00',
     });
     expect(line.relationships).toBeUndefined();
-    ok(await postLine(core, lunchbox(invoice, { description: 'soup', amount: '3.27', tax_rate: '9', tax_included: true, quantity: 3 })), 201);
+    ok(
+      await postLine(
+        core,
+        lunchbox(invoice, { description: 'soup', amount: '3.27', tax_rate: '9', tax_included: true, quantity: 3 }),
+      ),
+      201,
+    );
     const attributes = (await getInvoice(core, invoice)).attributes;
     // 3.27 incl 9%: excl round(327 x 100 / 109) = 300, tax 27; three of them.
     expect([attributes.amount_excl, attributes.tax_amount, attributes.amount_incl]).toEqual(['29.00', '5.01', '34.01']);
-    expect(attributes.tax_rates).toEqual([{ amount: '4.20', rate: '21.00' }, { amount: '0.81', rate: '9.00' }]);
+    expect(attributes.tax_rates).toEqual([
+      { amount: '4.20', rate: '21.00' },
+      { amount: '0.81', rate: '9.00' },
+    ]);
   });
 
   it('rounds half away from zero, discounts included', async () => {
     const { core, invoice } = await arrange();
     // 0.05 at 21%: 1.05 cents of tax is 1 cent; -0.05 is -1 cent; 0.10 at 5%: 0.5 cents is 1 cent.
-    const tax = async (amount: string, rate: string) => ok(await postLine(core, lunchbox(invoice, { amount, tax_rate: rate, quantity: 1 })), 201).attributes.tax_amount;
+    const tax = async (amount: string, rate: string) =>
+      ok(await postLine(core, lunchbox(invoice, { amount, tax_rate: rate, quantity: 1 })), 201).attributes.tax_amount;
     expect(await tax('0.05', '21')).toBe('0.01');
     expect(await tax('-0.05', '21')).toBe('-0.01');
     expect(await tax('0.10', '5')).toBe('0.01');
@@ -134,25 +223,51 @@ describe('invoice lines and exact money', () => {
     const { core, invoice } = await arrange();
     expectInvalidAttributes(await postLine(core, lunchbox(invoice, { amount: 10.005 })), ['amount'], expect.anything());
     expectInvalidAttributes(await postLine(core, lunchbox(invoice, { amount: '1e3' })), ['amount'], expect.anything());
-    expectInvalidAttributes(await postLine(core, lunchbox(invoice, { tax_rate: 21.555 })), ['tax_rate'], expect.anything());
-    expectInvalidAttributes(await postLine(core, lunchbox(invoice, { tax_rate: 100.01 })), ['tax_rate'], expect.anything());
+    expectInvalidAttributes(
+      await postLine(core, lunchbox(invoice, { tax_rate: 21.555 })),
+      ['tax_rate'],
+      expect.anything(),
+    );
+    expectInvalidAttributes(
+      await postLine(core, lunchbox(invoice, { tax_rate: 100.01 })),
+      ['tax_rate'],
+      expect.anything(),
+    );
     expectInvalidAttributes(await postLine(core, lunchbox(invoice, { tax_rate: -1 })), ['tax_rate'], expect.anything());
     expectInvalidAttributes(await postLine(core, lunchbox(invoice, { quantity: 0 })), ['quantity'], expect.anything());
-    expectInvalidAttributes(await postLine(core, lunchbox(invoice, { quantity: 1.5 })), ['quantity'], expect.anything());
-    expectInvalidAttributes(await postLine(core, lunchbox(invoice, { invoice_id: 999 })), ['invoice_id'], expect.anything());
+    expectInvalidAttributes(
+      await postLine(core, lunchbox(invoice, { quantity: 1.5 })),
+      ['quantity'],
+      expect.anything(),
+    );
+    expectInvalidAttributes(
+      await postLine(core, lunchbox(invoice, { invoice_id: 999 })),
+      ['invoice_id'],
+      expect.anything(),
+    );
     expect((await getInvoice(core, invoice)).relationships['invoice-lines'].data).toEqual([]);
   });
 
   it('changes and deletes lines of a draft, the totals following', async () => {
     const { core, invoice } = await arrange();
     const line = ok(await postLine(core, lunchbox(invoice)), 201).id as string;
-    const changed = ok(await send(core, 'PATCH', `/invoice-lines/${line}`, { body: body('invoice-line', { quantity: 7 }, line) }));
+    const changed = ok(
+      await send(core, 'PATCH', `/invoice-lines/${line}`, { body: body('invoice-line', { quantity: 7 }, line) }),
+    );
     expect(changed.attributes.quantity).toBe(7);
     expect((await getInvoice(core, invoice)).attributes.amount_incl).toBe('84.70');
-    expectInvalidAttributes(await send(core, 'PATCH', `/invoice-lines/${line}`, { body: body('invoice-line', { invoice_id: 999 }, line) }), ['invoice_id'], expect.anything());
+    expectInvalidAttributes(
+      await send(core, 'PATCH', `/invoice-lines/${line}`, { body: body('invoice-line', { invoice_id: 999 }, line) }),
+      ['invoice_id'],
+      expect.anything(),
+    );
     expect((await send(core, 'DELETE', `/invoice-lines/${line}`)).status).toBe(204);
     expect((await send(core, 'GET', `/invoice-lines/${line}`)).status).toBe(404);
-    expect((await getInvoice(core, invoice)).attributes).toMatchObject({ amount_excl: '0.00', amount_incl: '0.00', tax_rates: [] });
+    expect((await getInvoice(core, invoice)).attributes).toMatchObject({
+      amount_excl: '0.00',
+      amount_incl: '0.00',
+      tax_rates: [],
+    });
   });
 });
 
@@ -162,13 +277,26 @@ describe('finalising', () => {
     expectError(await finalise(core, invoice), 400, 'Invalid State', { pointer: '/data' });
     ok(await postLine(core, lunchbox(invoice)), 201);
     const open = ok(await finalise(core, invoice));
-    expect(open.attributes).toMatchObject({ status: 'open', reference: 'INV-1', amount_incl: '24.20', invoice_date: '2026-11-21T00:00:00+01:00', transaction_date: '2026-11-21T00:00:00+01:00' });
+    expect(open.attributes).toMatchObject({
+      status: 'open',
+      reference: 'INV-1',
+      amount_incl: '24.20',
+      invoice_date: '2026-11-21T00:00:00+01:00',
+      transaction_date: '2026-11-21T00:00:00+01:00',
+    });
     expect(open.attributes.hosted_invoice_url).toMatch(/^http:\/\/127\.0\.0\.1:8080\/invoice\/[A-Za-z0-9_-]{32}$/);
     const tx = open.relationships.transaction.data;
     expect(tx.type).toBe('transaction');
     const transaction = (await send(core, 'GET', `/transactions/${tx.id}`)).body.data.attributes;
-    expect(transaction).toMatchObject({ status: 'queued', amount: 24.2, due_date: '2026-11-21T00:00:00+01:00', description: 'INV-1 Gold' });
-    expect((await send(core, 'GET', `/subscriptions/${subscription}/transactions`)).body.data.map((t: any) => t.id)).toContain(tx.id);
+    expect(transaction).toMatchObject({
+      status: 'queued',
+      amount: 24.2,
+      due_date: '2026-11-21T00:00:00+01:00',
+      description: 'INV-1 Gold',
+    });
+    expect(
+      (await send(core, 'GET', `/subscriptions/${subscription}/transactions`)).body.data.map((t: any) => t.id),
+    ).toContain(tx.id);
     const second = ok(await postInvoice(core, { subscription_id: subscription }), 201).id;
     ok(await postLine(core, lunchbox(second)), 201);
     expect(ok(await finalise(core, second)).attributes.reference).toBe('INV-2');
@@ -198,14 +326,27 @@ describe('finalising', () => {
     const { core, invoice, subscription } = await arrange();
     ok(await postLine(core, lunchbox(invoice, { amount: '-5.00' })), 201);
     const done = ok(await finalise(core, invoice));
-    expect(done.attributes).toMatchObject({ status: 'completed', reference: 'INV-1', amount_incl: '-12.10', transaction_date: null });
+    expect(done.attributes).toMatchObject({
+      status: 'completed',
+      reference: 'INV-1',
+      amount_incl: '-12.10',
+      transaction_date: null,
+    });
     expect(done.relationships.transaction.data).toBeNull();
-    expect((await send(core, 'GET', `/subscriptions/${subscription}/transactions`)).body.data.every((t: any) => t.attributes.description !== 'INV-1 Gold')).toBe(true);
+    expect(
+      (await send(core, 'GET', `/subscriptions/${subscription}/transactions`)).body.data.every(
+        (t: any) => t.attributes.description !== 'INV-1 Gold',
+      ),
+    ).toBe(true);
   });
 
   it('collects only under an active subscription: paused, the invoice stays open without a transaction', async () => {
     const { core, invoice, subscription } = await arrange();
-    ok(await send(core, 'PATCH', `/subscriptions/${subscription}`, { body: body('subscription', { status: 'paused' }, subscription) }));
+    ok(
+      await send(core, 'PATCH', `/subscriptions/${subscription}`, {
+        body: body('subscription', { status: 'paused' }, subscription),
+      }),
+    );
     ok(await postLine(core, lunchbox(invoice)), 201);
     const open = ok(await finalise(core, invoice));
     expect(open.attributes.status).toBe('open');
@@ -217,16 +358,25 @@ describe('finalising', () => {
     ok(await postLine(core, lunchbox(invoice)), 201);
     const open = ok(await finalise(core, invoice, { send_email: true }));
     expect(open.attributes.send_email).toBe(true);
-    const notes = (await send(core, 'GET', '/notifications')).body.data.filter((n: any) => n.attributes.kind === 'invoice');
+    const notes = (await send(core, 'GET', '/notifications')).body.data.filter(
+      (n: any) => n.attributes.kind === 'invoice',
+    );
     expect(notes).toHaveLength(1);
-    expect(notes[0].attributes).toMatchObject({ channel: 'email', language: 'nl', recipient: 'person1@example.com', subject: 'Factuur INV-1' });
+    expect(notes[0].attributes).toMatchObject({
+      channel: 'email',
+      language: 'nl',
+      recipient: 'person1@example.com',
+      subject: 'Factuur INV-1',
+    });
     expect(notes[0].attributes.body).toContain(open.attributes.hosted_invoice_url);
     expect(notes[0].attributes.body).toContain('24.20');
     // Left to the plan (send_invoice false): no email.
     const quiet = ok(await postInvoice(core, { subscription_id: subscription }), 201).id;
     ok(await postLine(core, lunchbox(quiet)), 201);
     ok(await finalise(core, quiet));
-    expect((await send(core, 'GET', '/notifications')).body.data.filter((n: any) => n.attributes.kind === 'invoice')).toHaveLength(1);
+    expect(
+      (await send(core, 'GET', '/notifications')).body.data.filter((n: any) => n.attributes.kind === 'invoice'),
+    ).toHaveLength(1);
   });
 
   it('uses the account’s prefix at the time: a new prefix changes later references, the numbers go on', async () => {
@@ -246,7 +396,10 @@ describe('credit invoices', () => {
   it('copies the lines negated, sets the original, leaves the dates empty and the original as it was', async () => {
     const { core, invoice } = await arrange();
     ok(await postLine(core, lunchbox(invoice)), 201);
-    ok(await postLine(core, lunchbox(invoice, { amount: '3.27', tax_rate: '9', tax_included: true, quantity: 3 })), 201);
+    ok(
+      await postLine(core, lunchbox(invoice, { amount: '3.27', tax_rate: '9', tax_included: true, quantity: 3 })),
+      201,
+    );
     expectError(await send(core, 'PATCH', `/invoices/${invoice}/credit`), 400, 'Invalid State', { pointer: '/data' });
     const original = ok(await finalise(core, invoice));
     for (const method of ['POST', 'PATCH']) {
@@ -257,7 +410,10 @@ describe('credit invoices', () => {
         amount_excl: '-29.00',
         tax_amount: '-5.01',
         amount_incl: '-34.01',
-        tax_rates: [{ amount: '-4.20', rate: '21.00' }, { amount: '-0.81', rate: '9.00' }],
+        tax_rates: [
+          { amount: '-4.20', rate: '21.00' },
+          { amount: '-0.81', rate: '9.00' },
+        ],
         invoice_date: null,
         transaction_date: null,
       });
@@ -280,7 +436,9 @@ describe('paying and following the transaction', () => {
     ok(await postLine(core, lunchbox(invoice)), 201);
     const open = ok(await finalise(core, invoice));
     expect(ok(await send(core, 'PATCH', `/invoices/${invoice}/pay`)).attributes.status).toBe('paid');
-    expect((await send(core, 'GET', `/transactions/${open.relationships.transaction.data.id}`)).body.data.attributes.status).toBe('canceled');
+    expect(
+      (await send(core, 'GET', `/transactions/${open.relationships.transaction.data.id}`)).body.data.attributes.status,
+    ).toBe('canceled');
     expect((await getInvoice(core, invoice)).attributes.status).toBe('paid');
     expectError(await send(core, 'PATCH', `/invoices/${invoice}/pay`), 400, 'Invalid State', { pointer: '/data' });
   });
@@ -296,7 +454,10 @@ describe('paying and following the transaction', () => {
     const failing = ok(await postInvoice(core, { subscription_id: subscription }), 201).id;
     const failingTx = await finalised(failing);
     expect((await simulateOutcome(await context(core), failingTx, 'failed', 'AM04')).ok).toBe(true);
-    const canceled = ok(await postInvoice(core, { subscription_id: subscription, transaction_date: '2026-12-20' }), 201).id;
+    const canceled = ok(
+      await postInvoice(core, { subscription_id: subscription, transaction_date: '2026-12-20' }),
+      201,
+    ).id;
     // Its invoice date copies the transaction date (in the future): finalised by hand now.
     const canceledTx = await finalised(canceled);
     expect((await send(core, 'DELETE', `/transactions/${canceledTx}`)).status).toBe(204);
@@ -312,21 +473,37 @@ describe('paying and following the transaction', () => {
 describe('automatic finalisation', () => {
   it('finalises a draft with lines when its invoice date has ended, in date order; a draft without lines waits for one', async () => {
     const { core, subscription, invoice } = await arrange();
-    ok(await send(core, 'PATCH', `/invoices/${invoice}`, { body: body('invoice', { invoice_date: '2026-11-21' }, invoice) }));
+    ok(
+      await send(core, 'PATCH', `/invoices/${invoice}`, {
+        body: body('invoice', { invoice_date: '2026-11-21' }, invoice),
+      }),
+    );
     ok(await postLine(core, lunchbox(invoice)), 201);
     const empty = ok(await postInvoice(core, { subscription_id: subscription, invoice_date: '2026-11-20' }), 201).id;
     await setClock(core, '2026-11-21T22:59:59Z'); // 23:59:59 in Amsterdam: the day has not ended
     expect((await getInvoice(core, invoice)).attributes.status).toBe('draft');
     await setClock(core, '2026-11-21T23:00:00Z');
     const open = await getInvoice(core, invoice);
-    expect(open.attributes).toMatchObject({ status: 'open', reference: 'INV-1', updated_at: '2026-11-22T00:00:00+01:00' });
+    expect(open.attributes).toMatchObject({
+      status: 'open',
+      reference: 'INV-1',
+      updated_at: '2026-11-22T00:00:00+01:00',
+    });
     expect((await getInvoice(core, empty)).attributes.status).toBe('draft');
     ok(await postLine(core, lunchbox(empty)), 201);
     await setClock(core, '2026-11-21T23:00:01Z');
     // Dated the 20th, finalised on the 22nd: its transaction is due, and dated, the 22nd.
     const late = await getInvoice(core, empty);
-    expect(late.attributes).toMatchObject({ status: 'open', reference: 'INV-2', invoice_date: '2026-11-20T00:00:00+01:00', transaction_date: '2026-11-22T00:00:00+01:00' });
-    expect((await send(core, 'GET', `/transactions/${late.relationships.transaction.data.id}`)).body.data.attributes.due_date).toBe('2026-11-22T00:00:00+01:00');
+    expect(late.attributes).toMatchObject({
+      status: 'open',
+      reference: 'INV-2',
+      invoice_date: '2026-11-20T00:00:00+01:00',
+      transaction_date: '2026-11-22T00:00:00+01:00',
+    });
+    expect(
+      (await send(core, 'GET', `/transactions/${late.relationships.transaction.data.id}`)).body.data.attributes
+        .due_date,
+    ).toBe('2026-11-22T00:00:00+01:00');
   });
 });
 
@@ -349,7 +526,10 @@ describe('deleting and reading', () => {
     const draft = ok(await postInvoice(core, { subscription_id: subscription }), 201).id;
     const listed = (query: string) => send(core, 'GET', '/invoices', { query });
     expect((await listed('filter[status]=draft')).body.data.map((i: any) => i.id)).toEqual([draft]);
-    expect((await listed(`filter[customer_id]=${customer}&sort=-id`)).body.data.map((i: any) => i.id)).toEqual([draft, invoice]);
+    expect((await listed(`filter[customer_id]=${customer}&sort=-id`)).body.data.map((i: any) => i.id)).toEqual([
+      draft,
+      invoice,
+    ]);
     expect((await listed('filter[search]=inv-1')).body.data.map((i: any) => i.id)).toEqual([invoice]);
     expectError(await listed('filter[status]=late'), 400, 'Invalid Parameter', { parameter: 'filter[status]' });
     const included = (await listed('include=subscriptions')).body.included;

@@ -3,9 +3,19 @@
 // and the combinations it refuses. The page[number] answers are the reference it must agree with.
 import { describe, expect, it } from 'vitest';
 import { createAccount } from '../../src/lib/core/accounts.js';
-import type { EmbeddedCore } from '../../src/lib/transport/embedded.js';
+import type { Runtime } from '../../src/lib/runtime/runtime.js';
 import { testCore } from '../helpers/store.js';
-import { BASE, createCustomer, customerBody, expectError, insertSubscription, link, makePlan, send, type Answer } from './support.js';
+import {
+  BASE,
+  createCustomer,
+  customerBody,
+  expectError,
+  insertSubscription,
+  link,
+  makePlan,
+  send,
+  type Answer,
+} from './support.js';
 
 const ids = (answer: Answer): number[] => answer.body.data.map((r: { id: string }) => Number(r.id));
 
@@ -15,7 +25,7 @@ function ok(answer: Answer): Answer {
 }
 
 /** Follows links.next from a first query; the pages, each checked to be 200. */
-async function walk(core: EmbeddedCore, path: string, query: string): Promise<Answer[]> {
+async function walk(core: Runtime, path: string, query: string): Promise<Answer[]> {
   const pages = [ok(await send(core, 'GET', path, { query }))];
   for (let next = pages[0].body.links.next; next; next = pages[pages.length - 1].body.links.next) {
     const url = new URL(next);
@@ -25,14 +35,21 @@ async function walk(core: EmbeddedCore, path: string, query: string): Promise<An
   return pages;
 }
 
-const walked = async (core: EmbeddedCore, path: string, query: string) => (await walk(core, path, query)).flatMap(ids);
+const walked = async (core: Runtime, path: string, query: string) => (await walk(core, path, query)).flatMap(ids);
 
 /** Customers 1..count; every third archived; every other one's email at example.org. */
-async function customers(core: EmbeddedCore, count: number): Promise<number[]> {
+async function customers(core: Runtime, count: number): Promise<number[]> {
   const made: number[] = [];
   for (let n = 1; n <= count; n++) {
-    const id = await createCustomer(core, { first_name: `First${n}`, last_name: n % 2 ? 'Jansen' : 'Bakker', email: `person${n}@example.${n % 2 ? 'com' : 'org'}` });
-    if (n % 3 === 0) expect((await send(core, 'PATCH', `/customers/${id}`, { body: customerBody({ archived: true }, id) })).status).toBe(200);
+    const id = await createCustomer(core, {
+      first_name: `First${n}`,
+      last_name: n % 2 ? 'Jansen' : 'Bakker',
+      email: `person${n}@example.${n % 2 ? 'com' : 'org'}`,
+    });
+    if (n % 3 === 0)
+      expect(
+        (await send(core, 'PATCH', `/customers/${id}`, { body: customerBody({ archived: true }, id) })).status,
+      ).toBe(200);
     made.push(Number(id));
   }
   return made;
@@ -63,13 +80,17 @@ describe('GET /customers?page[after]=ID', () => {
     // Spelt as pageUrl spells page[number]: brackets percent-encoded.
     expect(first.body.links.next).toBe(`${at}?page%5Bafter%5D=${all[2]}&page%5Bsize%5D=3`);
     // The resources are the very ones the numbered page shows.
-    expect(second.body.data).toEqual(ok(await send(core, 'GET', '/customers', { query: 'page[number]=2&page[size]=3' })).body.data);
+    expect(second.body.data).toEqual(
+      ok(await send(core, 'GET', '/customers', { query: 'page[number]=2&page[size]=3' })).body.data,
+    );
   });
 
   it('starts after any id, present or not; the last page is null-linked even when it is exactly full', async () => {
     const core = await testCore();
     const all = await customers(core, 6);
-    expect(ids(ok(await send(core, 'GET', '/customers', { query: `page[after]=${all[1]}&page[size]=2` })))).toEqual(all.slice(2, 4));
+    expect(ids(ok(await send(core, 'GET', '/customers', { query: `page[after]=${all[1]}&page[size]=2` })))).toEqual(
+      all.slice(2, 4),
+    );
     const full = ok(await send(core, 'GET', '/customers', { query: `page[after]=${all[3]}&page[size]=2` }));
     expect(ids(full)).toEqual(all.slice(4));
     expect(full.body.links.next).toBeNull();
@@ -85,16 +106,33 @@ describe('GET /customers?page[after]=ID', () => {
   it('keeps the filters (each kind of index), fields, include and sort=id, in the rows and in the links', async () => {
     const core = await testCore();
     await customers(core, 12);
-    for (const filter of ['filter[archived]=true', 'filter[archived]=false', 'filter[search]=example.org', 'filter[search]=jan', 'filter[search]=t1', 'filter[email]=PERSON4%40example.org', 'filter[search]=jansen&filter[archived]=false']) {
+    for (const filter of [
+      'filter[archived]=true',
+      'filter[archived]=false',
+      'filter[search]=example.org',
+      'filter[search]=jan',
+      'filter[search]=t1',
+      'filter[email]=PERSON4%40example.org',
+      'filter[search]=jansen&filter[archived]=false',
+    ]) {
       const want = await walked(core, '/customers', `${filter}&page[size]=100`);
       expect(want.length, filter).toBeGreaterThan(0);
-      const pages = await walk(core, '/customers', `${filter}&fields[customer]=email&include=subscriptions&sort=id&page[after]=0&page[size]=2`);
+      const pages = await walk(
+        core,
+        '/customers',
+        `${filter}&fields[customer]=email&include=subscriptions&sort=id&page[after]=0&page[size]=2`,
+      );
       expect(pages.flatMap(ids), filter).toEqual(want);
       for (const page of pages) {
         expect(Object.keys(page.body.data[0]?.attributes ?? { email: '' })).toEqual(['email']);
         expect(page.body.included).toEqual([]);
         for (const name of ['self', 'next', 'first'] as const) {
-          if (page.body.links[name]) expect(link(page.body.links[name])!.params, `${filter} ${name}`).toMatchObject({ 'fields[customer]': 'email', include: 'subscriptions', sort: 'id' });
+          if (page.body.links[name])
+            expect(link(page.body.links[name])!.params, `${filter} ${name}`).toMatchObject({
+              'fields[customer]': 'email',
+              include: 'subscriptions',
+              sort: 'id',
+            });
         }
       }
     }
@@ -116,26 +154,48 @@ describe('GET /customers?page[after]=ID', () => {
 describe('page[after] on the other collections in id order', () => {
   it('plans, subscriptions (filtered by customer), the subscriptions of a customer and of a plan, invoices, lines and notifications', async () => {
     const core = await testCore();
-    const [c1, c2] = [await createCustomer(core), await createCustomer(core, { first_name: 'B', last_name: 'B', email: 'b@example.com' })];
-    const plans = [await makePlan(core, { name: 'Gold', amount: '12.50' }), await makePlan(core, { name: 'Silver', amount: '5.00' }), await makePlan(core, { name: 'Bronze', amount: '1.00' })];
+    const [c1, c2] = [
+      await createCustomer(core),
+      await createCustomer(core, { first_name: 'B', last_name: 'B', email: 'b@example.com' }),
+    ];
+    const plans = [
+      await makePlan(core, { name: 'Gold', amount: '12.50' }),
+      await makePlan(core, { name: 'Silver', amount: '5.00' }),
+      await makePlan(core, { name: 'Bronze', amount: '1.00' }),
+    ];
     // Three made through the API (each records a mandate confirmation), four put in directly.
     for (let n = 0; n < 7; n++) {
       if (n >= 3) await insertSubscription(core, n % 2 ? c2 : c1, plans[n % 2]);
       else {
         const attributes = { customer_id: Number(n % 2 ? c2 : c1), subscription_plan_id: plans[n % 2] };
-        expect((await send(core, 'POST', '/subscriptions', { body: { data: { type: 'subscription', attributes } } })).status).toBe(201);
+        expect(
+          (await send(core, 'POST', '/subscriptions', { body: { data: { type: 'subscription', attributes } } })).status,
+        ).toBe(201);
       }
     }
-    const subscription = (ok(await send(core, 'GET', '/subscriptions', { query: `filter[customer_id]=${c1}` })).body.data[0].id) as string;
+    const subscription = ok(await send(core, 'GET', '/subscriptions', { query: `filter[customer_id]=${c1}` })).body
+      .data[0].id as string;
     const invoices: string[] = [];
     for (let n = 0; n < 3; n++) {
-      const answer = await send(core, 'POST', '/invoices', { body: { data: { type: 'invoice', attributes: { subscription_id: Number(subscription) } } } });
+      const answer = await send(core, 'POST', '/invoices', {
+        body: { data: { type: 'invoice', attributes: { subscription_id: Number(subscription) } } },
+      });
       expect(answer.status, JSON.stringify(answer.body)).toBe(201);
       invoices.push(answer.body.data.id);
     }
     for (let n = 0; n < 3; n++) {
-      const line = { invoice_id: Number(invoices[0]), description: `line ${n}`, amount: 1, tax_rate: 21, tax_included: false, quantity: 1 };
-      expect((await send(core, 'POST', '/invoice-lines', { body: { data: { type: 'invoice-line', attributes: line } } })).status).toBe(201);
+      const line = {
+        invoice_id: Number(invoices[0]),
+        description: `line ${n}`,
+        amount: 1,
+        tax_rate: 21,
+        tax_included: false,
+        quantity: 1,
+      };
+      expect(
+        (await send(core, 'POST', '/invoice-lines', { body: { data: { type: 'invoice-line', attributes: line } } }))
+          .status,
+      ).toBe(201);
     }
     for (const [path, filter] of [
       ['/subscription-plans', ''],
@@ -157,7 +217,10 @@ describe('page[after] on the other collections in id order', () => {
       expect(link(pages[0].body.links.next)?.params['page[after]'], path).toBe(String(want[1]));
       expect(pages[pages.length - 1].body.links.next).toBeNull();
       // The rows after the second id, directly.
-      expect(ids(ok(await send(core, 'GET', path, { query: `${filter}page[after]=${want[1]}&page[size]=100` }))), path).toEqual(want.slice(2));
+      expect(
+        ids(ok(await send(core, 'GET', path, { query: `${filter}page[after]=${want[1]}&page[size]=100` }))),
+        path,
+      ).toEqual(want.slice(2));
     }
   });
 });
@@ -166,17 +229,40 @@ describe('what page[after] refuses: 400 Invalid Parameter naming page[after]', (
   it('a value that is not an id, beside page[number], beside a sort other than ascending id, given twice', async () => {
     const core = await testCore();
     await createCustomer(core);
-    for (const query of ['page[after]=-1', 'page[after]=abc', 'page[after]=1.5', 'page[after]=', 'page[after]=9007199254740992', 'page[after]=1&page[number]=1', 'page[number]=2&page[after]=1', 'page[after]=0&sort=created_at', 'page[after]=0&sort=-id', 'sort=-email&page[after]=3', 'page[after]=1&page%5Bafter%5D=2']) {
-      expectError(await send(core, 'GET', '/customers', { query }), 400, 'Invalid Parameter', { parameter: 'page[after]' });
+    for (const query of [
+      'page[after]=-1',
+      'page[after]=abc',
+      'page[after]=1.5',
+      'page[after]=',
+      'page[after]=9007199254740992',
+      'page[after]=1&page[number]=1',
+      'page[number]=2&page[after]=1',
+      'page[after]=0&sort=created_at',
+      'page[after]=0&sort=-id',
+      'sort=-email&page[after]=3',
+      'page[after]=1&page%5Bafter%5D=2',
+    ]) {
+      expectError(await send(core, 'GET', '/customers', { query }), 400, 'Invalid Parameter', {
+        parameter: 'page[after]',
+      });
     }
     const mixed = await send(core, 'GET', '/customers', { query: 'page[after]=1&page[number]=1' });
     expect(mixed.body.errors[0].detail).toMatch(/page\[number\]/);
     const sorted = await send(core, 'GET', '/customers', { query: 'sort=-created_at&page[after]=1' });
     expect(sorted.body.errors[0].detail).toMatch(/sort=-created_at/);
     // page[size] beside it is what it is for; an unknown page parameter is still refused.
-    expect(ok(await send(core, 'GET', '/customers', { query: 'page[after]=0&page[size]=1' })).body.data).toHaveLength(1);
-    expectError(await send(core, 'GET', '/customers', { query: 'page[before]=1' }), 400, 'Invalid Parameter', { parameter: 'page[before]' });
-    expectError(await send(core, 'GET', '/customers', { query: 'page[after]=0&page[size]=101' }), 400, 'Invalid Parameter', { parameter: 'page[size]' });
+    expect(ok(await send(core, 'GET', '/customers', { query: 'page[after]=0&page[size]=1' })).body.data).toHaveLength(
+      1,
+    );
+    expectError(await send(core, 'GET', '/customers', { query: 'page[before]=1' }), 400, 'Invalid Parameter', {
+      parameter: 'page[before]',
+    });
+    expectError(
+      await send(core, 'GET', '/customers', { query: 'page[after]=0&page[size]=101' }),
+      400,
+      'Invalid Parameter',
+      { parameter: 'page[size]' },
+    );
   });
 
   it("a subscription's transactions, newest due date first with UUID ids, have no keyset", async () => {
@@ -185,7 +271,9 @@ describe('what page[after] refuses: 400 Invalid Parameter naming page[after]', (
     const answer = await send(core, 'GET', `/subscriptions/${subscription}/transactions`, { query: 'page[after]=0' });
     expectError(answer, 400, 'Invalid Parameter', { parameter: 'page[after]' });
     expect(answer.body.errors[0].detail).toMatch(/not in id order/);
-    expect(ok(await send(core, 'GET', `/subscriptions/${subscription}/transactions`, { query: 'page[number]=1' })).body.meta).toEqual({ total: 0 });
+    expect(
+      ok(await send(core, 'GET', `/subscriptions/${subscription}/transactions`, { query: 'page[number]=1' })).body.meta,
+    ).toEqual({ total: 0 });
   });
 
   it('the numbered pages are as they were: counted, with every link', async () => {

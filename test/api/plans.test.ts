@@ -5,15 +5,27 @@ import { createPlan } from '../../src/lib/core/plan-writes.js';
 import type { Result } from '../../src/lib/core/result.js';
 import { all } from '../../src/lib/store/unit.js';
 import { testCore, type TestCore } from '../helpers/store.js';
-import { BASE, context, createCustomer, expectError, insertSubscription, link, makePlan, minimalCustomer, send } from './support.js';
+import {
+  BASE,
+  context,
+  createCustomer,
+  expectError,
+  insertSubscription,
+  link,
+  makePlan,
+  minimalCustomer,
+  send,
+} from './support.js';
 
 const problemsOf = (result: Result<unknown>): string[] => {
   if (result.ok) throw new Error('expected createPlan to refuse');
-  if (result.failure.kind !== 'invalid_attribute') throw new Error(`expected invalid_attribute, got ${result.failure.kind}`);
+  if (result.failure.kind !== 'invalid_attribute')
+    throw new Error(`expected invalid_attribute, got ${result.failure.kind}`);
   return result.failure.problems.map((p) => p.attribute).sort();
 };
 
-const planCount = async (core: TestCore) => (await core.store.read(() => all((q) => q.selectFrom('subscription_plans').select('id')))).length;
+const planCount = async (core: TestCore) =>
+  (await core.store.read(() => all((q) => q.selectFrom('subscription_plans').select('id')))).length;
 
 describe('createPlan', () => {
   it('when only name and amount are given, fills in the defaults', async () => {
@@ -94,7 +106,9 @@ describe('createPlan', () => {
   it('when start_date is a datetime with an offset, shows that instant in the account zone', async () => {
     const core = await testCore();
     const id = await makePlan(core, { name: 'P', amount: '1', start_date: '2026-12-01T09:30:00-05:00' });
-    expect((await send(core, 'GET', `/subscription-plans/${id}`)).body.data.attributes.start_date).toBe('2026-12-01T15:30:00+01:00');
+    expect((await send(core, 'GET', `/subscription-plans/${id}`)).body.data.attributes.start_date).toBe(
+      '2026-12-01T15:30:00+01:00',
+    );
   });
 
   it('when the account is in Asia/Kolkata, dates carry +05:30 and "today" is that zone\'s today', async () => {
@@ -105,7 +119,9 @@ describe('createPlan', () => {
     const dated = await makePlan(core, { name: 'Dated', amount: '5', start_date: '2026-12-01' });
     const today = await makePlan(core, { name: 'Today', amount: '5' });
 
-    expect((await send(core, 'GET', `/subscription-plans/${dated}`)).body.data.attributes.start_date).toBe('2026-12-01T00:00:00+05:30');
+    expect((await send(core, 'GET', `/subscription-plans/${dated}`)).body.data.attributes.start_date).toBe(
+      '2026-12-01T00:00:00+05:30',
+    );
     const attributes = (await send(core, 'GET', `/subscription-plans/${today}`)).body.data.attributes;
     // 20:00 UTC on the 21st is 01:30 on the 22nd in Kolkata.
     expect(attributes.start_date).toBe('2026-11-22T00:00:00+05:30');
@@ -131,7 +147,9 @@ describe('createPlan', () => {
     ['archived (read-only)', { archived: true }, ['archived']],
   ])('when given %s, refuses it and makes no plan', async (_situation, attributes, expected) => {
     const core = await testCore();
-    expect(problemsOf(await createPlan(await context(core), { name: 'P', amount: '10', ...attributes }))).toEqual(expected);
+    expect(problemsOf(await createPlan(await context(core), { name: 'P', amount: '10', ...attributes }))).toEqual(
+      expected,
+    );
     expect(await planCount(core)).toBe(0);
   });
 
@@ -146,7 +164,13 @@ describe('createPlan', () => {
 
   it('when amount, frequency, status and start_date are all bad, reports all four at once', async () => {
     const core = await testCore();
-    const result = await createPlan(await context(core), { name: 'P', amount: '1.234', frequency: 'daily', status: 'paused', start_date: '2026-02-30' });
+    const result = await createPlan(await context(core), {
+      name: 'P',
+      amount: '1.234',
+      frequency: 'daily',
+      status: 'paused',
+      start_date: '2026-02-30',
+    });
     expect(problemsOf(result)).toEqual(['amount', 'frequency', 'start_date', 'status']);
     expect(await planCount(core)).toBe(0);
   });
@@ -155,13 +179,20 @@ describe('createPlan', () => {
 describe('GET /subscription-plans', () => {
   it('when there are plans, lists them by id with meta.total and links', async () => {
     const core = await testCore();
-    const ids = [await makePlan(core, { name: 'A', amount: '1' }), await makePlan(core, { name: 'B', amount: '2', frequency: 'weekly' }), await makePlan(core, { name: 'C', amount: '3' })];
+    const ids = [
+      await makePlan(core, { name: 'A', amount: '1' }),
+      await makePlan(core, { name: 'B', amount: '2', frequency: 'weekly' }),
+      await makePlan(core, { name: 'C', amount: '3' }),
+    ];
     const answer = await send(core, 'GET', '/subscription-plans', { query: 'page[size]=2' });
     expect(answer.status).toBe(200);
     expect(answer.body.meta).toEqual({ total: 3 });
     expect(answer.body.data.map((p: { id: string }) => p.id)).toEqual(ids.slice(0, 2).map(String));
     expect(answer.body.data[1].attributes).toMatchObject({ name: 'B', amount: '2.00', frequency: 'weekly' });
-    expect(link(answer.body.links.next)).toEqual({ at: `${BASE}/subscription-plans`, params: { 'page[number]': '2', 'page[size]': '2' } });
+    expect(link(answer.body.links.next)).toEqual({
+      at: `${BASE}/subscription-plans`,
+      params: { 'page[number]': '2', 'page[size]': '2' },
+    });
     expect(answer.body.links.prev).toBeNull();
   });
 
@@ -173,15 +204,21 @@ describe('GET /subscription-plans', () => {
     const sub = await insertSubscription(core, customer, silver);
     const answer = await send(core, 'GET', '/subscription-plans', { query: 'include=subscriptions' });
     expect(answer.status).toBe(200);
-    expect(answer.body.data.find((p: { id: string }) => p.id === String(gold)).relationships.subscriptions.data).toEqual([]);
-    expect(answer.body.data.find((p: { id: string }) => p.id === String(silver)).relationships.subscriptions.data).toEqual([{ type: 'subscription', id: String(sub) }]);
+    expect(
+      answer.body.data.find((p: { id: string }) => p.id === String(gold)).relationships.subscriptions.data,
+    ).toEqual([]);
+    expect(
+      answer.body.data.find((p: { id: string }) => p.id === String(silver)).relationships.subscriptions.data,
+    ).toEqual([{ type: 'subscription', id: String(sub) }]);
     expect(answer.body.included.map((s: { id: string }) => s.id)).toEqual([String(sub)]);
   });
 
   it('when fields[subscription-plan] is given, returns only those attributes', async () => {
     const core = await testCore();
     await makePlan(core, { name: 'Gold', amount: '10', frequency: 'quarterly' });
-    const answer = await send(core, 'GET', '/subscription-plans', { query: 'fields[subscription-plan]=amount,frequency' });
+    const answer = await send(core, 'GET', '/subscription-plans', {
+      query: 'fields[subscription-plan]=amount,frequency',
+    });
     expect(answer.body.data[0].attributes).toEqual({ amount: '10.00', frequency: 'quarterly' });
   });
 
@@ -210,17 +247,22 @@ describe('GET /subscription-plans/{id}', () => {
     expectError(await send(core, 'GET', '/subscription-plans/gold'), 404, 'Not Found');
   });
 
-  it.each(['POST', 'PATCH', 'DELETE'])('when the method is %s, answers 405 and the plan stays as it was', async (method) => {
-    const core = await testCore();
-    const id = await makePlan(core);
-    const before = await send(core, 'GET', `/subscription-plans/${id}`);
-    const path = method === 'POST' ? '/subscription-plans' : `/subscription-plans/${id}`;
-    const answer = await send(core, method, path, { body: { data: { type: 'subscription-plan', id: String(id), attributes: { name: 'Hacked', amount: '1' } } } });
-    expectError(answer, 405, 'Method Not Allowed');
-    expect(answer.headers.allow).toBe('GET');
-    expect(await send(core, 'GET', `/subscription-plans/${id}`)).toEqual(before);
-    expect(await planCount(core)).toBe(1);
-  });
+  it.each(['POST', 'PATCH', 'DELETE'])(
+    'when the method is %s, answers 405 and the plan stays as it was',
+    async (method) => {
+      const core = await testCore();
+      const id = await makePlan(core);
+      const before = await send(core, 'GET', `/subscription-plans/${id}`);
+      const path = method === 'POST' ? '/subscription-plans' : `/subscription-plans/${id}`;
+      const answer = await send(core, method, path, {
+        body: { data: { type: 'subscription-plan', id: String(id), attributes: { name: 'Hacked', amount: '1' } } },
+      });
+      expectError(answer, 405, 'Method Not Allowed');
+      expect(answer.headers.allow).toBe('GET');
+      expect(await send(core, 'GET', `/subscription-plans/${id}`)).toEqual(before);
+      expect(await planCount(core)).toBe(1);
+    },
+  );
 });
 
 describe('GET /subscription-plans/{id}/subscriptions', () => {
@@ -235,7 +277,10 @@ describe('GET /subscription-plans/{id}/subscriptions', () => {
     expect(answer.status).toBe(200);
     expect(answer.body.meta.total).toBe(1);
     expect(answer.body.data.map((s: { id: string }) => s.id)).toEqual([String(onGold)]);
-    expect(answer.body.data[0].relationships['subscription-plan'].data).toEqual({ type: 'subscription-plan', id: String(gold) });
+    expect(answer.body.data[0].relationships['subscription-plan'].data).toEqual({
+      type: 'subscription-plan',
+      id: String(gold),
+    });
     expect(link(answer.body.links.self)?.at).toBe(`${BASE}/subscription-plans/${gold}/subscriptions`);
   });
 
@@ -243,5 +288,4 @@ describe('GET /subscription-plans/{id}/subscriptions', () => {
     const core = await testCore();
     expectError(await send(core, 'GET', '/subscription-plans/3/subscriptions'), 404, 'Not Found');
   });
-
 });

@@ -7,22 +7,62 @@ import { describe, expect, it } from 'vitest';
 import { testCore } from '../helpers/store.js';
 import { VALID_IBAN, createCustomer, customerRows, minimalCustomer, send, type Answer } from './support.js';
 
-const TEXT = ['middle_name', 'company_name', 'vat_number', 'bank_holder', 'postalcode', 'house_number', 'house_number_add', 'street', 'city', 'telephone'] as const;
+const TEXT = [
+  'middle_name',
+  'company_name',
+  'vat_number',
+  'bank_holder',
+  'postalcode',
+  'house_number',
+  'house_number_add',
+  'street',
+  'city',
+  'telephone',
+] as const;
 const REQUIRED = ['first_name', 'last_name', 'email'] as const;
 const KNOWN = new Set<string>([...REQUIRED, ...TEXT, 'gender', 'iban', 'country_iso2', 'language', 'archived']);
-const READ_ONLY = ['payment_method', 'bank_verification_method', 'card_holder', 'card_number', 'created_at', 'updated_at'] as const;
+const READ_ONLY = [
+  'payment_method',
+  'bank_verification_method',
+  'card_holder',
+  'card_number',
+  'created_at',
+  'updated_at',
+] as const;
 
 /** A string longer than 255 characters even after trimming. */
-const overlong = fc.integer({ min: 256, max: 400 }).chain((n) => fc.constantFrom('x', 'é', '名', '😀').map((c) => c.repeat(n)));
+const overlong = fc
+  .integer({ min: 256, max: 400 })
+  .chain((n) => fc.constantFrom('x', 'é', '名', '😀').map((c) => c.repeat(n)));
 /** Values that are not strings (null is handled per attribute: it clears optional ones). */
-const notAString = fc.oneof(fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.boolean(), fc.array(fc.string(), { maxLength: 2 }), fc.dictionary(fc.string({ maxLength: 4 }), fc.string({ maxLength: 4 }), { maxKeys: 2 }));
+const notAString = fc.oneof(
+  fc.integer(),
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+  fc.boolean(),
+  fc.array(fc.string(), { maxLength: 2 }),
+  fc.dictionary(fc.string({ maxLength: 4 }), fc.string({ maxLength: 4 }), { maxKeys: 2 }),
+);
 
 /** A bad value for one attribute, valid on neither POST nor PATCH. */
 const badValue: Record<string, fc.Arbitrary<unknown>> = {
   first_name: fc.oneof(fc.constant(null), fc.constant(''), fc.constant('   '), notAString, overlong),
   last_name: fc.oneof(fc.constant(null), fc.constant(''), notAString, overlong),
   email: fc.oneof(
-    fc.constantFrom(null, '', 'jan', 'jan@', '@example.com', 'jan@example', 'jan@@example.com', 'jan @example.com', 'jan@exa mple.com', 'jan@.com', 'jan@example..com', 'jan@-example.com', 'jan@123.456'),
+    fc.constantFrom(
+      null,
+      '',
+      'jan',
+      'jan@',
+      '@example.com',
+      'jan@example',
+      'jan@@example.com',
+      'jan @example.com',
+      'jan@exa mple.com',
+      'jan@.com',
+      'jan@example..com',
+      'jan@-example.com',
+      'jan@123.456',
+    ),
     fc.string({ minLength: 1, maxLength: 30 }).filter((s) => !s.includes('@')),
     notAString,
     overlong.map((s) => `${s}@example.com`),
@@ -31,21 +71,44 @@ const badValue: Record<string, fc.Arbitrary<unknown>> = {
   language: fc.oneof(fc.constantFrom(null, '', 'es', 'NL', 'en-GB', 'nl_be', 'dutch'), fc.integer()),
   country_iso2: fc.oneof(fc.constantFrom('XX', 'UK', 'EU', 'NLD', 'N', '12', 'ZZ'), notAString),
   iban: fc.oneof(
-    fc.constantFrom('NL92ABNA0417164300', 'NL91ABNA041716430', 'XX91ABNA0417164300', 'NL91 ABNA 0417 1643 01', 'banana'),
+    fc.constantFrom(
+      'NL92ABNA0417164300',
+      'NL91ABNA041716430',
+      'XX91ABNA0417164300',
+      'NL91 ABNA 0417 1643 01',
+      'banana',
+    ),
     fc.string({ minLength: 1, maxLength: 40 }).filter((s) => {
       const normalised = s.replace(/\s+/g, '').toUpperCase();
       return normalised !== '' && !isValidIBAN(normalised);
     }),
     notAString,
   ),
-  archived: fc.oneof(fc.constantFrom(null, 'yes', 'no', 'TRUE', '1', '', 0, 1), fc.array(fc.boolean(), { maxLength: 1 })),
+  archived: fc.oneof(
+    fc.constantFrom(null, 'yes', 'no', 'TRUE', '1', '', 0, 1),
+    fc.array(fc.boolean(), { maxLength: 1 }),
+  ),
   ...Object.fromEntries(TEXT.map((name) => [name, fc.oneof(notAString, overlong)])),
 };
 
 /** Names no customer has, including ones that trip up naive object handling. */
 const unknownName = fc
   .oneof(
-    fc.constantFrom('__proto__', 'constructor', 'toString', 'hasOwnProperty', 'id', 'type', 'attributes', 'a/b', '~0', '', ' first_name', 'First_Name', 'subscriptions'),
+    fc.constantFrom(
+      '__proto__',
+      'constructor',
+      'toString',
+      'hasOwnProperty',
+      'id',
+      'type',
+      'attributes',
+      'a/b',
+      '~0',
+      '',
+      ' first_name',
+      'First_Name',
+      'subscriptions',
+    ),
     fc.string({ minLength: 1, maxLength: 12 }),
   )
   .filter((name) => !KNOWN.has(name) && !(READ_ONLY as readonly string[]).includes(name));
@@ -87,7 +150,9 @@ function attributeCase(forPatch: boolean): fc.Arbitrary<Case> {
       badNames.chain((names) => fc.tuple(...names.map((n) => badValue[n].map((v) => [n, v] as const)))),
       fc.uniqueArray(fc.tuple(unknownName, anyValue), { maxLength: 3, selector: ([n]) => n }),
       // Each with a value the customer does not have (on PATCH, the current value is accepted and ignored).
-      fc.subarray([...READ_ONLY], { maxLength: 2 }).chain((names) => fc.tuple(...names.map((n) => notCurrent.map((v) => [n, v] as const)))),
+      fc
+        .subarray([...READ_ONLY], { maxLength: 2 })
+        .chain((names) => fc.tuple(...names.map((n) => notCurrent.map((v) => [n, v] as const)))),
     )
     .filter(([, bad, unknown, readOnly]) => bad.length + unknown.length + readOnly.length > 0 || !forPatch)
     .map(([goodAttributes, bad, unknown, readOnly]) => {
@@ -95,12 +160,24 @@ function attributeCase(forPatch: boolean): fc.Arbitrary<Case> {
       for (const [k, v] of Object.entries(goodAttributes)) attributes[k] = v;
       for (const [k, v] of bad) attributes[k] = v;
       // defineProperty, so `__proto__` becomes an own key, as JSON.parse makes it on the server.
-      for (const [k, v] of [...unknown, ...readOnly]) Object.defineProperty(attributes, k, { value: v, enumerable: true, writable: true, configurable: true });
-      const reported = new Set<string>([...bad.map(([k]) => k), ...unknown.map(([k]) => k), ...readOnly.map(([k]) => k)]);
+      for (const [k, v] of [...unknown, ...readOnly])
+        Object.defineProperty(attributes, k, { value: v, enumerable: true, writable: true, configurable: true });
+      const reported = new Set<string>([
+        ...bad.map(([k]) => k),
+        ...unknown.map(([k]) => k),
+        ...readOnly.map(([k]) => k),
+      ]);
       // On create, `archived` is read-only whatever its value; required ones left out are missing.
-      if (!forPatch) for (const name of REQUIRED) if (!(name in goodAttributes) && !reported.has(name)) reported.add(name);
+      if (!forPatch)
+        for (const name of REQUIRED) if (!(name in goodAttributes) && !reported.has(name)) reported.add(name);
       // PATCH rule 2: a (non-empty) iban needs bank_holder in the same request, even when the iban is bad.
-      if (forPatch && typeof attributes.iban === 'string' && attributes.iban.trim() !== '' && attributes.bank_holder === undefined) reported.add('bank_holder');
+      if (
+        forPatch &&
+        typeof attributes.iban === 'string' &&
+        attributes.iban.trim() !== '' &&
+        attributes.bank_holder === undefined
+      )
+        reported.add('bank_holder');
       const body = { data: { type: 'customer', ...(forPatch ? { id: '1' } : {}), attributes } };
       const pointers = [...reported].map(pointerOf).sort();
       return { raw: JSON.stringify(body), mustReport: pointers, exactly: pointers };
@@ -111,22 +188,39 @@ function attributeCase(forPatch: boolean): fc.Arbitrary<Case> {
 /** Documents that are wrong as documents: not JSON, no data object, wrong type or id. */
 function documentCase(forPatch: boolean): fc.Arbitrary<Case> {
   const attributes = fc.constant(minimalCustomer(9));
-  return fc.oneof(
-    fc.string({ maxLength: 40 }).filter((s) => {
-      try {
-        JSON.parse(s);
-        return false;
-      } catch {
-        return true;
-      }
-    }),
-    fc.jsonValue({ maxDepth: 2 }).filter((v) => typeof v !== 'object' || v === null || Array.isArray(v) || !('data' in v)).map((v) => JSON.stringify(v)),
-    fc.oneof(fc.constant(null), fc.string(), fc.integer(), fc.array(fc.jsonValue({ maxDepth: 1 }), { maxLength: 2 })).map((data) => JSON.stringify({ data })),
-    fc.oneof(fc.constant(null), fc.string({ maxLength: 5 }), fc.integer(), fc.array(fc.integer(), { maxLength: 2 })).map((a) => JSON.stringify({ data: { type: 'customer', ...(forPatch ? { id: '1' } : {}), attributes: a } })),
-    // No type, or one that is not a string: not a resource object.
-    fc.tuple(fc.constantFrom(undefined, null, 1, true, ['customer']), attributes).map(([type, a]) => JSON.stringify({ data: { type, ...(forPatch ? { id: '1' } : {}), attributes: a } })),
-    ...(forPatch ? [fc.constantFrom(undefined, null, true, {}, ['1']).map((id) => JSON.stringify({ data: { type: 'customer', id, attributes: {} } }))] : []),
-  ).map((raw): Case => ({ raw, mustReport: [] }));
+  return fc
+    .oneof(
+      fc.string({ maxLength: 40 }).filter((s) => {
+        try {
+          JSON.parse(s);
+          return false;
+        } catch {
+          return true;
+        }
+      }),
+      fc
+        .jsonValue({ maxDepth: 2 })
+        .filter((v) => typeof v !== 'object' || v === null || Array.isArray(v) || !('data' in v))
+        .map((v) => JSON.stringify(v)),
+      fc
+        .oneof(fc.constant(null), fc.string(), fc.integer(), fc.array(fc.jsonValue({ maxDepth: 1 }), { maxLength: 2 }))
+        .map((data) => JSON.stringify({ data })),
+      fc
+        .oneof(fc.constant(null), fc.string({ maxLength: 5 }), fc.integer(), fc.array(fc.integer(), { maxLength: 2 }))
+        .map((a) => JSON.stringify({ data: { type: 'customer', ...(forPatch ? { id: '1' } : {}), attributes: a } })),
+      // No type, or one that is not a string: not a resource object.
+      fc
+        .tuple(fc.constantFrom(undefined, null, 1, true, ['customer']), attributes)
+        .map(([type, a]) => JSON.stringify({ data: { type, ...(forPatch ? { id: '1' } : {}), attributes: a } })),
+      ...(forPatch
+        ? [
+            fc
+              .constantFrom(undefined, null, true, {}, ['1'])
+              .map((id) => JSON.stringify({ data: { type: 'customer', id, attributes: {} } })),
+          ]
+        : []),
+    )
+    .map((raw): Case => ({ raw, mustReport: [] }));
 }
 
 /** Documents of another type, or (PATCH) of another id than the path's: 409 Conflict, nothing written. */
@@ -134,8 +228,25 @@ function conflictCase(forPatch: boolean): fc.Arbitrary<Case> {
   const attributes = fc.constant(minimalCustomer(9));
   return fc
     .oneof(
-      fc.tuple(fc.oneof(fc.constantFrom('customers', 'Customer', 'subscription', '', 'customer ', 'constructor'), fc.string({ maxLength: 8 }).filter((t) => t !== 'customer')), attributes).map(([type, a]) => JSON.stringify({ data: { type, ...(forPatch ? { id: '1' } : {}), attributes: a } })),
-      ...(forPatch ? [fc.oneof(fc.constantFrom('2', '01', '1 ', '', 'one', '1.0', 1.5, 9007199254740993), fc.integer({ min: 2 })).map((id) => JSON.stringify({ data: { type: 'customer', id, attributes: {} } }))] : []),
+      fc
+        .tuple(
+          fc.oneof(
+            fc.constantFrom('customers', 'Customer', 'subscription', '', 'customer ', 'constructor'),
+            fc.string({ maxLength: 8 }).filter((t) => t !== 'customer'),
+          ),
+          attributes,
+        )
+        .map(([type, a]) => JSON.stringify({ data: { type, ...(forPatch ? { id: '1' } : {}), attributes: a } })),
+      ...(forPatch
+        ? [
+            fc
+              .oneof(
+                fc.constantFrom('2', '01', '1 ', '', 'one', '1.0', 1.5, Number.MAX_SAFE_INTEGER + 1),
+                fc.integer({ min: 2 }),
+              )
+              .map((id) => JSON.stringify({ data: { type: 'customer', id, attributes: {} } })),
+          ]
+        : []),
     )
     .map((raw) => ({ raw, mustReport: [], conflict: true }));
 }
@@ -144,13 +255,22 @@ function check(answer: Answer, c: Case): void {
   if (c.conflict) {
     expect(answer.status, `${c.raw} -> ${JSON.stringify(answer.body)}`).toBe(409);
     expect(answer.body.errors).toHaveLength(1);
-    expect(answer.body.errors[0]).toMatchObject({ status: '409', title: 'Conflict', source: { pointer: expect.stringMatching(/^\/data\/(type|id)$/) } });
+    expect(answer.body.errors[0]).toMatchObject({
+      status: '409',
+      title: 'Conflict',
+      source: { pointer: expect.stringMatching(/^\/data\/(type|id)$/) },
+    });
     expect(answer.body.meta).toBeUndefined();
     return;
   }
   expect(answer.status, `${c.raw} -> ${JSON.stringify(answer.body)}`).toBe(400);
   expect(answer.headers['content-type']).toBe('application/vnd.api+json');
-  const errors = answer.body.errors as { status: string; title: string; detail: string; source?: { pointer?: string; parameter?: string } }[];
+  const errors = answer.body.errors as {
+    status: string;
+    title: string;
+    detail: string;
+    source?: { pointer?: string; parameter?: string };
+  }[];
   expect(errors.length).toBeGreaterThan(0);
   for (const error of errors) {
     expect(error.status).toBe('400');

@@ -12,13 +12,22 @@ describe('router', () => {
     const core = await testCore();
     const account = await core.account();
     const seen: unknown[] = [];
-    const router = createRouter({ store: core.store, clock: fixedClock(TEST_NOW), baseUrl: 'http://x', onError: (error) => seen.push(error) });
+    const router = createRouter({
+      store: core.store,
+      clock: fixedClock(TEST_NOW),
+      baseUrl: 'http://x',
+      onError: (error) => seen.push(error),
+    });
     await core.store.close();
     const response = await router.handle({ method: 'GET', path: '/customers/1' }, account);
     expect(response.status).toBe(500);
     expect(response.headers['content-type']).toBe('application/vnd.api+json');
     const text = JSON.stringify(response.body);
-    expect(response.body).toEqual({ errors: [{ status: '500', title: 'Internal Error', detail: 'an internal error occurred; the request changed nothing' }] });
+    expect(response.body).toEqual({
+      errors: [
+        { status: '500', title: 'Internal Error', detail: 'an internal error occurred; the request changed nothing' },
+      ],
+    });
     expect(text).not.toMatch(/select|sqlite|at \w+ \(/i);
     expect(seen).toHaveLength(1);
     // The engine's own words for a closed store: better-sqlite3's connection, or pg's pool.
@@ -31,13 +40,64 @@ describe('router', () => {
     const seen: unknown[] = [];
     const refuse = () => Promise.reject(new StoreBusyError('the write met concurrent writes 12 times'));
     const busy = { ...core.store, write: refuse, writeOne: refuse, work: refuse } as Store;
-    const router = createRouter({ store: busy, clock: fixedClock(TEST_NOW), baseUrl: 'http://x', onError: (error) => seen.push(error) });
-    const response = await router.handle({ method: 'POST', path: '/customers', body: JSON.stringify({ data: { type: 'customer', attributes: { first_name: 'A', last_name: 'B', email: 'a@example.com' } } }) }, account);
+    const router = createRouter({
+      store: busy,
+      clock: fixedClock(TEST_NOW),
+      baseUrl: 'http://x',
+      onError: (error) => seen.push(error),
+    });
+    const response = await router.handle(
+      {
+        method: 'POST',
+        path: '/customers',
+        body: JSON.stringify({
+          data: { type: 'customer', attributes: { first_name: 'A', last_name: 'B', email: 'a@example.com' } },
+        }),
+      },
+      account,
+    );
     expect(response.status, String(seen[0])).toBe(503);
     expect(response.headers['retry-after']).toBe('1');
-    expect(response.body).toEqual({ errors: [{ status: '503', title: 'Service Unavailable', detail: 'the store is busy with concurrent writes; the request changed nothing, send it again' }] });
+    expect(response.body).toEqual({
+      errors: [
+        {
+          status: '503',
+          title: 'Service Unavailable',
+          detail: 'the store is busy with concurrent writes; the request changed nothing, send it again',
+        },
+      ],
+    });
     expect(seen).toEqual([]);
-    expect((await core.router.handle({ method: 'GET', path: '/customers' }, account)).body).toMatchObject({ meta: { total: 0 } });
+    expect((await core.router.handle({ method: 'GET', path: '/customers' }, account)).body).toMatchObject({
+      meta: { total: 0 },
+    });
+  });
+
+  it("another process's SQLite lock past the wait: 503 not naming the file; the embedded door throws", async () => {
+    const core = await testCore();
+    const account = await core.account();
+    const message = 'store busy, try again: another process, pid 7 (sqlite3), kept /srv/billing.db locked …';
+    const lock = { file: '/srv/billing.db', holder: 'pid 7 (sqlite3)', waitedMs: 5000 };
+    const refuse = () => Promise.reject(new StoreBusyError(message, lock));
+    const busy = { ...core.store, write: refuse, writeOne: refuse, work: refuse } as Store;
+    const attributes = { first_name: 'A', last_name: 'B', email: 'a@b.nl' };
+    const body = JSON.stringify({ data: { type: 'customer', attributes } });
+    const post = { method: 'POST', path: '/customers', body };
+    const router = (store: Store, throwWhenLocked?: boolean) =>
+      createRouter({ store, clock: fixedClock(TEST_NOW), baseUrl: 'http://x', throwWhenLocked });
+    const response = await router(busy).handle(post, account);
+    expect(response.status).toBe(503);
+    expect(response.headers['retry-after']).toBe('1');
+    const detail =
+      'the store is busy: another process holds its write lock; the request changed nothing, send it again';
+    expect(response.body).toEqual({ errors: [{ status: '503', title: 'Service Unavailable', detail }] });
+    const thrown = await Promise.resolve(router(busy, true).handle(post, account)).catch((e: unknown) => e);
+    expect(thrown).toBeInstanceOf(StoreBusyError);
+    expect((thrown as Error).message).toMatch(/^store busy, try again: .*\/srv\/billing\.db/);
+    // PostgreSQL's kind of busy (no lock) is still answered by the embedded door too.
+    const conflicts = () => Promise.reject(new StoreBusyError('the write met concurrent writes 12 times'));
+    const pg = router({ ...core.store, write: conflicts, writeOne: conflicts, work: conflicts } as Store, true);
+    expect((await pg.handle(post, account)).status).toBe(503);
   });
 
   it('a trailing slash reaches the same resource; anything after a numeric id segment is 404', async () => {

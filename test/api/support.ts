@@ -4,9 +4,10 @@ import { expect } from 'vitest';
 import type { ApiResponse } from '../../src/lib/api/http.js';
 import type { Clock } from '../../src/lib/core/clock.js';
 import type { CoreContext } from '../../src/lib/core/context.js';
+import { newConfirmationToken } from '../../src/lib/core/mandate.js';
 import { createPlan } from '../../src/lib/core/plan-writes.js';
 import { all, get } from '../../src/lib/store/unit.js';
-import type { EmbeddedCore } from '../../src/lib/transport/embedded.js';
+import type { Runtime } from '../../src/lib/runtime/runtime.js';
 import { TEST_NOW } from '../helpers/store.js';
 
 export const BASE = 'http://127.0.0.1:8080';
@@ -38,8 +39,14 @@ export class TestClock implements Clock {
  * One request through the router, exactly as HTTP would hand it over. A string body is sent as is
  * (so tests can send broken JSON); anything else is serialised.
  */
-export async function send(core: EmbeddedCore, method: string, path: string, options: { query?: string; body?: unknown } = {}): Promise<Answer> {
-  const body = options.body === undefined || typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+export async function send(
+  core: Runtime,
+  method: string,
+  path: string,
+  options: { query?: string; body?: unknown } = {},
+): Promise<Answer> {
+  const body =
+    options.body === undefined || typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
   return (await core.router.handle({ method, path, query: options.query, body }, await core.account())) as Answer;
 }
 
@@ -47,26 +54,45 @@ export const customerBody = (attributes: Record<string, unknown>, id?: string | 
   data: { type: 'customer', ...(id === undefined ? {} : { id }), attributes },
 });
 
-export const minimalCustomer = (n = 1) => ({ first_name: `First${n}`, last_name: `Last${n}`, email: `person${n}@example.com` });
+export const minimalCustomer = (n = 1) => ({
+  first_name: `First${n}`,
+  last_name: `Last${n}`,
+  email: `person${n}@example.com`,
+});
 
 /** Creates a customer through the router and returns its id; fails the test on anything but 201. */
-export async function createCustomer(core: EmbeddedCore, attributes: Record<string, unknown> = minimalCustomer()): Promise<string> {
+export async function createCustomer(
+  core: Runtime,
+  attributes: Record<string, unknown> = minimalCustomer(),
+): Promise<string> {
   const answer = await send(core, 'POST', '/customers', { body: customerBody(attributes) });
   expect(answer.status, JSON.stringify(answer.body)).toBe(201);
   return answer.body.data.id as string;
 }
 
-export const context = async (core: EmbeddedCore): Promise<CoreContext> => ({ store: core.store, clock: core.clock, account: await core.account() });
+export const context = async (core: Runtime): Promise<CoreContext> => ({
+  store: core.store,
+  clock: core.clock,
+  account: await core.account(),
+});
 
 /** Makes a plan as an operator would (plans are read-only over the API) and returns its id. */
-export async function makePlan(core: EmbeddedCore, attributes: Record<string, unknown> = { name: 'Gold', amount: '12.50' }): Promise<number> {
+export async function makePlan(
+  core: Runtime,
+  attributes: Record<string, unknown> = { name: 'Gold', amount: '12.50' },
+): Promise<number> {
   const result = await createPlan(await context(core), attributes);
   if (!result.ok) throw new Error(`createPlan failed: ${JSON.stringify(result.failure)}`);
   return result.value.id;
 }
 
 /** Puts a subscription row straight into the store (the subscription use cases come later). */
-export async function insertSubscription(core: EmbeddedCore, customerId: number | string, planId: number, overrides: { mandate_code?: string; status?: string } = {}): Promise<number> {
+export async function insertSubscription(
+  core: Runtime,
+  customerId: number | string,
+  planId: number,
+  overrides: { mandate_code?: string; status?: string } = {},
+): Promise<number> {
   const now = core.clock.now().toISOString();
   const account = await core.account();
   const row = await core.store.write(() =>
@@ -94,6 +120,7 @@ export async function insertSubscription(core: EmbeddedCore, customerId: number 
           updated_at: now,
           cycle_anchor: null,
           next_cycle: 0,
+          confirmation_token: newConfirmationToken(),
         })
         .returning('id'),
     ),
@@ -102,9 +129,10 @@ export async function insertSubscription(core: EmbeddedCore, customerId: number 
 }
 
 /** Every customer row of the store, in id order: to show that a refused request changed nothing. */
-export const customerRows = async (core: EmbeddedCore) => core.store.read(() => all((q) => q.selectFrom('customers').selectAll().orderBy('id')));
+export const customerRows = async (core: Runtime) =>
+  core.store.read(() => all((q) => q.selectFrom('customers').selectAll().orderBy('id')));
 
-export async function totalCustomers(core: EmbeddedCore): Promise<number> {
+export async function totalCustomers(core: Runtime): Promise<number> {
   const answer = await send(core, 'GET', '/customers');
   expect(answer.status).toBe(200);
   return answer.body.meta.total as number;
@@ -118,7 +146,8 @@ export function link(url: string | null): { at: string; params: Record<string, s
 }
 
 /** The sorted source pointers of an error answer. */
-export const pointers = (answer: Answer): string[] => (answer.body.errors as { source?: { pointer?: string } }[]).map((e) => e.source?.pointer ?? '').sort();
+export const pointers = (answer: Answer): string[] =>
+  (answer.body.errors as { source?: { pointer?: string } }[]).map((e) => e.source?.pointer ?? '').sort();
 
 /** Asserts a 400 with one `Invalid Attribute` error per given attribute, all with meta.original. */
 export function expectInvalidAttributes(answer: Answer, attributes: string[], original: unknown): void {
@@ -134,7 +163,12 @@ export function expectInvalidAttributes(answer: Answer, attributes: string[], or
   expect(answer.body.meta).toEqual({ original });
 }
 
-export function expectError(answer: Answer, status: number, title: string, source?: { pointer?: string; parameter?: string }): void {
+export function expectError(
+  answer: Answer,
+  status: number,
+  title: string,
+  source?: { pointer?: string; parameter?: string },
+): void {
   expect(answer.status, JSON.stringify(answer.body)).toBe(status);
   expect(answer.headers['content-type']).toBe('application/vnd.api+json');
   expect(answer.body.errors).toHaveLength(1);

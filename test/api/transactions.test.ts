@@ -7,23 +7,46 @@ import { all } from '../../src/lib/store/unit.js';
 import { testCore, type TestCore } from '../helpers/store.js';
 import { context, createCustomer, expectError, expectInvalidAttributes, makePlan, send } from './support.js';
 
-const post = (core: TestCore, attributes: Record<string, unknown>) => send(core, 'POST', '/transactions', { body: { data: { type: 'transaction', attributes } } });
+const post = (core: TestCore, attributes: Record<string, unknown>) =>
+  send(core, 'POST', '/transactions', { body: { data: { type: 'transaction', attributes } } });
 
 /** An active subscription on a monthly plan of 12.50 with the given retries; TEST_NOW is 2026-11-21 11:00 in Amsterdam. */
 async function arrange(options: { retries?: number; status?: string; start?: string; name?: string } = {}) {
   const core = await testCore();
   const customer = await createCustomer(core);
-  const plan = await makePlan(core, { name: options.name ?? 'Gold', amount: '12.50', storno_retries: options.retries ?? 2 });
+  const plan = await makePlan(core, {
+    name: options.name ?? 'Gold',
+    amount: '12.50',
+    storno_retries: options.retries ?? 2,
+  });
   const answer = await send(core, 'POST', '/subscriptions', {
-    body: { data: { type: 'subscription', attributes: { customer_id: customer, subscription_plan_id: plan, status: options.status ?? 'active', start_date: options.start ?? '2026-12-01' } } },
+    body: {
+      data: {
+        type: 'subscription',
+        attributes: {
+          customer_id: customer,
+          subscription_plan_id: plan,
+          status: options.status ?? 'active',
+          start_date: options.start ?? '2026-12-01',
+        },
+      },
+    },
   });
   expect(answer.status, JSON.stringify(answer.body)).toBe(201);
   return { core, subscription: answer.body.data.id as string };
 }
 
 const get = async (core: TestCore, id: string) => (await send(core, 'GET', `/transactions/${id}`)).body.data.attributes;
-const historyOf = async (core: TestCore, id: string) => ((await get(core, id)).history as any[]).map((h) => [h.status, h.recorded_on, h.attempt, h.reason_code, h.new_due_date]);
-const list = async (core: TestCore, subscription: string, query = 'page[size]=100') => (await send(core, 'GET', `/subscriptions/${subscription}/transactions`, { query })).body;
+const historyOf = async (core: TestCore, id: string) =>
+  ((await get(core, id)).history as any[]).map((h) => [
+    h.status,
+    h.recorded_on,
+    h.attempt,
+    h.reason_code,
+    h.new_due_date,
+  ]);
+const list = async (core: TestCore, subscription: string, query = 'page[size]=100') =>
+  (await send(core, 'GET', `/subscriptions/${subscription}/transactions`, { query })).body;
 
 describe('POST /transactions', () => {
   it('answers 201 queued, with an empty history, the plan’s name as description and the customer’s payment method', async () => {
@@ -54,20 +77,51 @@ describe('POST /transactions', () => {
 
   it('defaults the due date to the later of today and the start date, and refuses one before either', async () => {
     const { core, subscription } = await arrange({ start: '2026-12-01' });
-    expect((await post(core, { subscription_id: subscription, amount: '1' })).body.data.attributes.due_date).toBe('2026-12-01T00:00:00+01:00');
-    expectInvalidAttributes(await post(core, { subscription_id: subscription, amount: '1', due_date: '2026-11-25' }), ['due_date'], expect.anything());
-    expectInvalidAttributes(await post(core, { subscription_id: subscription, amount: '1', due_date: '2026-11-20' }), ['due_date'], expect.anything());
+    expect((await post(core, { subscription_id: subscription, amount: '1' })).body.data.attributes.due_date).toBe(
+      '2026-12-01T00:00:00+01:00',
+    );
+    expectInvalidAttributes(
+      await post(core, { subscription_id: subscription, amount: '1', due_date: '2026-11-25' }),
+      ['due_date'],
+      expect.anything(),
+    );
+    expectInvalidAttributes(
+      await post(core, { subscription_id: subscription, amount: '1', due_date: '2026-11-20' }),
+      ['due_date'],
+      expect.anything(),
+    );
   });
 
   it('refuses bad amounts, unknown subscriptions and read-only attributes, each named; a subscription that is not active is Invalid State', async () => {
     const { core, subscription } = await arrange();
     const before = await core.store.read(() => all((q) => q.selectFrom('transactions').selectAll()));
-    expectInvalidAttributes(await post(core, { subscription_id: subscription, amount: '12.345' }), ['amount'], expect.anything());
-    expectInvalidAttributes(await post(core, { subscription_id: subscription, amount: 0 }), ['amount'], expect.anything());
-    expectInvalidAttributes(await post(core, { subscription_id: 999, amount: 1 }), ['subscription_id'], expect.anything());
-    expectInvalidAttributes(await post(core, { subscription_id: subscription, amount: 1, status: 'fulfilled' }), ['status'], expect.anything());
+    expectInvalidAttributes(
+      await post(core, { subscription_id: subscription, amount: '12.345' }),
+      ['amount'],
+      expect.anything(),
+    );
+    expectInvalidAttributes(
+      await post(core, { subscription_id: subscription, amount: 0 }),
+      ['amount'],
+      expect.anything(),
+    );
+    expectInvalidAttributes(
+      await post(core, { subscription_id: 999, amount: 1 }),
+      ['subscription_id'],
+      expect.anything(),
+    );
+    expectInvalidAttributes(
+      await post(core, { subscription_id: subscription, amount: 1, status: 'fulfilled' }),
+      ['status'],
+      expect.anything(),
+    );
     const unverified = await arrange({ status: 'unverified' });
-    expectError(await post(unverified.core, { subscription_id: unverified.subscription, amount: 1 }), 400, 'Invalid State', { pointer: '/data/attributes/subscription_id' });
+    expectError(
+      await post(unverified.core, { subscription_id: unverified.subscription, amount: 1 }),
+      400,
+      'Invalid State',
+      { pointer: '/data/attributes/subscription_id' },
+    );
     expect(await core.store.read(() => all((q) => q.selectFrom('transactions').selectAll()))).toEqual(before);
   });
 });
@@ -84,7 +138,9 @@ describe('collection', () => {
       ['succeeded', '2026-12-15T00:00:00+01:00', 1, null, null],
       ['fulfilled', '2026-12-18T00:00:00+01:00', 1, null, null],
     ]);
-    const events = await core.store.read(() => all((q) => q.selectFrom('events').select(['status']).where('transaction_id', '=', id).orderBy('id')));
+    const events = await core.store.read(() =>
+      all((q) => q.selectFrom('events').select(['status']).where('transaction_id', '=', id).orderBy('id')),
+    );
     expect(events.map((e) => e.status)).toEqual(['queued', 'scheduled', 'succeeded', 'fulfilled']);
   });
 
@@ -106,10 +162,12 @@ describe('collection', () => {
     expect(attributes.history[1].reason).toBe('Insufficient funds');
     expect(attributes.history[3].reason).toBe('Account closed');
     // The plan went on: the next cycle was scheduled when the first was collected.
-    expect((await list(core, subscription)).data.map((t: any) => [t.attributes.due_date, t.attributes.status])).toEqual([
-      ['2027-01-01T00:00:00+01:00', 'scheduled'],
-      ['2026-12-01T00:00:00+01:00', 'failed'],
-    ]);
+    expect((await list(core, subscription)).data.map((t: any) => [t.attributes.due_date, t.attributes.status])).toEqual(
+      [
+        ['2027-01-01T00:00:00+01:00', 'scheduled'],
+        ['2026-12-01T00:00:00+01:00', 'failed'],
+      ],
+    );
   });
 
   it('a charge-back after collection happens at once and is retried; a charge-back set beforehand arrives instead of the funds', async () => {
@@ -117,7 +175,9 @@ describe('collection', () => {
     const [first] = (await list(core, subscription)).data;
     await setClock(core, '2026-12-06T00:00:00Z'); // collected Dec 1, fulfilled Dec 4
     expect((await simulateOutcome(await context(core), first.id, 'charged_back')).ok).toBe(true);
-    expect((await get(core, first.id)).history.slice(-2).map((h: any) => [h.status, h.reason_code, h.new_due_date])).toEqual([
+    expect(
+      (await get(core, first.id)).history.slice(-2).map((h: any) => [h.status, h.reason_code, h.new_due_date]),
+    ).toEqual([
       ['charged_back', 'MD06', null],
       ['rescheduled', null, '2026-12-09T00:00:00+01:00'],
     ]);
@@ -142,13 +202,26 @@ describe('collection', () => {
     const { core, subscription } = await arrange();
     const [first] = (await list(core, subscription)).data;
     const ctx = await context(core);
-    expect(await simulateOutcome(ctx, first.id, 'failed', 'ZZ99')).toMatchObject({ ok: false, failure: { kind: 'invalid_attribute' } });
+    expect(await simulateOutcome(ctx, first.id, 'failed', 'ZZ99')).toMatchObject({
+      ok: false,
+      failure: { kind: 'invalid_attribute' },
+    });
     await setClock(core, '2026-12-06T00:00:00Z');
-    expect(await simulateOutcome(ctx, first.id, 'failed')).toMatchObject({ ok: false, failure: { kind: 'invalid_state' } });
-    const manual = (await post(core, { subscription_id: subscription, amount: 1, due_date: '2027-03-01' })).body.data.id;
+    expect(await simulateOutcome(ctx, first.id, 'failed')).toMatchObject({
+      ok: false,
+      failure: { kind: 'invalid_state' },
+    });
+    const manual = (await post(core, { subscription_id: subscription, amount: 1, due_date: '2027-03-01' })).body.data
+      .id;
     expect((await send(core, 'DELETE', `/transactions/${manual}`)).status).toBe(204);
-    expect(await simulateOutcome(ctx, manual, 'charged_back')).toMatchObject({ ok: false, failure: { kind: 'invalid_state' } });
-    expect(await simulateOutcome(ctx, '00000000-0000-4000-8000-000000000000', 'failed')).toMatchObject({ ok: false, failure: { kind: 'not_found' } });
+    expect(await simulateOutcome(ctx, manual, 'charged_back')).toMatchObject({
+      ok: false,
+      failure: { kind: 'invalid_state' },
+    });
+    expect(await simulateOutcome(ctx, '00000000-0000-4000-8000-000000000000', 'failed')).toMatchObject({
+      ok: false,
+      failure: { kind: 'not_found' },
+    });
   });
 });
 
@@ -156,7 +229,8 @@ describe('GET and DELETE /transactions/{id}', () => {
   it('cancels before collection (204, canceled_on set), and refuses after it with Invalid State', async () => {
     const { core, subscription } = await arrange();
     const [plan] = (await list(core, subscription)).data;
-    const manual = (await post(core, { subscription_id: subscription, amount: 1, due_date: '2027-03-01' })).body.data.id;
+    const manual = (await post(core, { subscription_id: subscription, amount: 1, due_date: '2027-03-01' })).body.data
+      .id;
     const deleted = await send(core, 'DELETE', `/transactions/${manual.toUpperCase()}`);
     expect(deleted).toMatchObject({ status: 204 });
     expect(deleted.body).toBeUndefined();
@@ -180,10 +254,20 @@ describe('GET and DELETE /transactions/{id}', () => {
     await post(core, { subscription_id: subscription, amount: 2, due_date: '2026-12-24' });
     const body = await list(core, subscription);
     expect(body.meta.total).toBe(3);
-    expect(body.data.map((t: any) => t.attributes.due_date)).toEqual(['2027-02-01T00:00:00+01:00', '2026-12-24T00:00:00+01:00', '2026-12-01T00:00:00+01:00']);
-    expect((await list(core, subscription, 'sort=due_date')).data.map((t: any) => t.attributes.amount)).toEqual([12.5, 2, 1]);
-    expect((await list(core, subscription, 'filter[status]=scheduled')).data.map((t: any) => t.attributes.amount)).toEqual([12.5]);
-    expect((await send(core, 'GET', `/subscriptions/${subscription}/transactions`, { query: 'filter[status]=lost' })).status).toBe(400);
+    expect(body.data.map((t: any) => t.attributes.due_date)).toEqual([
+      '2027-02-01T00:00:00+01:00',
+      '2026-12-24T00:00:00+01:00',
+      '2026-12-01T00:00:00+01:00',
+    ]);
+    expect((await list(core, subscription, 'sort=due_date')).data.map((t: any) => t.attributes.amount)).toEqual([
+      12.5, 2, 1,
+    ]);
+    expect(
+      (await list(core, subscription, 'filter[status]=scheduled')).data.map((t: any) => t.attributes.amount),
+    ).toEqual([12.5]);
+    expect(
+      (await send(core, 'GET', `/subscriptions/${subscription}/transactions`, { query: 'filter[status]=lost' })).status,
+    ).toBe(400);
     expect((await send(core, 'GET', '/subscriptions/99/transactions')).status).toBe(404);
   });
 });

@@ -2,7 +2,7 @@
 // do not round, text that is valid Unicode, bounded nesting, strict query parameters, links with
 // percent-encoded brackets, sparse fieldsets over relationships. Every refusal writes nothing.
 import { describe, expect, it } from 'vitest';
-import { MAX_DEPTH, nestedDeeperThan } from '../../src/lib/api/body.js';
+import { MAX_DEPTH, nestedDeeperThan } from '../../src/lib/schemas/json.js';
 import { parseGetQuery } from '../../src/lib/api/query.js';
 import { get, run } from '../../src/lib/store/unit.js';
 import { ENGINE } from '../helpers/engine.js';
@@ -41,14 +41,18 @@ describe('request documents', () => {
 
   it('a POST with data.id null brings no id: 201', async () => {
     const core = await testCore();
-    const answer = await send(core, 'POST', '/customers', { body: { data: { type: 'customer', id: null, attributes: minimalCustomer() } } });
+    const answer = await send(core, 'POST', '/customers', {
+      body: { data: { type: 'customer', id: null, attributes: minimalCustomer() } },
+    });
     expect(answer.status).toBe(201);
     expect(answer.body.data.id).toBe('1');
   });
 
   it('409 for another type comes before 403 for an id, and neither carries meta', async () => {
     const core = await testCore();
-    const answer = await send(core, 'POST', '/customers', { body: { data: { type: 'customers', id: '1', attributes: minimalCustomer() } } });
+    const answer = await send(core, 'POST', '/customers', {
+      body: { data: { type: 'customers', id: '1', attributes: minimalCustomer() } },
+    });
     expectError(answer, 409, 'Conflict', { pointer: '/data/type' });
   });
 
@@ -67,9 +71,16 @@ describe('request documents', () => {
     const core = await testCore();
     const id = await createCustomer(core);
     expect((await send(core, 'PATCH', `/customers/${id}`, { body: customerBody({ city: 'A' }, 1) })).status).toBe(200);
-    expect((await send(core, 'PATCH', `/customers/${id}`, { body: customerBody({ city: 'B' }, '1') })).status).toBe(200);
+    expect((await send(core, 'PATCH', `/customers/${id}`, { body: customerBody({ city: 'B' }, '1') })).status).toBe(
+      200,
+    );
     for (const other of ['01', ' 1', '1.0', 1.5, -1]) {
-      expectError(await send(core, 'PATCH', `/customers/${id}`, { body: customerBody({ city: 'C' }, other) }), 409, 'Conflict', { pointer: '/data/id' });
+      expectError(
+        await send(core, 'PATCH', `/customers/${id}`, { body: customerBody({ city: 'C' }, other) }),
+        409,
+        'Conflict',
+        { pointer: '/data/id' },
+      );
     }
     expect((await send(core, 'GET', `/customers/${id}`)).body.data.attributes.city).toBe('B');
   });
@@ -87,16 +98,33 @@ describe('ids above 2^53 - 1', () => {
         get((q) =>
           q
             .insertInto('customers')
-            .values({ ...minimalCustomer(2), id: 2 ** 53, account_id: account.id, payment_method: 'directdebit', language: 'nl', archived: 0, created_at: '2026-11-21T10:00:00.000Z', updated_at: '2026-11-21T10:00:00.000Z' } as never)
+            .values({
+              ...minimalCustomer(2),
+              id: 2 ** 53,
+              account_id: account.id,
+              payment_method: 'directdebit',
+              language: 'nl',
+              archived: 0,
+              created_at: '2026-11-21T10:00:00.000Z',
+              updated_at: '2026-11-21T10:00:00.000Z',
+            } as never)
             .returning('id'),
         ),
       );
     }
     const rows = await customerRows(core);
-    for (const path of ['/customers/9007199254740992', '/customers/9007199254740993', '/customers/9999999999999999', '/customers/9007199254740993/subscriptions', '/subscription-plans/9007199254740993']) {
+    for (const path of [
+      '/customers/9007199254740992',
+      '/customers/9007199254740993',
+      '/customers/9999999999999999',
+      '/customers/9007199254740993/subscriptions',
+      '/subscription-plans/9007199254740993',
+    ]) {
       expectError(await send(core, 'GET', path), 404, 'Not Found');
     }
-    const patch = await send(core, 'PATCH', '/customers/9007199254740993', { body: customerBody({ first_name: 'Rounded' }, '9007199254740993') });
+    const patch = await send(core, 'PATCH', '/customers/9007199254740993', {
+      body: customerBody({ first_name: 'Rounded' }, '9007199254740993'),
+    });
     expectError(patch, 404, 'Not Found');
     expect(await customerRows(core)).toEqual(rows);
   });
@@ -108,7 +136,16 @@ describe('ids above 2^53 - 1', () => {
       get((q) =>
         q
           .insertInto('customers')
-          .values({ ...minimalCustomer(2), id: Number(MAX_SAFE), account_id: account.id, payment_method: 'directdebit', language: 'nl', archived: 0, created_at: '2026-11-21T10:00:00.000Z', updated_at: '2026-11-21T10:00:00.000Z' } as never)
+          .values({
+            ...minimalCustomer(2),
+            id: Number(MAX_SAFE),
+            account_id: account.id,
+            payment_method: 'directdebit',
+            language: 'nl',
+            archived: 0,
+            created_at: '2026-11-21T10:00:00.000Z',
+            updated_at: '2026-11-21T10:00:00.000Z',
+          } as never)
           .returning('id'),
       ),
     );
@@ -116,36 +153,62 @@ describe('ids above 2^53 - 1', () => {
     expect(found.status).toBe(200);
     expect(found.body.data.id).toBe(MAX_SAFE);
     // As a JSON number the id is exact, so it matches; one above it is rounded by JSON.parse and never taken for it.
-    expect((await send(core, 'PATCH', `/customers/${MAX_SAFE}`, { body: `{"data":{"type":"customer","id":${MAX_SAFE},"attributes":{"city":"Exact"}}}` })).status).toBe(200);
-    const rounded = await send(core, 'PATCH', `/customers/${MAX_SAFE}`, { body: '{"data":{"type":"customer","id":9007199254740993,"attributes":{"city":"Rounded"}}}' });
+    expect(
+      (
+        await send(core, 'PATCH', `/customers/${MAX_SAFE}`, {
+          body: `{"data":{"type":"customer","id":${MAX_SAFE},"attributes":{"city":"Exact"}}}`,
+        })
+      ).status,
+    ).toBe(200);
+    const rounded = await send(core, 'PATCH', `/customers/${MAX_SAFE}`, {
+      body: '{"data":{"type":"customer","id":9007199254740993,"attributes":{"city":"Rounded"}}}',
+    });
     expectError(rounded, 409, 'Conflict', { pointer: '/data/id' });
     expect((await send(core, 'GET', `/customers/${MAX_SAFE}`)).body.data.attributes.city).toBe('Exact');
   });
 });
 
 describe('attributes', () => {
-  it.each(['relationships', 'links', 'id', 'type'])('"%s" inside attributes is Invalid Attribute on that member alone', async (member) => {
-    const core = await testCore();
-    const attributes = { ...minimalCustomer(), [member]: { subscriptions: { data: [{ type: 'subscription', id: '1' }] }, nested: { deeper: ['x'] } } };
-    const body = customerBody(attributes);
-    const answer = await send(core, 'POST', '/customers', { body });
-    expectInvalidAttributes(answer, [member], body);
-    expect(answer.body.errors[0].detail).toMatch(/not allowed inside attributes/);
-    expect(await totalCustomers(core)).toBe(0);
-  });
+  it.each(['relationships', 'links', 'id', 'type'])(
+    '"%s" inside attributes is Invalid Attribute on that member alone',
+    async (member) => {
+      const core = await testCore();
+      const attributes = {
+        ...minimalCustomer(),
+        [member]: { subscriptions: { data: [{ type: 'subscription', id: '1' }] }, nested: { deeper: ['x'] } },
+      };
+      const body = customerBody(attributes);
+      const answer = await send(core, 'POST', '/customers', { body });
+      expectInvalidAttributes(answer, [member], body);
+      expect(answer.body.errors[0].detail).toMatch(/not allowed inside attributes/);
+      expect(await totalCustomers(core)).toBe(0);
+    },
+  );
 
   it('reserved members are reported together with every other problem', async () => {
     const core = await testCore();
     const id = await createCustomer(core);
-    const body = customerBody({ relationships: {}, links: { self: 'x' }, email: 'bad', payment_method: 'creditcard', shoe_size: 42 }, id);
-    expectInvalidAttributes(await send(core, 'PATCH', `/customers/${id}`, { body }), ['relationships', 'links', 'email', 'payment_method', 'shoe_size'], body);
+    const body = customerBody(
+      { relationships: {}, links: { self: 'x' }, email: 'bad', payment_method: 'creditcard', shoe_size: 42 },
+      id,
+    );
+    expectInvalidAttributes(
+      await send(core, 'PATCH', `/customers/${id}`, { body }),
+      ['relationships', 'links', 'email', 'payment_method', 'shoe_size'],
+      body,
+    );
   });
 
   describe('a PATCH that sends back what a GET read', () => {
     const read = async () => {
       const clock = new TestClock();
       const core = await testCore({ clock });
-      const id = await createCustomer(core, { ...minimalCustomer(), iban: VALID_IBAN, bank_holder: 'F. Last', city: 'Amsterdam' });
+      const id = await createCustomer(core, {
+        ...minimalCustomer(),
+        iban: VALID_IBAN,
+        bank_holder: 'F. Last',
+        city: 'Amsterdam',
+      });
       clock.advance(3_600_000);
       const before = (await send(core, 'GET', `/customers/${id}`)).body;
       return { core, id, before, rows: await customerRows(core) };
@@ -155,22 +218,31 @@ describe('attributes', () => {
       const { core, id, before } = await read();
       const answer = await send(core, 'PATCH', `/customers/${id}`, { body: customerBody(before.data.attributes, id) });
       expect(answer.status, JSON.stringify(answer.body)).toBe(200);
-      expect(answer.body.data.attributes).toEqual({ ...before.data.attributes, updated_at: '2026-11-21T12:00:00+01:00' });
+      expect(answer.body.data.attributes).toEqual({
+        ...before.data.attributes,
+        updated_at: '2026-11-21T12:00:00+01:00',
+      });
     });
 
     it('with one attribute changed, changes that one', async () => {
       const { core, id, before } = await read();
-      const answer = await send(core, 'PATCH', `/customers/${id}`, { body: customerBody({ ...before.data.attributes, city: 'Utrecht' }, id) });
+      const answer = await send(core, 'PATCH', `/customers/${id}`, {
+        body: customerBody({ ...before.data.attributes, city: 'Utrecht' }, id),
+      });
       expect(answer.status).toBe(200);
       expect(answer.body.data.attributes.city).toBe('Utrecht');
     });
 
     it('accepts the instants in another offset (the same second), not another instant', async () => {
       const { core, id, before, rows } = await read();
-      const ok = await send(core, 'PATCH', `/customers/${id}`, { body: customerBody({ created_at: '2026-11-21T10:00:00Z' }, id) });
+      const ok = await send(core, 'PATCH', `/customers/${id}`, {
+        body: customerBody({ created_at: '2026-11-21T10:00:00Z' }, id),
+      });
       expect(ok.status, JSON.stringify(ok.body)).toBe(200);
       expect(ok.body.data.attributes.created_at).toBe(before.data.attributes.created_at);
-      await core.store.write(() => run((q) => q.updateTable('customers').set({ updated_at: rows[0].updated_at }).where('id', '=', Number(id))));
+      await core.store.write(() =>
+        run((q) => q.updateTable('customers').set({ updated_at: rows[0].updated_at }).where('id', '=', Number(id))),
+      );
       const body = customerBody({ created_at: '2026-11-21T10:00:01Z', updated_at: '2026-11-21' }, id);
       const refused = await send(core, 'PATCH', `/customers/${id}`, { body });
       expectInvalidAttributes(refused, ['created_at', 'updated_at'], body);
@@ -180,7 +252,12 @@ describe('attributes', () => {
 
     it('a read-only attribute with another value is Invalid Attribute, and nothing is written', async () => {
       const { core, id, before, rows } = await read();
-      for (const [name, value] of [['payment_method', 'creditcard'], ['card_holder', 'Someone'], ['bank_verification_method', ''], ['card_number', 0]] as const) {
+      for (const [name, value] of [
+        ['payment_method', 'creditcard'],
+        ['card_holder', 'Someone'],
+        ['bank_verification_method', ''],
+        ['card_number', 0],
+      ] as const) {
         const body = customerBody({ ...before.data.attributes, [name]: value }, id);
         expectInvalidAttributes(await send(core, 'PATCH', `/customers/${id}`, { body }), [name], body);
       }
@@ -189,9 +266,21 @@ describe('attributes', () => {
 
     it('a customer paying by card may send back its IBAN unchanged (only a new IBAN needs direct debit)', async () => {
       const { core, id } = await read();
-      await core.store.write(() => run((q) => q.updateTable('customers').set({ payment_method: 'creditcard', card_holder: 'F LAST' }).where('id', '=', Number(id))));
+      await core.store.write(() =>
+        run((q) =>
+          q
+            .updateTable('customers')
+            .set({ payment_method: 'creditcard', card_holder: 'F LAST' })
+            .where('id', '=', Number(id)),
+        ),
+      );
       const before = (await send(core, 'GET', `/customers/${id}`)).body;
-      const back = await send(core, 'PATCH', `/customers/${id}`, { body: customerBody({ ...before.data.attributes, iban: before.data.attributes.iban.toLowerCase(), bank_holder: undefined }, id) });
+      const back = await send(core, 'PATCH', `/customers/${id}`, {
+        body: customerBody(
+          { ...before.data.attributes, iban: before.data.attributes.iban.toLowerCase(), bank_holder: undefined },
+          id,
+        ),
+      });
       expect(back.status, JSON.stringify(back.body)).toBe(200);
       const body = customerBody({ iban: 'DE89370400440532013000', bank_holder: 'X' }, id);
       expectInvalidAttributes(await send(core, 'PATCH', `/customers/${id}`, { body }), ['iban'], body);
@@ -206,31 +295,70 @@ describe('attributes', () => {
 
   describe('text', () => {
     // Names and addresses: every short text attribute of the customer.
-    const TEXT = ['first_name', 'last_name', 'middle_name', 'company_name', 'vat_number', 'bank_holder', 'postalcode', 'house_number', 'house_number_add', 'street', 'city', 'telephone'];
+    const TEXT = [
+      'first_name',
+      'last_name',
+      'middle_name',
+      'company_name',
+      'vat_number',
+      'bank_holder',
+      'postalcode',
+      'house_number',
+      'house_number_add',
+      'street',
+      'city',
+      'telephone',
+    ];
 
     it.each(TEXT)('%s refuses control characters other than tab and newline', async (name) => {
       const core = await testCore();
-      for (const control of ['\u0000', '\u0001', '\u0007', '\u000b', '\u000c', '\r', '\u001b', '\u007f', '\u0085', '\u009f']) {
+      for (const control of [
+        '\u0000',
+        '\u0001',
+        '\u0007',
+        '\u000b',
+        '\u000c',
+        '\r',
+        '\u001b',
+        '\u007f',
+        '\u0085',
+        '\u009f',
+      ]) {
         const body = customerBody({ ...minimalCustomer(), [name]: `a${control}b` });
         const answer = await send(core, 'POST', '/customers', { body });
         expectInvalidAttributes(answer, [name], body);
-        expect(answer.body.errors[0].detail).toBe(`${name} must not contain control characters (tab and newline are the only ones allowed)`);
+        expect(answer.body.errors[0].detail).toBe(
+          `${name} must not contain control characters (tab and newline are the only ones allowed)`,
+        );
       }
       expect(await totalCustomers(core)).toBe(0);
-      const answer = await send(core, 'POST', '/customers', { body: customerBody({ ...minimalCustomer(), [name]: '\n a\tb\nc \t' }) });
+      const answer = await send(core, 'POST', '/customers', {
+        body: customerBody({ ...minimalCustomer(), [name]: '\n a\tb\nc \t' }),
+      });
       expect(answer.status).toBe(201);
       expect(answer.body.data.attributes[name]).toBe('a\tb\nc'); // trimmed
     });
 
     it('email, iban and country_iso2 refuse control characters by their own rules', async () => {
       const core = await testCore();
-      const body = customerBody({ ...minimalCustomer(), email: 'a\u0001b@example.com', iban: `${VALID_IBAN}\u0001`, country_iso2: 'N\u0000L' });
-      expectInvalidAttributes(await send(core, 'POST', '/customers', { body }), ['email', 'iban', 'country_iso2'], body);
+      const body = customerBody({
+        ...minimalCustomer(),
+        email: 'a\u0001b@example.com',
+        iban: `${VALID_IBAN}\u0001`,
+        country_iso2: 'N\u0000L',
+      });
+      expectInvalidAttributes(
+        await send(core, 'POST', '/customers', { body }),
+        ['email', 'iban', 'country_iso2'],
+        body,
+      );
     });
 
     it('length is in characters: 255 characters outside the BMP are accepted, 256 are not', async () => {
       const core = await testCore();
-      const ok = await send(core, 'POST', '/customers', { body: customerBody({ ...minimalCustomer(), city: '😀'.repeat(255) }) });
+      const ok = await send(core, 'POST', '/customers', {
+        body: customerBody({ ...minimalCustomer(), city: '😀'.repeat(255) }),
+      });
       expect(ok.status).toBe(201);
       expect(ok.body.data.attributes.city).toBe('😀'.repeat(255));
       const body = customerBody({ ...minimalCustomer(), city: '😀'.repeat(256), street: `  ${'x'.repeat(256)}  ` });
@@ -254,7 +382,11 @@ describe('attributes', () => {
         const answer = await send(core, 'PATCH', `/customers/${id}`, { body: raw });
         expectInvalidAttributes(answer, [name], JSON.parse(raw));
         expect(answer.body.errors[0].detail).toBe(`${name} must be valid Unicode text (it holds a lone surrogate)`);
-        const viaTransport = await core.transport.request({ method: 'PATCH', path: `/customers/${id}`, body: customerBody({ [name]: `x${bad}y`, ...extra }, id) });
+        const viaTransport = await core.transport.request({
+          method: 'PATCH',
+          path: `/customers/${id}`,
+          body: customerBody({ [name]: `x${bad}y`, ...extra }, id),
+        });
         expect(viaTransport.status).toBe(400);
       }
       expect(await customerRows(core)).toEqual(rows);
@@ -262,7 +394,9 @@ describe('attributes', () => {
 
     it('a surrogate pair is text like any other', async () => {
       const core = await testCore();
-      const answer = await send(core, 'POST', '/customers', { body: '{"data":{"type":"customer","attributes":{"first_name":"\\ud83d\\ude00","last_name":"L","email":"a@example.com"}}}' });
+      const answer = await send(core, 'POST', '/customers', {
+        body: '{"data":{"type":"customer","attributes":{"first_name":"\\ud83d\\ude00","last_name":"L","email":"a@example.com"}}}',
+      });
       expect(answer.status).toBe(201);
       expect(answer.body.data.attributes.first_name).toBe('😀');
     });
@@ -289,7 +423,9 @@ describe('attributes', () => {
 
     it('an escaped backslash before "ud800" is no surrogate at all', async () => {
       const core = await testCore();
-      const answer = await send(core, 'POST', '/customers', { body: '{"data":{"type":"customer","attributes":{"first_name":"a\\\\ud800","last_name":"L","email":"a@example.com"}}}' });
+      const answer = await send(core, 'POST', '/customers', {
+        body: '{"data":{"type":"customer","attributes":{"first_name":"a\\\\ud800","last_name":"L","email":"a@example.com"}}}',
+      });
       expect(answer.status).toBe(201);
       expect(answer.body.data.attributes.first_name).toBe('a\\ud800');
     });
@@ -299,7 +435,12 @@ describe('attributes', () => {
 describe('nesting', () => {
   it(`a body nested deeper than ${MAX_DEPTH} levels is Invalid Document, refused before it is parsed`, async () => {
     const core = await testCore();
-    for (const raw of [nested(65), nested(100_000), `{"data":{"type":"customer","attributes":{"first_name":${nested(62)}}}}`, '{"a":'.repeat(1000)]) {
+    for (const raw of [
+      nested(65),
+      nested(100_000),
+      `{"data":{"type":"customer","attributes":{"first_name":${nested(62)}}}}`,
+      '{"a":'.repeat(1000),
+    ]) {
       const started = performance.now();
       const answer = await send(core, 'POST', '/customers', { body: raw });
       expect(performance.now() - started).toBeLessThan(1000);
@@ -324,7 +465,9 @@ describe('nesting', () => {
     expect(nestedDeeperThan(nested(64), 64)).toBe(false);
     expect(nestedDeeperThan(nested(65), 64)).toBe(true);
     const core = await testCore();
-    const answer = await send(core, 'POST', '/customers', { body: customerBody({ ...minimalCustomer(), street: `"${'['.repeat(200)}` }) });
+    const answer = await send(core, 'POST', '/customers', {
+      body: customerBody({ ...minimalCustomer(), street: `"${'['.repeat(200)}` }),
+    });
     expect(answer.status).toBe(201);
   });
 
@@ -332,7 +475,11 @@ describe('nesting', () => {
     const core = await testCore();
     let deep: unknown = 1;
     for (let i = 0; i < 500; i++) deep = [deep];
-    const answer = await core.transport.request({ method: 'POST', path: '/customers', body: customerBody({ ...minimalCustomer(), city: deep }) });
+    const answer = await core.transport.request({
+      method: 'POST',
+      path: '/customers',
+      body: customerBody({ ...minimalCustomer(), city: deep }),
+    });
     expect(answer.status).toBe(400);
     expect((answer.body as { errors: { title: string }[] }).errors[0].title).toBe('Invalid Document');
   });
@@ -388,10 +535,20 @@ describe('query parameters', () => {
     expect(answer.body.meta).toEqual({ original: null });
   });
 
-  it.each(['/customers/1', '/customers/1/subscriptions', '/subscription-plans', '/subscription-plans/1', '/subscription-plans/1/subscriptions'])('%s refuses unknown and repeated parameters too', async (path) => {
+  it.each([
+    '/customers/1',
+    '/customers/1/subscriptions',
+    '/subscription-plans',
+    '/subscription-plans/1',
+    '/subscription-plans/1/subscriptions',
+  ])('%s refuses unknown and repeated parameters too', async (path) => {
     const core = await withCustomer();
     await makePlan(core);
-    for (const [query, parameter] of [['foo=1', 'foo'], ['page[size]=1&page[size]=1', 'page[size]'], ['constructor', 'constructor']]) {
+    for (const [query, parameter] of [
+      ['foo=1', 'foo'],
+      ['page[size]=1&page[size]=1', 'page[size]'],
+      ['constructor', 'constructor'],
+    ]) {
       expectError(await send(core, 'GET', path, { query }), 400, 'Invalid Parameter', { parameter });
     }
   });
@@ -400,16 +557,31 @@ describe('query parameters', () => {
     const core = await testCore();
     for (let n = 1; n <= 3; n++) await createCustomer(core, minimalCustomer(n));
     const raw = await send(core, 'GET', '/customers', { query: 'page[number]=2&page[size]=2&fields[customer]=email' });
-    const encoded = await send(core, 'GET', '/customers', { query: 'page%5Bnumber%5D=2&page%5bsize%5d=2&fields%5Bcustomer%5D=email' });
+    const encoded = await send(core, 'GET', '/customers', {
+      query: 'page%5Bnumber%5D=2&page%5bsize%5d=2&fields%5Bcustomer%5D=email',
+    });
     expect(raw.status).toBe(200);
     expect(encoded.body).toEqual(raw.body);
-    expect(raw.body.data).toEqual([{ type: 'customer', id: '3', links: { self: `${BASE}/customers/3` }, attributes: { email: 'person3@example.com' } }]);
+    expect(raw.body.data).toEqual([
+      {
+        type: 'customer',
+        id: '3',
+        links: { self: `${BASE}/customers/3` },
+        attributes: { email: 'person3@example.com' },
+      },
+    ]);
   });
 
   it('a write refuses unknown parameters (nothing written, meta.original is the body) and honours fields[TYPE]', async () => {
     const core = await testCore();
     const body = customerBody(minimalCustomer());
-    for (const [query, parameter] of [['foo=1', 'foo'], ['include=subscriptions', 'include'], ['sort=id', 'sort'], ['filter[email]=x', 'filter[email]'], ['fields[customer]=a&fields[customer]=b', 'fields[customer]']]) {
+    for (const [query, parameter] of [
+      ['foo=1', 'foo'],
+      ['include=subscriptions', 'include'],
+      ['sort=id', 'sort'],
+      ['filter[email]=x', 'filter[email]'],
+      ['fields[customer]=a&fields[customer]=b', 'fields[customer]'],
+    ]) {
       const answer = await send(core, 'POST', '/customers', { body, query });
       expectError(answer, 400, 'Invalid Parameter', { parameter });
       expect(answer.body.meta).toEqual({ original: body });
@@ -418,7 +590,10 @@ describe('query parameters', () => {
     const created = await send(core, 'POST', '/customers', { body, query: 'fields[customer]=email' });
     expect(created.status).toBe(201);
     expect(created.body.data.attributes).toEqual({ email: 'person1@example.com' });
-    const patched = await send(core, 'PATCH', '/customers/1', { body: customerBody({ city: 'Delft' }, '1'), query: 'fields[customer]=city,subscriptions' });
+    const patched = await send(core, 'PATCH', '/customers/1', {
+      body: customerBody({ city: 'Delft' }, '1'),
+      query: 'fields[customer]=city,subscriptions',
+    });
     expect(patched.status).toBe(200);
     expect(patched.body.data.attributes).toEqual({ city: 'Delft' });
     expect(patched.body.data.relationships.subscriptions.data).toEqual([]);
@@ -438,11 +613,16 @@ describe('links', () => {
   it('are absolute, with brackets percent-encoded, keeping the other parameters', async () => {
     const core = await testCore();
     for (let n = 1; n <= 3; n++) await createCustomer(core, minimalCustomer(n));
-    const answer = await send(core, 'GET', '/customers', { query: 'filter[search]=person a&b&fields[customer]=email,first_name&page[size]=1&page[number]=2' });
+    const answer = await send(core, 'GET', '/customers', {
+      query: 'filter[search]=person a&b&fields[customer]=email,first_name&page[size]=1&page[number]=2',
+    });
     expect(answer.status, JSON.stringify(answer.body)).toBe(400); // "b" is a parameter of its own: unknown
-    const ok = await send(core, 'GET', '/customers', { query: 'filter[search]=person%20%26&fields[customer]=email,first_name&page[size]=1&page[number]=2&sort=-email' });
+    const ok = await send(core, 'GET', '/customers', {
+      query: 'filter[search]=person%20%26&fields[customer]=email,first_name&page[size]=1&page[number]=2&sort=-email',
+    });
     expect(ok.status).toBe(200);
-    const url = (n: number) => `${BASE}/customers?filter%5Bsearch%5D=person%20%26&fields%5Bcustomer%5D=email,first_name&sort=-email&page%5Bnumber%5D=${n}&page%5Bsize%5D=1`;
+    const url = (n: number) =>
+      `${BASE}/customers?filter%5Bsearch%5D=person%20%26&fields%5Bcustomer%5D=email,first_name&sort=-email&page%5Bnumber%5D=${n}&page%5Bsize%5D=1`;
     expect(ok.body.links).toEqual({ self: url(2), first: url(1), last: url(1), prev: url(1), next: null });
   });
 
@@ -450,11 +630,16 @@ describe('links', () => {
     const core = await testCore();
     for (let n = 1; n <= 3; n++) await createCustomer(core, minimalCustomer(n));
     const first = await send(core, 'GET', '/customers', { query: 'page[size]=2&fields[customer]=email' });
-    expect(first.body.links.next).toBe(`${BASE}/customers?fields%5Bcustomer%5D=email&page%5Bnumber%5D=2&page%5Bsize%5D=2`);
+    expect(first.body.links.next).toBe(
+      `${BASE}/customers?fields%5Bcustomer%5D=email&page%5Bnumber%5D=2&page%5Bsize%5D=2`,
+    );
     for (const next of [first.body.links.next, first.body.links.next.replace(/%5B/g, '[').replace(/%5D/g, ']')]) {
       const answer = await core.transport.request({ method: 'GET', path: next });
       expect(answer.status).toBe(200);
-      expect(answer.body).toMatchObject({ data: [{ id: '3', attributes: { email: 'person3@example.com' } }], links: { self: first.body.links.next } });
+      expect(answer.body).toMatchObject({
+        data: [{ id: '3', attributes: { email: 'person3@example.com' } }],
+        links: { self: first.body.links.next },
+      });
     }
   });
 });
@@ -466,12 +651,30 @@ describe('sparse fieldsets', () => {
     const plan = await makePlan(core);
     const sub = await insertSubscription(core, id, plan, { mandate_code: 'M-1' });
     const without = await send(core, 'GET', `/customers/${id}`, { query: 'fields[customer]=first_name' });
-    expect(without.body.data).toEqual({ type: 'customer', id, links: { self: `${BASE}/customers/${id}` }, attributes: { first_name: 'First1' } });
-    const only = await send(core, 'GET', `/customers/${id}`, { query: 'fields[customer]=subscriptions&include=subscriptions&fields[subscription]=status,customer' });
+    expect(without.body.data).toEqual({
+      type: 'customer',
+      id,
+      links: { self: `${BASE}/customers/${id}` },
+      attributes: { first_name: 'First1' },
+    });
+    const only = await send(core, 'GET', `/customers/${id}`, {
+      query: 'fields[customer]=subscriptions&include=subscriptions&fields[subscription]=status,customer',
+    });
     expect(only.body.data.attributes).toEqual({});
-    expect(only.body.data.relationships).toEqual({ subscriptions: { links: { related: `${BASE}/customers/${id}/subscriptions` }, data: [{ type: 'subscription', id: String(sub) }] } });
+    expect(only.body.data.relationships).toEqual({
+      subscriptions: {
+        links: { related: `${BASE}/customers/${id}/subscriptions` },
+        data: [{ type: 'subscription', id: String(sub) }],
+      },
+    });
     expect(only.body.included).toEqual([
-      { type: 'subscription', id: String(sub), links: { self: `${BASE}/subscriptions/${sub}` }, attributes: { status: 'unverified' }, relationships: { customer: { links: { related: `${BASE}/customers/${id}` }, data: { type: 'customer', id } } } },
+      {
+        type: 'subscription',
+        id: String(sub),
+        links: { self: `${BASE}/subscriptions/${sub}` },
+        attributes: { status: 'unverified' },
+        relationships: { customer: { links: { related: `${BASE}/customers/${id}` }, data: { type: 'customer', id } } },
+      },
     ]);
     const plans = await send(core, 'GET', '/subscription-plans', { query: 'fields[subscription-plan]=name' });
     expect(plans.body.data[0]).not.toHaveProperty('relationships');

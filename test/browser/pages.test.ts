@@ -9,13 +9,24 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { finalisedInvoice, plain, startPages } from './fixture.js';
 
 const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const WAIT_MS = 15_000;
 
 let browser: Browser;
 beforeAll(async () => {
   // No browser is ever downloaded: without Debian's Chromium these tests fail, they do not skip.
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium package (apt-get install chromium); the browser tests need it`);
+  if (!existsSync(CHROMIUM))
+    throw new Error(
+      `${CHROMIUM} is missing: install Debian's chromium package (apt-get install chromium); the browser tests need it`,
+    );
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, timeout: WAIT_MS });
 });
 afterAll(async () => {
@@ -59,7 +70,8 @@ async function shop(): Promise<{ url: string; requests: { url: string; headers: 
 /** The text of every page of a PDF, page by page, with plain spaces. */
 async function pdfText(pdf: Buffer): Promise<{ pages: string[]; size: number[] }> {
   const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs');
-  const doc = await pdfjs.getDocument({ data: new Uint8Array(pdf), isEvalSupported: false, useSystemFonts: false }).promise;
+  const doc = await pdfjs.getDocument({ data: new Uint8Array(pdf), isEvalSupported: false, useSystemFonts: false })
+    .promise;
   try {
     const texts: string[] = [];
     let size: number[] = [];
@@ -81,7 +93,11 @@ describe('a customer in a browser', () => {
     const target = await shop();
     const plan = await f.plan();
     const customer = await f.customer({ first_name: 'Anna', last_name: 'de Vries', email: 'anna@example.com' });
-    const sub = await f.subscription({ customer_id: Number(customer), subscription_plan_id: plan, success_redirect_url: target.url });
+    const sub = await f.subscription({
+      customer_id: Number(customer),
+      subscription_plan_id: plan,
+      success_redirect_url: target.url,
+    });
 
     const { page, problems } = await newPage();
     const shown = await page.goto(sub.confirmationPage);
@@ -89,14 +105,17 @@ describe('a customer in a browser', () => {
     await expect(page.title()).resolves.toBe('Machtiging voor automatische incasso');
     expect(plain(await page.locator('main').innerText())).toContain('€ 12,50');
 
-    await Promise.all([page.waitForURL(target.url, { timeout: WAIT_MS }), page.getByRole('button', { name: 'Ik ga akkoord met de machtiging' }).click()]);
+    await Promise.all([
+      page.waitForURL(target.url, { timeout: WAIT_MS }),
+      page.getByRole('button', { name: 'Ik ga akkoord met de machtiging' }).click(),
+    ]);
     expect(await page.locator('body').innerText()).toBe('thanks');
     // The shop learned nothing of the page's URL (the mandate code): no referrer.
     // (The browser may also ask the shop for its favicon.)
     const arrivals = target.requests.filter((r) => r.url.startsWith('/done'));
     expect(arrivals).toHaveLength(1);
-    expect(arrivals[0]!.url).toBe('/done?order=42');
-    expect(arrivals[0]!.headers.referer).toBeUndefined();
+    expect(arrivals[0].url).toBe('/done?order=42');
+    expect(arrivals[0].headers.referer).toBeUndefined();
     expect(problems).toEqual([]);
 
     const [row] = await f.rows('subscriptions', Number(sub.id));
@@ -113,11 +132,19 @@ describe('a customer in a browser', () => {
   it('lands on the thank-you page in the customer’s language when there is no success URL', async () => {
     const f = await startPages();
     const plan = await f.plan();
-    const customer = await f.customer({ language: 'de', email: 'max@example.de', first_name: 'Max', last_name: 'Müller' });
+    const customer = await f.customer({
+      language: 'de',
+      email: 'max@example.de',
+      first_name: 'Max',
+      last_name: 'Müller',
+    });
     const sub = await f.subscription({ customer_id: Number(customer), subscription_plan_id: plan });
     const { page, problems } = await newPage();
     await page.goto(sub.confirmationPage);
-    await Promise.all([page.waitForURL(/\/mandate\/accepted\//, { timeout: WAIT_MS }), page.getByRole('button', { name: 'Mandat erteilen' }).click()]);
+    await Promise.all([
+      page.waitForURL(/\/mandate\/accepted\//, { timeout: WAIT_MS }),
+      page.getByRole('button', { name: 'Mandat erteilen' }).click(),
+    ]);
     expect(await page.locator('h1').innerText()).toBe('Vielen Dank');
     expect(problems).toEqual([]);
     const [row] = await f.rows('subscriptions', Number(sub.id));
@@ -127,7 +154,13 @@ describe('a customer in a browser', () => {
   it('prints the invoice to an A4 PDF whose text carries the totals and the VAT per rate', async () => {
     const f = await startPages();
     const plan = await f.plan();
-    const customer = await f.customer({ company_name: 'De Vries & Co', street: 'Dorpsstraat', house_number: '7', postalcode: '9711 AA', city: 'Groningen' });
+    const customer = await f.customer({
+      company_name: 'De Vries & Co',
+      street: 'Dorpsstraat',
+      house_number: '7',
+      postalcode: '9711 AA',
+      city: 'Groningen',
+    });
     const sub = await f.subscription({ customer_id: Number(customer), subscription_plan_id: plan, status: 'active' });
     const invoice = await finalisedInvoice(f, sub.id, [
       { description: 'Lunchbox', amount: '10.00', tax_rate: '21', quantity: 2 },
@@ -145,9 +178,9 @@ describe('a customer in a browser', () => {
     const { pages: texts, size } = await pdfText(pdf);
     expect(texts).toHaveLength(1);
     // A4 in points, as the page's @page asks.
-    expect(Math.round(size[2]!)).toBe(595);
-    expect(Math.round(size[3]!)).toBe(842);
-    const text = texts[0]!;
+    expect(Math.round(size[2])).toBe(595);
+    expect(Math.round(size[3])).toBe(842);
+    const text = texts[0];
     expect(text).toContain(`Factuur ${invoice.attributes.reference}`);
     expect(text).toContain('De Vries & Co');
     expect(text).toMatch(/Totaal excl\. btw € 57,05/);

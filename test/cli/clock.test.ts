@@ -25,7 +25,9 @@ describe('clock is embedded only', () => {
   });
 
   it('remote mode is named before a bad argument', async () => {
-    expect((await runDouble([...REMOTE, 'clock', 'advance', 'a month'])).stderr).toContain('works only on the embedded store');
+    expect((await runDouble([...REMOTE, 'clock', 'advance', 'a month'])).stderr).toContain(
+      'works only on the embedded store',
+    );
   });
 });
 
@@ -61,12 +63,14 @@ describe('arguments are checked before the store is opened (exit 2)', () => {
 });
 
 describe('reading commands make no store', () => {
-  it.each([
-    ['clock', 'show'],
-    ['--dry-run', 'clock', 'advance', 'P1M'],
-    ['--dry-run', 'clock', 'set', '2027-01-31'],
-    ['--dry-run', 'clock', 'reset'],
-  ].map((argv) => [argv.join(' '), argv] as const))('%s on a store that does not exist: exit 2, nothing made', async (_name, argv) => {
+  it.each(
+    [
+      ['clock', 'show'],
+      ['--dry-run', 'clock', 'advance', 'P1M'],
+      ['--dry-run', 'clock', 'set', '2027-01-31'],
+      ['--dry-run', 'clock', 'reset'],
+    ].map((argv) => [argv.join(' '), argv] as const),
+  )('%s on a store that does not exist: exit 2, nothing made', async (_name, argv) => {
     const db = tempDbPath();
     const result = await runDouble(['--db', db, ...argv]);
     expect(result.code).toBe(2);

@@ -12,17 +12,27 @@ import { buildProgram } from '../../src/cli.js';
 import { enumerations } from '../../src/commands/completion/lists.js';
 import { SHELLS } from '../../src/commands/completion/index.js';
 import { customers } from '../../src/commands/customers/index.js';
-import { OUTPUT_FORMATS } from '../../src/lib/command/globals.js';
+import { OUTPUT_FORMATS } from '../../src/lib/cli/globals.js';
 import { kebab } from '../../src/lib/command/flags.js';
-import { memoryIO } from '../../src/lib/command/io.js';
+import { memoryIO } from '../../src/lib/cli/io.js';
 import { ID_KINDS, ID_LIMIT } from '../../src/lib/completion/ids.js';
-import { completionTree, listIn, type CompletionTree, type NodeSpec, type Values } from '../../src/lib/completion/tree.js';
+import {
+  completionTree,
+  listIn,
+  type CompletionTree,
+  type NodeSpec,
+  type Values,
+} from '../../src/lib/completion/tree.js';
 import { CONFIG_KEYS } from '../../src/lib/config/file.js';
 import { metaOf } from '../../src/lib/schemas/common.js';
 import { customerCreateShape } from '../../src/lib/schemas/customer.js';
 import { invoiceCreateShape, lineCreateShape } from '../../src/lib/schemas/invoice.js';
 import { planCreateShape } from '../../src/lib/schemas/plan.js';
-import { subscriptionCreateShape, subscriptionUpdateShape, transactionCreateShape } from '../../src/lib/schemas/subscription.js';
+import {
+  subscriptionCreateShape,
+  subscriptionUpdateShape,
+  transactionCreateShape,
+} from '../../src/lib/schemas/subscription.js';
 import {
   CUSTOMER_SORT_FIELDS,
   FREQUENCIES,
@@ -75,23 +85,26 @@ describe('what is completed, read from the program', () => {
     ['invoices create', invoiceCreateShape],
     ['lines create', lineCreateShape],
     ['transactions create', transactionCreateShape],
-  ] as const)('%s: every enum of its schema gives its flag those values, every related id gives ids of that resource', (path, shape) => {
-    let checked = 0;
-    for (const [name, schema] of Object.entries(shape)) {
-      const meta = metaOf(schema);
-      if (meta?.choices) {
-        expect(flagValues(path, `--${kebab(name)}`), name).toEqual(words(meta.choices));
-        checked++;
+  ] as const)(
+    '%s: every enum of its schema gives its flag those values, every related id gives ids of that resource',
+    (path, shape) => {
+      let checked = 0;
+      for (const [name, schema] of Object.entries(shape)) {
+        const meta = metaOf(schema);
+        if (meta?.choices) {
+          expect(flagValues(path, `--${kebab(name)}`), name).toEqual(words(meta.choices));
+          checked++;
+        }
+        if (meta?.kind === 'id' && meta.related) {
+          const values = flagValues(path, `--${kebab(name)}`);
+          expect(values?.kind, name).toBe('ids');
+          expect(ID_KINDS[(values as { ids: string }).ids].path).toBe(meta.related.path);
+          checked++;
+        }
       }
-      if (meta?.kind === 'id' && meta.related) {
-        const values = flagValues(path, `--${kebab(name)}`);
-        expect(values?.kind, name).toBe('ids');
-        expect(ID_KINDS[(values as { ids: string }).ids].path).toBe(meta.related.path);
-        checked++;
-      }
-    }
-    expect(checked).toBeGreaterThan(0);
-  });
+      expect(checked).toBeGreaterThan(0);
+    },
+  );
 
   it('flags of lists: --status, --sort (FIELD and -FIELD), --outcome, -o; and ids of filters', () => {
     expect(flagValues('subscriptions list', '--status')).toEqual(words(SUBSCRIPTION_STATUSES));
@@ -109,7 +122,8 @@ describe('what is completed, read from the program', () => {
   });
 
   it('arguments: <id> of the four resources, the shells, the config keys', () => {
-    for (const path of ['customers get', 'customers archive', 'customers subscriptions']) expect(node(path).args).toEqual([{ kind: 'ids', ids: 'customers' }]);
+    for (const path of ['customers get', 'customers archive', 'customers subscriptions'])
+      expect(node(path).args).toEqual([{ kind: 'ids', ids: 'customers' }]);
     expect(node('plans get').args).toEqual([{ kind: 'ids', ids: 'plans' }]);
     expect(node('subscriptions cancel').args).toEqual([{ kind: 'ids', ids: 'subscriptions' }]);
     expect(node('invoices finalise').args).toEqual([{ kind: 'ids', ids: 'invoices' }]);
@@ -123,12 +137,17 @@ describe('what is completed, read from the program', () => {
     const list = program.commands.find((c) => c.name() === 'plans')!.commands.find((c) => c.name() === 'list')!;
     list.option('--frequency <value>', `only plans collected so often (${FREQUENCIES.join(', ')})`);
     const grown = completionTree(program, enumerations());
-    expect(grown.nodes.find((n) => n.path.join(' ') === 'plans list')!.flags.find((f) => f.names.includes('--frequency'))!.values).toEqual(words(FREQUENCIES));
+    expect(
+      grown.nodes.find((n) => n.path.join(' ') === 'plans list')!.flags.find((f) => f.names.includes('--frequency'))!
+        .values,
+    ).toEqual(words(FREQUENCIES));
   });
 
   it('finds the list a help text spells out whole, never a part of a longer one', () => {
     const lists = [PLAN_SORT_FIELDS, CUSTOMER_SORT_FIELDS, OUTCOMES];
-    expect(listIn('order by id, created_at, last_name, email; -field for descending', lists)).toBe(CUSTOMER_SORT_FIELDS);
+    expect(listIn('order by id, created_at, last_name, email; -field for descending', lists)).toBe(
+      CUSTOMER_SORT_FIELDS,
+    );
     expect(listIn('order by id, created_at; -field for descending', lists)).toBe(PLAN_SORT_FIELDS);
     expect(listIn('order by created_at, id, created_at', [PLAN_SORT_FIELDS])).toBeUndefined();
     expect(listIn('(x, id, created_at)', [PLAN_SORT_FIELDS])).toBeUndefined();
@@ -152,7 +171,8 @@ describe('billing completion', () => {
     expect(help.stdout).toContain('  $ source <(billing completion bash)\n');
     expect(help.stdout).toContain('  $ billing completion zsh > "${fpath[1]}/_billing"\n');
     expect(help.stdout).toContain('  $ billing completion fish > ~/.config/fish/completions/billing.fish\n');
-    for (const line of help.stdout.split('\n')) if (!line.startsWith('  $ ')) expect(line.length, line).toBeLessThanOrEqual(80);
+    for (const line of help.stdout.split('\n'))
+      if (!line.startsWith('  $ ')) expect(line.length, line).toBeLessThanOrEqual(80);
   });
 
   it('an unknown shell is exit 2, naming the three', async () => {
@@ -207,8 +227,15 @@ describe('billing __complete in remote mode', () => {
         seen.push(new URLSearchParams(query as Record<string, string>).toString());
         return true;
       })
-      .reply(200, { data: [{ type: 'subscription-plan', id: '9', attributes: { name: 'Gold', status: 'active' } }, { type: 'subscription-plan', id: '4', attributes: { name: 'Old', status: 'inactive' } }] });
-    const result = await cli().run(['--base-url', BASE, '--api-key', 'k_typed', '__complete', 'ids', 'plans'], { real: true });
+      .reply(200, {
+        data: [
+          { type: 'subscription-plan', id: '9', attributes: { name: 'Gold', status: 'active' } },
+          { type: 'subscription-plan', id: '4', attributes: { name: 'Old', status: 'inactive' } },
+        ],
+      });
+    const result = await cli().run(['--base-url', BASE, '--api-key', 'k_typed', '__complete', 'ids', 'plans'], {
+      real: true,
+    });
     expect(result).toEqual({ code: 0, stdout: '9\tGold\n4\tOld (inactive)\n', stderr: '' });
     scope.done();
     expect(decodeURIComponent(seen[0])).toContain(`page[size]=${ID_LIMIT}`);
@@ -222,8 +249,16 @@ describe('billing __complete in remote mode', () => {
       .reply(400, { errors: [{ title: 'Bad Request', source: { parameter: 'sort' } }] })
       .get('/customers')
       .query({ 'page[size]': String(ID_LIMIT) })
-      .reply(200, { data: [{ type: 'customer', id: '1', attributes: { first_name: 'Ann' } }, { type: 'customer', id: '2', attributes: { first_name: 'Bob' } }] });
-    expect((await cli().run(['--base-url', BASE, '--api-key', 'k', '__complete', 'ids', 'customers'], { real: true })).stdout).toBe('2\tBob\n1\tAnn\n');
+      .reply(200, {
+        data: [
+          { type: 'customer', id: '1', attributes: { first_name: 'Ann' } },
+          { type: 'customer', id: '2', attributes: { first_name: 'Bob' } },
+        ],
+      });
+    expect(
+      (await cli().run(['--base-url', BASE, '--api-key', 'k', '__complete', 'ids', 'customers'], { real: true }))
+        .stdout,
+    ).toBe('2\tBob\n1\tAnn\n');
     scope.done();
   });
 
@@ -233,24 +268,68 @@ describe('billing __complete in remote mode', () => {
     const scope = nock(BASE, { reqheaders: { 'x-authorization': 'k_profile' } })
       .get('/customers')
       .query(true)
-      .reply(200, { data: [{ type: 'customer', id: '3', attributes: { first_name: 'Ann', last_name: 'Archer', company_name: 'Archer BV' } }] });
-    expect((await c.run(['--profile', 'staging', '__complete', 'ids', 'customers'], { real: true })).stdout).toBe('3\tAnn Archer (Archer BV)\n');
+      .reply(200, {
+        data: [
+          {
+            type: 'customer',
+            id: '3',
+            attributes: { first_name: 'Ann', last_name: 'Archer', company_name: 'Archer BV' },
+          },
+        ],
+      });
+    expect((await c.run(['--profile', 'staging', '__complete', 'ids', 'customers'], { real: true })).stdout).toBe(
+      '3\tAnn Archer (Archer BV)\n',
+    );
     scope.done();
   });
 
   it('a server that does not answer within the deadline gives nothing, exit 0, within it', async () => {
-    nock(BASE).get('/customers').query(true).delay(10_000).reply(200, { data: [{ type: 'customer', id: '1', attributes: {} }] });
+    nock(BASE)
+      .get('/customers')
+      .query(true)
+      .delay(10_000)
+      .reply(200, { data: [{ type: 'customer', id: '1', attributes: {} }] });
     const started = performance.now();
-    const result = await cli().run(['--base-url', BASE, '--api-key', 'k', '__complete', 'ids', 'customers'], { real: true });
+    const result = await cli().run(['--base-url', BASE, '--api-key', 'k', '__complete', 'ids', 'customers'], {
+      real: true,
+    });
     expect(result).toEqual({ code: 0, stdout: '', stderr: '' });
     expect(performance.now() - started).toBeLessThan(3000);
   });
 
+  it('BILLING_COMPLETION_SECONDS lengthens the deadline; a value it does not take is the default', async () => {
+    const slow = () =>
+      nock(BASE)
+        .get('/customers')
+        .query(true)
+        .delay(1500)
+        .reply(200, { data: [{ type: 'customer', id: '1', attributes: { first_name: 'Ann' } }] });
+    const ask = (value: string) =>
+      cli().run(['--base-url', BASE, '--api-key', 'k', '__complete', 'ids', 'customers'], {
+        real: true,
+        env: { BILLING_COMPLETION_SECONDS: value },
+      });
+    slow();
+    expect(await ask('3')).toEqual({ code: 0, stdout: '1\tAnn\n', stderr: '' });
+    for (const value of ['0', '61', '1.5', ' 3', 'x']) {
+      slow();
+      expect(await ask(value), value).toEqual({ code: 0, stdout: '', stderr: '' });
+      nock.cleanAll();
+    }
+  });
+
   it('a refused or failing request gives nothing', async () => {
-    nock(BASE).get('/invoices').query(true).reply(401, { errors: [{ title: 'Unauthorized' }] });
-    expect(await cli().run(['--base-url', BASE, '--api-key', 'k', '__complete', 'ids', 'invoices'], { real: true })).toEqual({ code: 0, stdout: '', stderr: '' });
+    nock(BASE)
+      .get('/invoices')
+      .query(true)
+      .reply(401, { errors: [{ title: 'Unauthorized' }] });
+    expect(
+      await cli().run(['--base-url', BASE, '--api-key', 'k', '__complete', 'ids', 'invoices'], { real: true }),
+    ).toEqual({ code: 0, stdout: '', stderr: '' });
     nock(BASE).get('/invoices').query(true).replyWithError({ code: 'ECONNREFUSED' });
-    expect(await cli().run(['--base-url', BASE, '--api-key', 'k', '__complete', 'ids', 'invoices'], { real: true })).toEqual({ code: 0, stdout: '', stderr: '' });
+    expect(
+      await cli().run(['--base-url', BASE, '--api-key', 'k', '__complete', 'ids', 'invoices'], { real: true }),
+    ).toEqual({ code: 0, stdout: '', stderr: '' });
   });
 });
 
@@ -263,7 +342,15 @@ const storeB = join(dir, 'b.db');
 /** `billing` on PATH, as a person has it: the built CLI. */
 const binDir = join(dir, 'bin');
 const scripts: Record<string, string> = {};
-const shellEnv = (extra: Record<string, string> = {}) => ({ PATH: `${binDir}:${process.env.PATH}`, HOME: dir, BILLING_CONFIG_DIR: TEST_CONFIG_DIR, NO_COLOR: '1', ...extra });
+// Reading ids may take 15 s here: a loaded test machine can take more than the default 1 s just to start node.
+const shellEnv = (extra: Record<string, string> = {}) => ({
+  PATH: `${binDir}:${process.env.PATH}`,
+  HOME: dir,
+  BILLING_CONFIG_DIR: TEST_CONFIG_DIR,
+  NO_COLOR: '1',
+  BILLING_COMPLETION_SECONDS: '15',
+  ...extra,
+});
 
 beforeAll(async () => {
   ensureBundle('__complete');
@@ -274,11 +361,40 @@ beforeAll(async () => {
     const result = await runCli(['--db', db, '--no-input', ...argv]);
     if (result.code !== 0) throw new Error(`${argv.join(' ')}: ${result.stderr}`);
   };
-  await make(storeA, ['customers', 'create', '--first-name', 'Ann', '--last-name', 'Archer', '--email', 'ann@example.com']);
-  await make(storeA, ['customers', 'create', '--first-name', 'Bob', '--last-name', 'Baker', '--email', 'bob@example.com', '--company-name', 'Baker BV']);
+  await make(storeA, [
+    'customers',
+    'create',
+    '--first-name',
+    'Ann',
+    '--last-name',
+    'Archer',
+    '--email',
+    'ann@example.com',
+  ]);
+  await make(storeA, [
+    'customers',
+    'create',
+    '--first-name',
+    'Bob',
+    '--last-name',
+    'Baker',
+    '--email',
+    'bob@example.com',
+    '--company-name',
+    'Baker BV',
+  ]);
   await make(storeA, ['plans', 'create', '--name', 'Gold', '--amount', '10']);
   await make(storeA, ['subscriptions', 'create', '--customer-id', '2', '--subscription-plan-id', '1']);
-  await make(storeB, ['customers', 'create', '--first-name', 'Zoe', '--last-name', 'Zijl', '--email', 'zoe@example.com']);
+  await make(storeB, [
+    'customers',
+    'create',
+    '--first-name',
+    'Zoe',
+    '--last-name',
+    'Zijl',
+    '--email',
+    'zoe@example.com',
+  ]);
   await make(storeB, ['customers', 'create', '--first-name', 'Yan', '--last-name', 'Yu', '--email', 'yan@example.com']);
   await make(storeB, ['customers', 'create', '--first-name', 'Xia', '--last-name', 'Xu', '--email', 'xia@example.com']);
   for (const shell of SHELLS) {
@@ -291,21 +407,30 @@ beforeAll(async () => {
 
 /** The words typed (the last one is where the cursor is), through the bash script's function; COMPREPLY. */
 function bash(typed: string[], env: Record<string, string> = {}): string[] {
-  const body = 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _billing; printf "%s\\n" "${COMPREPLY[@]}"';
-  const result = spawnSync('bash', ['--norc', '--noprofile', '-c', body, 'bash', scripts.bash, ...typed], { env: shellEnv(env), encoding: 'utf8', timeout: 20_000 });
+  const body =
+    'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _billing; printf "%s\\n" "${COMPREPLY[@]}"';
+  const result = spawnSync('bash', ['--norc', '--noprofile', '-c', body, 'bash', scripts.bash, ...typed], {
+    env: shellEnv(env),
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
   expect(result.stderr).toBe('');
   return result.stdout.split('\n').filter(Boolean);
 }
 
 describe('bash', () => {
   it('is valid bash, registered for billing', () => {
-    const result = spawnSync('bash', ['--norc', '-c', 'source "$1" && complete -p billing', 'bash', scripts.bash], { encoding: 'utf8' });
+    const result = spawnSync('bash', ['--norc', '-c', 'source "$1" && complete -p billing', 'bash', scripts.bash], {
+      encoding: 'utf8',
+    });
     expect(result.stdout.trim()).toBe('complete -F _billing billing');
   });
 
   it('completes command groups and single commands, never the hidden helper', () => {
     const top = bash(['billing', '']);
-    expect(top).toEqual(expect.arrayContaining(['customers', 'plans', 'subscriptions', 'invoices', 'api', 'demo', 'serve', 'completion']));
+    expect(top).toEqual(
+      expect.arrayContaining(['customers', 'plans', 'subscriptions', 'invoices', 'api', 'demo', 'serve', 'completion']),
+    );
     expect(top.some((word) => word.startsWith('__'))).toBe(false);
     expect(bash(['billing', 'sub'])).toEqual(['subscriptions']);
   });
@@ -342,7 +467,10 @@ describe('bash', () => {
     expect(bash(['billing', 'customers', 'get', '--db', storeB, ''])).toEqual(['3', '2', '1']);
     expect(bash(['billing', '--db', '=', storeA, 'plans', 'get', ''])).toEqual(['1']);
     expect(bash(['billing', `--db=${storeA}`, 'subscriptions', 'cancel', ''])).toEqual(['1']);
-    expect(bash(['billing', '--db', `"${storeA}"`, 'subscriptions', 'create', '--customer-id', ''])).toEqual(['2', '1']);
+    expect(bash(['billing', '--db', `"${storeA}"`, 'subscriptions', 'create', '--customer-id', ''])).toEqual([
+      '2',
+      '1',
+    ]);
     expect(bash(['billing', '--db', storeA, 'subscriptions', 'create', '--subscription-plan-id', ''])).toEqual(['1']);
     expect(bash(['billing', '--db', storeA, 'invoices', 'list', '--subscription-id', ''])).toEqual(['1']);
     // BILLING_DB, as for any command.
@@ -360,21 +488,63 @@ describe('bash', () => {
     const record = join(dir, 'argv.txt');
     beforeAll(() => {
       mkdirSync(fakeDir, { recursive: true });
-      writeFileSync(join(fakeDir, 'billing'), `#!/bin/sh\nprintf '%s\\n' "$@" > "${record}"\n[ -n "$HANG" ] && sleep 30\nprintf '7\\tSeven\\n'\n`);
+      writeFileSync(
+        join(fakeDir, 'billing'),
+        `#!/bin/sh\nprintf '%s\\n' "$@" > "${record}"\n[ -n "$HANG" ] && sleep 30\nprintf '7\\tSeven\\n'\n`,
+      );
       chmodSync(join(fakeDir, 'billing'), 0o755);
     });
-    const fake = (typed: string[], env: Record<string, string> = {}) => bash(typed, { PATH: `${fakeDir}:${process.env.PATH}`, ...env });
+    const fake = (typed: string[], env: Record<string, string> = {}) =>
+      bash(typed, { PATH: `${fakeDir}:${process.env.PATH}`, ...env });
 
     it('passes on --db, --base-url, --api-key, --profile and --account as typed, and nothing else', async () => {
-      expect(fake(['billing', '--base-url', 'https://b.test', '--json', 'customers', 'get', '--api-key', "'k 1'", '--profile=p', '--account', 'acme', '--db', '~/x.db', ''])).toEqual(['7']);
+      expect(
+        fake([
+          'billing',
+          '--base-url',
+          'https://b.test',
+          '--json',
+          'customers',
+          'get',
+          '--api-key',
+          "'k 1'",
+          '--profile=p',
+          '--account',
+          'acme',
+          '--db',
+          '~/x.db',
+          '',
+        ]),
+      ).toEqual(['7']);
       const { readFileSync } = await import('node:fs');
-      expect(readFileSync(record, 'utf8').trim().split('\n')).toEqual(['--base-url', 'https://b.test', '--api-key', 'k 1', '--profile', 'p', '--account', 'acme', '--db', `${dir}/x.db`, '__complete', 'ids', 'customers']);
+      expect(readFileSync(record, 'utf8').trim().split('\n')).toEqual([
+        '--base-url',
+        'https://b.test',
+        '--api-key',
+        'k 1',
+        '--profile',
+        'p',
+        '--account',
+        'acme',
+        '--db',
+        `${dir}/x.db`,
+        '__complete',
+        'ids',
+        'customers',
+      ]);
     });
 
     it('stops a helper that hangs: the Tab comes back within seconds', () => {
       const started = performance.now();
-      expect(fake(['billing', 'customers', 'get', ''], { HANG: '1' })).toEqual([]);
+      expect(fake(['billing', 'customers', 'get', ''], { HANG: '1', BILLING_COMPLETION_SECONDS: '' })).toEqual([]);
       expect(performance.now() - started).toBeLessThan(6000);
+    });
+
+    it('stops it after BILLING_COMPLETION_SECONDS and a second more, when that is set', () => {
+      const started = performance.now();
+      expect(fake(['billing', 'customers', 'get', ''], { HANG: '1', BILLING_COMPLETION_SECONDS: '3' })).toEqual([]);
+      expect(performance.now() - started).toBeGreaterThanOrEqual(3900);
+      expect(performance.now() - started).toBeLessThan(9000);
     });
   });
 });
@@ -382,8 +552,13 @@ describe('bash', () => {
 describe('zsh', () => {
   /** The zsh script's own walk (what _billing hands to _describe or compadd): kind, then candidates. */
   function zsh(typed: string[]): string[] {
-    const body = 'compdef() { :; }; source "$1"; shift; __billing_candidates $# "$@"; print -rl -- "$__billing_kind" "${__billing_list[@]}"';
-    const result = spawnSync('zsh', ['-f', '-c', body, 'zsh', scripts.zsh, ...typed], { env: shellEnv(), encoding: 'utf8', timeout: 20_000 });
+    const body =
+      'compdef() { :; }; source "$1"; shift; __billing_candidates $# "$@"; print -rl -- "$__billing_kind" "${__billing_list[@]}"';
+    const result = spawnSync('zsh', ['-f', '-c', body, 'zsh', scripts.zsh, ...typed], {
+      env: shellEnv(),
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
     expect(result.stderr).toBe('');
     return result.stdout.split('\n').filter(Boolean);
   }
@@ -396,15 +571,29 @@ describe('zsh', () => {
   it('offers commands, flags and values with their descriptions', () => {
     expect(zsh(['billing', 'customers', 'li'])[0]).toBe('commands');
     expect(zsh(['billing', 'customers', 'li'])).toContain('list:list customers, a page at a time');
-    expect(zsh(['billing', 'plans', 'create', '--fr'])).toEqual(expect.arrayContaining(['flags', expect.stringMatching(/^--frequency:How often the amount is collected/)]));
+    expect(zsh(['billing', 'plans', 'create', '--fr'])).toEqual(
+      expect.arrayContaining(['flags', expect.stringMatching(/^--frequency:How often the amount is collected/)]),
+    );
     expect(zsh(['billing', 'plans', 'create', '--frequency', ''])).toEqual(['values', ...FREQUENCIES]);
     expect(zsh(['billing', 'plans', 'create', '--frequency=m'])).toEqual(['values', ...FREQUENCIES]);
   });
 
   it('offers ids with what each is, from the store typed on the line', () => {
-    expect(zsh(['billing', '--db', storeA, 'customers', 'get', ''])).toEqual(['ids', '2:Bob Baker (Baker BV)', '1:Ann Archer']);
-    expect(zsh(['billing', '--db', storeA, 'subscriptions', 'get', ''])).toEqual(['ids', '1:Bob Baker (Baker BV) · Gold · unverified']);
-    expect(zsh(['billing', '--db', `'${storeB}'`, 'subscriptions', 'create', '--customer-id', ''])).toEqual(['ids', '3:Xia Xu', '2:Yan Yu', '1:Zoe Zijl']);
+    expect(zsh(['billing', '--db', storeA, 'customers', 'get', ''])).toEqual([
+      'ids',
+      '2:Bob Baker (Baker BV)',
+      '1:Ann Archer',
+    ]);
+    expect(zsh(['billing', '--db', storeA, 'subscriptions', 'get', ''])).toEqual([
+      'ids',
+      '1:Bob Baker (Baker BV) · Gold · unverified',
+    ]);
+    expect(zsh(['billing', '--db', `'${storeB}'`, 'subscriptions', 'create', '--customer-id', ''])).toEqual([
+      'ids',
+      '3:Xia Xu',
+      '2:Yan Yu',
+      '1:Zoe Zijl',
+    ]);
   });
 
   it('completes for real at a terminal (compinit, $fpath, Tab)', async () => {
@@ -413,7 +602,10 @@ describe('zsh', () => {
     mkdirSync(functions, { recursive: true });
     const { copyFileSync } = await import('node:fs');
     copyFileSync(scripts.zsh, join(functions, '_billing'));
-    writeFileSync(join(zdot, '.zshrc'), `PS1='%% '\nfpath=(${functions} $fpath)\nautoload -U compinit && compinit -u -D\n`);
+    writeFileSync(
+      join(zdot, '.zshrc'),
+      `PS1='%% '\nfpath=(${functions} $fpath)\nautoload -U compinit && compinit -u -D\n`,
+    );
     const term = terminal('zsh -i', { width: 100, height: 30, env: { ...shellEnv(), ZDOTDIR: zdot } });
     try {
       await term.waitFor('%');
@@ -434,7 +626,11 @@ describe('zsh', () => {
 describe('fish', () => {
   /** fish's own completion of the command line (`complete -C`): candidate<TAB>description lines. */
   function fish(line: string): string[] {
-    const result = spawnSync('fish', ['--no-config', '-c', 'source $argv[1]; complete -C $argv[2]', scripts.fish, line], { env: shellEnv(), encoding: 'utf8', timeout: 20_000 });
+    const result = spawnSync(
+      'fish',
+      ['--no-config', '-c', 'source $argv[1]; complete -C $argv[2]', scripts.fish, line],
+      { env: shellEnv(), encoding: 'utf8', timeout: 20_000 },
+    );
     expect(result.stderr).toBe('');
     return result.stdout.split('\n').filter(Boolean);
   }
@@ -447,14 +643,19 @@ describe('fish', () => {
   it('completes groups, verbs and flags with descriptions, and values', () => {
     expect(fish('billing cust')).toEqual([expect.stringMatching(/^customers\t/)]);
     expect(fish('billing customers li')).toEqual(['list\tlist customers, a page at a time']);
-    expect(fish('billing subscriptions list --st')).toEqual([expect.stringMatching(/^--status\tonly subscriptions in this status/)]);
+    expect(fish('billing subscriptions list --st')).toEqual([
+      expect.stringMatching(/^--status\tonly subscriptions in this status/),
+    ]);
     expect(fish('billing subscriptions list --status ')).toEqual([...SUBSCRIPTION_STATUSES]);
     expect(fish('billing invoices list --sort=-inv')).toEqual(['--sort=-invoice_date']);
   });
 
   it('completes ids with what each is, from the store typed on the line', () => {
     expect(fish(`billing --db ${storeA} customers get `)).toEqual(['2\tBob Baker (Baker BV)', '1\tAnn Archer']);
-    expect(fish(`billing invoices list --db '${storeA}' --customer-id `)).toEqual(['2\tBob Baker (Baker BV)', '1\tAnn Archer']);
+    expect(fish(`billing invoices list --db '${storeA}' --customer-id `)).toEqual([
+      '2\tBob Baker (Baker BV)',
+      '1\tAnn Archer',
+    ]);
     expect(fish(`billing --db ${storeB} customers get `)).toEqual(['3\tXia Xu', '2\tYan Yu', '1\tZoe Zijl']);
   });
 });

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli.js';
 import type { DepsOverrides } from '../../src/lib/command/deps.js';
-import { memoryIO } from '../../src/lib/command/io.js';
+import { memoryIO } from '../../src/lib/cli/io.js';
 import { configPath, ConfigLockError, readConfig, updateConfig } from '../../src/lib/config/file.js';
 import { CTRL_C, fakePrompter } from '../../src/lib/prompts/fake.js';
 import { tempDir } from '../helpers/store.js';
@@ -29,7 +29,11 @@ function freshEnv(): NodeJS.ProcessEnv {
   return { BILLING_CONFIG_DIR: join(dir, 'config'), XDG_DATA_HOME: join(dir, 'data'), NO_COLOR: '1' };
 }
 
-async function run(argv: string[], env: NodeJS.ProcessEnv, overrides: DepsOverrides & { tty?: boolean } = {}): Promise<Run> {
+async function run(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  overrides: DepsOverrides & { tty?: boolean } = {},
+): Promise<Run> {
   const io = memoryIO({ tty: overrides.tty });
   const code = await main(argv, io, env, overrides);
   expect(`${io.stdout}${io.stderr}`, `${argv.join(' ')}: a key was printed`).not.toContain(SECRET);
@@ -59,13 +63,37 @@ describe('a config file that cannot be understood', () => {
     ['JSON that is a string', `"${SECRET}"`, 'is not a JSON object'],
     ['JSON null', 'null', 'is not a JSON object'],
     ['profiles that are an array', `{"profiles": ["${SECRET}"]}`, 'has profiles that are not an object'],
-    ['a profile that is a string', `{"profiles": {"ok": {"base_url": "https://ok.test"}, "p": "${SECRET}"}}`, 'has a profile that is not an object (the 2nd in the file)'],
-    ['a profile whose base_url is a number', `{"profiles": {"p": {"base_url": 5, "api_key": "${SECRET}"}}}`, 'has a profile whose base_url is not a string (the 1st in the file)'],
-    ['a profile named by a key, whose api_key is a list', `{"profiles": {"${SECRET}": {"api_key": ["${SECRET}"]}}}`, 'has a profile whose api_key is not a string (the 1st in the file)'],
-    ['a current_profile that is a number', `{"current_profile": 3, "defaults": {"api_key": "${SECRET}"}}`, 'has a current_profile that is not a string'],
+    [
+      'a profile that is a string',
+      `{"profiles": {"ok": {"base_url": "https://ok.test"}, "p": "${SECRET}"}}`,
+      'has a profile that is not an object (the 2nd in the file)',
+    ],
+    [
+      'a profile whose base_url is a number',
+      `{"profiles": {"p": {"base_url": 5, "api_key": "${SECRET}"}}}`,
+      'has a profile whose base_url is not a string (the 1st in the file)',
+    ],
+    [
+      'a profile named by a key, whose api_key is a list',
+      `{"profiles": {"${SECRET}": {"api_key": ["${SECRET}"]}}}`,
+      'has a profile whose api_key is not a string (the 1st in the file)',
+    ],
+    [
+      'a current_profile that is a number',
+      `{"current_profile": 3, "defaults": {"api_key": "${SECRET}"}}`,
+      'has a current_profile that is not a string',
+    ],
     ['defaults that are a string', `{"defaults": "${SECRET}"}`, 'has defaults that are not an object'],
-    ['a default api_key that is an object', `{"defaults": {"api_key": {"v": "${SECRET}"}}}`, 'has a default api_key that is not a string'],
-    ['a default timeout that is true', '{"defaults": {"timeout": true}}', 'has a default timeout that is not a string or a number'],
+    [
+      'a default api_key that is an object',
+      `{"defaults": {"api_key": {"v": "${SECRET}"}}}`,
+      'has a default api_key that is not a string',
+    ],
+    [
+      'a default timeout that is true',
+      '{"defaults": {"timeout": true}}',
+      'has a default timeout that is not a string or a number',
+    ],
   ];
   const COMMANDS = [
     ['profiles', 'list'],
@@ -81,16 +109,23 @@ describe('a config file that cannot be understood', () => {
     ['config', 'unset', 'timeout'],
   ];
 
-  it.each(CORRUPT)('%s: every command, reading or writing, exits 2 naming the file, quoting none of it, changing nothing', async (_label, text, problem) => {
-    const env = freshEnv();
-    writeRaw(env, text);
-    for (const argv of COMMANDS) {
-      const r = await run(argv, env);
-      expect(r, argv.join(' ')).toEqual({ code: 2, stdout: '', stderr: `error: ${configPath(env)} ${problem}; fix or remove it\n` });
-      expect(fileText(env), `${argv.join(' ')} changed the file`).toBe(text);
-    }
-    expect(readdirSync(join(configPath(env), '..'))).toEqual(['config.json']); // no lock or temporary file left
-  });
+  it.each(CORRUPT)(
+    '%s: every command, reading or writing, exits 2 naming the file, quoting none of it, changing nothing',
+    async (_label, text, problem) => {
+      const env = freshEnv();
+      writeRaw(env, text);
+      for (const argv of COMMANDS) {
+        const r = await run(argv, env);
+        expect(r, argv.join(' ')).toEqual({
+          code: 2,
+          stdout: '',
+          stderr: `error: ${configPath(env)} ${problem}; fix or remove it\n`,
+        });
+        expect(fileText(env), `${argv.join(' ')} changed the file`).toBe(text);
+      }
+      expect(readdirSync(join(configPath(env), '..'))).toEqual(['config.json']); // no lock or temporary file left
+    },
+  );
 
   it('an empty file holds nothing to lose: it reads as no settings, and a write fills it', async () => {
     const env = freshEnv();
@@ -109,9 +144,16 @@ describe('a config file that cannot be understood', () => {
 
   it('fields this version does not know are kept by a write', async () => {
     const env = freshEnv();
-    writeRaw(env, JSON.stringify({ future: { x: 1 }, profiles: { p: { base_url: 'https://p.test', colour: 'blue' } } }));
+    writeRaw(
+      env,
+      JSON.stringify({ future: { x: 1 }, profiles: { p: { base_url: 'https://p.test', colour: 'blue' } } }),
+    );
     expect((await run(['config', 'set', 'timeout', '5'], env)).code).toBe(0);
-    expect(JSON.parse(fileText(env))).toEqual({ future: { x: 1 }, profiles: { p: { base_url: 'https://p.test', colour: 'blue' } }, defaults: { timeout: '5' } });
+    expect(JSON.parse(fileText(env))).toEqual({
+      future: { x: 1 },
+      profiles: { p: { base_url: 'https://p.test', colour: 'blue' } },
+      defaults: { timeout: '5' },
+    });
   });
 });
 
@@ -120,22 +162,37 @@ describe('a config file that cannot be understood', () => {
 describe('names of Object.prototype are never profiles or settings', () => {
   const BUILT_IN = ['constructor', 'toString', 'hasOwnProperty', 'valueOf', '__proto__', 'isPrototypeOf'];
 
-  it.each(BUILT_IN)('--profile %s, BILLING_PROFILE, profiles use and remove: "no profile named" (exit 2), with or without a config file', async (name) => {
-    for (const withFile of [false, true]) {
-      const env = freshEnv();
-      if (withFile) writeRaw(env, JSON.stringify({ profiles: { p: { base_url: 'https://p.test' } } }));
-      const missing = `error: no profile named "${name}" (see: billing profiles list)\n`;
-      expect(await run(['--profile', name, 'api', 'GET', '/customers'], env)).toEqual({ code: 2, stdout: '', stderr: missing });
-      expect(await run(['api', 'GET', '/customers'], { ...env, BILLING_PROFILE: name })).toEqual({ code: 2, stdout: '', stderr: missing });
-      expect(await run(['profiles', 'use', name], env)).toEqual({ code: 2, stdout: '', stderr: missing });
-      expect(await run(['profiles', 'remove', name, '--yes'], env)).toEqual({ code: 2, stdout: '', stderr: missing });
-    }
-  });
+  it.each(BUILT_IN)(
+    '--profile %s, BILLING_PROFILE, profiles use and remove: "no profile named" (exit 2), with or without a config file',
+    async (name) => {
+      for (const withFile of [false, true]) {
+        const env = freshEnv();
+        if (withFile) writeRaw(env, JSON.stringify({ profiles: { p: { base_url: 'https://p.test' } } }));
+        const missing = `error: no profile named "${name}" (see: billing profiles list)\n`;
+        expect(await run(['--profile', name, 'api', 'GET', '/customers'], env)).toEqual({
+          code: 2,
+          stdout: '',
+          stderr: missing,
+        });
+        expect(await run(['api', 'GET', '/customers'], { ...env, BILLING_PROFILE: name })).toEqual({
+          code: 2,
+          stdout: '',
+          stderr: missing,
+        });
+        expect(await run(['profiles', 'use', name], env)).toEqual({ code: 2, stdout: '', stderr: missing });
+        expect(await run(['profiles', 'remove', name, '--yes'], env)).toEqual({ code: 2, stdout: '', stderr: missing });
+      }
+    },
+  );
 
   it('a current_profile of such a name (written by hand) is no profile either', async () => {
     const env = freshEnv();
     writeRaw(env, JSON.stringify({ current_profile: 'constructor', profiles: {} }));
-    expect(await run(['api', 'GET', '/customers'], env)).toEqual({ code: 2, stdout: '', stderr: 'error: no profile named "constructor" (see: billing profiles list)\n' });
+    expect(await run(['api', 'GET', '/customers'], env)).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'error: no profile named "constructor" (see: billing profiles list)\n',
+    });
   });
 
   it.each(BUILT_IN)('config get|set|unset %s: unknown setting (exit 2), nothing written', async (name) => {
@@ -149,7 +206,10 @@ describe('names of Object.prototype are never profiles or settings', () => {
 
   it('"__proto__" keys in the file change no prototype: defaults and profiles are only what the file holds', async () => {
     const env = freshEnv();
-    writeRaw(env, '{"defaults": {"__proto__": {"base_url": "https://evil.test"}}, "profiles": {"__proto__": {"base_url": "https://evil.test"}}}');
+    writeRaw(
+      env,
+      '{"defaults": {"__proto__": {"base_url": "https://evil.test"}}, "profiles": {"__proto__": {"base_url": "https://evil.test"}}}',
+    );
     const config = readConfig(env);
     expect(Object.getPrototypeOf(config.defaults)).toBeNull();
     expect(config.defaults?.base_url).toBeUndefined();
@@ -167,7 +227,9 @@ describe('names of Object.prototype are never profiles or settings', () => {
     const used = await run(['--profile', 'constructor', 'api', 'GET', '/customers'], env);
     expect(used.code, used.stderr).toBe(0);
     expect(JSON.parse(used.stdout).meta.total).toBe(3);
-    expect(JSON.parse((await run(['profiles', 'list', '--json'], env)).stdout).map((p: { name: string }) => p.name)).toEqual(['constructor']);
+    expect(
+      JSON.parse((await run(['profiles', 'list', '--json'], env)).stdout).map((p: { name: string }) => p.name),
+    ).toEqual(['constructor']);
     expect((await run(['profiles', 'remove', 'constructor', '--yes'], env)).code).toBe(0);
     expect(JSON.parse(fileText(env)).profiles).toEqual({});
   });
@@ -183,9 +245,17 @@ describe('profiles add on an existing name', () => {
     const env = freshEnv();
     expect((await run(first, env)).code).toBe(0);
     const before = fileText(env);
-    expect(await run(again, env)).toEqual({ code: 2, stdout: '', stderr: 'error: a profile named "prod" exists already: add --force to replace it\n' });
+    expect(await run(again, env)).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'error: a profile named "prod" exists already: add --force to replace it\n',
+    });
     expect(fileText(env)).toBe(before);
-    expect(await run([...again, '--force'], env)).toEqual({ code: 0, stdout: '', stderr: `replaced profile prod in ${configPath(env)}\n` });
+    expect(await run([...again, '--force'], env)).toEqual({
+      code: 0,
+      stdout: '',
+      stderr: `replaced profile prod in ${configPath(env)}\n`,
+    });
     expect(JSON.parse(fileText(env)).profiles.prod).toEqual({ base_url: 'https://two.test' }); // the old key went with it
     expect((await run([...first, '--yes'], env)).code).toBe(0);
     expect(JSON.parse(fileText(env)).profiles.prod).toEqual({ base_url: 'https://one.test', api_key: SECRET });
@@ -197,8 +267,14 @@ describe('profiles add on an existing name', () => {
     const before = fileText(env);
 
     const no = onTerminal([false]);
-    expect(await run(again, env, no.overrides)).toEqual({ code: 2, stdout: '', stderr: 'error: replace profile prod: not confirmed, nothing changed\n' });
-    expect(no.prompter.asked.map((q) => [q.kind, q.message, q.default])).toEqual([['confirm', 'Profile prod (https://one.test, with an API key) exists already. Replace it?', false]]);
+    expect(await run(again, env, no.overrides)).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'error: replace profile prod: not confirmed, nothing changed\n',
+    });
+    expect(no.prompter.asked.map((q) => [q.kind, q.message, q.default])).toEqual([
+      ['confirm', 'Profile prod (https://one.test, with an API key) exists already. Replace it?', false],
+    ]);
     expect(fileText(env)).toBe(before);
 
     const interrupted = onTerminal([CTRL_C]);
@@ -234,21 +310,40 @@ describe('profiles add on an existing name', () => {
 describe('profiles remove', () => {
   it('asks on a terminal and needs --yes otherwise (exit 2, nothing removed)', async () => {
     const env = freshEnv();
-    expect((await run(['profiles', 'add', 'prod', '--base-url', 'https://one.test', '--api-key', SECRET, '--use'], env)).code).toBe(0);
+    expect(
+      (await run(['profiles', 'add', 'prod', '--base-url', 'https://one.test', '--api-key', SECRET, '--use'], env))
+        .code,
+    ).toBe(0);
     const before = fileText(env);
     expect(await run(['profiles', 'remove', 'prod'], env)).toEqual({
       code: 2,
       stdout: '',
       stderr: 'error: remove profile prod cannot be undone: add --yes to confirm (there is no terminal to ask at)\n',
     });
-    expect(await run(['profiles', 'remove', 'prod', '--no-input'], env, { canPrompt: true, tty: true, prompter: fakePrompter([]) })).toMatchObject({ code: 2 });
+    expect(
+      await run(['profiles', 'remove', 'prod', '--no-input'], env, {
+        canPrompt: true,
+        tty: true,
+        prompter: fakePrompter([]),
+      }),
+    ).toMatchObject({ code: 2 });
     const no = onTerminal([false]);
-    expect(await run(['profiles', 'remove', 'prod'], env, no.overrides)).toEqual({ code: 2, stdout: '', stderr: 'error: remove profile prod: not confirmed, nothing changed\n' });
-    expect(no.prompter.asked[0].message).toBe('Remove profile prod (https://one.test) and its saved API key? This cannot be undone.');
+    expect(await run(['profiles', 'remove', 'prod'], env, no.overrides)).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'error: remove profile prod: not confirmed, nothing changed\n',
+    });
+    expect(no.prompter.asked[0].message).toBe(
+      'Remove profile prod (https://one.test) and its saved API key? This cannot be undone.',
+    );
     expect(fileText(env)).toBe(before);
 
     const yes = onTerminal([true]);
-    expect(await run(['profiles', 'remove', 'prod'], env, yes.overrides)).toEqual({ code: 0, stdout: '', stderr: 'removed profile prod\n' });
+    expect(await run(['profiles', 'remove', 'prod'], env, yes.overrides)).toEqual({
+      code: 0,
+      stdout: '',
+      stderr: 'removed profile prod\n',
+    });
     expect(JSON.parse(fileText(env))).toEqual({ profiles: {} }); // and it is no longer current
   });
 });
@@ -266,20 +361,38 @@ describe('--dry-run prints what would change and changes nothing', () => {
       expect(existsSync(configPath(env)) ? fileText(env) : undefined).toBe(before);
       return JSON.parse(r.stdout) as Record<string, unknown>;
     };
-    expect(await dry(['profiles', 'add', 'prod', '--base-url', 'https://one.test', '--api-key', SECRET, '--use'])).toEqual({
+    expect(
+      await dry(['profiles', 'add', 'prod', '--base-url', 'https://one.test', '--api-key', SECRET, '--use']),
+    ).toEqual({
       dry_run: true,
       would: 'add profile prod',
       profile: { name: 'prod', base_url: 'https://one.test', api_key: '(set, hidden)', db: null, current: true },
     });
     expect(existsSync(configPath(env))).toBe(false);
-    expect(await dry(['config', 'set', 'api_key', SECRET])).toEqual({ dry_run: true, would: 'set api_key', settings: { api_key: '(set, hidden)' } });
-    expect(await dry(['config', 'set', 'db', 'postgres://u:pw@db.test/billing'])).toEqual({ dry_run: true, would: 'set db', settings: { db: 'postgres://u:***@db.test/billing' } });
+    expect(await dry(['config', 'set', 'api_key', SECRET])).toEqual({
+      dry_run: true,
+      would: 'set api_key',
+      settings: { api_key: '(set, hidden)' },
+    });
+    expect(await dry(['config', 'set', 'db', 'postgres://u:pw@db.test/billing'])).toEqual({
+      dry_run: true,
+      would: 'set db',
+      settings: { db: 'postgres://u:***@db.test/billing' },
+    });
     expect(await dry(['config', 'unset', 'timeout'])).toEqual({ dry_run: true, would: 'nothing: timeout is not set' });
 
-    expect((await run(['profiles', 'add', 'prod', '--base-url', 'https://one.test', '--api-key', SECRET], env)).code).toBe(0);
+    expect(
+      (await run(['profiles', 'add', 'prod', '--base-url', 'https://one.test', '--api-key', SECRET], env)).code,
+    ).toBe(0);
     expect((await run(['config', 'set', 'timeout', '5'], env)).code).toBe(0);
-    expect(await dry(['profiles', 'add', 'prod', '--base-url', 'https://two.test'])).toMatchObject({ would: 'replace profile prod' });
-    expect(await dry(['profiles', 'use', 'prod'])).toEqual({ dry_run: true, would: 'make profile prod the current profile', current_profile: 'prod' });
+    expect(await dry(['profiles', 'add', 'prod', '--base-url', 'https://two.test'])).toMatchObject({
+      would: 'replace profile prod',
+    });
+    expect(await dry(['profiles', 'use', 'prod'])).toEqual({
+      dry_run: true,
+      would: 'make profile prod the current profile',
+      current_profile: 'prod',
+    });
     expect(await dry(['profiles', 'remove', 'prod'])).toEqual({
       dry_run: true,
       would: 'remove profile prod',
@@ -299,19 +412,26 @@ describe('changes from several processes at once are all kept', () => {
     const env = freshEnv();
     const at = Date.now() + 2_500; // every child has loaded by then, and they all start at once
     const results = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => runSource(['profiles', 'add', `p${i}`, '--base-url', `https://p${i}.test`, '--api-key', `k_${i}_secret`], { env: { ...env, BILLING_TEST_START_AT: String(at) } })),
+      Array.from({ length: 10 }, (_, i) =>
+        runSource(['profiles', 'add', `p${i}`, '--base-url', `https://p${i}.test`, '--api-key', `k_${i}_secret`], {
+          env: { ...env, BILLING_TEST_START_AT: String(at) },
+        }),
+      ),
     );
     for (const r of results) expect(r.code, r.stderr).toBe(0);
     const config = JSON.parse(fileText(env));
     expect(Object.keys(config.profiles).sort()).toEqual(Array.from({ length: 10 }, (_, i) => `p${i}`).sort());
-    for (let i = 0; i < 10; i++) expect(config.profiles[`p${i}`]).toEqual({ base_url: `https://p${i}.test`, api_key: `k_${i}_secret` });
+    for (let i = 0; i < 10; i++)
+      expect(config.profiles[`p${i}`]).toEqual({ base_url: `https://p${i}.test`, api_key: `k_${i}_secret` });
     expect(readdirSync(join(configPath(env), '..'))).toEqual(['config.json']);
     expect(statSync(configPath(env)).mode & 0o777).toBe(0o600);
   }, 60_000);
 
   it('ten at once in one process too', async () => {
     const env = freshEnv();
-    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => run(['profiles', 'add', `q${i}`, '--db', `/tmp/q${i}.db`], env)));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => run(['profiles', 'add', `q${i}`, '--db', `/tmp/q${i}.db`], env)),
+    );
     for (const r of results) expect(r.code, r.stderr).toBe(0);
     expect(Object.keys(JSON.parse(fileText(env)).profiles)).toHaveLength(10);
   });
@@ -360,7 +480,9 @@ describe('changes from several processes at once are all kept', () => {
     writeFileSync(lock, JSON.stringify({ pid: process.pid, host: hostname(), token: 'held' }));
     const change = updateConfig(env, (config) => void (config.current_profile = 'x'), { lockTimeoutMs: 300 });
     await expect(change).rejects.toThrow(ConfigLockError);
-    await expect(change).rejects.toThrow(`the config file ${configPath(env)} is locked by process ${process.pid} (${lock}); try again, or remove the lock file if no billing command is running`);
+    await expect(change).rejects.toThrow(
+      `the config file ${configPath(env)} is locked by process ${process.pid} (${lock}); try again, or remove the lock file if no billing command is running`,
+    );
     expect(fileText(env)).toBe('{}');
     expect(existsSync(lock)).toBe(true); // someone else's lock is never removed
   });

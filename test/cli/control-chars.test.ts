@@ -3,7 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { cli, JAN } from './harness.js';
 
-const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
+// A C0 or C1 control or DEL (\p{Cc}), but tab and newline.
+const CONTROL = /[^\P{Cc}\t\n]/u;
 
 describe('messages on stderr', () => {
   it('an attribute name with ESC and BEL, echoed in the service refusal, is escaped', async () => {

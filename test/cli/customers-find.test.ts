@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { cli, type Cli } from './harness.js';
 
 const pretty = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
-const routerDocument = (c: Cli, path: string, query?: Record<string, string | number>) => c.withTransport(async (t) => (await t.request({ method: 'GET', path, query })).body);
+const routerDocument = (c: Cli, path: string, query?: Record<string, string | number>) =>
+  c.withTransport(async (t) => (await t.request({ method: 'GET', path, query })).body);
 const idsOf = (stdout: string): string[] => (JSON.parse(stdout) as { data: { id: string }[] }).data.map((c) => c.id);
 
 const PEOPLE = [
@@ -20,10 +21,22 @@ async function seeded(): Promise<Cli> {
   const c = cli();
   await c.withTransport(async (t) => {
     for (const attributes of PEOPLE) {
-      const answer = await t.request({ method: 'POST', path: '/customers', body: { data: { type: 'customer', attributes } } });
+      const answer = await t.request({
+        method: 'POST',
+        path: '/customers',
+        body: { data: { type: 'customer', attributes } },
+      });
       expect(answer.status).toBe(201);
     }
-    expect((await t.request({ method: 'PATCH', path: '/customers/3', body: { data: { type: 'customer', id: '3', attributes: { archived: true } } } })).status).toBe(200);
+    expect(
+      (
+        await t.request({
+          method: 'PATCH',
+          path: '/customers/3',
+          body: { data: { type: 'customer', id: '3', attributes: { archived: true } } },
+        })
+      ).status,
+    ).toBe(200);
   });
   return c;
 }
@@ -47,20 +60,56 @@ describe('customers list, finding', () => {
     const c = await seeded();
     expect(idsOf((await c.run(['customers', 'list', '--archived', '--json'])).stdout)).toEqual(['3']);
     expect(idsOf((await c.run(['customers', 'list', '--active', '--json'])).stdout)).toEqual(['1', '2', '4', '5']);
-    expect(idsOf((await c.run(['customers', 'list', '--active', '--search', 'example.com', '--json'])).stdout)).toEqual(['1', '4', '5']);
+    expect(idsOf((await c.run(['customers', 'list', '--active', '--search', 'example.com', '--json'])).stdout)).toEqual(
+      ['1', '4', '5'],
+    );
   });
 
   it('--sort orders by a field, and -field (as the next argument or after =) the other way', async () => {
     const c = await seeded();
-    expect(idsOf((await c.run(['customers', 'list', '--sort', 'last_name', '--json'])).stdout)).toEqual(['3', '2', '1', '4', '5']);
-    expect(idsOf((await c.run(['customers', 'list', '--sort', '-last_name', '--json'])).stdout)).toEqual(['5', '4', '1', '2', '3']);
-    expect(idsOf((await c.run(['customers', 'list', '--sort=-email', '--json'])).stdout)).toEqual(['5', '4', '3', '1', '2']);
-    expect(idsOf((await c.run(['customers', 'list', '--sort', '-created_at', '--json'])).stdout)).toEqual(['5', '4', '3', '2', '1']);
+    expect(idsOf((await c.run(['customers', 'list', '--sort', 'last_name', '--json'])).stdout)).toEqual([
+      '3',
+      '2',
+      '1',
+      '4',
+      '5',
+    ]);
+    expect(idsOf((await c.run(['customers', 'list', '--sort', '-last_name', '--json'])).stdout)).toEqual([
+      '5',
+      '4',
+      '1',
+      '2',
+      '3',
+    ]);
+    expect(idsOf((await c.run(['customers', 'list', '--sort=-email', '--json'])).stdout)).toEqual([
+      '5',
+      '4',
+      '3',
+      '1',
+      '2',
+    ]);
+    expect(idsOf((await c.run(['customers', 'list', '--sort', '-created_at', '--json'])).stdout)).toEqual([
+      '5',
+      '4',
+      '3',
+      '2',
+      '1',
+    ]);
   });
 
   it('--all follows the pages of the filtered, sorted list', async () => {
     const c = await seeded();
-    const result = await c.run(['customers', 'list', '--active', '--sort', '-id', '--page-size', '2', '--all', '--json']);
+    const result = await c.run([
+      'customers',
+      'list',
+      '--active',
+      '--sort',
+      '-id',
+      '--page-size',
+      '2',
+      '--all',
+      '--json',
+    ]);
     expect(result.code).toBe(0);
     expect(idsOf(result.stdout)).toEqual(['5', '4', '2', '1']);
   });
@@ -84,7 +133,15 @@ describe('customers list, finding', () => {
   it('the help shows the flags and examples of finding', async () => {
     const result = await cli().run(['customers', 'list', '--help']);
     expect(result.code).toBe(0);
-    for (const text of ['--email <email>', '--search <text>', '--archived', '--active', '--sort <field>', 'billing customers list --search jansen', 'billing customers list --archived --sort -created_at']) {
+    for (const text of [
+      '--email <email>',
+      '--search <text>',
+      '--archived',
+      '--active',
+      '--sort <field>',
+      'billing customers list --search jansen',
+      'billing customers list --archived --sort -created_at',
+    ]) {
       expect(result.stdout).toContain(text);
     }
   });
@@ -93,7 +150,12 @@ describe('customers list, finding', () => {
 describe('customers get EMAIL', () => {
   it('shows the one customer with that email exactly as get ID does, with --include and --fields', async () => {
     const c = await seeded();
-    for (const flags of [['--json'], ['--include', 'subscriptions', '--json'], ['--fields', 'customer=first_name,email', '--json'], []]) {
+    for (const flags of [
+      ['--json'],
+      ['--include', 'subscriptions', '--json'],
+      ['--fields', 'customer=first_name,email', '--json'],
+      [],
+    ]) {
       const byEmail = await c.run(['customers', 'get', 'JAN@example.com', ...flags]);
       expect(byEmail.code, byEmail.stderr).toBe(0);
       expect(byEmail).toEqual(await c.run(['customers', 'get', '1', ...flags]));
@@ -102,7 +164,11 @@ describe('customers get EMAIL', () => {
 
   it('when no customer has it, exits 1 saying so', async () => {
     const c = await seeded();
-    expect(await c.run(['customers', 'get', 'nobody@example.com'])).toEqual({ code: 1, stdout: '', stderr: 'error: no customer with email nobody@example.com\n' });
+    expect(await c.run(['customers', 'get', 'nobody@example.com'])).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'error: no customer with email nobody@example.com\n',
+    });
   });
 
   it('when several customers have it, exits 2 listing their ids', async () => {
@@ -116,6 +182,10 @@ describe('customers get EMAIL', () => {
 
   it('a value that is neither an id nor an email is still a usage error', async () => {
     const c = await seeded();
-    expect(await c.run(['customers', 'get', 'jansen'])).toEqual({ code: 2, stdout: '', stderr: 'error: ID must be a positive whole number, not "jansen"\n' });
+    expect(await c.run(['customers', 'get', 'jansen'])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'error: ID must be a positive whole number, not "jansen"\n',
+    });
   });
 });

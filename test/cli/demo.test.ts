@@ -6,29 +6,39 @@ import { isValidIBAN } from 'ibantools';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { earliestDue } from '../../src/lib/core/due.js';
 import { FREQUENCIES, INVOICE_STATUSES, SUBSCRIPTION_STATUSES } from '../../src/lib/schemas/vocabulary.js';
-import { embeddedTransport, openCore } from '../../src/lib/transport/embedded.js';
+import { openRuntime } from '../../src/lib/runtime/runtime.js';
+import { embeddedTransport } from '../../src/lib/transport/embedded.js';
 import { ensureBundle, runCli, type CliResult } from '../helpers/cli.js';
 import { tempDbPath } from '../helpers/store.js';
 import { runDouble } from './service-double.js';
 
-const billing = (db: string, args: string[]): Promise<CliResult> => runCli(['--db', db, ...args], { timeoutMs: 60_000 });
+const billing = (db: string, args: string[]): Promise<CliResult> =>
+  runCli(['--db', db, ...args], { timeoutMs: 60_000 });
 const ok = (result: CliResult): CliResult => {
   expect(result.code, result.stderr).toBe(0);
   return result;
 };
 
-type Resource = { id: string; attributes: Record<string, unknown>; relationships?: Record<string, { data?: { id: string } | null }> };
+type Resource = {
+  id: string;
+  attributes: Record<string, unknown>;
+  relationships?: Record<string, { data?: { id: string } | null }>;
+};
 type History = { status: string; reason_code: string | null; attempt: number }[];
 
 /** Everything the demo made, read in process through the API's reads (every page). */
 async function readBack(db: string) {
-  const core = await openCore({ dbPath: db, create: 'nothing' });
+  const core = await openRuntime({ location: db, create: 'nothing' });
   try {
     const transport = embeddedTransport(core);
     const all = async (path: string): Promise<Resource[]> => {
       const rows: Resource[] = [];
       for (let page = 1; ; page++) {
-        const answer = await transport.request({ method: 'GET', path, query: { 'page[size]': 100, 'page[number]': page } });
+        const answer = await transport.request({
+          method: 'GET',
+          path,
+          query: { 'page[size]': 100, 'page[number]': page },
+        });
         expect(answer.status).toBe(200);
         const data = (answer.body as { data: Resource[] }).data;
         rows.push(...data);
@@ -36,7 +46,9 @@ async function readBack(db: string) {
       }
     };
     const subscriptions = await all('/subscriptions');
-    const transactions = (await Promise.all(subscriptions.map((s) => all(`/subscriptions/${s.id}/transactions`)))).flat();
+    const transactions = (
+      await Promise.all(subscriptions.map((s) => all(`/subscriptions/${s.id}/transactions`)))
+    ).flat();
     return {
       plans: await all('/subscription-plans'),
       customers: await all('/customers'),
@@ -53,7 +65,8 @@ async function readBack(db: string) {
 
 const statuses = (rows: Resource[]) => new Set(rows.map((r) => r.attributes.status));
 const history = (tx: Resource) => (tx.attributes.history as History).map((h) => h.status);
-const counts = async (db: string) => JSON.parse(ok(await billing(db, ['store', 'info', '--json'])).stdout).counts as Record<string, number>;
+const counts = async (db: string) =>
+  JSON.parse(ok(await billing(db, ['store', 'info', '--json'])).stdout).counts as Record<string, number>;
 
 beforeAll(() => ensureBundle(), 120_000);
 
@@ -73,7 +86,9 @@ describe('billing demo on a fresh store', () => {
     const document = JSON.parse(first.stdout);
     expect(document.meta.total).toBe(20);
     expect(document.data).toHaveLength(20);
-    expect(first.stderr).toMatch(/^added 6 plans, 20 customers, 20 subscriptions and 7 invoices, with their history since (\d{4}-\d\d-\d\d), to .*\n$/);
+    expect(first.stderr).toMatch(
+      /^added 6 plans, 20 customers, 20 subscriptions and 7 invoices, with their history since (\d{4}-\d\d-\d\d), to .*\n$/,
+    );
     // About half a year of history.
     const since = Date.parse(/since (\S+),/.exec(first.stderr)![1]);
     expect((startedAt - since) / 86_400_000).toBeGreaterThan(180);
@@ -87,12 +102,12 @@ describe('billing demo on a fresh store', () => {
   it('has twenty Dutch and Belgian customers with addresses, four languages and valid IBANs of both countries', () => {
     expect(sample.customers).toHaveLength(20);
     for (const { attributes: c } of sample.customers) {
-      expect(isValidIBAN(c.iban as string), `${c.iban}`).toBe(true);
+      expect(isValidIBAN(c.iban as string), c.iban as string).toBe(true);
       expect(c.bank_holder).toBeTruthy();
       expect(c.street).toBeTruthy();
       expect(c.house_number).toMatch(/^\d+$/);
       expect(c.city).toBeTruthy();
-      expect(c.iban).toMatch(new RegExp(`^${c.country_iso2}`));
+      expect(c.iban).toMatch(new RegExp(`^${c.country_iso2 as string}`));
       if (c.country_iso2 === 'NL') expect(c.postalcode).toMatch(/^[1-9]\d{3} [A-Z]{2}$/);
       else {
         expect(c.country_iso2).toBe('BE');
@@ -113,16 +128,26 @@ describe('billing demo on a fresh store', () => {
     const credits = sample.invoices.filter((i) => i.relationships?.['original-invoice']?.data);
     expect(credits).toHaveLength(1);
     const [credit] = credits;
-    const original = sample.invoices.find((i) => i.id === credit.relationships!['original-invoice']!.data!.id)!;
+    const original = sample.invoices.find((i) => i.id === credit.relationships!['original-invoice'].data!.id)!;
     expect(original.attributes.status).toBe('paid');
-    expect(credit.attributes).toMatchObject({ status: 'completed', amount_incl: `-${original.attributes.amount_incl as string}` });
+    expect(credit.attributes).toMatchObject({
+      status: 'completed',
+      amount_incl: `-${original.attributes.amount_incl as string}`,
+    });
   });
 
   it('has collections fulfilled, charged back and retried, rescheduled, and failed after their retries', () => {
     const txs = sample.transactions;
-    for (const status of ['fulfilled', 'succeeded', 'scheduled', 'canceled', 'rescheduled', 'failed']) expect(statuses(txs), status).toContain(status);
+    for (const status of ['fulfilled', 'succeeded', 'scheduled', 'canceled', 'rescheduled', 'failed'])
+      expect(statuses(txs), status).toContain(status);
     // Charged back, then collected at the storno retry.
-    expect(txs.some((tx) => tx.attributes.status === 'fulfilled' && history(tx).join() === 'scheduled,succeeded,charged_back,rescheduled,succeeded,fulfilled')).toBe(true);
+    expect(
+      txs.some(
+        (tx) =>
+          tx.attributes.status === 'fulfilled' &&
+          history(tx).join() === 'scheduled,succeeded,charged_back,rescheduled,succeeded,fulfilled',
+      ),
+    ).toBe(true);
     // Charged back (after its funds were in) and waiting for its retry.
     const waiting = txs.find((tx) => tx.attributes.status === 'rescheduled')!;
     expect(history(waiting).slice(-2)).toEqual(['charged_back', 'rescheduled']);
@@ -130,7 +155,15 @@ describe('billing demo on a fresh store', () => {
     const failed = txs.filter((tx) => tx.attributes.status === 'failed');
     expect(failed).toHaveLength(2);
     for (const tx of failed) {
-      expect(history(tx)).toEqual(['scheduled', 'succeeded', 'charged_back', 'rescheduled', 'failed', 'rescheduled', 'failed']);
+      expect(history(tx)).toEqual([
+        'scheduled',
+        'succeeded',
+        'charged_back',
+        'rescheduled',
+        'failed',
+        'rescheduled',
+        'failed',
+      ]);
       expect((tx.attributes.history as History).at(-1)).toMatchObject({ reason_code: 'AM04', attempt: 3 });
     }
     expect(sample.invoices.find((i) => i.attributes.status === 'charged_back')).toBeDefined();
@@ -166,7 +199,12 @@ describe('billing demo on a store with a test time', () => {
     expect(ok(await billing(db, ['clock', 'show', '--json'])).stdout).toBe(shown);
     const { subscriptions, earliestDue: due } = await readBack(db);
     // The last to sign up did so at the store's time.
-    expect(subscriptions.map((s) => s.attributes.created_at).sort().at(-1)).toBe(JSON.parse(shown).now);
+    expect(
+      subscriptions
+        .map((s) => s.attributes.created_at)
+        .sort()
+        .at(-1),
+    ).toBe(JSON.parse(shown).now);
     expect(Date.parse(due!)).toBeGreaterThan(Date.parse(JSON.parse(shown).now));
   });
 });
@@ -196,16 +234,20 @@ describe('billing demo --size', () => {
     for (const c of sample.customers) expect(isValidIBAN(c.attributes.iban as string)).toBe(true);
     expect(statuses(sample.subscriptions)).toEqual(new Set(SUBSCRIPTION_STATUSES));
     expect(statuses(sample.invoices)).toEqual(new Set(INVOICE_STATUSES));
-    for (const status of ['fulfilled', 'rescheduled', 'failed']) expect(statuses(sample.transactions)).toContain(status);
+    for (const status of ['fulfilled', 'rescheduled', 'failed'])
+      expect(statuses(sample.transactions)).toContain(status);
   }, 60_000);
 
-  it.each(['0', '-1', '1.5', 'many', '1000001', ''])('--size "%s" is refused (exit 2) before a store is made', async (size) => {
-    const db = tempDbPath();
-    const result = await runDouble(['--db', db, 'demo', '--size', size]);
-    expect(result.code).toBe(2);
-    expect(result.stderr).toBe(`error: --size must be a whole number from 1 to 1000000, not "${size}"\n`);
-    expect(existsSync(db)).toBe(false);
-  });
+  it.each(['0', '-1', '1.5', 'many', '1000001', ''])(
+    '--size "%s" is refused (exit 2) before a store is made',
+    async (size) => {
+      const db = tempDbPath();
+      const result = await runDouble(['--db', db, 'demo', '--size', size]);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toBe(`error: --size must be a whole number from 1 to 1000000, not "${size}"\n`);
+      expect(existsSync(db)).toBe(false);
+    },
+  );
 
   it('help describes the sample and shows --size', async () => {
     const help = await runDouble(['demo', '--help']);

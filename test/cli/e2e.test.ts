@@ -7,12 +7,14 @@ import { ensureBundle, runCli, type CliResult } from '../helpers/cli.js';
 import { tempDbPath, tempDir } from '../helpers/store.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const ANSI = /\u001b\[/;
+const ANSI = '\u001b['; // toMatch with a string: contains it
 const configDir = tempDir('billing-config-');
 
 /** Runs the CLI with its own config directory, so nobody's saved profiles take part. */
-const billing = (args: string[], options: { env?: Record<string, string | undefined>; stdin?: string } = {}): Promise<CliResult> =>
-  runCli(args, { ...options, env: { BILLING_CONFIG_DIR: configDir, ...options.env } });
+const billing = (
+  args: string[],
+  options: { env?: Record<string, string | undefined>; stdin?: string } = {},
+): Promise<CliResult> => runCli(args, { ...options, env: { BILLING_CONFIG_DIR: configDir, ...options.env } });
 
 beforeAll(() => ensureBundle(), 120_000);
 
@@ -56,14 +58,20 @@ describe('a demo store (--db, then BILLING_DB)', () => {
     expect(result.stderr).toBe('');
     const document = JSON.parse(result.stdout);
     expect(document.links.self).toBe('http://127.0.0.1:8080/customers/1');
-    expect(document.data).toMatchObject({ type: 'customer', id: '1', attributes: { first_name: 'Jeroen', middle_name: 'van der', last_name: 'Geer', iban: 'NL91ABNA0417164300' } });
+    expect(document.data).toMatchObject({
+      type: 'customer',
+      id: '1',
+      attributes: { first_name: 'Jeroen', middle_name: 'van der', last_name: 'Geer', iban: 'NL91ABNA0417164300' },
+    });
 
     const raw = await billing(['api', 'GET', '/customers/1'], { env: { BILLING_DB: db } });
     expect(raw).toEqual(result);
   });
 
   it('--db wins over BILLING_DB', async () => {
-    const result = await billing(['--db', db, 'customers', 'list', '-q', '--query', 'meta.total'], { env: { BILLING_DB: tempDbPath() } });
+    const result = await billing(['--db', db, 'customers', 'list', '-q', '--query', 'meta.total'], {
+      env: { BILLING_DB: tempDbPath() },
+    });
     expect(result).toEqual({ code: 0, stdout: '20\n', stderr: '' });
   });
 
@@ -78,7 +86,11 @@ describe('a demo store (--db, then BILLING_DB)', () => {
     const created = await billing(['--db', db, 'accounts', 'create', 'acme', '--json']);
     expect(created.code).toBe(0);
     expect(Object.keys(JSON.parse(created.stdout))).toEqual(['name', 'api_key']);
-    expect(await billing(['--db', db, '--account', 'acme', 'customers', 'list'])).toEqual({ code: 0, stdout: '', stderr: 'no customers\n' });
+    expect(await billing(['--db', db, '--account', 'acme', 'customers', 'list'])).toEqual({
+      code: 0,
+      stdout: '',
+      stderr: 'no customers\n',
+    });
     expect(await billing(['--db', db, '--account', 'nosuch', 'customers', 'list'])).toEqual({
       code: 2,
       stdout: '',
@@ -109,7 +121,10 @@ describe('a fresh store: create, get, refusals and exit codes', () => {
     expect(created.code).toBe(0);
     expect(created.stderr).toBe('created customer 1\n');
     const document = JSON.parse(created.stdout);
-    expect(document.data).toMatchObject({ id: '1', attributes: { first_name: 'Jan', city: 'Utrecht', email: 'jan@example.com' } });
+    expect(document.data).toMatchObject({
+      id: '1',
+      attributes: { first_name: 'Jan', city: 'Utrecht', email: 'jan@example.com' },
+    });
 
     const got = await billing(['--db', db, 'customers', 'get', '1', '--json']);
     expect(got).toEqual({ code: 0, stdout: created.stdout, stderr: '' });
@@ -125,15 +140,38 @@ describe('a fresh store: create, get, refusals and exit codes', () => {
   });
 
   it('exit 1: an unknown id, the message on stderr and nothing on stdout', async () => {
-    expect(await billing(['--db', db, 'customers', 'get', '99'])).toEqual({ code: 1, stdout: '', stderr: 'error: Not Found: no customer with id 99\n' });
+    expect(await billing(['--db', db, 'customers', 'get', '99'])).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'error: Not Found: no customer with id 99\n',
+    });
   });
 
   it('exit 1 with --json: the error document on stdout and nothing else anywhere', async () => {
-    const result = await billing(['--db', db, 'customers', 'create', '--first-name', 'A', '--last-name', 'B', '--data', '{"email":"bad"}', '--json']);
+    const result = await billing([
+      '--db',
+      db,
+      'customers',
+      'create',
+      '--first-name',
+      'A',
+      '--last-name',
+      'B',
+      '--data',
+      '{"email":"bad"}',
+      '--json',
+    ]);
     expect(result.code).toBe(1);
     expect(result.stderr).toBe('');
     expect(JSON.parse(result.stdout)).toEqual({
-      errors: [{ status: '400', title: 'Invalid Attribute', detail: 'email must be a valid email address', source: { pointer: '/data/attributes/email' } }],
+      errors: [
+        {
+          status: '400',
+          title: 'Invalid Attribute',
+          detail: 'email must be a valid email address',
+          source: { pointer: '/data/attributes/email' },
+        },
+      ],
       meta: { original: { data: { type: 'customer', attributes: { first_name: 'A', last_name: 'B', email: 'bad' } } } },
     });
   });
@@ -144,7 +182,11 @@ describe('a fresh store: create, get, refusals and exit codes', () => {
     expect(result).toEqual({ code: 2, stdout: '', stderr: 'error: missing required flags: --last-name, --email\n' });
     expect(Date.now() - started).toBeLessThan(10_000);
     // Nothing was written by the refused or incomplete requests.
-    expect(await billing(['--db', db, 'customers', 'list', '--query', 'data[].id'])).toEqual({ code: 0, stdout: '[\n  "1",\n  "2"\n]\n', stderr: '' });
+    expect(await billing(['--db', db, 'customers', 'list', '--query', 'data[].id'])).toEqual({
+      code: 0,
+      stdout: '[\n  "1",\n  "2"\n]\n',
+      stderr: '',
+    });
   });
 
   it('exit 2: an unknown command', async () => {

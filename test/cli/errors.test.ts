@@ -8,7 +8,18 @@ import { cli, JAN } from './harness.js';
 describe('errors before anything is sent', () => {
   it('when --query is not a JMESPath expression, exits 2 before creating anything', async () => {
     const c = cli();
-    const result = await c.run(['customers', 'create', '--first-name', 'A', '--last-name', 'B', '--email', 'a@b.co', '--query', 'data[?']);
+    const result = await c.run([
+      'customers',
+      'create',
+      '--first-name',
+      'A',
+      '--last-name',
+      'B',
+      '--email',
+      'a@b.co',
+      '--query',
+      'data[?',
+    ]);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/^error: --query is not a JMESPath expression: /);
     expect(result.stdout).toBe('');
@@ -32,11 +43,17 @@ describe('errors before anything is sent', () => {
     expect(result.stderr).toBe(`error: cannot make the store's folder ${blocker}/billing: ENOTDIR\n`);
   });
 
-  it.runIf(process.platform === 'linux')('a folder that can never exist (under /proc) fails at once instead of spinning', async () => {
-    const started = Date.now();
-    const result = await cli().run(['customers', 'create', ...JAN], { real: true, env: { XDG_DATA_HOME: '/proc/billing-nope' } });
-    expect(result.code).toBe(2);
-    expect(result.stderr).toBe("error: cannot make the store's folder /proc/billing-nope: ENOENT\n");
-    expect(Date.now() - started).toBeLessThan(5_000);
-  });
+  it.runIf(process.platform === 'linux')(
+    'a folder that can never exist (under /proc) fails at once instead of spinning',
+    async () => {
+      const started = Date.now();
+      const result = await cli().run(['customers', 'create', ...JAN], {
+        real: true,
+        env: { XDG_DATA_HOME: '/proc/billing-nope' },
+      });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toBe("error: cannot make the store's folder /proc/billing-nope: ENOENT\n");
+      expect(Date.now() - started).toBeLessThan(5_000);
+    },
+  );
 });

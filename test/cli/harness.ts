@@ -2,7 +2,7 @@
 // temporary store at a fixed time. main() closes the core it was given, so every run opens a new
 // one on the same store file.
 import { main } from '../../src/cli.js';
-import { memoryIO } from '../../src/lib/command/io.js';
+import { memoryIO } from '../../src/lib/cli/io.js';
 import type { Transport } from '../../src/lib/transport/types.js';
 import type { Prompter } from '../../src/lib/prompts/prompter.js';
 import { tempDbPath, tempDir, testCore } from '../helpers/store.js';
@@ -14,7 +14,8 @@ export interface RunResult {
 }
 
 export interface RunOptions {
-  stdin?: string;
+  /** Standard input: text, or bytes (that need not be UTF-8). */
+  stdin?: string | Uint8Array;
   tty?: boolean;
   env?: NodeJS.ProcessEnv;
   /** Run main() without an injected core, so it opens the store itself (--db, --account, BILLING_DB). */
@@ -52,7 +53,7 @@ export function cli(dbPath: string = tempDbPath()): Cli {
       } else {
         const core = await testCore({ dbPath });
         try {
-          code = await main(argv, io, env, { core, transport: core.transport, ...asking });
+          code = await main(argv, io, env, { runtime: core, transport: core.transport, ...asking });
         } finally {
           await core.store.close();
         }
@@ -74,7 +75,12 @@ export function cli(dbPath: string = tempDbPath()): Cli {
           const response = await t.request({
             method: 'POST',
             path: '/customers',
-            body: { data: { type: 'customer', attributes: { first_name: `First${n}`, last_name: `Last${n}`, email: `c${n}@example.com` } } },
+            body: {
+              data: {
+                type: 'customer',
+                attributes: { first_name: `First${n}`, last_name: `Last${n}`, email: `c${n}@example.com` },
+              },
+            },
           });
           if (response.status !== 201) throw new Error(`seeding customer ${n} answered ${response.status}`);
           ids.push((response.body as { data: { id: string } }).data.id);
@@ -83,7 +89,10 @@ export function cli(dbPath: string = tempDbPath()): Cli {
       });
     },
     customerCount() {
-      return self.withTransport(async (t) => ((await t.request({ method: 'GET', path: '/customers' })).body as { meta: { total: number } }).meta.total);
+      return self.withTransport(
+        async (t) =>
+          ((await t.request({ method: 'GET', path: '/customers' })).body as { meta: { total: number } }).meta.total,
+      );
     },
   };
   return self;

@@ -28,7 +28,7 @@ describe('where help goes', () => {
     expect(result.stdout).toMatch(/^Usage: billing customers /);
   });
 
-  it('billing help customers list, and billing customers help list, show the verb\'s help', async () => {
+  it("billing help customers list, and billing customers help list, show the verb's help", async () => {
     const direct = await cli().run(['customers', 'list', '--help']);
     expect(direct.stdout).toMatch(/^Usage: billing customers list /);
     expect(await cli().run(['help', 'customers', 'list'])).toEqual(direct);
@@ -45,14 +45,17 @@ describe('where help goes', () => {
 });
 
 describe('what each level shows', () => {
-  it.each(GROUPS.map((g) => [g.name, g] as const))('the %s group shows every verb with its arguments, and examples', async (name, group) => {
-    const result = await cli().run([name, '--help']);
-    expect(result.code).toBe(0);
-    for (const verb of Object.keys(group.verbs)) expect(result.stdout).toMatch(new RegExp(`\\n  ${verb}\\b`));
-    expect(result.stdout).toContain('\nExamples:\n');
-    expect(group.examples?.length).toBeGreaterThan(0);
-    for (const example of group.examples ?? []) expect(result.stdout).toContain(`  $ ${example}`);
-  });
+  it.each(GROUPS.map((g) => [g.name, g] as const))(
+    'the %s group shows every verb with its arguments, and examples',
+    async (name, group) => {
+      const result = await cli().run([name, '--help']);
+      expect(result.code).toBe(0);
+      for (const verb of Object.keys(group.verbs)) expect(result.stdout).toMatch(new RegExp(`\\n  ${verb}\\b`));
+      expect(result.stdout).toContain('\nExamples:\n');
+      expect(group.examples?.length).toBeGreaterThan(0);
+      for (const example of group.examples ?? []) expect(result.stdout).toContain(`  $ ${example}`);
+    },
+  );
 
   it('group help shows arguments: get <id>, update <id>', async () => {
     const result = await cli().run(['customers', '--help']);
@@ -65,7 +68,11 @@ describe('what each level shows', () => {
     const top = await cli().run(['--help']);
     expect(top.stdout.match(/--pool-size/g)).toHaveLength(1);
     expect(top.stdout).not.toContain('see billing --help');
-    for (const argv of [['customers', '--help'], ['customers', 'list', '--help'], ['accounts', 'show', '--help']]) {
+    for (const argv of [
+      ['customers', '--help'],
+      ['customers', 'list', '--help'],
+      ['accounts', 'show', '--help'],
+    ]) {
       const result = await cli().run(argv);
       expect(result.stdout).not.toContain('--pool-size');
       expect(result.stdout).not.toContain('Global Options:');
@@ -77,7 +84,8 @@ describe('what each level shows', () => {
     expect(await cli().run(['accounts', 'get', 'acme'])).toEqual({
       code: 2,
       stdout: '',
-      stderr: "error: unknown command 'billing accounts get'; did you mean 'billing accounts show'? (see billing accounts --help)\n",
+      stderr:
+        "error: unknown command 'billing accounts get'; did you mean 'billing accounts show'? (see billing accounts --help)\n",
     });
     expect((await cli().run(['profiles', 'rm', 'x'])).stderr).toContain("did you mean 'billing profiles remove'?");
     expect((await cli().run(['customers', 'ls'])).stderr).toContain("did you mean 'billing customers list'?");
@@ -86,23 +94,32 @@ describe('what each level shows', () => {
 });
 
 describe('help reads at 80 columns', () => {
-  const everyHelp = [[], ...GROUPS.flatMap((g) => [[g.name], ...Object.keys(g.verbs).map((v) => [g.name, v])]), ['api'], ['demo'], ['serve']];
+  const everyHelp = [
+    [],
+    ...GROUPS.flatMap((g) => [[g.name], ...Object.keys(g.verbs).map((v) => [g.name, v])]),
+    ['api'],
+    ['demo'],
+    ['serve'],
+  ];
 
-  it.each(everyHelp.map((argv) => [argv.join(' ') || 'billing', argv] as const))('%s: lines wrap at words, within 80 columns', async (_name, argv) => {
-    const result = await cli().run([...argv, '--help']);
-    expect(result.code).toBe(0);
-    for (const line of result.stdout.split('\n')) {
-      // Example command lines are copied as a whole, never wrapped.
-      if (line.startsWith('  $ ')) continue;
-      expect(line.length, line).toBeLessThanOrEqual(80);
-    }
-  });
+  it.each(everyHelp.map((argv) => [argv.join(' ') || 'billing', argv] as const))(
+    '%s: lines wrap at words, within 80 columns',
+    async (_name, argv) => {
+      const result = await cli().run([...argv, '--help']);
+      expect(result.code).toBe(0);
+      for (const line of result.stdout.split('\n')) {
+        // Example command lines are copied as a whole, never wrapped.
+        if (line.startsWith('  $ ')) continue;
+        expect(line.length, line).toBeLessThanOrEqual(80);
+      }
+    },
+  );
 });
 
 describe('every command shows how it is used', () => {
   it('every group, verb and single command has a description and at least one example of its own real use', async () => {
     const { buildProgram } = await import('../../src/cli.js');
-    const { memoryIO } = await import('../../src/lib/command/io.js');
+    const { memoryIO } = await import('../../src/lib/cli/io.js');
     const program = await buildProgram(memoryIO(), undefined, { all: true });
     const missing: string[] = [];
     let seen = 0;
@@ -115,7 +132,9 @@ describe('every command shows how it is used', () => {
         sub.outputHelp();
         seen++;
         // An example names the command itself: `$ billing invoices finalise 42`, not just any billing line.
-        const example = new RegExp(`\\n {2}\\$ (?:cat .*\\| )?billing (?:--\\S+(?: \\S+)? )*${words.join(' ')}(?: |\\n|$)`);
+        const example = new RegExp(
+          `\\n {2}\\$ (?:cat .*\\| )?billing (?:--\\S+(?: \\S+)? )*${words.join(' ')}(?: |\\n|$)`,
+        );
         if (!sub.description()) missing.push(`${words.join(' ')}: no description`);
         if (!example.test(text)) missing.push(`${words.join(' ')}: no example of its own use`);
         walk(sub, words);

@@ -11,19 +11,35 @@ import { BIN, ensureBundle, runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/store.js';
 import { cli } from './harness.js';
 
-const person = (n: number, extra: Record<string, unknown> = {}) => ({ first_name: `First${n}`, last_name: `Last${n}`, email: `c${n}@example.com`, ...extra });
+const person = (n: number, extra: Record<string, unknown> = {}) => ({
+  first_name: `First${n}`,
+  last_name: `Last${n}`,
+  email: `c${n}@example.com`,
+  ...extra,
+});
 const ndjson = (rows: unknown[]) => rows.map((r) => (typeof r === 'string' ? r : JSON.stringify(r))).join('\n') + '\n';
 
 async function customers(run: ReturnType<typeof cli>): Promise<{ email: string; last_name: string }[]> {
   const out = await run.run(['customers', 'list', '--all', '--json', '--page-size', '100']);
-  return (JSON.parse(out.stdout) as { data: { attributes: { email: string; last_name: string } }[] }).data.map((c) => c.attributes);
+  return (JSON.parse(out.stdout) as { data: { attributes: { email: string; last_name: string } }[] }).data.map(
+    (c) => c.attributes,
+  );
 }
 
 describe('billing import customers (embedded)', () => {
   it('imports the good rows of an NDJSON file, reports each bad one with its line and reasons, writes them to a rejects file, exits 1', async () => {
     const dir = tempDir();
     const file = join(dir, 'customers.ndjson');
-    writeFileSync(file, ndjson([person(1, { iban: 'NL91 ABNA 0417 1643 00' }), person(2, { email: 'not-an-email', language: 'xx' }), '', 'not json', person(5)]));
+    writeFileSync(
+      file,
+      ndjson([
+        person(1, { iban: 'NL91 ABNA 0417 1643 00' }),
+        person(2, { email: 'not-an-email', language: 'xx' }),
+        '',
+        'not json',
+        person(5),
+      ]),
+    );
     const run = cli(join(dir, 'billing.db'));
     const result = await run.run(['import', 'customers', file]);
     expect(result.code).toBe(1);
@@ -32,12 +48,18 @@ describe('billing import customers (embedded)', () => {
     expect(result.stderr).toMatch(/imported 2 customers, rejected 2 \(see .*customers\.rejects\.ndjson\)/);
     expect((await customers(run)).map((c) => c.email)).toEqual(['c1@example.com', 'c5@example.com']);
     const rejects = readFileSync(join(dir, 'customers.rejects.ndjson'), 'utf8').split('\n');
-    expect(JSON.parse(rejects[0])).toEqual({ ...person(2, { email: 'not-an-email', language: 'xx' }), _rejected: expect.stringMatching(/^line 2: email: must be a valid email address; language: must be one of/) });
+    expect(JSON.parse(rejects[0])).toEqual({
+      ...person(2, { email: 'not-an-email', language: 'xx' }),
+      _rejected: expect.stringMatching(/^line 2: email: must be a valid email address; language: must be one of/),
+    });
     expect(rejects[1]).toBe('not json'); // no object to add reasons to: back as it was
     expect(rejects).toHaveLength(3);
 
     // Fixed in the rejects file, it goes in as it is (the reasons member is ignored); exit 0.
-    writeFileSync(join(dir, 'fixed.ndjson'), ndjson([{ ...JSON.parse(rejects[0]), email: 'c2@example.com', language: 'nl' }]));
+    writeFileSync(
+      join(dir, 'fixed.ndjson'),
+      ndjson([{ ...JSON.parse(rejects[0]), email: 'c2@example.com', language: 'nl' }]),
+    );
     const fixed = await run.run(['import', 'customers', join(dir, 'fixed.ndjson'), '--json']);
     expect(fixed.code).toBe(0);
     expect(JSON.parse(fixed.stdout)).toMatchObject({ kind: 'customers', imported: 1, rejected: 0, rejects_file: null });
@@ -48,7 +70,10 @@ describe('billing import customers (embedded)', () => {
   it('reads CSV by its extension: line numbers count lines inside quoted cells, rejects come back as CSV with a _rejected column', async () => {
     const dir = tempDir();
     const file = join(dir, 'people.csv');
-    writeFileSync(file, 'first_name,last_name,email,city\nAnna,de Vries,anna@example.com,"Den\nHaag"\nBob,,bob@example.com,Utrecht\nCees,Bakker,cees@example.com,\nDirk,Dam\n');
+    writeFileSync(
+      file,
+      'first_name,last_name,email,city\nAnna,de Vries,anna@example.com,"Den\nHaag"\nBob,,bob@example.com,Utrecht\nCees,Bakker,cees@example.com,\nDirk,Dam\n',
+    );
     const run = cli(join(dir, 'billing.db'));
     const result = await run.run(['import', 'customers', file]);
     expect(result.code).toBe(1);
@@ -61,6 +86,50 @@ describe('billing import customers (embedded)', () => {
     expect(list.map((c) => c.email)).toEqual(['anna@example.com', 'cees@example.com']);
   });
 
+  it("writes a CSV rejects file as safe to open as an export (a formula gets a leading '), and reads that ' back off when it is imported", async () => {
+    const dir = tempDir();
+    const file = join(dir, 'people.csv');
+    writeFileSync(
+      file,
+      'first_name,last_name,email,telephone\n=1+2,-Minus,bad,+31612345678\nAnn,Ok,ann@example.com,\n',
+    );
+    const run = cli(join(dir, 'billing.db'));
+    expect((await run.run(['import', 'customers', file])).code).toBe(1);
+    const rejects = join(dir, 'people.rejects.csv');
+    expect(readFileSync(rejects, 'utf8')).toBe(
+      "first_name,last_name,email,telephone,_rejected\r\n'=1+2,'-Minus,bad,'+31612345678,line 2: email: must be a valid email address\r\n",
+    );
+    writeFileSync(rejects, readFileSync(rejects, 'utf8').replace(',bad,', ',fixed@example.com,'));
+    const fixed = await run.run(['import', 'customers', rejects, '--json']);
+    expect(fixed.code, fixed.stderr).toBe(0);
+    const made = (await customers(run)).find((c) => c.last_name === '-Minus') as Record<string, unknown> | undefined;
+    expect(made).toMatchObject({
+      first_name: '=1+2',
+      last_name: '-Minus',
+      telephone: '+31612345678',
+      email: 'fixed@example.com',
+    });
+  });
+
+  it("--csv-raw: a leading ' is data, read and written as it is", async () => {
+    const dir = tempDir();
+    const file = join(dir, 'people.csv');
+    writeFileSync(file, "first_name,last_name,email\n'=quoted,Raw,raw@example.com\n=1+2,Bad,bad\n");
+    const run = cli(join(dir, 'billing.db'));
+    expect((await run.run(['--csv-raw', 'import', 'customers', file])).code).toBe(1);
+    expect((await customers(run)).map((c) => (c as Record<string, unknown>).first_name)).toEqual(["'=quoted"]);
+    expect(readFileSync(join(dir, 'people.rejects.csv'), 'utf8')).toBe(
+      'first_name,last_name,email,_rejected\r\n=1+2,Bad,bad,line 3: email: must be a valid email address\r\n',
+    );
+    // Without it, the same ' is the escape an export writes: dropped.
+    writeFileSync(join(dir, 'again.csv'), "first_name,last_name,email\n'=quoted,Escaped,esc@example.com\n");
+    expect((await run.run(['import', 'customers', join(dir, 'again.csv')])).code).toBe(0);
+    expect((await customers(run)).map((c) => (c as Record<string, unknown>).first_name)).toEqual([
+      "'=quoted",
+      '=quoted',
+    ]);
+  });
+
   it('reads stdin with - and --format; without --format it is a usage error naming it', async () => {
     const dir = tempDir();
     const run = cli(join(dir, 'billing.db'));
@@ -70,11 +139,15 @@ describe('billing import customers (embedded)', () => {
     const bad = await run.run(['import', 'customers', join(dir, 'x.txt')]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('cannot tell the format of');
-    const result = await run.run(['import', 'customers', '-', '--format', 'ndjson', '--json'], { stdin: ndjson([person(1), person(2)]) });
+    const result = await run.run(['import', 'customers', '-', '--format', 'ndjson', '--json'], {
+      stdin: ndjson([person(1), person(2)]),
+    });
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ file: '-', imported: 2, rejected: 0 });
     // The same input again is the same content: nothing twice.
-    const again = await run.run(['import', 'customers', '-', '--format', 'ndjson', '--json'], { stdin: ndjson([person(1), person(2)]) });
+    const again = await run.run(['import', 'customers', '-', '--format', 'ndjson', '--json'], {
+      stdin: ndjson([person(1), person(2)]),
+    });
     expect(JSON.parse(again.stdout)).toMatchObject({ imported: 0, already: 2 });
     expect(await run.customerCount()).toBe(2);
   });
@@ -95,14 +168,36 @@ describe('billing import customers (embedded)', () => {
     const dir = tempDir();
     const run = cli(join(dir, 'billing.db'));
     await run.seedCustomers(2);
-    expect((await run.run(['plans', 'create', '--name', 'Monthly', '--amount', '10', '--frequency', 'monthly'])).code).toBe(0);
+    expect(
+      (await run.run(['plans', 'create', '--name', 'Monthly', '--amount', '10', '--frequency', 'monthly'])).code,
+    ).toBe(0);
     const subs = join(dir, 'subscriptions.ndjson');
-    writeFileSync(subs, ndjson([{ customer_id: 1, subscription_plan_id: 1 }, { customer_id: 99, subscription_plan_id: 1 }, { customer_id: 2, subscription_plan_id: 1, status: 'active', mandate_accepted: true, mandate_accepted_date: '2026-11-20' }]));
+    writeFileSync(
+      subs,
+      ndjson([
+        { customer_id: 1, subscription_plan_id: 1 },
+        { customer_id: 99, subscription_plan_id: 1 },
+        {
+          customer_id: 2,
+          subscription_plan_id: 1,
+          status: 'active',
+          mandate_accepted: true,
+          mandate_accepted_date: '2026-11-20',
+        },
+      ]),
+    );
     const imported = await run.run(['import', 'subscriptions', subs]);
     expect(imported.code).toBe(1);
     expect(imported.stderr).toContain('line 2: customer_id: no customer with id 99');
-    const list = JSON.parse((await run.run(['subscriptions', 'list', '--json'])).stdout) as { data: { attributes: { status: string } }[] };
+    const list = JSON.parse((await run.run(['subscriptions', 'list', '--json'])).stdout) as {
+      data: { id: string; attributes: { status: string; confirmation_page: string } }[];
+    };
     expect(list.data.map((s) => s.attributes.status)).toEqual(['unverified', 'active']);
+    // An imported subscription's page has a secret of its own, like one made through the API.
+    for (const s of list.data) {
+      expect(s.attributes.confirmation_page).toMatch(new RegExp(`/mandate/accept/${s.id}/[0-9a-f]{64}$`));
+    }
+    expect(new Set(list.data.map((s) => s.attributes.confirmation_page)).size).toBe(2);
 
     const invoices = join(dir, 'invoices.ndjson');
     writeFileSync(
@@ -111,7 +206,13 @@ describe('billing import customers (embedded)', () => {
         { subscription_id: 1, lines: [{ description: 'Box', amount: '12.50', tax_rate: '21', quantity: 2 }] },
         // Each line keeps its own rules; the second takes the invoice's total past its bound, found
         // only after the invoice and the first line are written: the savepoint takes them back.
-        { subscription_id: 2, lines: [{ description: 'Good', amount: '1.00', tax_rate: '21' }, { description: 'Huge', amount: '1000000.00', tax_rate: '21', quantity: 1000000 }] },
+        {
+          subscription_id: 2,
+          lines: [
+            { description: 'Good', amount: '1.00', tax_rate: '21' },
+            { description: 'Huge', amount: '1000000.00', tax_rate: '21', quantity: 1000000 },
+          ],
+        },
         { subscription_id: 2, lines: [{ description: 'Bad', amount: '1.001', tax_rate: '21' }] },
       ]),
     );
@@ -119,7 +220,9 @@ describe('billing import customers (embedded)', () => {
     expect(made.code).toBe(1);
     expect(made.stderr).toMatch(/line 2: lines\/1\/\w*: /);
     expect(made.stderr).toMatch(/line 3: lines\/0\/amount: /);
-    const drafts = JSON.parse((await run.run(['invoices', 'list', '--json'])).stdout) as { data: { attributes: Record<string, unknown> }[] };
+    const drafts = JSON.parse((await run.run(['invoices', 'list', '--json'])).stdout) as {
+      data: { attributes: Record<string, unknown> }[];
+    };
     expect(drafts.data).toHaveLength(1);
     expect(drafts.data[0].attributes).toMatchObject({ status: 'draft', amount_excl: '25.00' });
   });
@@ -130,11 +233,21 @@ describe('billing import: search right after it', () => {
     const dir = tempDir();
     const file = join(dir, 'customers.ndjson');
     // 700 rows in batches of 300: full INSERT statements of 128 rows and the rest in smaller ones.
-    const rows = Array.from({ length: 700 }, (_, i) => person(i + 1, { last_name: `Zyx${String(i + 1).padStart(4, '0')}`, company_name: i % 2 ? `Acme ${i + 1}` : null }));
+    const rows = Array.from({ length: 700 }, (_, i) =>
+      person(i + 1, {
+        last_name: `Zyx${String(i + 1).padStart(4, '0')}`,
+        company_name: i % 2 ? `Acme ${i + 1}` : null,
+      }),
+    );
     writeFileSync(file, ndjson(rows));
     const run = cli(join(dir, 'billing.db'));
     expect((await run.run(['import', 'customers', file, '--batch-size', '300'])).code).toBe(0);
-    const search = async (text: string) => (JSON.parse((await run.run(['customers', 'list', '--search', text, '--all', '--json', '--page-size', '100'])).stdout) as { data: { attributes: { email: string } }[] }).data.map((c) => c.attributes.email);
+    const search = async (text: string) =>
+      (
+        JSON.parse(
+          (await run.run(['customers', 'list', '--search', text, '--all', '--json', '--page-size', '100'])).stdout,
+        ) as { data: { attributes: { email: string } }[] }
+      ).data.map((c) => c.attributes.email);
     expect(await search('zyx')).toHaveLength(700);
     for (const n of [1, 128, 129, 300, 301, 512, 699, 700]) {
       expect(await search(`ZYX${String(n).padStart(4, '0')}`)).toEqual([`c${n}@example.com`]);
@@ -151,7 +264,21 @@ describe('billing import through the launcher (the built CLI: a process of its o
     const dir = tempDir();
     const db = join(dir, 'billing.db');
     const huge = person(2, { street: 'x'.repeat(1 << 20) });
-    const result = await runCli(['--db', db, 'import', 'customers', '-', '--format', 'ndjson', '--json', '--rejects', join(dir, 'rejects.ndjson')], { stdin: ndjson([person(1), huge, person(3)]) });
+    const result = await runCli(
+      [
+        '--db',
+        db,
+        'import',
+        'customers',
+        '-',
+        '--format',
+        'ndjson',
+        '--json',
+        '--rejects',
+        join(dir, 'rejects.ndjson'),
+      ],
+      { stdin: ndjson([person(1), huge, person(3)]) },
+    );
     expect(result.code, result.stderr).toBe(1);
     expect(JSON.parse(result.stdout)).toMatchObject({ imported: 2, rejected: 1 });
     expect(result.stderr).toContain('line 2: street: must be at most 255 characters');
@@ -174,8 +301,15 @@ describe('billing import killed half-way (the built CLI, SIGKILL)', () => {
     const file = join(dir, 'customers.ndjson');
     const rows = 6000;
     // Every 500th row is refused: 12 rejects, spread over the file.
-    writeFileSync(file, ndjson(Array.from({ length: rows }, (_, i) => person(i + 1, (i + 1) % 500 === 0 ? { email: 'broken' } : {}))));
-    const child = spawn(process.execPath, [BIN, '--db', db, 'import', 'customers', file, '--batch-size', '50', '--quiet'], { stdio: 'ignore' });
+    writeFileSync(
+      file,
+      ndjson(Array.from({ length: rows }, (_, i) => person(i + 1, (i + 1) % 500 === 0 ? { email: 'broken' } : {}))),
+    );
+    const child = spawn(
+      process.execPath,
+      [BIN, '--db', db, 'import', 'customers', file, '--batch-size', '50', '--quiet'],
+      { stdio: 'ignore' },
+    );
     // Killed once some batches are committed and before the last one is.
     const deadline = Date.now() + 20_000;
     let committed = 0;
@@ -184,7 +318,8 @@ describe('billing import killed half-way (the built CLI, SIGKILL)', () => {
       if (!existsSync(db)) continue;
       try {
         const store = new Database(db, { readonly: true, fileMustExist: true });
-        committed = (store.prepare('SELECT position FROM imports').get() as { position: number } | undefined)?.position ?? 0;
+        committed =
+          (store.prepare('SELECT position FROM imports').get() as { position: number } | undefined)?.position ?? 0;
         store.close();
       } catch {
         continue; // not migrated yet
@@ -203,11 +338,17 @@ describe('billing import killed half-way (the built CLI, SIGKILL)', () => {
       const emails = store.prepare('SELECT email FROM customers').all() as { email: string }[];
       expect(emails).toHaveLength(rows - 12);
       expect(new Set(emails.map((e) => e.email)).size).toBe(rows - 12);
-      expect(store.prepare('SELECT imported, rejected, done FROM imports').get()).toEqual({ imported: rows - 12, rejected: 12, done: 1 });
+      expect(store.prepare('SELECT imported, rejected, done FROM imports').get()).toEqual({
+        imported: rows - 12,
+        rejected: 12,
+        done: 1,
+      });
     } finally {
       store.close();
     }
     const rejects = readFileSync(join(dir, 'customers.rejects.ndjson'), 'utf8').trim().split('\n');
-    expect(rejects.map((line) => (JSON.parse(line) as { last_name: string }).last_name)).toEqual(Array.from({ length: 12 }, (_, i) => `Last${(i + 1) * 500}`));
+    expect(rejects.map((line) => (JSON.parse(line) as { last_name: string }).last_name)).toEqual(
+      Array.from({ length: 12 }, (_, i) => `Last${(i + 1) * 500}`),
+    );
   }, 60_000);
 });

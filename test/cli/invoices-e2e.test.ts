@@ -13,9 +13,22 @@ const json = (text: string) => JSON.parse(text);
 
 async function seeded(): Promise<Cli> {
   const c = cli();
-  expect((await c.run(['plans', 'create', '--name', 'Monthly box', '--amount', '12,50', '--no-send-invoice'])).code).toBe(0);
+  expect(
+    (await c.run(['plans', 'create', '--name', 'Monthly box', '--amount', '12,50', '--no-send-invoice'])).code,
+  ).toBe(0);
   await c.seedCustomers(1);
-  const sub = await c.run(['subscriptions', 'create', '--customer-id', '1', '--subscription-plan-id', '1', '--status', 'active', '--confirmation-sent', '--json']);
+  const sub = await c.run([
+    'subscriptions',
+    'create',
+    '--customer-id',
+    '1',
+    '--subscription-plan-id',
+    '1',
+    '--status',
+    'active',
+    '--confirmation-sent',
+    '--json',
+  ]);
   expect(sub.code, sub.stderr).toBe(0);
   return c;
 }
@@ -50,7 +63,18 @@ describe('an invoice through its life', () => {
   });
 
   it('refuses an amount with three decimals before sending anything (exit 2, naming the flag)', async () => {
-    const refused = await c.run(['lines', 'create', '--invoice-id', id, '--description', 'x', '--amount', '1.005', '--tax-rate', '21']);
+    const refused = await c.run([
+      'lines',
+      'create',
+      '--invoice-id',
+      id,
+      '--description',
+      'x',
+      '--amount',
+      '1.005',
+      '--tax-rate',
+      '21',
+    ]);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('--amount');
   });
@@ -87,7 +111,12 @@ describe('an invoice through its life', () => {
     const credited = await c.run(['invoices', 'credit', id, '--yes', '--json']);
     expect(credited.code, credited.stderr).toBe(0);
     const credit = json(credited.stdout).data;
-    expect(credit.attributes).toMatchObject({ status: 'draft', amount_excl: '-17.50', tax_amount: '-3.67', amount_incl: '-21.17' });
+    expect(credit.attributes).toMatchObject({
+      status: 'draft',
+      amount_excl: '-17.50',
+      tax_amount: '-3.67',
+      amount_incl: '-21.17',
+    });
     expect(credit.relationships['original-invoice'].data).toEqual({ type: 'invoice', id });
     expect((await c.run(['invoices', 'get', id, '--json'])).stdout).toBe(before);
     // A credit of zero or less completes when finalised, and takes the next number.
@@ -99,23 +128,41 @@ describe('an invoice through its life', () => {
     expect(json((await c.run(['invoices', 'pay', id, '--json'])).stdout).data.attributes.status).toBe('paid');
     const audit = await c.run(['invoices', 'audit', '--json']);
     expect(audit.code, audit.stderr).toBe(0);
-    expect(json(audit.stdout)).toMatchObject({ invoices: 2, first: 1, last: 2, gaps: [], duplicates: [], malformed: [], ok: true });
+    expect(json(audit.stdout)).toMatchObject({
+      invoices: 2,
+      first: 1,
+      last: 2,
+      gaps: [],
+      duplicates: [],
+      malformed: [],
+      ok: true,
+    });
   });
 
   it('uses a new prefix for later references, numbers going on', async () => {
     expect((await c.run(['accounts', 'update', 'default', '--invoice-prefix', 'ECUR-', '-q'])).code).toBe(0);
     const next = await draft(c);
     await line(c, next, '--description', 'Box', '--amount', '12.50', '--tax-rate', '9');
-    expect(json((await c.run(['invoices', 'finalise', next, '--json'])).stdout).data.attributes.reference).toBe('ECUR-3');
-    expect(json((await c.run(['invoices', 'audit', '--json'])).stdout)).toMatchObject({ invoices: 3, last: 3, ok: true });
+    expect(json((await c.run(['invoices', 'finalise', next, '--json'])).stdout).data.attributes.reference).toBe(
+      'ECUR-3',
+    );
+    expect(json((await c.run(['invoices', 'audit', '--json'])).stdout)).toMatchObject({
+      invoices: 3,
+      last: 3,
+      ok: true,
+    });
   });
 
   it('audit exits 1 and names a gap when a number is missing', async () => {
     // No request can make a gap: only a store changed behind the service's back has one.
     const store = await openStore(c.dbPath);
     try {
-      await store.write(() => run((q) => q.updateTable('invoices').set({ number: 5, reference: 'ECUR-5' }).where('reference', '=', 'ECUR-3')));
-      expect((await store.read(() => get((q) => q.selectFrom('invoices').select('id').where('reference', '=', 'ECUR-5'))))).toBeDefined();
+      await store.write(() =>
+        run((q) => q.updateTable('invoices').set({ number: 5, reference: 'ECUR-5' }).where('reference', '=', 'ECUR-3')),
+      );
+      expect(
+        await store.read(() => get((q) => q.selectFrom('invoices').select('id').where('reference', '=', 'ECUR-5'))),
+      ).toBeDefined();
     } finally {
       await store.close();
     }
@@ -133,7 +180,10 @@ describe('automatic finalisation through the clock', () => {
     expect(json((await c.run(['invoices', 'get', id, '--json'])).stdout).data.attributes.status).toBe('draft');
     const moved = await c.run(['clock', 'advance', 'PT13H', '--json']);
     expect(moved.code, moved.stderr).toBe(0);
-    expect(json((await c.run(['invoices', 'get', id, '--json'])).stdout).data.attributes).toMatchObject({ status: 'open', reference: 'INV-1' });
+    expect(json((await c.run(['invoices', 'get', id, '--json'])).stdout).data.attributes).toMatchObject({
+      status: 'open',
+      reference: 'INV-1',
+    });
     const listed = json((await c.run(['invoices', 'list', '--status', 'open', '--json'])).stdout);
     expect(listed.data.map((i: { id: string }) => i.id)).toEqual([id]);
   });

@@ -6,7 +6,12 @@ import { build } from 'esbuild';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { auditReferences, auditReport, auditVerdict, type Referenced } from '../../src/commands/invoices/audit-check.js';
+import {
+  auditReferences,
+  auditReport,
+  auditVerdict,
+  type Referenced,
+} from '../../src/commands/invoices/audit-check.js';
 import { fakePrompter } from '../../src/lib/prompts/fake.js';
 import { FIXTURES_DIR } from '../remote/helpers.js';
 import { collection, invalidState, printed, resource, runDouble, type Answer } from './service-double.js';
@@ -24,11 +29,29 @@ const ID = '637377985';
 const TERMINAL = { tty: true, env: { NO_COLOR: '1' } };
 
 describe('invoices list', () => {
-  const service: Answer = (r) => (r.method === 'GET' && r.path === '/invoices' ? { status: 200, body: LIST } : undefined);
+  const service: Answer = (r) =>
+    r.method === 'GET' && r.path === '/invoices' ? { status: 200, body: LIST } : undefined;
 
   it('sends each flag as its filter[…] or sort parameter, in one request', async () => {
     const result = await runDouble(
-      ['invoices', 'list', '--status', 'open', '--customer-id', '42', '--subscription-id', '7', '--search', ' INV-7 ', '--sort', '-invoice_date', '--include', 'subscriptions', '--page-size', '5'],
+      [
+        'invoices',
+        'list',
+        '--status',
+        'open',
+        '--customer-id',
+        '42',
+        '--subscription-id',
+        '7',
+        '--search',
+        ' INV-7 ',
+        '--sort',
+        '-invoice_date',
+        '--include',
+        'subscriptions',
+        '--page-size',
+        '5',
+      ],
       service,
     );
     expect(result.code).toBe(0);
@@ -78,18 +101,31 @@ describe('invoices list', () => {
   });
 
   it('an empty list says so on stderr', async () => {
-    expect(await runDouble(['invoices', 'list', '--status', 'paid'], () => ({ status: 200, body: collection([]) }))).toMatchObject({ code: 0, stdout: '', stderr: 'no invoices\n' });
+    expect(
+      await runDouble(['invoices', 'list', '--status', 'paid'], () => ({ status: 200, body: collection([]) })),
+    ).toMatchObject({ code: 0, stdout: '', stderr: 'no invoices\n' });
   });
 
   it.each([
-    [['--status', 'finalised'], 'error: --status: must be one of: draft, open, paid, charged_back, cancelled, completed (not "finalised")\n'],
-    [['--sort', 'amount_incl'], 'error: --sort takes one of id, created_at, invoice_date, with a leading - for descending order (e.g. -invoice_date), not "amount_incl"\n'],
+    [
+      ['--status', 'finalised'],
+      'error: --status: must be one of: draft, open, paid, charged_back, cancelled, completed (not "finalised")\n',
+    ],
+    [
+      ['--sort', 'amount_incl'],
+      'error: --sort takes one of id, created_at, invoice_date, with a leading - for descending order (e.g. -invoice_date), not "amount_incl"\n',
+    ],
     [['--customer-id', 'jan'], 'error: --customer-id must be a positive whole number, not "jan"\n'],
     [['--subscription-id', '0'], 'error: --subscription-id must be a positive whole number, not "0"\n'],
     [['--search', ' '], 'error: --search must not be empty\n'],
     [['--page-size', '101'], 'error: --page-size must be a whole number from 1 to 100\n'],
   ])('%j: exit 2 naming the flag, nothing sent', async (flags, stderr) => {
-    expect(await runDouble(['invoices', 'list', ...flags], service)).toEqual({ code: 2, stdout: '', stderr, requests: [] });
+    expect(await runDouble(['invoices', 'list', ...flags], service)).toEqual({
+      code: 2,
+      stdout: '',
+      stderr,
+      requests: [],
+    });
   });
 });
 
@@ -132,70 +168,138 @@ describe('invoices get and lines', () => {
   it('get on a terminal: one rate per line, amounts lined up', async () => {
     const result = await runDouble(['invoices', 'get', '278193007'], service, TERMINAL);
     expect(result.stdout).toContain(
-      ['│ amount excl      │   -€ 993.10                       │', '│ amount incl      │ -€ 1,104.72                       │', '│ tax rates        │ 21.00%: -€ 59.90;                 │', '│                  │ 9.00%: -€ 36.72;                  │', '│                  │ 5.00%: -€ 15.00                   │'].join('\n'),
+      [
+        '│ amount excl      │   -€ 993.10                       │',
+        '│ amount incl      │ -€ 1,104.72                       │',
+        '│ tax rates        │ 21.00%: -€ 59.90;                 │',
+        '│                  │ 9.00%: -€ 36.72;                  │',
+        '│                  │ 5.00%: -€ 15.00                   │',
+      ].join('\n'),
     );
   });
 
   it('get takes a number only: exit 2, nothing sent', async () => {
-    expect(await runDouble(['invoices', 'get', 'INV-7'], service)).toEqual({ code: 2, stdout: '', stderr: 'error: ID must be a positive whole number, not "INV-7"\n', requests: [] });
+    expect(await runDouble(['invoices', 'get', 'INV-7'], service)).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'error: ID must be a positive whole number, not "INV-7"\n',
+      requests: [],
+    });
   });
 
   it('lines ID lists GET /invoices/ID/lines: description, quantity, amounts (€) and the rate in percent', async () => {
     const result = await runDouble(['invoices', 'lines', ID, '--page', '2', '--page-size', '50'], service);
     expect(result.code).toBe(0);
-    expect(result.requests).toEqual([{ method: 'GET', path: `/invoices/${ID}/lines`, query: { include: undefined, 'page[number]': 2, 'page[size]': 50 } }]);
-    expect(result.stdout).toBe('id\tdescription\tquantity\tamount excl\ttax rate\tamount incl\n1562050264\tlunchbox\t2\t€ 10.00\t21.00%\t€ 12.10\n');
+    expect(result.requests).toEqual([
+      {
+        method: 'GET',
+        path: `/invoices/${ID}/lines`,
+        query: { include: undefined, 'page[number]': 2, 'page[size]': 50 },
+      },
+    ]);
+    expect(result.stdout).toBe(
+      'id\tdescription\tquantity\tamount excl\ttax rate\tamount incl\n1562050264\tlunchbox\t2\t€ 10.00\t21.00%\t€ 12.10\n',
+    );
     expect(result.stderr).toBe('page 1 of 1, 1 line\n');
   });
 
   it('lines ID on a terminal: numbers right-aligned', async () => {
     const result = await runDouble(['invoices', 'lines', ID], service, TERMINAL);
-    expect(result.stdout.split('\n')[3]).toBe('│ 1562050264 │ lunchbox    │        2 │     € 10.00 │   21.00% │     € 12.10 │');
+    expect(result.stdout.split('\n')[3]).toBe(
+      '│ 1562050264 │ lunchbox    │        2 │     € 10.00 │   21.00% │     € 12.10 │',
+    );
   });
 
   it('an invoice without lines says so', async () => {
-    expect(await runDouble(['invoices', 'lines', '5'], () => ({ status: 200, body: collection([]) }))).toMatchObject({ code: 0, stdout: '', stderr: 'no lines\n' });
+    expect(await runDouble(['invoices', 'lines', '5'], () => ({ status: 200, body: collection([]) }))).toMatchObject({
+      code: 0,
+      stdout: '',
+      stderr: 'no lines\n',
+    });
   });
 });
 
 describe('invoices create and update', () => {
   it('create without flags and no terminal names the missing flag', async () => {
-    expect(await runDouble(['invoices', 'create'])).toEqual({ code: 2, stdout: '', stderr: 'error: missing required flag: --subscription-id\n', requests: [] });
+    expect(await runDouble(['invoices', 'create'])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'error: missing required flag: --subscription-id\n',
+      requests: [],
+    });
   });
 
   it('create POSTs the flags; the draft is shown, its id on stderr', async () => {
-    const answer: Answer = (r) => (r.method === 'POST' && r.path === '/invoices' ? { status: 201, body: CREATED } : undefined);
-    const result = await runDouble(['invoices', 'create', '--subscription-id', '739578262', '--invoice-date', '2026-12-01', '--no-send-email'], answer);
+    const answer: Answer = (r) =>
+      r.method === 'POST' && r.path === '/invoices' ? { status: 201, body: CREATED } : undefined;
+    const result = await runDouble(
+      ['invoices', 'create', '--subscription-id', '739578262', '--invoice-date', '2026-12-01', '--no-send-email'],
+      answer,
+    );
     expect(result.code).toBe(0);
     expect(result.requests).toEqual([
-      { method: 'POST', path: '/invoices', body: { data: { type: 'invoice', attributes: { subscription_id: '739578262', invoice_date: '2026-12-01', send_email: false } } } },
+      {
+        method: 'POST',
+        path: '/invoices',
+        body: {
+          data: {
+            type: 'invoice',
+            attributes: { subscription_id: '739578262', invoice_date: '2026-12-01', send_email: false },
+          },
+        },
+      },
     ]);
     expect(result.stderr).toBe('created invoice 795664806\n');
     expect(result.stdout).toContain('reference\tDRAFT\n');
   });
 
   it('create checks flag values by the schema before sending', async () => {
-    const result = await runDouble(['invoices', 'create', '--subscription-id', '7', '--invoice-date', '1-12-2026', '--original-invoice-id', 'x']);
+    const result = await runDouble([
+      'invoices',
+      'create',
+      '--subscription-id',
+      '7',
+      '--invoice-date',
+      '1-12-2026',
+      '--original-invoice-id',
+      'x',
+    ]);
     expect(result).toMatchObject({ code: 2, stdout: '', requests: [] });
     expect(result.stderr).toContain('--invoice-date: must be a date');
     expect(result.stderr).toContain('--original-invoice-id: ');
   });
 
   it('update PATCHes the given flags only', async () => {
-    const answer: Answer = (r) => (r.method === 'PATCH' && r.path === `/invoices/${ID}` ? { status: 200, body: DRAFT } : undefined);
-    const result = await runDouble(['invoices', 'update', ID, '--invoice-date', '2019-10-04', '--transaction-date', ''], answer);
+    const answer: Answer = (r) =>
+      r.method === 'PATCH' && r.path === `/invoices/${ID}` ? { status: 200, body: DRAFT } : undefined;
+    const result = await runDouble(
+      ['invoices', 'update', ID, '--invoice-date', '2019-10-04', '--transaction-date', ''],
+      answer,
+    );
     expect(result.code).toBe(0);
-    expect(result.requests).toEqual([{ method: 'PATCH', path: `/invoices/${ID}`, body: { data: { type: 'invoice', id: ID, attributes: { invoice_date: '2019-10-04', transaction_date: '' } } } }]);
+    expect(result.requests).toEqual([
+      {
+        method: 'PATCH',
+        path: `/invoices/${ID}`,
+        body: { data: { type: 'invoice', id: ID, attributes: { invoice_date: '2019-10-04', transaction_date: '' } } },
+      },
+    ]);
     expect(result.stderr).toBe(`updated invoice ${ID}\n`);
   });
 
   it('update without flags and no terminal: nothing to change (exit 2)', async () => {
-    expect(await runDouble(['invoices', 'update', ID])).toEqual({ code: 2, stdout: '', stderr: 'error: nothing to change: give at least one flag (see billing invoices update --help)\n', requests: [] });
+    expect(await runDouble(['invoices', 'update', ID])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'error: nothing to change: give at least one flag (see billing invoices update --help)\n',
+      requests: [],
+    });
   });
 });
 
 describe('invoices finalise', () => {
-  const service: Answer = (r) => (r.method === 'PATCH' && r.path === `/invoices/${ID}/finalise` ? { status: 200, body: FINALISED } : undefined);
+  const service: Answer = (r) =>
+    r.method === 'PATCH' && r.path === `/invoices/${ID}/finalise` ? { status: 200, body: FINALISED } : undefined;
 
   it('finalise ID: one PATCH without a body; the invoice shown with its reference', async () => {
     const result = await runDouble(['invoices', 'finalise', ID], service);
@@ -213,20 +317,46 @@ describe('invoices finalise', () => {
   ])('%s sends send_email %s', async (flag, sendEmail) => {
     const result = await runDouble(['invoices', 'finalise', ID, flag, '--json'], service);
     expect(result.code).toBe(0);
-    expect(result.requests).toEqual([{ method: 'PATCH', path: `/invoices/${ID}/finalise`, body: { data: { type: 'invoice', id: ID, attributes: { send_email: sendEmail } } } }]);
+    expect(result.requests).toEqual([
+      {
+        method: 'PATCH',
+        path: `/invoices/${ID}/finalise`,
+        body: { data: { type: 'invoice', id: ID, attributes: { send_email: sendEmail } } },
+      },
+    ]);
     expect(JSON.parse(result.stdout)).toEqual(FINALISED);
   });
 
   it('--dry-run prints the request and sends nothing', async () => {
     const result = await runDouble(['--dry-run', 'invoices', 'finalise', ID, '--no-send-email'], service);
     expect(result).toMatchObject({ code: 0, stderr: '', requests: [] });
-    expect(printed(result.stdout)).toEqual({ method: 'PATCH', path: `/invoices/${ID}/finalise`, body: { data: { type: 'invoice', id: ID, attributes: { send_email: false } } } });
+    expect(printed(result.stdout)).toEqual({
+      method: 'PATCH',
+      path: `/invoices/${ID}/finalise`,
+      body: { data: { type: 'invoice', id: ID, attributes: { send_email: false } } },
+    });
   });
 
-  it('a wrong state (already finalised) is the service\'s error, exit 1', async () => {
-    const refuse: Answer = () => ({ status: 422, body: { errors: [{ status: '422', title: 'Invalid State', detail: 'only a draft can be finalised', source: { pointer: '/data' } }] } });
+  it("a wrong state (already finalised) is the service's error, exit 1", async () => {
+    const refuse: Answer = () => ({
+      status: 422,
+      body: {
+        errors: [
+          {
+            status: '422',
+            title: 'Invalid State',
+            detail: 'only a draft can be finalised',
+            source: { pointer: '/data' },
+          },
+        ],
+      },
+    });
     const result = await runDouble(['invoices', 'finalise', ID], refuse);
-    expect(result).toMatchObject({ code: 1, stdout: '', stderr: 'error: Invalid State: only a draft can be finalised\n' });
+    expect(result).toMatchObject({
+      code: 1,
+      stdout: '',
+      stderr: 'error: Invalid State: only a draft can be finalised\n',
+    });
   });
 
   it('finalize (the American spelling) points at finalise', async () => {
@@ -236,7 +366,17 @@ describe('invoices finalise', () => {
   });
 
   it('stays light: nothing it imports (statically) brings zod', async () => {
-    const { metafile } = await build({ absWorkingDir: fileURLToPath(new URL('../..', import.meta.url)), entryPoints: ['src/commands/invoices/finalise.ts'], bundle: true, write: false, metafile: true, platform: 'node', format: 'esm', packages: 'external', logLevel: 'silent' });
+    const { metafile } = await build({
+      absWorkingDir: fileURLToPath(new URL('../..', import.meta.url)),
+      entryPoints: ['src/commands/invoices/finalise.ts'],
+      bundle: true,
+      write: false,
+      metafile: true,
+      platform: 'node',
+      format: 'esm',
+      packages: 'external',
+      logLevel: 'silent',
+    });
     const loaded = new Set<string>();
     const visit = (path: string) => {
       if (loaded.has(path)) return;
@@ -251,7 +391,9 @@ describe('invoices finalise', () => {
 
 describe('invoices pay', () => {
   it('one PATCH without a body; the invoice shown paid', async () => {
-    const result = await runDouble(['invoices', 'pay', ID], (r) => (r.method === 'PATCH' && r.path === `/invoices/${ID}/pay` ? { status: 200, body: PAID } : undefined));
+    const result = await runDouble(['invoices', 'pay', ID], (r) =>
+      r.method === 'PATCH' && r.path === `/invoices/${ID}/pay` ? { status: 200, body: PAID } : undefined,
+    );
     expect(result.code).toBe(0);
     expect(result.requests).toEqual([{ method: 'PATCH', path: `/invoices/${ID}/pay` }]);
     expect(result.requests[0].body).toBeUndefined();
@@ -267,7 +409,8 @@ describe('invoices pay', () => {
 });
 
 describe('invoices credit', () => {
-  const service: Answer = (r) => (r.method === 'PATCH' && r.path === `/invoices/${ID}/credit` ? { status: 200, body: CREDIT } : undefined);
+  const service: Answer = (r) =>
+    r.method === 'PATCH' && r.path === `/invoices/${ID}/credit` ? { status: 200, body: CREDIT } : undefined;
   const QUESTION = `Credit invoice ${ID}? A draft credit invoice with the negated lines is made.`;
 
   it('without a terminal it needs --yes (exit 2, nothing sent)', async () => {
@@ -298,7 +441,12 @@ describe('invoices credit', () => {
 
   it('on a terminal, no is exit 2 and nothing is sent', async () => {
     const result = await runDouble(['invoices', 'credit', ID], service, { prompter: fakePrompter([false]) });
-    expect(result).toEqual({ code: 2, stdout: '', stderr: `error: credit invoice ${ID}: not confirmed, nothing changed\n`, requests: [] });
+    expect(result).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `error: credit invoice ${ID}: not confirmed, nothing changed\n`,
+      requests: [],
+    });
   });
 
   it('--dry-run asks nothing, prints the request, sends nothing', async () => {
@@ -327,17 +475,33 @@ describe.each([
 
   it('with --yes: one DELETE; the 204 is said on stderr, nothing on stdout even with --json', async () => {
     const result = await runDouble([group, 'delete', '42', '--yes', '--json'], service);
-    expect(result).toEqual({ code: 0, stdout: '', stderr: `deleted ${noun} 42\n`, requests: [{ method: 'DELETE', path: `${path}/42` }] });
+    expect(result).toEqual({
+      code: 0,
+      stdout: '',
+      stderr: `deleted ${noun} 42\n`,
+      requests: [{ method: 'DELETE', path: `${path}/42` }],
+    });
   });
 
   it('--quiet says nothing', async () => {
-    expect(await runDouble([group, 'delete', '42', '--yes', '--quiet'], service)).toMatchObject({ code: 0, stdout: '', stderr: '' });
+    expect(await runDouble([group, 'delete', '42', '--yes', '--quiet'], service)).toMatchObject({
+      code: 0,
+      stdout: '',
+      stderr: '',
+    });
   });
 
   it('on a terminal it asks; no sends nothing, yes deletes', async () => {
     const declined = fakePrompter([false]);
-    expect(await runDouble([group, 'delete', '42'], service, { prompter: declined })).toEqual({ code: 2, stdout: '', stderr: `error: delete ${noun} 42: not confirmed, nothing changed\n`, requests: [] });
-    expect(declined.asked.map((q) => [q.kind, q.message])).toEqual([['confirm', `Delete ${noun} 42? This cannot be undone.`]]);
+    expect(await runDouble([group, 'delete', '42'], service, { prompter: declined })).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `error: delete ${noun} 42: not confirmed, nothing changed\n`,
+      requests: [],
+    });
+    expect(declined.asked.map((q) => [q.kind, q.message])).toEqual([
+      ['confirm', `Delete ${noun} 42? This cannot be undone.`],
+    ]);
     const confirmed = await runDouble([group, 'delete', '42'], service, { prompter: fakePrompter([true]) });
     expect(confirmed).toMatchObject({ code: 0, requests: [{ method: 'DELETE', path: `${path}/42` }] });
   });
@@ -348,9 +512,15 @@ describe.each([
     expect(printed(result.stdout)).toEqual({ method: 'DELETE', path: `${path}/42`, body: null });
   });
 
-  it('a refusal (not a draft) is exit 1 with the service\'s error', async () => {
-    const result = await runDouble([group, 'delete', '42', '--yes'], () => invalidState('only a draft can be changed', '/data'));
-    expect(result).toMatchObject({ code: 1, stdout: '', stderr: 'error: Invalid State: only a draft can be changed\n' });
+  it("a refusal (not a draft) is exit 1 with the service's error", async () => {
+    const result = await runDouble([group, 'delete', '42', '--yes'], () =>
+      invalidState('only a draft can be changed', '/data'),
+    );
+    expect(result).toMatchObject({
+      code: 1,
+      stdout: '',
+      stderr: 'error: Invalid State: only a draft can be changed\n',
+    });
   });
 });
 
@@ -358,21 +528,64 @@ describe('lines get, create and update', () => {
   const CREATED_LINE = fixture('invoiceline-create-invoice-line');
 
   it('get shows the rate in percent and the amounts in euro', async () => {
-    const result = await runDouble(['lines', 'get', '1562050264'], (r) => (r.path === '/invoice-lines/1562050264' ? { status: 200, body: LINE } : undefined));
+    const result = await runDouble(['lines', 'get', '1562050264'], (r) =>
+      r.path === '/invoice-lines/1562050264' ? { status: 200, body: LINE } : undefined,
+    );
     expect(result.requests).toEqual([{ method: 'GET', path: '/invoice-lines/1562050264', query: {} }]);
-    expect(result.stdout).toContain('amount excl\t€ 10.00\namount incl\t€ 12.10\ntax rate\t21.00%\ntax amount\t€ 2.10\ntax included\tno\nquantity\t2\n');
+    expect(result.stdout).toContain(
+      'amount excl\t€ 10.00\namount incl\t€ 12.10\ntax rate\t21.00%\ntax amount\t€ 2.10\ntax included\tno\nquantity\t2\n',
+    );
   });
 
   it('create without flags and no terminal names every missing flag', async () => {
-    expect(await runDouble(['lines', 'create'])).toEqual({ code: 2, stdout: '', stderr: 'error: missing required flags: --invoice-id, --description, --amount, --tax-rate\n', requests: [] });
+    expect(await runDouble(['lines', 'create'])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'error: missing required flags: --invoice-id, --description, --amount, --tax-rate\n',
+      requests: [],
+    });
   });
 
   it('create POSTs to /invoice-lines; decimals typed the Dutch way, and a negative amount, are read', async () => {
-    const answer: Answer = (r) => (r.method === 'POST' && r.path === '/invoice-lines' ? { status: 201, body: CREATED_LINE } : undefined);
-    const result = await runDouble(['lines', 'create', '--invoice-id', ID, '--description', 'Discount', '--amount', '-12,50', '--tax-rate', '9,5', '--quantity', '2', '--no-tax-included'], answer);
+    const answer: Answer = (r) =>
+      r.method === 'POST' && r.path === '/invoice-lines' ? { status: 201, body: CREATED_LINE } : undefined;
+    const result = await runDouble(
+      [
+        'lines',
+        'create',
+        '--invoice-id',
+        ID,
+        '--description',
+        'Discount',
+        '--amount',
+        '-12,50',
+        '--tax-rate',
+        '9,5',
+        '--quantity',
+        '2',
+        '--no-tax-included',
+      ],
+      answer,
+    );
     expect(result.code).toBe(0);
     expect(result.requests).toEqual([
-      { method: 'POST', path: '/invoice-lines', body: { data: { type: 'invoice-line', attributes: { invoice_id: ID, description: 'Discount', amount: '-12.50', tax_rate: '9.5', tax_included: false, quantity: '2' } } } },
+      {
+        method: 'POST',
+        path: '/invoice-lines',
+        body: {
+          data: {
+            type: 'invoice-line',
+            attributes: {
+              invoice_id: ID,
+              description: 'Discount',
+              amount: '-12.50',
+              tax_rate: '9.5',
+              tax_included: false,
+              quantity: '2',
+            },
+          },
+        },
+      },
     ]);
     expect(result.stderr).toBe('created invoice line 1562050264\n');
   });
@@ -382,7 +595,19 @@ describe('lines get, create and update', () => {
     [['--quantity', '0'], '--quantity: '],
     [['--amount', '12,500'], '--amount: '],
   ])('create %j: exit 2 naming the flag, nothing sent', async (flags, message) => {
-    const result = await runDouble(['lines', 'create', '--invoice-id', ID, '--description', 'Box', '--amount', '10', '--tax-rate', '21', ...flags]);
+    const result = await runDouble([
+      'lines',
+      'create',
+      '--invoice-id',
+      ID,
+      '--description',
+      'Box',
+      '--amount',
+      '10',
+      '--tax-rate',
+      '21',
+      ...flags,
+    ]);
     expect(result).toMatchObject({ code: 2, stdout: '', requests: [] });
     expect(result.stderr).toContain(`error: ${message}`);
   });
@@ -390,7 +615,13 @@ describe('lines get, create and update', () => {
   it('create on a terminal picks the invoice from a list by reference and total, then asks the rest', async () => {
     const answer: Answer = (r) => {
       if (r.method === 'GET' && r.path === '/invoices') {
-        return { status: 200, body: collection([resource('invoice', '12', { reference: 'INV-7', amount_incl: '12.10', status: 'open' }), resource('invoice', '13', { reference: 'DRAFT', amount_incl: '0.00', status: 'draft' })]) };
+        return {
+          status: 200,
+          body: collection([
+            resource('invoice', '12', { reference: 'INV-7', amount_incl: '12.10', status: 'open' }),
+            resource('invoice', '13', { reference: 'DRAFT', amount_incl: '0.00', status: 'draft' }),
+          ]),
+        };
       }
       if (r.method === 'POST' && r.path === '/invoice-lines') return { status: 201, body: CREATED_LINE };
       return undefined;
@@ -403,31 +634,62 @@ describe('lines get, create and update', () => {
       { value: '13', name: '13  DRAFT (0.00)' },
     ]);
     expect(prompter.asked.map((q) => q.kind)).toEqual(['search', 'text', 'text', 'text']);
-    expect(result.requests[0]).toMatchObject({ method: 'GET', path: '/invoices', query: { 'filter[search]': 'DRAFT' } });
-    expect(result.requests[1]).toEqual({ method: 'POST', path: '/invoice-lines', body: { data: { type: 'invoice-line', attributes: { invoice_id: 13, description: 'Lunchbox', amount: '10.00', tax_rate: '21' } } } });
+    expect(result.requests[0]).toMatchObject({
+      method: 'GET',
+      path: '/invoices',
+      query: { 'filter[search]': 'DRAFT' },
+    });
+    expect(result.requests[1]).toEqual({
+      method: 'POST',
+      path: '/invoice-lines',
+      body: {
+        data: {
+          type: 'invoice-line',
+          attributes: { invoice_id: 13, description: 'Lunchbox', amount: '10.00', tax_rate: '21' },
+        },
+      },
+    });
   });
 
   it('update PATCHes the given flags only', async () => {
     const result = await runDouble(['--dry-run', 'lines', 'update', '1562050264', '--quantity', '7']);
     expect(result).toMatchObject({ code: 0, requests: [] });
-    expect(printed(result.stdout)).toEqual({ method: 'PATCH', path: '/invoice-lines/1562050264', body: { data: { type: 'invoice-line', id: '1562050264', attributes: { quantity: '7' } } } });
+    expect(printed(result.stdout)).toEqual({
+      method: 'PATCH',
+      path: '/invoice-lines/1562050264',
+      body: { data: { type: 'invoice-line', id: '1562050264', attributes: { quantity: '7' } } },
+    });
   });
 });
 
 // ---- audit ----
 
-const finalised = (...references: string[]): Referenced[] => references.map((reference, i) => ({ id: String(i + 1), status: 'open', reference }));
+const finalised = (...references: string[]): Referenced[] =>
+  references.map((reference, i) => ({ id: String(i + 1), status: 'open', reference }));
 
 describe('auditReferences', () => {
   it('1..N without gaps or duplicates is ok; drafts are not counted', () => {
-    const audit = auditReferences([...finalised('INV-1', 'INV-2', 'INV-3'), { id: '9', status: 'draft', reference: 'DRAFT' }]);
+    const audit = auditReferences([
+      ...finalised('INV-1', 'INV-2', 'INV-3'),
+      { id: '9', status: 'draft', reference: 'DRAFT' },
+    ]);
     expect(audit).toEqual({ invoices: 3, first: 1, last: 3, gaps: [], duplicates: [], malformed: [], ok: true });
     expect(auditReport(audit)).toBe('3 finalised invoices, references 1 to 3: no gaps, no duplicates\n');
   });
 
   it('gaps, at the start too, as ranges', () => {
     const audit = auditReferences(finalised('INV-3', 'INV-4', 'INV-6', 'INV-10'));
-    expect(audit).toMatchObject({ invoices: 4, first: 3, last: 10, gaps: [[1, 2], [5, 5], [7, 9]], ok: false });
+    expect(audit).toMatchObject({
+      invoices: 4,
+      first: 3,
+      last: 10,
+      gaps: [
+        [1, 2],
+        [5, 5],
+        [7, 9],
+      ],
+      ok: false,
+    });
     expect(auditReport(audit)).toBe('4 finalised invoices, references 3 to 10\nmissing: 1-2, 5, 7-9\n');
     expect(auditVerdict(audit)).toBe('6 numbers missing');
   });
@@ -436,16 +698,35 @@ describe('auditReferences', () => {
     const audit = auditReferences(finalised('INV-1', 'OLD-2', 'INV-2', 'INV-3', 'INV-3', 'INV-003'));
     expect(audit.gaps).toEqual([]);
     expect(audit.duplicates).toEqual([
-      { number: 2, invoices: [{ id: '2', reference: 'OLD-2' }, { id: '3', reference: 'INV-2' }] },
-      { number: 3, invoices: [{ id: '4', reference: 'INV-3' }, { id: '5', reference: 'INV-3' }, { id: '6', reference: 'INV-003' }] },
+      {
+        number: 2,
+        invoices: [
+          { id: '2', reference: 'OLD-2' },
+          { id: '3', reference: 'INV-2' },
+        ],
+      },
+      {
+        number: 3,
+        invoices: [
+          { id: '4', reference: 'INV-3' },
+          { id: '5', reference: 'INV-3' },
+          { id: '6', reference: 'INV-003' },
+        ],
+      },
     ]);
     expect(audit.ok).toBe(false);
-    expect(auditReport(audit)).toBe('6 finalised invoices, references 1 to 3\nduplicate 2: invoices 2 (OLD-2), 3 (INV-2)\nduplicate 3: invoices 4 (INV-3), 5 (INV-3), 6 (INV-003)\n');
+    expect(auditReport(audit)).toBe(
+      '6 finalised invoices, references 1 to 3\nduplicate 2: invoices 2 (OLD-2), 3 (INV-2)\nduplicate 3: invoices 4 (INV-3), 5 (INV-3), 6 (INV-003)\n',
+    );
     expect(auditVerdict(audit)).toBe('2 numbers given twice or more');
   });
 
   it('a reference without a number at its end (or none, or 0) is malformed; a finalised invoice still called DRAFT too', () => {
-    const audit = auditReferences([...finalised('INV-1', 'INV-X', 'INV-0'), { id: '7', status: 'open', reference: null }, { id: '8', status: 'paid', reference: 'DRAFT' }]);
+    const audit = auditReferences([
+      ...finalised('INV-1', 'INV-X', 'INV-0'),
+      { id: '7', status: 'open', reference: null },
+      { id: '8', status: 'paid', reference: 'DRAFT' },
+    ]);
     expect(audit).toMatchObject({ invoices: 5, first: 1, last: 1, gaps: [], duplicates: [], ok: false });
     expect(audit.malformed).toEqual([
       { id: '2', reference: 'INV-X' },
@@ -453,7 +734,9 @@ describe('auditReferences', () => {
       { id: '7', reference: null },
       { id: '8', reference: 'DRAFT' },
     ]);
-    expect(auditReport(audit)).toBe('5 finalised invoices, references 1 to 1\nmalformed: invoices 2 (INV-X), 3 (INV-0), 7 (no reference), 8 (DRAFT)\n');
+    expect(auditReport(audit)).toBe(
+      '5 finalised invoices, references 1 to 1\nmalformed: invoices 2 (INV-X), 3 (INV-0), 7 (no reference), 8 (DRAFT)\n',
+    );
     expect(auditVerdict(audit)).toBe('4 malformed references');
   });
 
@@ -474,21 +757,37 @@ describe('auditReferences', () => {
 });
 
 describe('invoices audit', () => {
-  const NEXT = 'http://127.0.0.1:8080/invoices?page%5Bnumber%5D=2&page%5Bsize%5D=100&fields%5Binvoice%5D=reference%2Cstatus';
+  const NEXT =
+    'http://127.0.0.1:8080/invoices?page%5Bnumber%5D=2&page%5Bsize%5D=100&fields%5Binvoice%5D=reference%2Cstatus';
   const page = (data: unknown[], next: string | null, total: number) => ({ meta: { total }, links: { next }, data });
   const slim = (id: string, status: string, reference: string) => resource('invoice', id, { status, reference });
   /** Two pages: the second reached through links.next. */
   const twoPages =
     (second: unknown[]): Answer =>
     (r) => {
-      if (r.method === 'GET' && r.path === '/invoices') return { status: 200, body: page([slim('1', 'paid', 'INV-1'), slim('2', 'draft', 'DRAFT'), slim('3', 'open', 'INV-2')], NEXT, 3 + second.length) };
+      if (r.method === 'GET' && r.path === '/invoices')
+        return {
+          status: 200,
+          body: page(
+            [slim('1', 'paid', 'INV-1'), slim('2', 'draft', 'DRAFT'), slim('3', 'open', 'INV-2')],
+            NEXT,
+            3 + second.length,
+          ),
+        };
       if (r.method === 'GET' && r.path === NEXT) return { status: 200, body: page(second, null, 3 + second.length) };
       return undefined;
     };
 
   it('reads every page (100 at a time, reference and status only); all in order is exit 0', async () => {
-    const result = await runDouble(['invoices', 'audit'], twoPages([slim('4', 'completed', 'INV-3'), slim('5', 'open', 'NEW-4')]));
-    expect(result).toMatchObject({ code: 0, stdout: '4 finalised invoices, references 1 to 4: no gaps, no duplicates\n', stderr: '' });
+    const result = await runDouble(
+      ['invoices', 'audit'],
+      twoPages([slim('4', 'completed', 'INV-3'), slim('5', 'open', 'NEW-4')]),
+    );
+    expect(result).toMatchObject({
+      code: 0,
+      stdout: '4 finalised invoices, references 1 to 4: no gaps, no duplicates\n',
+      stderr: '',
+    });
     expect(result.requests).toEqual([
       { method: 'GET', path: '/invoices', query: { 'page[size]': 100, 'fields[invoice]': 'reference,status' } },
       { method: 'GET', path: NEXT },
@@ -496,7 +795,10 @@ describe('invoices audit', () => {
   });
 
   it('a gap and a duplicate: reported, exit 1 saying what is wrong', async () => {
-    const result = await runDouble(['invoices', 'audit'], twoPages([slim('4', 'open', 'INV-2'), slim('5', 'open', 'INV-5')]));
+    const result = await runDouble(
+      ['invoices', 'audit'],
+      twoPages([slim('4', 'open', 'INV-2'), slim('5', 'open', 'INV-5')]),
+    );
     expect(result).toMatchObject({
       code: 1,
       stdout: '4 finalised invoices, references 1 to 5\nmissing: 3-4\nduplicate 2: invoices 3 (INV-2), 4 (INV-2)\n',
@@ -505,24 +807,44 @@ describe('invoices audit', () => {
   });
 
   it('--json: one object on stdout, the exit code the same', async () => {
-    const bad = await runDouble(['invoices', 'audit', '--json'], twoPages([slim('4', 'open', 'INV-2'), slim('5', 'open', 'INV-5'), slim('6', 'open', 'ECUR')]));
+    const bad = await runDouble(
+      ['invoices', 'audit', '--json'],
+      twoPages([slim('4', 'open', 'INV-2'), slim('5', 'open', 'INV-5'), slim('6', 'open', 'ECUR')]),
+    );
     expect(bad.code).toBe(1);
     expect(JSON.parse(bad.stdout)).toEqual({
       invoices: 5,
       first: 1,
       last: 5,
       gaps: [[3, 4]],
-      duplicates: [{ number: 2, invoices: [{ id: '3', reference: 'INV-2' }, { id: '4', reference: 'INV-2' }] }],
+      duplicates: [
+        {
+          number: 2,
+          invoices: [
+            { id: '3', reference: 'INV-2' },
+            { id: '4', reference: 'INV-2' },
+          ],
+        },
+      ],
       malformed: [{ id: '6', reference: 'ECUR' }],
       ok: false,
     });
     const good = await runDouble(['invoices', 'audit', '--json'], twoPages([]));
     expect(good.code).toBe(0);
-    expect(JSON.parse(good.stdout)).toEqual({ invoices: 2, first: 1, last: 2, gaps: [], duplicates: [], malformed: [], ok: true });
+    expect(JSON.parse(good.stdout)).toEqual({
+      invoices: 2,
+      first: 1,
+      last: 2,
+      gaps: [],
+      duplicates: [],
+      malformed: [],
+      ok: true,
+    });
   });
 
   it('links.next that never ends: stops after the pages announced, exit 1', async () => {
-    const loop: Answer = (r) => (r.method === 'GET' ? { status: 200, body: page([slim('1', 'open', 'INV-1')], NEXT, 150) } : undefined);
+    const loop: Answer = (r) =>
+      r.method === 'GET' ? { status: 200, body: page([slim('1', 'open', 'INV-1')], NEXT, 150) } : undefined;
     const result = await runDouble(['invoices', 'audit'], loop);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^error: stopped following links\.next/);
@@ -530,7 +852,10 @@ describe('invoices audit', () => {
   });
 
   it('a refusal of the service is its error, exit 1', async () => {
-    const result = await runDouble(['invoices', 'audit'], () => ({ status: 500, body: { errors: [{ status: '500', title: 'Internal Error', detail: 'boom' }] } }));
+    const result = await runDouble(['invoices', 'audit'], () => ({
+      status: 500,
+      body: { errors: [{ status: '500', title: 'Internal Error', detail: 'boom' }] },
+    }));
     expect(result).toMatchObject({ code: 1, stdout: '', stderr: 'error: Internal Error: boom\n' });
   });
 });

@@ -9,8 +9,8 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli.js';
-import { memoryIO } from '../../src/lib/command/io.js';
-import { readGlobals } from '../../src/lib/command/globals.js';
+import { memoryIO } from '../../src/lib/cli/io.js';
+import { readGlobals } from '../../src/lib/cli/globals.js';
 import { configPath, type ConfigFile } from '../../src/lib/config/file.js';
 import { defaultDbPath } from '../../src/lib/config/paths.js';
 import { resolveSettings } from '../../src/lib/config/settings.js';
@@ -94,23 +94,112 @@ const LIST = ['api', 'GET', '/customers'];
 describe('the mode follows the higher-ranked of store and base URL', () => {
   const P = { base_url: 'https://profile.test' };
   const PDB = { db: '/profile/store.db' };
-  const resolve = (flags: Record<string, unknown>, env: NodeJS.ProcessEnv, config: ConfigFile) => resolveSettings(readGlobals(flags, env), env, config);
+  const resolve = (flags: Record<string, unknown>, env: NodeJS.ProcessEnv, config: ConfigFile) =>
+    resolveSettings(readGlobals(flags, env), env, config);
 
   it.each([
-    ['--db beats the current profile’s base URL', { db: '/flag.db' }, {}, { current_profile: 'p', profiles: { p: P } }, 'embedded', '/flag.db', 'flag'],
-    ['--db beats BILLING_BASE_URL', { db: '/flag.db' }, { BILLING_BASE_URL: 'https://env.test' }, {}, 'embedded', '/flag.db', 'flag'],
-    ['BILLING_DB beats the current profile’s base URL', {}, { BILLING_DB: '/env.db' }, { current_profile: 'p', profiles: { p: P } }, 'embedded', '/env.db', 'env'],
-    ['BILLING_DB beats the config base_url', {}, { BILLING_DB: '/env.db' }, { defaults: { base_url: 'https://config.test' } }, 'embedded', '/env.db', 'env'],
-    ['BILLING_BASE_URL and BILLING_DB: same rank, the base URL', {}, { BILLING_DB: '/env.db', BILLING_BASE_URL: 'https://env.test' }, {}, 'remote', 'https://env.test', 'env'],
-    ['--base-url beats BILLING_DB', { baseUrl: 'https://flag.test' }, { BILLING_DB: '/env.db' }, {}, 'remote', 'https://flag.test', 'flag'],
-    ['BILLING_BASE_URL beats the profile’s store', {}, { BILLING_BASE_URL: 'https://env.test' }, { current_profile: 'p', profiles: { p: PDB } }, 'remote', 'https://env.test', 'env'],
-    ['--profile names it: its store beats the config base_url', { profile: 'p' }, {}, { profiles: { p: PDB }, defaults: { base_url: 'https://config.test' } }, 'embedded', '/profile/store.db', 'profile'],
-    ['a profile’s base URL beats the config db', {}, {}, { current_profile: 'p', profiles: { p: P }, defaults: { db: '/config.db' } }, 'remote', 'https://profile.test', 'profile'],
-    ['config base_url and config db: same rank, the base URL', {}, {}, { defaults: { db: '/config.db', base_url: 'https://config.test' } }, 'remote', 'https://config.test', 'config'],
-    ['config base_url beats the built-in store', {}, {}, { defaults: { base_url: 'https://config.test' } }, 'remote', 'https://config.test', 'config'],
+    [
+      '--db beats the current profile’s base URL',
+      { db: '/flag.db' },
+      {},
+      { current_profile: 'p', profiles: { p: P } },
+      'embedded',
+      '/flag.db',
+      'flag',
+    ],
+    [
+      '--db beats BILLING_BASE_URL',
+      { db: '/flag.db' },
+      { BILLING_BASE_URL: 'https://env.test' },
+      {},
+      'embedded',
+      '/flag.db',
+      'flag',
+    ],
+    [
+      'BILLING_DB beats the current profile’s base URL',
+      {},
+      { BILLING_DB: '/env.db' },
+      { current_profile: 'p', profiles: { p: P } },
+      'embedded',
+      '/env.db',
+      'env',
+    ],
+    [
+      'BILLING_DB beats the config base_url',
+      {},
+      { BILLING_DB: '/env.db' },
+      { defaults: { base_url: 'https://config.test' } },
+      'embedded',
+      '/env.db',
+      'env',
+    ],
+    [
+      'BILLING_BASE_URL and BILLING_DB: same rank, the base URL',
+      {},
+      { BILLING_DB: '/env.db', BILLING_BASE_URL: 'https://env.test' },
+      {},
+      'remote',
+      'https://env.test',
+      'env',
+    ],
+    [
+      '--base-url beats BILLING_DB',
+      { baseUrl: 'https://flag.test' },
+      { BILLING_DB: '/env.db' },
+      {},
+      'remote',
+      'https://flag.test',
+      'flag',
+    ],
+    [
+      'BILLING_BASE_URL beats the profile’s store',
+      {},
+      { BILLING_BASE_URL: 'https://env.test' },
+      { current_profile: 'p', profiles: { p: PDB } },
+      'remote',
+      'https://env.test',
+      'env',
+    ],
+    [
+      '--profile names it: its store beats the config base_url',
+      { profile: 'p' },
+      {},
+      { profiles: { p: PDB }, defaults: { base_url: 'https://config.test' } },
+      'embedded',
+      '/profile/store.db',
+      'profile',
+    ],
+    [
+      'a profile’s base URL beats the config db',
+      {},
+      {},
+      { current_profile: 'p', profiles: { p: P }, defaults: { db: '/config.db' } },
+      'remote',
+      'https://profile.test',
+      'profile',
+    ],
+    [
+      'config base_url and config db: same rank, the base URL',
+      {},
+      {},
+      { defaults: { db: '/config.db', base_url: 'https://config.test' } },
+      'remote',
+      'https://config.test',
+      'config',
+    ],
+    [
+      'config base_url beats the built-in store',
+      {},
+      {},
+      { defaults: { base_url: 'https://config.test' } },
+      'remote',
+      'https://config.test',
+      'config',
+    ],
     ['nothing set: the built-in store', {}, {}, {}, 'embedded', 'DEFAULT', 'default'],
   ] as const)('%s', (_label, flags, env, config, mode, where, source) => {
-    const settings = resolve(flags, { ...env }, structuredClone(config) as ConfigFile);
+    const settings = resolve(flags, { ...env }, structuredClone(config));
     expect(settings.mode).toBe(mode);
     if (mode === 'embedded') {
       expect(settings.dbPath).toBe(where === 'DEFAULT' ? defaultDbPath({ ...env }) : where);
@@ -125,7 +214,11 @@ describe('the mode follows the higher-ranked of store and base URL', () => {
     const { url, seen } = await listener();
     const db = tempDbPath();
     const r = await run(['--db', db, '--base-url', url, ...LIST], freshEnv());
-    expect(r).toEqual({ code: 2, stdout: '', stderr: 'error: --db (an embedded store) and --base-url (a server) contradict each other: give one of them\n' });
+    expect(r).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'error: --db (an embedded store) and --base-url (a server) contradict each other: give one of them\n',
+    });
     expect(seen).toEqual([]);
   });
 
@@ -155,7 +248,10 @@ describe('a profile’s API key is sent only to that profile’s base URL', () =
   it('a base URL from a flag or the environment needs a key from a flag or the environment: exit 2, nothing sent', async () => {
     const { url, seen } = await listener();
     const env = freshEnv();
-    expect((await run(['profiles', 'add', 'prod', '--base-url', 'https://prod.invalid', '--api-key', K_PROD, '--use'], env)).code).toBe(0);
+    expect(
+      (await run(['profiles', 'add', 'prod', '--base-url', 'https://prod.invalid', '--api-key', K_PROD, '--use'], env))
+        .code,
+    ).toBe(0);
 
     const viaEnv = await run(LIST, { ...env, BILLING_BASE_URL: url });
     expect(viaEnv).toEqual({
@@ -165,7 +261,9 @@ describe('a profile’s API key is sent only to that profile’s base URL', () =
     });
     const viaFlag = await run(['--base-url', url, '--verbose', ...LIST], env);
     expect(viaFlag.code).toBe(2);
-    expect(viaFlag.stderr).toBe(`error: the API key of profile prod is only sent to https://prod.invalid; give --api-key or BILLING_API_KEY for ${url} (from --base-url)\n`);
+    expect(viaFlag.stderr).toBe(
+      `error: the API key of profile prod is only sent to https://prod.invalid; give --api-key or BILLING_API_KEY for ${url} (from --base-url)\n`,
+    );
     // Named explicitly, the same: it is still the profile's key.
     expect((await run(['--profile', 'prod', '--base-url', url, ...LIST], env)).code).toBe(2);
     expect(seen).toEqual([]);
@@ -180,7 +278,9 @@ describe('a profile’s API key is sent only to that profile’s base URL', () =
   it('to its own base URL it goes (the same URL given again, with or without a final slash, too)', async () => {
     const { url, seen } = await listener();
     const env = freshEnv();
-    expect((await run(['profiles', 'add', 'local', '--base-url', url, '--api-key', K_LOCAL, '--use'], env)).code).toBe(0);
+    expect((await run(['profiles', 'add', 'local', '--base-url', url, '--api-key', K_LOCAL, '--use'], env)).code).toBe(
+      0,
+    );
     expect((await run(LIST, env)).code).toBe(0);
     expect((await run(['--base-url', `${url}/`, ...LIST], env)).code).toBe(0);
     expect(seen.map((s) => s.headers['x-authorization'])).toEqual([K_LOCAL, K_LOCAL]);
@@ -223,27 +323,32 @@ describe('a key with a character an HTTP header cannot carry', () => {
     'a space at the end': 'k_bad_key ',
   };
 
-  it.each(Object.entries(BAD))('with %s: exit 2 before anything is sent, the key never printed (not even with --verbose)', async (_label, key) => {
-    const { url, seen } = await listener();
-    const env = freshEnv();
-    const quiet = (r: Run) => {
-      expect(r.code).toBe(2);
-      expect(r.stdout).toBe('');
-      expect(r.stderr).not.toContain('k_bad');
-      expect(r.stderr).not.toContain('bäd');
-    };
-    const viaFlag = await run(['--verbose', '--base-url', url, '--api-key', key, ...LIST], env, [key]);
-    quiet(viaFlag);
-    expect(viaFlag.stderr).toMatch(/^error: the API key from --api-key has a character an HTTP header cannot carry \(.*\); check how it was copied\n$/);
-    const viaEnv = await run(['--verbose', ...LIST], { ...env, BILLING_BASE_URL: url, BILLING_API_KEY: key }, [key]);
-    quiet(viaEnv);
-    expect(viaEnv.stderr).toMatch(/^error: the API key from BILLING_API_KEY has a character/);
-    writeConfig(env, { current_profile: 'p', profiles: { p: { base_url: url, api_key: key } } });
-    const viaProfile = await run(['--verbose', ...LIST], env, [key]);
-    quiet(viaProfile);
-    expect(viaProfile.stderr).toMatch(/^error: the API key of profile p has a character/);
-    expect(seen).toEqual([]);
-  });
+  it.each(Object.entries(BAD))(
+    'with %s: exit 2 before anything is sent, the key never printed (not even with --verbose)',
+    async (_label, key) => {
+      const { url, seen } = await listener();
+      const env = freshEnv();
+      const quiet = (r: Run) => {
+        expect(r.code).toBe(2);
+        expect(r.stdout).toBe('');
+        expect(r.stderr).not.toContain('k_bad');
+        expect(r.stderr).not.toContain('bäd');
+      };
+      const viaFlag = await run(['--verbose', '--base-url', url, '--api-key', key, ...LIST], env, [key]);
+      quiet(viaFlag);
+      expect(viaFlag.stderr).toMatch(
+        /^error: the API key from --api-key has a character an HTTP header cannot carry \(.*\); check how it was copied\n$/,
+      );
+      const viaEnv = await run(['--verbose', ...LIST], { ...env, BILLING_BASE_URL: url, BILLING_API_KEY: key }, [key]);
+      quiet(viaEnv);
+      expect(viaEnv.stderr).toMatch(/^error: the API key from BILLING_API_KEY has a character/);
+      writeConfig(env, { current_profile: 'p', profiles: { p: { base_url: url, api_key: key } } });
+      const viaProfile = await run(['--verbose', ...LIST], env, [key]);
+      quiet(viaProfile);
+      expect(viaProfile.stderr).toMatch(/^error: the API key of profile p has a character/);
+      expect(seen).toEqual([]);
+    },
+  );
 
   it('is not saved by profiles add or config set either (exit 2, nothing written, nothing echoed)', async () => {
     const env = freshEnv();
@@ -270,12 +375,14 @@ describe('--account in remote mode', () => {
     expect(await run(['--account', 'acme', ...LIST], env)).toEqual({
       code: 2,
       stdout: '',
-      stderr: 'error: --account chooses an account of the embedded store; in remote mode the API key decides the account (drop --account)\n',
+      stderr:
+        'error: --account chooses an account of the embedded store; in remote mode the API key decides the account (drop --account)\n',
     });
     expect(await run(LIST, { ...env, BILLING_ACCOUNT: 'acme' })).toEqual({
       code: 2,
       stdout: '',
-      stderr: 'error: BILLING_ACCOUNT chooses an account of the embedded store; in remote mode the API key decides the account (unset BILLING_ACCOUNT)\n',
+      stderr:
+        'error: BILLING_ACCOUNT chooses an account of the embedded store; in remote mode the API key decides the account (unset BILLING_ACCOUNT)\n',
     });
     expect(seen).toEqual([]);
     // A default for the embedded store, saved in the config: remote mode leaves it aside.

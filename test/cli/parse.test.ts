@@ -9,8 +9,8 @@ import { accounts } from '../../src/commands/accounts/index.js';
 import { customers } from '../../src/commands/customers/index.js';
 import { plans } from '../../src/commands/plans/index.js';
 import { createDeps } from '../../src/lib/command/deps.js';
-import { addGlobalOptions, readGlobals } from '../../src/lib/command/globals.js';
-import { memoryIO } from '../../src/lib/command/io.js';
+import { addGlobalOptions, readGlobals } from '../../src/lib/cli/globals.js';
+import { memoryIO } from '../../src/lib/cli/io.js';
 import { tempDir } from '../helpers/store.js';
 import { cli, JAN } from './harness.js';
 
@@ -37,7 +37,10 @@ describe('global options', () => {
 
   it('finds the command words past global options and their values', () => {
     expect(commandWords(['--json', 'customers', 'get', '1'])).toEqual(['customers', 'get']);
-    expect(commandWords(['-o', 'csv', '--db', '/tmp/x.db', '--account', 'acme', 'customers', 'list'])).toEqual(['customers', 'list']);
+    expect(commandWords(['-o', 'csv', '--db', '/tmp/x.db', '--account', 'acme', 'customers', 'list'])).toEqual([
+      'customers',
+      'list',
+    ]);
     expect(commandWords(['--query', 'data', 'plans', 'list', '--page', '2'])).toEqual(['plans', 'list']);
     expect(commandWords(['demo', '--json'])).toEqual(['demo']);
   });
@@ -45,17 +48,32 @@ describe('global options', () => {
   it('--db and --account before the subcommand reach the store (no injected core)', async () => {
     const c = cli();
     expect((await c.run(['--db', c.dbPath, 'accounts', 'create', 'acme', '--json'], { real: true })).code).toBe(0);
-    const created = await c.run(['--db', c.dbPath, '--account', 'acme', 'customers', 'create', ...JAN, '-q', '--json'], { real: true });
+    const created = await c.run(
+      ['--db', c.dbPath, '--account', 'acme', 'customers', 'create', ...JAN, '-q', '--json'],
+      { real: true },
+    );
     expect(created.code).toBe(0);
     expect(created.stderr).toBe('');
-    const asAcme = await c.run(['--account', 'acme', 'customers', 'list', '--json'], { real: true, env: { BILLING_DB: c.dbPath } });
+    const asAcme = await c.run(['--account', 'acme', 'customers', 'list', '--json'], {
+      real: true,
+      env: { BILLING_DB: c.dbPath },
+    });
     expect(JSON.parse(asAcme.stdout).meta.total).toBe(1);
     expect(await c.customerCount()).toBe(0); // the default account sees none of acme's customers
   });
 
   it.each([
     ['json', (out: string) => expect(JSON.parse(out).data).toHaveLength(2)],
-    ['ndjson', (out: string) => expect(out.trimEnd().split('\n').map((l) => JSON.parse(l).id)).toEqual(['1', '2'])],
+    [
+      'ndjson',
+      (out: string) =>
+        expect(
+          out
+            .trimEnd()
+            .split('\n')
+            .map((l) => JSON.parse(l).id),
+        ).toEqual(['1', '2']),
+    ],
     ['csv', (out: string) => expect(out.split('\r\n')[0]).toMatch(/^id,gender,first_name,/)],
   ])('-o %s picks the format', async (format, check) => {
     const c = cli();
@@ -70,7 +88,11 @@ describe('global options', () => {
   it('a bad -o value exits 2 and says which formats exist', async () => {
     const c = cli();
     const result = await c.run(['-o', 'xml', 'customers', 'list']);
-    expect(result).toEqual({ code: 2, stdout: '', stderr: 'error: --output must be one of: table, json, ndjson, csv\n' });
+    expect(result).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'error: --output must be one of: table, json, ndjson, csv\n',
+    });
   });
 });
 
@@ -113,18 +135,30 @@ describe('usage errors exit 2', () => {
 
   it.each(['0', '101', '1000'])('--page-size %s, beyond what the service serves', async (size) => {
     const result = await cli().run(['customers', 'list', '--page-size', size]);
-    expect(result).toEqual({ code: 2, stdout: '', stderr: 'error: --page-size must be a whole number from 1 to 100\n' });
+    expect(result).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'error: --page-size must be a whole number from 1 to 100\n',
+    });
   });
 
   it('--fields without TYPE=', async () => {
     const result = await cli().run(['customers', 'list', '--fields', 'bad']);
-    expect(result).toEqual({ code: 2, stdout: '', stderr: 'error: --fields takes TYPE=a,b (for example customer=first_name,email), not "bad"\n' });
+    expect(result).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'error: --fields takes TYPE=a,b (for example customer=first_name,email), not "bad"\n',
+    });
   });
 
   it('customers create without its required flags names every one and sends nothing', async () => {
     const c = cli();
     const result = await c.run(['customers', 'create']);
-    expect(result).toEqual({ code: 2, stdout: '', stderr: 'error: missing required flags: --first-name, --last-name, --email\n' });
+    expect(result).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'error: missing required flags: --first-name, --last-name, --email\n',
+    });
     expect(await c.customerCount()).toBe(0);
   });
 
@@ -139,29 +173,55 @@ describe('usage errors exit 2', () => {
     const c = cli();
     await c.seedCustomers(1);
     const result = await c.run(['customers', 'update', '1']);
-    expect(result).toEqual({ code: 2, stdout: '', stderr: 'error: nothing to change: give at least one flag (see billing customers update --help)\n' });
+    expect(result).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'error: nothing to change: give at least one flag (see billing customers update --help)\n',
+    });
   });
 
   it('an embedded-only command in remote mode', async () => {
     const result = await cli().run(['--base-url', 'http://billing.example.com', 'accounts', 'list']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe('error: accounts list works only on the embedded store; it cannot run against http://billing.example.com (drop --base-url / BILLING_BASE_URL)\n');
+    expect(result.stderr).toBe(
+      'error: accounts list works only on the embedded store; it cannot run against http://billing.example.com (drop --base-url / BILLING_BASE_URL)\n',
+    );
   });
 });
 
 describe('attributes from flags and --data', () => {
   it('--data JSON supplies attributes, and flags win over it', async () => {
     const c = cli();
-    const result = await c.run(['customers', 'create', '--data', '{"first_name":"Piet","last_name":"Puk","email":"piet@example.com"}', '--first-name', 'Klaas', '--json']);
+    const result = await c.run([
+      'customers',
+      'create',
+      '--data',
+      '{"first_name":"Piet","last_name":"Puk","email":"piet@example.com"}',
+      '--first-name',
+      'Klaas',
+      '--json',
+    ]);
     expect(result.code).toBe(0);
     const attributes = doc(result.stdout).data.attributes;
-    expect([attributes.first_name, attributes.last_name, attributes.email]).toEqual(['Klaas', 'Puk', 'piet@example.com']);
+    expect([attributes.first_name, attributes.last_name, attributes.email]).toEqual([
+      'Klaas',
+      'Puk',
+      'piet@example.com',
+    ]);
   });
 
   it('--data @file reads a file (a whole request document works too)', async () => {
     const c = cli();
     const file = join(tempDir(), 'customer.json');
-    writeFileSync(file, JSON.stringify({ data: { type: 'customer', attributes: { first_name: 'Anna', last_name: 'Bos', email: 'anna@example.com', city: 'Delft' } } }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        data: {
+          type: 'customer',
+          attributes: { first_name: 'Anna', last_name: 'Bos', email: 'anna@example.com', city: 'Delft' },
+        },
+      }),
+    );
     const result = await c.run(['customers', 'create', '--data', `@${file}`, '--json']);
     expect(result.code).toBe(0);
     const attributes = doc(result.stdout).data.attributes;
@@ -185,17 +245,37 @@ describe('attributes from flags and --data', () => {
       stdout: '',
       stderr: 'error: --data must be a JSON object, for example --data \'{"first_name":"Jan"}\'\n',
     });
-    expect(await c.run(['customers', 'create', '--data', '[1,2]'])).toEqual({ code: 2, stdout: '', stderr: 'error: --data must be a JSON object of attributes\n' });
+    expect(await c.run(['customers', 'create', '--data', '[1,2]'])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'error: --data must be a JSON object of attributes\n',
+    });
     const missing = await c.run(['customers', 'create', '--data', '@/nonexistent/customer.json']);
-    expect(missing).toEqual({ code: 2, stdout: '', stderr: 'error: --data @/nonexistent/customer.json: cannot read the file (ENOENT)\n' });
+    expect(missing).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'error: --data @/nonexistent/customer.json: cannot read the file (ENOENT)\n',
+    });
     expect(await c.customerCount()).toBe(0);
   });
 
   it('a missing required attribute is fine when --data gives it', async () => {
     const c = cli();
-    const result = await c.run(['--dry-run', 'customers', 'create', '--first-name', 'Jan', '--data', '{"last_name":"Jansen","email":"jan@example.com"}']);
+    const result = await c.run([
+      '--dry-run',
+      'customers',
+      'create',
+      '--first-name',
+      'Jan',
+      '--data',
+      '{"last_name":"Jansen","email":"jan@example.com"}',
+    ]);
     expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout).body.data.attributes).toEqual({ last_name: 'Jansen', email: 'jan@example.com', first_name: 'Jan' });
+    expect(JSON.parse(result.stdout).body.data.attributes).toEqual({
+      last_name: 'Jansen',
+      email: 'jan@example.com',
+      first_name: 'Jan',
+    });
   });
 
   it('update sends only the flags given (no defaults, no booleans left unset)', async () => {
@@ -219,13 +299,23 @@ describe('attributes from flags and --data', () => {
 
     const archived = await c.run(['customers', 'update', '1', '--archived', '--json']);
     expect(doc(archived.stdout).data.attributes.archived).toBe(true);
-    const unarchived = await c.run(['customers', 'update', '1', '--data', '{"archived":true}', '--no-archived', '--json']);
+    const unarchived = await c.run([
+      'customers',
+      'update',
+      '1',
+      '--data',
+      '{"archived":true}',
+      '--no-archived',
+      '--json',
+    ]);
     expect(doc(unarchived.stdout).data.attributes.archived).toBe(false);
   });
 });
 
 describe('help and version', () => {
-  const verbsOf = [customers, plans, accounts].flatMap((group) => Object.keys(group.verbs).map((verb) => [group.name, verb] as const));
+  const verbsOf = [customers, plans, accounts].flatMap((group) =>
+    Object.keys(group.verbs).map((verb) => [group.name, verb] as const),
+  );
 
   it.each(verbsOf)('%s %s --help exits 0 with examples of that command', async (group, verb) => {
     const result = await cli().run([group, verb, '--help']);
@@ -240,14 +330,27 @@ describe('help and version', () => {
   it('billing --help lists the groups and shows examples', async () => {
     const result = await cli().run(['--help']);
     expect(result.code).toBe(0);
-    for (const word of ['customers', 'plans', 'accounts', 'api', 'demo', '--json', '--output', '--no-input', 'Examples:']) expect(result.stdout).toContain(word);
+    for (const word of [
+      'customers',
+      'plans',
+      'accounts',
+      'api',
+      'demo',
+      '--json',
+      '--output',
+      '--no-input',
+      'Examples:',
+    ])
+      expect(result.stdout).toContain(word);
   });
 
   it('customers create --help lists a flag per attribute and marks the required ones', async () => {
     const result = await cli().run(['customers', 'create', '--help']);
     expect(result.stdout).toMatch(/--first-name <text>\s+First name \(required\)/);
     expect(result.stdout).toMatch(/--email <text>\s+Email address \(required\)/);
-    expect(result.stdout).toMatch(/--language <value>\s+Language of notifications \(nl, en, nl-be, de, fr\)\s+\[default: nl\]/);
+    expect(result.stdout).toMatch(
+      /--language <value>\s+Language of notifications \(nl, en, nl-be, de, fr\)\s+\[default: nl\]/,
+    );
     expect(result.stdout).toContain('--data <json>');
   });
 
@@ -281,7 +384,10 @@ describe('whether a prompt may appear', () => {
     return readGlobals(program.opts(), env);
   };
   const canPrompt = (argv: string[], options: { tty: boolean; env?: NodeJS.ProcessEnv }) =>
-    createDeps(memoryIO({ tty: options.tty }), globalsOf(argv, options.env), { BILLING_CONFIG_DIR: tempDir(), ...options.env }).canPrompt;
+    createDeps(memoryIO({ tty: options.tty }), globalsOf(argv, options.env), {
+      BILLING_CONFIG_DIR: tempDir(),
+      ...options.env,
+    }).canPrompt;
 
   it('on a terminal, without --no-input or CI: yes', () => {
     expect(canPrompt([], { tty: true })).toBe(true);

@@ -3,8 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createDeps } from '../../src/lib/command/deps.js';
-import { readGlobals } from '../../src/lib/command/globals.js';
-import { memoryIO } from '../../src/lib/command/io.js';
+import { readGlobals } from '../../src/lib/cli/globals.js';
+import { memoryIO } from '../../src/lib/cli/io.js';
 import { askMissing } from '../../src/lib/command/prompting.js';
 import { CTRL_C, fakePrompter } from '../../src/lib/prompts/fake.js';
 import { integer, oneOf, requiredText } from '../../src/lib/schemas/common.js';
@@ -25,15 +25,25 @@ describe('create asks for the missing required attributes', () => {
       ['text', 'Last name (e.g. Jansen)'],
       ['text', 'Email address (e.g. jan@example.com)'],
     ]);
-    expect(prompter.asked[2].refused).toEqual(['Email address must be a valid email address', 'Email address must be a valid email address']);
-    expect(doc(result.stdout).data.attributes).toMatchObject({ first_name: 'Jan', last_name: 'Jansen', email: 'jan@example.com' });
+    expect(prompter.asked[2].refused).toEqual([
+      'Email address must be a valid email address',
+      'Email address must be a valid email address',
+    ]);
+    expect(doc(result.stdout).data.attributes).toMatchObject({
+      first_name: 'Jan',
+      last_name: 'Jansen',
+      email: 'jan@example.com',
+    });
     expect(await c.customerCount()).toBe(1);
   });
 
   it('asks only for what the flags left out', async () => {
     const c = cli();
     const prompter = fakePrompter(['Bos']);
-    const result = await c.run(['customers', 'create', '--first-name', 'Anna', '--email', 'anna@example.com', '--json'], { prompter });
+    const result = await c.run(
+      ['customers', 'create', '--first-name', 'Anna', '--email', 'anna@example.com', '--json'],
+      { prompter },
+    );
     expect(result.code).toBe(0);
     expect(prompter.asked.map((q) => q.message)).toEqual(['Last name (e.g. Jansen)']);
     expect(doc(result.stdout).data.attributes.last_name).toBe('Bos');
@@ -42,7 +52,10 @@ describe('create asks for the missing required attributes', () => {
   it('asks nothing when every required flag is given', async () => {
     const c = cli();
     const prompter = fakePrompter([]);
-    const result = await c.run(['customers', 'create', '--first-name', 'A', '--last-name', 'B', '--email', 'a@example.com'], { prompter });
+    const result = await c.run(
+      ['customers', 'create', '--first-name', 'A', '--last-name', 'B', '--email', 'a@example.com'],
+      { prompter },
+    );
     expect(result.code).toBe(0);
     expect(prompter.asked).toEqual([]);
   });
@@ -73,7 +86,11 @@ describe('when nobody may be asked', () => {
 
   it('a prompt needs a terminal on stdin and stdout, no --no-input and no CI', () => {
     const can = (tty: { stdin: boolean; stdout: boolean }, argvInput: boolean, env: NodeJS.ProcessEnv) =>
-      createDeps({ ...memoryIO(), stdinIsTTY: tty.stdin, stdoutIsTTY: tty.stdout }, readGlobals({ input: argvInput }, env), env).canPrompt;
+      createDeps(
+        { ...memoryIO(), stdinIsTTY: tty.stdin, stdoutIsTTY: tty.stdout },
+        readGlobals({ input: argvInput }, env),
+        env,
+      ).canPrompt;
     expect(can({ stdin: true, stdout: true }, true, {})).toBe(true);
     expect(can({ stdin: false, stdout: true }, true, {})).toBe(false);
     expect(can({ stdin: true, stdout: false }, true, {})).toBe(false);
@@ -129,7 +146,11 @@ describe('update without flags on a terminal', () => {
 describe('the machinery is generic: a schema is all a verb declares', () => {
   // A verb added later (subscriptions create) declares fields like these and gets these prompts.
   const shape = {
-    customer_id: integer(1).meta({ kind: 'id', description: 'Customer', related: { path: '/customers', noun: 'customer' } }),
+    customer_id: integer(1).meta({
+      kind: 'id',
+      description: 'Customer',
+      related: { path: '/customers', noun: 'customer' },
+    }),
     mandate_code: requiredText({ description: 'Mandate code' }),
     language: oneOf(LANGUAGES).meta({ kind: 'enum', choices: LANGUAGES, description: 'Language' }),
     confirmation_sent: z.boolean().meta({ kind: 'boolean', description: 'Confirmation sent' }),
@@ -138,19 +159,35 @@ describe('the machinery is generic: a schema is all a verb declares', () => {
   it('an id is picked from a searchable list of the related resources, narrowed by what is typed', async () => {
     const core = await testCore();
     try {
-      for (const [first, email] of [['Jan', 'jan@example.com'], ['Piet', 'piet@example.com'], ['Janneke', 'janneke@example.com']]) {
-        const response = await core.transport.request({ method: 'POST', path: '/customers', body: { data: { type: 'customer', attributes: { first_name: first, last_name: 'Test', email } } } });
+      for (const [first, email] of [
+        ['Jan', 'jan@example.com'],
+        ['Piet', 'piet@example.com'],
+        ['Janneke', 'janneke@example.com'],
+      ]) {
+        const response = await core.transport.request({
+          method: 'POST',
+          path: '/customers',
+          body: { data: { type: 'customer', attributes: { first_name: first, last_name: 'Test', email } } },
+        });
         expect(response.status).toBe(201);
       }
       const prompter = fakePrompter(['jan=>3', 'MNDT-1', 'de', true]);
       const io = memoryIO({ tty: true });
-      const deps = createDeps(io, readGlobals({}, {}), {}, { core, transport: core.transport, prompter, canPrompt: true });
+      const deps = createDeps(
+        io,
+        readGlobals({}, {}),
+        {},
+        { runtime: core, transport: core.transport, prompter, canPrompt: true },
+      );
       const attributes: Record<string, unknown> = {};
       await askMissing(deps, shape, attributes);
       expect(attributes).toEqual({ customer_id: 3, mandate_code: 'MNDT-1', language: 'de', confirmation_sent: true });
       expect(prompter.asked.map((q) => q.kind)).toEqual(['search', 'text', 'select', 'confirm']);
       // What "jan" offered: Jan and Janneke, not Piet, each as a person recognises them.
-      expect(prompter.asked[0].choices?.map((choice) => choice.name)).toEqual(['1  Jan Test <jan@example.com>', '3  Janneke Test <janneke@example.com>']);
+      expect(prompter.asked[0].choices?.map((choice) => choice.name)).toEqual([
+        '1  Jan Test <jan@example.com>',
+        '3  Janneke Test <janneke@example.com>',
+      ]);
     } finally {
       await core.store.close();
     }

@@ -12,8 +12,16 @@ const pretty = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
 
 async function seedTwo(c: Cli) {
   await c.withTransport(async (t) => {
-    const post = (attributes: Record<string, unknown>) => t.request({ method: 'POST', path: '/customers', body: { data: { type: 'customer', attributes } } });
-    await post({ first_name: 'Jeroen', middle_name: 'van der', last_name: 'Geer', email: 'jeroen@example.com', iban: 'NL91 ABNA 0417 1643 00', bank_holder: 'J. van der Geer' });
+    const post = (attributes: Record<string, unknown>) =>
+      t.request({ method: 'POST', path: '/customers', body: { data: { type: 'customer', attributes } } });
+    await post({
+      first_name: 'Jeroen',
+      middle_name: 'van der',
+      last_name: 'Geer',
+      email: 'jeroen@example.com',
+      iban: 'NL91 ABNA 0417 1643 00',
+      bank_holder: 'J. van der Geer',
+    });
     await post({ first_name: 'Sanne', last_name: 'Bakker', email: 'sanne@example.com' });
   });
 }
@@ -77,17 +85,34 @@ describe('customers get', () => {
   it('--fields and --include reach the service', async () => {
     const c = cli();
     await seedTwo(c);
-    const result = await c.run(['customers', 'get', '2', '--fields', 'customer=first_name,email', '--include', 'subscriptions', '--json']);
+    const result = await c.run([
+      'customers',
+      'get',
+      '2',
+      '--fields',
+      'customer=first_name,email',
+      '--include',
+      'subscriptions',
+      '--json',
+    ]);
     expect(result.code).toBe(0);
     const document = json(result.stdout);
     expect(document.data.attributes).toEqual({ first_name: 'Sanne', email: 'sanne@example.com' });
     expect(document.included).toEqual([]);
-    expect(result.stdout).toBe(pretty(await routerDocument(c, '/customers/2', { 'fields[customer]': 'first_name,email', include: 'subscriptions' })));
+    expect(result.stdout).toBe(
+      pretty(
+        await routerDocument(c, '/customers/2', { 'fields[customer]': 'first_name,email', include: 'subscriptions' }),
+      ),
+    );
   });
 
   it('an unknown id exits 1 with the 404 message on stderr', async () => {
     const c = cli();
-    expect(await c.run(['customers', 'get', '99'])).toEqual({ code: 1, stdout: '', stderr: 'error: Not Found: no customer with id 99\n' });
+    expect(await c.run(['customers', 'get', '99'])).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'error: Not Found: no customer with id 99\n',
+    });
   });
 
   it('an unknown id with --json prints the 404 document on stdout only', async () => {
@@ -95,7 +120,9 @@ describe('customers get', () => {
     const result = await c.run(['customers', 'get', '99', '--json']);
     expect(result.code).toBe(1);
     expect(result.stderr).toBe('');
-    expect(json(result.stdout)).toEqual({ errors: [{ status: '404', title: 'Not Found', detail: 'no customer with id 99' }] });
+    expect(json(result.stdout)).toEqual({
+      errors: [{ status: '404', title: 'Not Found', detail: 'no customer with id 99' }],
+    });
   });
 
   it('a refused parameter exits 1 naming it', async () => {
@@ -151,7 +178,11 @@ describe('customers list', () => {
     expect(first.stderr).toBe('page 1 of 2, 12 customers (next: --page 2)\n');
     const lines = first.stdout.trimEnd().split('\n');
     expect(lines[1]).toMatch(/^│ id +│ name +│ email +│ payment method │ created +│$/);
-    const ids = (output: string) => output.split('\n').slice(3, -2).map((line) => line.split('│')[1].trim());
+    const ids = (output: string) =>
+      output
+        .split('\n')
+        .slice(3, -2)
+        .map((line) => line.split('│')[1].trim());
     expect(ids(first.stdout)).toEqual(['1', '2', '3', '4', '5', '6', '7', '8', '9', '10']);
     expect(lines[3]).toMatch(/^│ 1 +│ First1 Last1 +│ c1@example\.com +│ directdebit +│ 2026-11-21 │$/);
 
@@ -161,7 +192,12 @@ describe('customers list', () => {
 
     const small = await c.run(['customers', 'list', '--page', '3', '--page-size', '5']);
     expect(small.stderr).toBe('page 3 of 3, 12 customers\n');
-    expect(small.stdout.split('\n').slice(1, -1).map((line) => line.split('\t')[0])).toEqual(['11', '12']);
+    expect(
+      small.stdout
+        .split('\n')
+        .slice(1, -1)
+        .map((line) => line.split('\t')[0]),
+    ).toEqual(['11', '12']);
   });
 
   it('-q leaves out the footer', async () => {
@@ -180,14 +216,22 @@ describe('customers list', () => {
   it('a page past the end says so', async () => {
     const c = cli();
     await c.seedCustomers(2);
-    expect(await c.run(['customers', 'list', '--page', '5'])).toEqual({ code: 0, stdout: '', stderr: 'no customers on this page\n' });
+    expect(await c.run(['customers', 'list', '--page', '5'])).toEqual({
+      code: 0,
+      stdout: '',
+      stderr: 'no customers on this page\n',
+    });
   });
 
   it('--json prints the collection document the router returns', async () => {
     const c = cli();
     await c.seedCustomers(3);
     const result = await c.run(['customers', 'list', '--page-size', '2', '--page', '2', '--json']);
-    expect(result).toEqual({ code: 0, stdout: pretty(await routerDocument(c, '/customers', { 'page[number]': 2, 'page[size]': 2 })), stderr: '' });
+    expect(result).toEqual({
+      code: 0,
+      stdout: pretty(await routerDocument(c, '/customers', { 'page[number]': 2, 'page[size]': 2 })),
+      stderr: '',
+    });
   });
 
   it('--all --json: one collection document holding every page', async () => {
@@ -252,22 +296,46 @@ describe('customers list', () => {
     const c = cli();
     await seedTwo(c);
     expect(await c.run(['customers', 'list', '--query', 'data[0].id'])).toEqual({ code: 0, stdout: '1\n', stderr: '' });
-    expect(await c.run(['customers', 'list', '--query', 'meta.total'])).toEqual({ code: 0, stdout: '2\n', stderr: expect.any(String) });
-    expect(await c.run(['customers', 'list', '--query', 'data[0].attributes.archived'])).toEqual({ code: 0, stdout: 'false\n', stderr: expect.any(String) });
+    expect(await c.run(['customers', 'list', '--query', 'meta.total'])).toEqual({
+      code: 0,
+      stdout: '2\n',
+      stderr: expect.any(String),
+    });
+    expect(await c.run(['customers', 'list', '--query', 'data[0].attributes.archived'])).toEqual({
+      code: 0,
+      stdout: 'false\n',
+      stderr: expect.any(String),
+    });
     expect(await c.run(['customers', 'list', '--query', 'data[].attributes.email'])).toEqual({
       code: 0,
       stdout: '[\n  "jeroen@example.com",\n  "sanne@example.com"\n]\n',
       stderr: '',
     });
     // id=$(billing customers create … --query data.id): the id alone, no quotes.
-    const created = await c.run(['customers', 'create', '--first-name', 'A', '--last-name', 'B', '--email', 'ab@example.com', '--query', 'data.id', '-q']);
+    const created = await c.run([
+      'customers',
+      'create',
+      '--first-name',
+      'A',
+      '--last-name',
+      'B',
+      '--email',
+      'ab@example.com',
+      '--query',
+      'data.id',
+      '-q',
+    ]);
     expect(created).toEqual({ code: 0, stdout: '3\n', stderr: '' });
   });
 
   it('--query with --all sees every page', async () => {
     const c = cli();
     await c.seedCustomers(25);
-    expect(await c.run(['customers', 'list', '--all', '--page-size', '10', '--query', 'length(data)'])).toEqual({ code: 0, stdout: '25\n', stderr: '' });
+    expect(await c.run(['customers', 'list', '--all', '--page-size', '10', '--query', 'length(data)'])).toEqual({
+      code: 0,
+      stdout: '25\n',
+      stderr: '',
+    });
   });
 
   it('a page size the service would refuse is exit 2 naming the flag, before anything is sent', async () => {
@@ -282,7 +350,22 @@ describe('customers list', () => {
 describe('customers create', () => {
   it('prints the resource and "created customer N" on stderr', async () => {
     const c = cli();
-    const result = await c.run(['customers', 'create', '--first-name', 'Jeroen', '--middle-name', 'van der', '--last-name', 'Geer', '--email', 'jeroen@example.com', '--iban', 'NL91 ABNA 0417 1643 00', '--bank-holder', 'J. van der Geer']);
+    const result = await c.run([
+      'customers',
+      'create',
+      '--first-name',
+      'Jeroen',
+      '--middle-name',
+      'van der',
+      '--last-name',
+      'Geer',
+      '--email',
+      'jeroen@example.com',
+      '--iban',
+      'NL91 ABNA 0417 1643 00',
+      '--bank-holder',
+      'J. van der Geer',
+    ]);
     expect(result).toEqual({ code: 0, stdout: JEROEN_TSV, stderr: 'created customer 1\n' });
     expect(await c.customerCount()).toBe(1);
   });
@@ -305,7 +388,22 @@ describe('customers create', () => {
 
   it('bad flag values are exit 2, one line per flag naming it, before anything is sent', async () => {
     const c = cli();
-    const result = await c.run(['customers', 'create', '--first-name', 'A', '--last-name', 'B', '--email', 'bad', '--iban', 'NL00', '--country-iso2', 'Netherlands', '--language', 'xx']);
+    const result = await c.run([
+      'customers',
+      'create',
+      '--first-name',
+      'A',
+      '--last-name',
+      'B',
+      '--email',
+      'bad',
+      '--iban',
+      'NL00',
+      '--country-iso2',
+      'Netherlands',
+      '--language',
+      'xx',
+    ]);
     expect(result).toEqual({
       code: 2,
       stdout: '',
@@ -322,7 +420,16 @@ describe('customers create', () => {
 
   it('a create the service refuses (values from --data) exits 1 with one "error: field: detail" line per problem, and writes nothing', async () => {
     const c = cli();
-    const result = await c.run(['customers', 'create', '--first-name', 'A', '--last-name', 'B', '--data', '{"email":"bad","iban":"NL00","country_iso2":"XX"}']);
+    const result = await c.run([
+      'customers',
+      'create',
+      '--first-name',
+      'A',
+      '--last-name',
+      'B',
+      '--data',
+      '{"email":"bad","iban":"NL00","country_iso2":"XX"}',
+    ]);
     expect(result).toEqual({
       code: 1,
       stdout: '',
@@ -339,16 +446,37 @@ describe('customers create', () => {
   it('read-only and unknown attributes from --data are refused too', async () => {
     const c = cli();
     const result = await c.run(['customers', 'create', ...JAN, '--data', '{"payment_method":"creditcard","foo":1}']);
-    expect(result).toEqual({ code: 1, stdout: '', stderr: 'error: payment_method: is read-only\nerror: foo: is not a known attribute\n' });
+    expect(result).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'error: payment_method: is read-only\nerror: foo: is not a known attribute\n',
+    });
   });
 
   it('a refused create with --json prints the error document, with meta.original, on stdout only', async () => {
     const c = cli();
-    const result = await c.run(['customers', 'create', '--first-name', 'A', '--last-name', 'B', '--data', '{"email":"bad"}', '--json']);
+    const result = await c.run([
+      'customers',
+      'create',
+      '--first-name',
+      'A',
+      '--last-name',
+      'B',
+      '--data',
+      '{"email":"bad"}',
+      '--json',
+    ]);
     expect(result.code).toBe(1);
     expect(result.stderr).toBe('');
     expect(json(result.stdout)).toEqual({
-      errors: [{ status: '400', title: 'Invalid Attribute', detail: 'email must be a valid email address', source: { pointer: '/data/attributes/email' } }],
+      errors: [
+        {
+          status: '400',
+          title: 'Invalid Attribute',
+          detail: 'email must be a valid email address',
+          source: { pointer: '/data/attributes/email' },
+        },
+      ],
       meta: { original: { data: { type: 'customer', attributes: { first_name: 'A', last_name: 'B', email: 'bad' } } } },
     });
   });
@@ -361,7 +489,12 @@ describe('customers create', () => {
       stdout: pretty({
         method: 'POST',
         path: '/customers',
-        body: { data: { type: 'customer', attributes: { first_name: 'Jan', last_name: 'Jansen', email: 'jan@example.com', city: 'Utrecht' } } },
+        body: {
+          data: {
+            type: 'customer',
+            attributes: { first_name: 'Jan', last_name: 'Jansen', email: 'jan@example.com', city: 'Utrecht' },
+          },
+        },
       }),
       stderr: '',
     });
@@ -377,7 +510,11 @@ describe('customers update, archive, unarchive, subscriptions', () => {
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('updated customer 2\n');
     const { attributes } = json(result.stdout).data;
-    expect([attributes.city, attributes.first_name, attributes.email]).toEqual(['Utrecht', 'Sanne', 'sanne@example.com']);
+    expect([attributes.city, attributes.first_name, attributes.email]).toEqual([
+      'Utrecht',
+      'Sanne',
+      'sanne@example.com',
+    ]);
     expect(result.stdout).toBe(pretty(await routerDocument(c, '/customers/2')));
   });
 
@@ -385,13 +522,25 @@ describe('customers update, archive, unarchive, subscriptions', () => {
     const c = cli();
     await seedTwo(c);
     const before = await routerDocument(c, '/customers/2');
-    expect(await c.run(['customers', 'update', '2', '--data', '{"email":"nope"}', '--city', 'Utrecht'])).toEqual({ code: 1, stdout: '', stderr: 'error: email: must be a valid email address\n' });
-    expect(await c.run(['customers', 'update', '2', '--email', 'nope', '--city', 'Utrecht'])).toEqual({ code: 2, stdout: '', stderr: 'error: --email: must be a valid email address\n' });
+    expect(await c.run(['customers', 'update', '2', '--data', '{"email":"nope"}', '--city', 'Utrecht'])).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'error: email: must be a valid email address\n',
+    });
+    expect(await c.run(['customers', 'update', '2', '--email', 'nope', '--city', 'Utrecht'])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'error: --email: must be a valid email address\n',
+    });
     expect(await routerDocument(c, '/customers/2')).toEqual(before);
   });
 
   it('update of an unknown customer exits 1 with 404', async () => {
-    expect(await cli().run(['customers', 'update', '7', '--city', 'Utrecht'])).toEqual({ code: 1, stdout: '', stderr: 'error: Not Found: no customer with id 7\n' });
+    expect(await cli().run(['customers', 'update', '7', '--city', 'Utrecht'])).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'error: Not Found: no customer with id 7\n',
+    });
   });
 
   it('archive and unarchive flip archived and say so', async () => {
@@ -401,13 +550,19 @@ describe('customers update, archive, unarchive, subscriptions', () => {
     expect(archived.code).toBe(0);
     expect(archived.stderr).toBe('archived customer 1\n');
     expect(json(archived.stdout).data.attributes.archived).toBe(true);
-    expect(((await routerDocument(c, '/customers/1')) as { data: { attributes: { archived: boolean } } }).data.attributes.archived).toBe(true);
+    expect(
+      ((await routerDocument(c, '/customers/1')) as { data: { attributes: { archived: boolean } } }).data.attributes
+        .archived,
+    ).toBe(true);
 
     const unarchived = await c.run(['customers', 'unarchive', '1', '-o', 'ndjson']);
     expect(unarchived.code).toBe(0);
     expect(unarchived.stderr).toBe('unarchived customer 1\n');
     expect(json(unarchived.stdout).attributes.archived).toBe(false);
-    expect(((await routerDocument(c, '/customers/1')) as { data: { attributes: { archived: boolean } } }).data.attributes.archived).toBe(false);
+    expect(
+      ((await routerDocument(c, '/customers/1')) as { data: { attributes: { archived: boolean } } }).data.attributes
+        .archived,
+    ).toBe(false);
   });
 
   it('archive --dry-run prints the PATCH and changes nothing', async () => {
@@ -416,16 +571,27 @@ describe('customers update, archive, unarchive, subscriptions', () => {
     const result = await c.run(['customers', 'archive', '1', '--dry-run']);
     expect(result).toEqual({
       code: 0,
-      stdout: pretty({ method: 'PATCH', path: '/customers/1', body: { data: { type: 'customer', id: '1', attributes: { archived: true } } } }),
+      stdout: pretty({
+        method: 'PATCH',
+        path: '/customers/1',
+        body: { data: { type: 'customer', id: '1', attributes: { archived: true } } },
+      }),
       stderr: '',
     });
-    expect(((await routerDocument(c, '/customers/1')) as { data: { attributes: { archived: boolean } } }).data.attributes.archived).toBe(false);
+    expect(
+      ((await routerDocument(c, '/customers/1')) as { data: { attributes: { archived: boolean } } }).data.attributes
+        .archived,
+    ).toBe(false);
   });
 
   it('subscriptions of a customer without any: "no subscriptions", exit 0; --json the empty collection', async () => {
     const c = cli();
     await seedTwo(c);
-    expect(await c.run(['customers', 'subscriptions', '1'])).toEqual({ code: 0, stdout: '', stderr: 'no subscriptions\n' });
+    expect(await c.run(['customers', 'subscriptions', '1'])).toEqual({
+      code: 0,
+      stdout: '',
+      stderr: 'no subscriptions\n',
+    });
     const result = await c.run(['customers', 'subscriptions', '1', '--json']);
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(pretty(await routerDocument(c, '/customers/1/subscriptions')));
@@ -433,14 +599,21 @@ describe('customers update, archive, unarchive, subscriptions', () => {
   });
 
   it('subscriptions of an unknown customer exits 1 with 404', async () => {
-    expect(await cli().run(['customers', 'subscriptions', '9'])).toEqual({ code: 1, stdout: '', stderr: 'error: Not Found: no customer with id 9\n' });
+    expect(await cli().run(['customers', 'subscriptions', '9'])).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'error: Not Found: no customer with id 9\n',
+    });
   });
 });
 
 describe('plans', () => {
   it('create prints the plan as GET shows it, with "created plan N" on stderr', async () => {
     const c = cli();
-    const result = await c.run(['plans', 'create', '--name', 'Gold', '--amount', '12.5', '--frequency', 'yearly'], TERMINAL);
+    const result = await c.run(
+      ['plans', 'create', '--name', 'Gold', '--amount', '12.5', '--frequency', 'yearly'],
+      TERMINAL,
+    );
     expect(result).toEqual({
       code: 0,
       stdout: [
@@ -466,11 +639,29 @@ describe('plans', () => {
 
   it('create --json, then get and list show it', async () => {
     const c = cli();
-    const created = await c.run(['plans', 'create', '--name', 'Silver', '--amount', '9.99', '--storno-retries', '1', '--no-send-invoice', '--json']);
+    const created = await c.run([
+      'plans',
+      'create',
+      '--name',
+      'Silver',
+      '--amount',
+      '9.99',
+      '--storno-retries',
+      '1',
+      '--no-send-invoice',
+      '--json',
+    ]);
     expect(created.code).toBe(0);
     const document = await routerDocument(c, '/subscription-plans/1');
     expect(created.stdout).toBe(pretty(document));
-    expect(json(created.stdout).data.attributes).toMatchObject({ name: 'Silver', amount: '9.99', storno_retries: 1, send_invoice: false, frequency: 'monthly', status: 'active' });
+    expect(json(created.stdout).data.attributes).toMatchObject({
+      name: 'Silver',
+      amount: '9.99',
+      storno_retries: 1,
+      send_invoice: false,
+      frequency: 'monthly',
+      status: 'active',
+    });
 
     expect(await c.run(['plans', 'get', '1', '--json'])).toEqual({ code: 0, stdout: pretty(document), stderr: '' });
     expect(await c.run(['plans', 'list'], TERMINAL)).toEqual({
@@ -525,14 +716,26 @@ describe('plans', () => {
   });
 
   it('create without --name and --amount exits 2 naming both', async () => {
-    expect(await cli().run(['plans', 'create'])).toEqual({ code: 2, stdout: '', stderr: 'error: missing required flags: --name, --amount\n' });
+    expect(await cli().run(['plans', 'create'])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'error: missing required flags: --name, --amount\n',
+    });
   });
 
   it('create --dry-run creates nothing', async () => {
     const c = cli();
     const result = await c.run(['plans', 'create', '--name', 'Gold', '--amount', '5', '--dry-run']);
-    expect(result).toEqual({ code: 0, stdout: pretty({ create: 'subscription-plan', attributes: { name: 'Gold', amount: '5' } }), stderr: '' });
-    expect(await c.run(['plans', 'list', '--json', '--query', 'meta.total'])).toEqual({ code: 0, stdout: '0\n', stderr: '' });
+    expect(result).toEqual({
+      code: 0,
+      stdout: pretty({ create: 'subscription-plan', attributes: { name: 'Gold', amount: '5' } }),
+      stderr: '',
+    });
+    expect(await c.run(['plans', 'list', '--json', '--query', 'meta.total'])).toEqual({
+      code: 0,
+      stdout: '0\n',
+      stderr: '',
+    });
   });
 
   it('get of an unknown plan exits 1 with 404', async () => {
@@ -573,7 +776,10 @@ describe('accounts', () => {
 
   it('create with --invoice-prefix and --time-zone, then show --json prints {name, invoice_prefix, time_zone, webhook_secret}', async () => {
     const c = cli();
-    expect((await c.run(['accounts', 'create', 'acme', '--invoice-prefix', 'ACME-', '--time-zone', 'Europe/Brussels', '-q'])).code).toBe(0);
+    expect(
+      (await c.run(['accounts', 'create', 'acme', '--invoice-prefix', 'ACME-', '--time-zone', 'Europe/Brussels', '-q']))
+        .code,
+    ).toBe(0);
     const shown = await c.run(['accounts', 'show', 'acme', '--json']);
     expect(shown.code).toBe(0);
     const printed = json(shown.stdout);
@@ -585,7 +791,11 @@ describe('accounts', () => {
   it('show default works on a fresh store', async () => {
     const result = await cli().run(['accounts', 'show', 'default', '--json']);
     expect(result.code).toBe(0);
-    expect(json(result.stdout)).toMatchObject({ name: 'default', invoice_prefix: 'INV-', time_zone: 'Europe/Amsterdam' });
+    expect(json(result.stdout)).toMatchObject({
+      name: 'default',
+      invoice_prefix: 'INV-',
+      time_zone: 'Europe/Amsterdam',
+    });
   });
 
   it('list --json names every account and the default', async () => {
@@ -620,7 +830,8 @@ describe('accounts', () => {
     });
     expect(await c.run(['accounts', 'list'])).toEqual({
       code: 0,
-      stdout: 'name\tinvoice prefix\ttime zone\tdefault\ndefault\tINV-\tEurope/Amsterdam\tyes\nacme\tINV-\tEurope/Amsterdam\tno\n',
+      stdout:
+        'name\tinvoice prefix\ttime zone\tdefault\ndefault\tINV-\tEurope/Amsterdam\tyes\nacme\tINV-\tEurope/Amsterdam\tno\n',
       stderr: '',
     });
   });
@@ -637,13 +848,24 @@ describe('accounts', () => {
     });
     expect(await c.run(['accounts', 'list', '-o', 'csv'])).toEqual({
       code: 0,
-      stdout: 'name,invoice_prefix,time_zone,default\r\ndefault,INV-,Europe/Amsterdam,true\r\nacme,ACME-,Europe/Amsterdam,false\r\n',
+      stdout:
+        'name,invoice_prefix,time_zone,default\r\ndefault,INV-,Europe/Amsterdam,true\r\nacme,ACME-,Europe/Amsterdam,false\r\n',
       stderr: '',
     });
-    expect(await c.run(['accounts', 'list', '--query', '[?default].name'])).toEqual({ code: 0, stdout: '[\n  "default"\n]\n', stderr: '' });
-    expect(await c.run(['accounts', 'show', 'acme', '--query', 'invoice_prefix'])).toEqual({ code: 0, stdout: 'ACME-\n', stderr: '' });
+    expect(await c.run(['accounts', 'list', '--query', '[?default].name'])).toEqual({
+      code: 0,
+      stdout: '[\n  "default"\n]\n',
+      stderr: '',
+    });
+    expect(await c.run(['accounts', 'show', 'acme', '--query', 'invoice_prefix'])).toEqual({
+      code: 0,
+      stdout: 'ACME-\n',
+      stderr: '',
+    });
     const csv = await c.run(['accounts', 'show', 'acme', '-o', 'csv']);
-    expect(csv.stdout).toMatch(/^name,invoice_prefix,time_zone,webhook_secret\r\nacme,ACME-,Europe\/Amsterdam,whsec_[\w-]+\r\n$/);
+    expect(csv.stdout).toMatch(
+      /^name,invoice_prefix,time_zone,webhook_secret\r\nacme,ACME-,Europe\/Amsterdam,whsec_[\w-]+\r\n$/,
+    );
   });
 
   it('create --query api_key prints just the key, raw (key=$(billing accounts create … --query api_key))', async () => {
@@ -662,7 +884,11 @@ describe('accounts', () => {
     const printed = json(updated.stdout);
     expect(Object.keys(printed)).toEqual(['name', 'invoice_prefix', 'time_zone', 'webhook_secret']);
     expect(printed).toMatchObject({ name: 'acme', invoice_prefix: 'AC-', time_zone: 'Europe/Amsterdam' });
-    expect(await c.run(['accounts', 'show', 'acme', '--json'])).toEqual({ code: 0, stdout: updated.stdout, stderr: '' });
+    expect(await c.run(['accounts', 'show', 'acme', '--json'])).toEqual({
+      code: 0,
+      stdout: updated.stdout,
+      stderr: '',
+    });
   });
 
   it('update with a bad time zone exits 1 naming it; with nothing to change exits 2', async () => {
@@ -673,7 +899,11 @@ describe('accounts', () => {
       stdout: '',
       stderr: 'error: time_zone: is not an IANA time zone (for example Europe/Amsterdam)\n',
     });
-    expect(await c.run(['accounts', 'update', 'acme'])).toEqual({ code: 2, stdout: '', stderr: 'error: nothing to change: give --invoice-prefix and/or --time-zone\n' });
+    expect(await c.run(['accounts', 'update', 'acme'])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'error: nothing to change: give --invoice-prefix and/or --time-zone\n',
+    });
   });
 
   it('rotate-key --json prints {name, api_key}: the new key authenticates, the old one no longer does', async () => {
@@ -698,13 +928,25 @@ describe('accounts', () => {
   it('a second account of the same name is refused (exit 1)', async () => {
     const c = cli();
     await c.run(['accounts', 'create', 'acme', '-q']);
-    expect(await c.run(['accounts', 'create', 'acme'])).toEqual({ code: 1, stdout: '', stderr: 'error: name: an account named "acme" already exists\n' });
+    expect(await c.run(['accounts', 'create', 'acme'])).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'error: name: an account named "acme" already exists\n',
+    });
   });
 
   it('show and rotate-key of an unknown account exit 1', async () => {
     const c = cli();
-    expect(await c.run(['accounts', 'show', 'nosuch'])).toEqual({ code: 1, stdout: '', stderr: 'error: Not Found: no account named "nosuch"\n' });
-    expect(await c.run(['accounts', 'rotate-key', 'nosuch'])).toEqual({ code: 1, stdout: '', stderr: 'error: Not Found: no account named "nosuch"\n' });
+    expect(await c.run(['accounts', 'show', 'nosuch'])).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'error: Not Found: no account named "nosuch"\n',
+    });
+    expect(await c.run(['accounts', 'rotate-key', 'nosuch'])).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'error: Not Found: no account named "nosuch"\n',
+    });
   });
 });
 
@@ -724,7 +966,11 @@ describe('--account', () => {
     const asDefault = await c.run(['customers', 'list', '--json'], { real: true, env });
     expect(json(asDefault.stdout).data.map((r: { id: string }) => r.id)).toEqual(['1']);
 
-    expect(await c.run(['customers', 'get', id], { real: true, env })).toEqual({ code: 1, stdout: '', stderr: `error: Not Found: no customer with id ${id}\n` });
+    expect(await c.run(['customers', 'get', id], { real: true, env })).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `error: Not Found: no customer with id ${id}\n`,
+    });
     expect((await c.run(['customers', 'get', '1', '--account', 'acme'], { real: true, env })).code).toBe(1);
     expect((await c.run(['customers', 'get', id, '--account', 'acme', '--json'], { real: true, env })).code).toBe(0);
   });
@@ -745,7 +991,10 @@ describe('--verbose', () => {
     const c = cli();
     await c.seedCustomers(1);
     const quiet = await c.run(['customers', 'get', '1', '--json'], { real: true, env: { BILLING_DB: c.dbPath } });
-    const result = await c.run(['customers', 'get', '1', '--json', '--verbose'], { real: true, env: { BILLING_DB: c.dbPath } });
+    const result = await c.run(['customers', 'get', '1', '--json', '--verbose'], {
+      real: true,
+      env: { BILLING_DB: c.dbPath },
+    });
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(quiet.stdout);
     const lines = result.stderr.trimEnd().split('\n');
@@ -760,35 +1009,61 @@ describe('api', () => {
   it('--data nested 100,000 levels deep is exit 2 before anything is sent, not a crash', async () => {
     const c = cli();
     const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
-    expect(await c.run(['api', 'POST', '/customers', '--data', deep])).toEqual({ code: 2, stdout: '', stderr: 'error: --data is nested deeper than 64 levels\n' });
+    expect(await c.run(['api', 'POST', '/customers', '--data', deep])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'error: --data is nested deeper than 64 levels\n',
+    });
     expect(await c.customerCount()).toBe(0);
   });
 
   it('GET prints the raw document', async () => {
     const c = cli();
     await seedTwo(c);
-    expect(await c.run(['api', 'GET', '/customers/1'])).toEqual({ code: 0, stdout: pretty(await routerDocument(c, '/customers/1')), stderr: '' });
+    expect(await c.run(['api', 'GET', '/customers/1'])).toEqual({
+      code: 0,
+      stdout: pretty(await routerDocument(c, '/customers/1')),
+      stderr: '',
+    });
   });
 
   it('GET keeps the query of the path', async () => {
     const c = cli();
     await c.seedCustomers(3);
     const result = await c.run(['api', 'get', '/customers?page[number]=2&page[size]=2']);
-    expect(result).toEqual({ code: 0, stdout: pretty(await routerDocument(c, '/customers', { 'page[number]': 2, 'page[size]': 2 })), stderr: '' });
+    expect(result).toEqual({
+      code: 0,
+      stdout: pretty(await routerDocument(c, '/customers', { 'page[number]': 2, 'page[size]': 2 })),
+      stderr: '',
+    });
   });
 
   it('DELETE of a customer exits 1 with 405', async () => {
     const c = cli();
     await seedTwo(c);
-    expect(await c.run(['api', 'DELETE', '/customers/1'])).toEqual({ code: 1, stdout: '', stderr: 'error: Method Not Allowed: DELETE is not allowed on /customers/1; allowed: GET, PATCH\n' });
+    expect(await c.run(['api', 'DELETE', '/customers/1'])).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'error: Method Not Allowed: DELETE is not allowed on /customers/1; allowed: GET, PATCH\n',
+    });
     const withJson = await c.run(['api', 'DELETE', '/customers/1', '--json']);
     expect(withJson.code).toBe(1);
-    expect(json(withJson.stdout)).toEqual({ errors: [{ status: '405', title: 'Method Not Allowed', detail: 'DELETE is not allowed on /customers/1; allowed: GET, PATCH' }] });
+    expect(json(withJson.stdout)).toEqual({
+      errors: [
+        {
+          status: '405',
+          title: 'Method Not Allowed',
+          detail: 'DELETE is not allowed on /customers/1; allowed: GET, PATCH',
+        },
+      ],
+    });
   });
 
   it('POST with --data creates, and prints the 201 document', async () => {
     const c = cli();
-    const body = { data: { type: 'customer', attributes: { first_name: 'Jan', last_name: 'Jansen', email: 'jan@example.com' } } };
+    const body = {
+      data: { type: 'customer', attributes: { first_name: 'Jan', last_name: 'Jansen', email: 'jan@example.com' } },
+    };
     const result = await c.run(['api', 'POST', '/customers', '--data', JSON.stringify(body)]);
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(pretty(await routerDocument(c, '/customers/1')));
@@ -796,7 +1071,15 @@ describe('api', () => {
 
   it('a bad method or path exits 2', async () => {
     const c = cli();
-    expect(await c.run(['api', 'PUT', '/customers/1'])).toEqual({ code: 2, stdout: '', stderr: 'error: METHOD must be one of GET, POST, PATCH, DELETE, not "PUT"\n' });
-    expect(await c.run(['api', 'GET', 'customers'])).toEqual({ code: 2, stdout: '', stderr: 'error: PATH must start with / (for example /customers/1)\n' });
+    expect(await c.run(['api', 'PUT', '/customers/1'])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'error: METHOD must be one of GET, POST, PATCH, DELETE, not "PUT"\n',
+    });
+    expect(await c.run(['api', 'GET', 'customers'])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'error: PATH must start with / (for example /customers/1)\n',
+    });
   });
 });

@@ -2,7 +2,7 @@
 // records every request and answers from a function. What a command sends (method, path, query,
 // body) and what it prints of an answer are checked exactly, in either mode, without a store.
 import { main } from '../../src/cli.js';
-import { memoryIO } from '../../src/lib/command/io.js';
+import { memoryIO } from '../../src/lib/cli/io.js';
 import type { Prompter } from '../../src/lib/prompts/prompter.js';
 import type { Transport, TransportRequest, TransportResponse } from '../../src/lib/transport/types.js';
 import { tempDbPath, tempDir } from '../helpers/store.js';
@@ -26,15 +26,28 @@ export interface DoubleOptions {
 }
 
 /** Runs argv against a double answering with `answer` (undefined from it: 404 Not Found). */
-export async function runDouble(argv: string[], answer: Answer = () => undefined, options: DoubleOptions = {}): Promise<DoubleResult> {
+export async function runDouble(
+  argv: string[],
+  answer: Answer = () => undefined,
+  options: DoubleOptions = {},
+): Promise<DoubleResult> {
   const requests: TransportRequest[] = [];
+  // What the double answers; one that throws (a hook, a clone) rejects the request, as an async method did.
+  const reply = (request: TransportRequest): TransportResponse => {
+    requests.push(structuredClone(request));
+    const answered = answer(request) ?? {
+      status: 404,
+      body: { errors: [{ status: '404', title: 'Not Found', detail: 'no such resource' }] },
+    };
+    return {
+      status: answered.status,
+      headers: {},
+      body: answered.body === undefined ? undefined : structuredClone(answered.body),
+    };
+  };
   const transport: Transport = {
     mode: 'embedded',
-    async request(request): Promise<TransportResponse> {
-      requests.push(structuredClone(request));
-      const reply = answer(request) ?? { status: 404, body: { errors: [{ status: '404', title: 'Not Found', detail: 'no such resource' }] } };
-      return { status: reply.status, headers: {}, body: reply.body === undefined ? undefined : structuredClone(reply.body) };
-    },
+    request: (request) => new Promise<TransportResponse>((resolve) => resolve(reply(request))),
     async close() {},
   };
   const io = memoryIO({ tty: options.tty ?? (options.prompter ? true : undefined), columns: options.columns });
@@ -47,7 +60,12 @@ export async function runDouble(argv: string[], answer: Answer = () => undefined
 
 export const doc = (data: unknown, extra: Record<string, unknown> = {}) => ({ data, ...extra });
 
-export const resource = (type: string, id: string, attributes: Record<string, unknown>, relationships?: Record<string, unknown>) => ({
+export const resource = (
+  type: string,
+  id: string,
+  attributes: Record<string, unknown>,
+  relationships?: Record<string, unknown>,
+) => ({
   type,
   id,
   attributes,
@@ -67,7 +85,12 @@ export const invalidState = (detail: string, pointer = '/data/attributes/status'
 });
 
 /** The request a --dry-run printed. */
-export const printed = (stdout: string) => JSON.parse(stdout) as { method: string; path: string; body: { data: { type: string; id?: string; attributes: Record<string, unknown> } } | null };
+export const printed = (stdout: string) =>
+  JSON.parse(stdout) as {
+    method: string;
+    path: string;
+    body: { data: { type: string; id?: string; attributes: Record<string, unknown> } } | null;
+  };
 
 /** Every help line of a command within 80 columns (example lines are copied whole, never wrapped). */
 export function overlong(help: string): string[] {

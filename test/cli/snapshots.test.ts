@@ -11,7 +11,8 @@ import { get } from '../../src/lib/store/unit.js';
 import { freshPostgresUrl } from '../helpers/engine.js';
 import { cli, type Cli } from './harness.js';
 
-const customers = async (c: Cli): Promise<number> => JSON.parse((await c.run(['store', 'info', '--json'])).stdout).counts.customers;
+const customers = async (c: Cli): Promise<number> =>
+  JSON.parse((await c.run(['store', 'info', '--json'])).stdout).counts.customers;
 
 async function withCustomers(n: number): Promise<Cli> {
   const c = cli();
@@ -38,7 +39,9 @@ describe('store snapshots (SQLite)', () => {
       expect(restored.code, restored.stderr).toBe(0);
       expect(restored.stderr).toContain('restored snapshot before');
       expect(await customers(c)).toBe(3);
-      const seen = await other.read(() => get((q) => q.selectFrom('customers').select((eb) => eb.fn.countAll<number>().as('n'))));
+      const seen = await other.read(() =>
+        get((q) => q.selectFrom('customers').select((eb) => eb.fn.countAll<number>().as('n'))),
+      );
       expect(Number(seen!.n)).toBe(3);
     } finally {
       await other.close();
@@ -89,16 +92,26 @@ describe('store snapshots (SQLite)', () => {
     const unknown = await c.run(['store', 'restore', 'nope', '--yes']);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('no snapshot named nope');
-    for (const argv of [['store', 'restore', 'one'], ['store', 'reset'], ['store', 'snapshot', 'three']]) {
+    for (const argv of [
+      ['store', 'restore', 'one'],
+      ['store', 'reset'],
+      ['store', 'snapshot', 'three'],
+    ]) {
       expect((await c.run([...argv, '--dry-run'])).code, argv.join(' ')).toBe(2);
     }
-    expect(JSON.parse((await c.run(['store', 'snapshots', '--json'])).stdout).map((s: { name: string }) => s.name)).toEqual(['one']);
+    expect(
+      JSON.parse((await c.run(['store', 'snapshots', '--json'])).stdout).map((s: { name: string }) => s.name),
+    ).toEqual(['one']);
     expect(await customers(c)).toBe(1);
   });
 
   it('on a PostgreSQL store says plainly that the database’s own tools do this (exit 2)', async () => {
     const url = await freshPostgresUrl();
-    for (const argv of [['store', 'snapshot', 'x'], ['store', 'restore', 'x', '--yes'], ['store', 'reset', '--yes']]) {
+    for (const argv of [
+      ['store', 'snapshot', 'x'],
+      ['store', 'restore', 'x', '--yes'],
+      ['store', 'reset', '--yes'],
+    ]) {
       const refused = await cli(url).run(argv);
       expect(refused.code, argv.join(' ')).toBe(2);
       expect(refused.stderr).toContain('pg_dump');

@@ -30,9 +30,14 @@ export function runSource(args: string[], options: SourceOptions = {}): Promise<
   return new Promise((resolve, reject) => {
     const env: Record<string, string | undefined> = { PATH: process.env.PATH, NO_COLOR: '1', ...options.env };
     const node = [process.execPath, '--import', TSX, ENTRY, ...args];
-    const dropped = ['setpriv', '--bounding-set=-dac_override,-dac_read_search', '--inh-caps=-dac_override,-dac_read_search', '--'];
+    const dropped = [
+      'setpriv',
+      '--bounding-set=-dac_override,-dac_read_search',
+      '--inh-caps=-dac_override,-dac_read_search',
+      '--',
+    ];
     const [command, ...rest] = options.unprivileged && isRoot() ? [...dropped, ...node] : node;
-    const child = spawn(command, rest, { env: env as NodeJS.ProcessEnv, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, rest, { env, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

@@ -10,7 +10,7 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli.js';
 import type { DepsOverrides } from '../../src/lib/command/deps.js';
-import { memoryIO } from '../../src/lib/command/io.js';
+import { memoryIO } from '../../src/lib/cli/io.js';
 import { authenticate } from '../../src/lib/core/accounts.js';
 import { fakePrompter } from '../../src/lib/prompts/fake.js';
 import { openStore, StoreReadOnlyError } from '../../src/lib/store/store.js';
@@ -20,7 +20,8 @@ import { tempDbPath, tempDir, testCore } from '../helpers/store.js';
 import { cli, JAN } from './harness.js';
 import { runSource } from './source-cli.js';
 
-const HINT = 'make one with `billing demo` (a sample) or any command that creates something, or point --db (BILLING_DB) at an existing store';
+const HINT =
+  'make one with `billing demo` (a sample) or any command that creates something, or point --db (BILLING_DB) at an existing store';
 
 interface Run {
   code: number;
@@ -34,7 +35,11 @@ function freshEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 }
 
 /** main() as a user runs it: it opens the store itself (no injected core). */
-async function run(argv: string[], env: NodeJS.ProcessEnv = freshEnv(), overrides: DepsOverrides & { tty?: boolean } = {}): Promise<Run> {
+async function run(
+  argv: string[],
+  env: NodeJS.ProcessEnv = freshEnv(),
+  overrides: DepsOverrides & { tty?: boolean } = {},
+): Promise<Run> {
   const io = memoryIO({ tty: overrides.tty });
   const code = await main(argv, io, env, overrides);
   return { code, stdout: io.stdout, stderr: io.stderr };
@@ -51,25 +56,32 @@ const READS = [
 ].map((argv) => [argv.join(' '), argv] as const);
 
 describe('a read of a store that does not exist', () => {
-  it.each(READS)('%s: exit 2 with a hint, and nothing is made (--db, BILLING_DB, a profile, config db)', async (_name, argv) => {
-    const folder = tempDir();
-    const db = join(folder, 'billing.db');
-    const env = freshEnv();
-    const missing = { code: 2, stdout: '', stderr: `error: no store at ${db}: ${HINT}\n` };
-    expect(await run(['--db', db, ...argv], env)).toEqual(missing);
-    expect(await run(argv, { ...env, BILLING_DB: db })).toEqual(missing);
-    expect((await run(['profiles', 'add', 'local', '--db', db, '--use'], env)).code).toBe(0);
-    expect(await run(argv, env)).toEqual(missing);
-    expect((await run(['profiles', 'remove', 'local', '--yes'], env)).code).toBe(0);
-    expect((await run(['config', 'set', 'db', db], env)).code).toBe(0);
-    expect(await run(argv, env)).toEqual(missing);
-    expect(readdirSync(folder)).toEqual([]);
-  });
+  it.each(READS)(
+    '%s: exit 2 with a hint, and nothing is made (--db, BILLING_DB, a profile, config db)',
+    async (_name, argv) => {
+      const folder = tempDir();
+      const db = join(folder, 'billing.db');
+      const env = freshEnv();
+      const missing = { code: 2, stdout: '', stderr: `error: no store at ${db}: ${HINT}\n` };
+      expect(await run(['--db', db, ...argv], env)).toEqual(missing);
+      expect(await run(argv, { ...env, BILLING_DB: db })).toEqual(missing);
+      expect((await run(['profiles', 'add', 'local', '--db', db, '--use'], env)).code).toBe(0);
+      expect(await run(argv, env)).toEqual(missing);
+      expect((await run(['profiles', 'remove', 'local', '--yes'], env)).code).toBe(0);
+      expect((await run(['config', 'set', 'db', db], env)).code).toBe(0);
+      expect(await run(argv, env)).toEqual(missing);
+      expect(readdirSync(folder)).toEqual([]);
+    },
+  );
 
   it('store copy from a store that does not exist: exit 2, and neither store is made', async () => {
     const from = join(tempDir(), 'billing.db');
     const to = join(tempDir(), 'copy.db');
-    expect(await run(['--db', from, 'store', 'copy', '--to', to])).toEqual({ code: 2, stdout: '', stderr: `error: no store at ${from}: ${HINT}\n` });
+    expect(await run(['--db', from, 'store', 'copy', '--to', to])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `error: no store at ${from}: ${HINT}\n`,
+    });
     expect(existsSync(from)).toBe(false);
     expect(existsSync(to)).toBe(false);
   });
@@ -77,7 +89,11 @@ describe('a read of a store that does not exist', () => {
   it('at the default location: exit 2, and not even its folders are made', async () => {
     const env = freshEnv();
     const r = await run(['customers', 'list'], env);
-    expect(r).toEqual({ code: 2, stdout: '', stderr: `error: no store at ${join(env.XDG_DATA_HOME!, 'billing', 'billing.db')}: ${HINT}\n` });
+    expect(r).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `error: no store at ${join(env.XDG_DATA_HOME!, 'billing', 'billing.db')}: ${HINT}\n`,
+    });
     expect(existsSync(env.XDG_DATA_HOME!)).toBe(false);
   });
 
@@ -85,7 +101,11 @@ describe('a read of a store that does not exist', () => {
     const folder = tempDir();
     const empty = join(folder, 'empty.db');
     writeFileSync(empty, '');
-    expect(await run(['--db', empty, 'customers', 'list'])).toEqual({ code: 2, stdout: '', stderr: `error: ${empty} is not a billing store yet: ${HINT}\n` });
+    expect(await run(['--db', empty, 'customers', 'list'])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `error: ${empty} is not a billing store yet: ${HINT}\n`,
+    });
     expect(readFileSync(empty).length).toBe(0);
     expect(readdirSync(folder)).toEqual(['empty.db']);
   });
@@ -105,15 +125,26 @@ describe('a read of a store that does not exist', () => {
       const client = new pg.Client({ connectionString: url });
       await client.connect();
       try {
-        return Number((await client.query("SELECT count(*) AS n FROM information_schema.tables WHERE table_schema = 'public'")).rows[0].n);
+        return Number(
+          (await client.query("SELECT count(*) AS n FROM information_schema.tables WHERE table_schema = 'public'"))
+            .rows[0].n,
+        );
       } finally {
         await client.end();
       }
     };
     const database = new URL(url).pathname.slice(1);
     const server = `${new URL(url).hostname}:${new URL(url).port}`;
-    for (const argv of [['customers', 'list'], ['accounts', 'list'], ['api', 'GET', '/customers/1']]) {
-      expect(await run(['--db', url, ...argv])).toEqual({ code: 2, stdout: '', stderr: `error: the database "${database}" on ${server} has no billing store yet: ${HINT}\n` });
+    for (const argv of [
+      ['customers', 'list'],
+      ['accounts', 'list'],
+      ['api', 'GET', '/customers/1'],
+    ]) {
+      expect(await run(['--db', url, ...argv])).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: `error: the database "${database}" on ${server} has no billing store yet: ${HINT}\n`,
+      });
     }
     expect(await tables()).toBe(0);
     expect((await run(['--db', url, 'customers', 'create', ...JAN, '-q'])).code).toBe(0);
@@ -180,14 +211,24 @@ describe('a store that cannot be written', () => {
     chmodSync(join(configEnv.BILLING_CONFIG_DIR, '..'), 0o777);
     const before = sha(db);
     const readOnly = `error: the store ${db} is read-only: this user cannot write the file; reads still work\n`;
-    for (const argv of [['customers', 'create', ...JAN], ['accounts', 'create', 'acme'], ['api', 'POST', '/customers', '--data', '{"data":{"type":"customer","attributes":{}}}']]) {
-      expect(await runSource(['--db', db, ...argv], { env: configEnv, unprivileged: true })).toEqual({ code: 2, stdout: '', stderr: readOnly });
+    for (const argv of [
+      ['customers', 'create', ...JAN],
+      ['accounts', 'create', 'acme'],
+      ['api', 'POST', '/customers', '--data', '{"data":{"type":"customer","attributes":{}}}'],
+    ]) {
+      expect(await runSource(['--db', db, ...argv], { env: configEnv, unprivileged: true })).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: readOnly,
+      });
     }
     const read = await runSource(['--db', db, 'api', 'GET', '/customers'], { env: configEnv, unprivileged: true });
     expect(read.stderr).toBe('');
     expect(read.code).toBe(0);
     expect(JSON.parse(read.stdout).meta.total).toBe(2);
-    expect((await runSource(['--db', db, 'accounts', 'list', '--json'], { env: configEnv, unprivileged: true })).code).toBe(0);
+    expect(
+      (await runSource(['--db', db, 'accounts', 'list', '--json'], { env: configEnv, unprivileged: true })).code,
+    ).toBe(0);
     expect(sha(db)).toBe(before);
   }, 60_000);
 
@@ -196,7 +237,9 @@ describe('a store that cannot be written', () => {
     const configEnv = env();
     chmodSync(join(configEnv.BILLING_CONFIG_DIR, '..'), 0o777);
     const before = sha(db);
-    expect(await runSource(['--db', db, 'customers', 'create', ...JAN], { env: configEnv, unprivileged: true })).toEqual({
+    expect(
+      await runSource(['--db', db, 'customers', 'create', ...JAN], { env: configEnv, unprivileged: true }),
+    ).toEqual({
       code: 2,
       stdout: '',
       stderr: `error: the store ${db} is read-only: its folder ${folder} cannot be written (SQLite keeps its journal beside the store); reads still work\n`,
@@ -229,19 +272,32 @@ describe('accounts rotate-key of an account that has a key', () => {
     expect(await c.run(['accounts', 'rotate-key', 'acme'])).toEqual({
       code: 2,
       stdout: '',
-      stderr: 'error: rotate the API key of account acme cannot be undone: add --yes to confirm (there is no terminal to ask at)\n',
+      stderr:
+        'error: rotate the API key of account acme cannot be undone: add --yes to confirm (there is no terminal to ask at)\n',
     });
     expect(await stillWorks(key)).toBe('acme');
 
     const onTerminal = async (answer: boolean) => {
       const core = await testCore({ dbPath: c.dbPath });
       const prompter = fakePrompter([answer]);
-      const r = await run(['accounts', 'rotate-key', 'acme', '--json'], freshEnv(), { core, transport: core.transport, prompter, canPrompt: true, tty: true });
+      const r = await run(['accounts', 'rotate-key', 'acme', '--json'], freshEnv(), {
+        runtime: core,
+        transport: core.transport,
+        prompter,
+        canPrompt: true,
+        tty: true,
+      });
       return { r, prompter };
     };
     const no = await onTerminal(false);
-    expect(no.r).toEqual({ code: 2, stdout: '', stderr: 'error: rotate the API key of account acme: not confirmed, nothing changed\n' });
-    expect(no.prompter.asked.map((q) => q.message)).toEqual(['Replace the API key of account acme? Whoever still uses the current key is refused from then on.']);
+    expect(no.r).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'error: rotate the API key of account acme: not confirmed, nothing changed\n',
+    });
+    expect(no.prompter.asked.map((q) => q.message)).toEqual([
+      'Replace the API key of account acme? Whoever still uses the current key is refused from then on.',
+    ]);
     expect(await stillWorks(key)).toBe('acme');
 
     const yes = await onTerminal(true);
@@ -277,8 +333,17 @@ describe('accounts create|update|rotate-key --dry-run', () => {
       account: { name: 'acme', invoice_prefix: 'AC-' },
       store: db,
     });
-    expect(await dry(['update', 'acme', '--time-zone', 'Europe/London'])).toEqual({ dry_run: true, would: 'update account acme', changes: { time_zone: 'Europe/London' }, store: db });
-    expect(await dry(['rotate-key', 'acme'])).toEqual({ dry_run: true, would: 'rotate the API key of account acme', store: db });
+    expect(await dry(['update', 'acme', '--time-zone', 'Europe/London'])).toEqual({
+      dry_run: true,
+      would: 'update account acme',
+      changes: { time_zone: 'Europe/London' },
+      store: db,
+    });
+    expect(await dry(['rotate-key', 'acme'])).toEqual({
+      dry_run: true,
+      would: 'rotate the API key of account acme',
+      store: db,
+    });
     expect(readdirSync(folder)).toEqual([]);
   });
 
@@ -288,7 +353,10 @@ describe('accounts create|update|rotate-key --dry-run', () => {
     expect((await c.run(['accounts', 'rotate-key', 'acme', '--dry-run'])).code).toBe(0);
     expect((await c.run(['accounts', 'update', 'acme', '--invoice-prefix', 'X-', '--dry-run'])).code).toBe(0);
     expect((await c.run(['accounts', 'create', 'other', '--dry-run'])).code).toBe(0);
-    const accounts = JSON.parse((await c.run(['accounts', 'list', '--json'])).stdout) as { name: string; invoice_prefix: string }[];
+    const accounts = JSON.parse((await c.run(['accounts', 'list', '--json'])).stdout) as {
+      name: string;
+      invoice_prefix: string;
+    }[];
     expect(accounts.map((a) => [a.name, a.invoice_prefix])).toEqual([
       ['default', 'INV-'],
       ['acme', 'INV-'],
@@ -303,15 +371,24 @@ describe('accounts create|update|rotate-key --dry-run', () => {
 
   it('is still refused in remote mode', async () => {
     const r = await run(['--base-url', 'http://127.0.0.1:9', 'accounts', 'create', 'acme', '--dry-run']);
-    expect(r).toEqual({ code: 2, stdout: '', stderr: 'error: accounts create works only on the embedded store; it cannot run against http://127.0.0.1:9 (drop --base-url / BILLING_BASE_URL)\n' });
+    expect(r).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        'error: accounts create works only on the embedded store; it cannot run against http://127.0.0.1:9 (drop --base-url / BILLING_BASE_URL)\n',
+    });
   });
 });
 
 describe('read-only and missing stores through the embedded core (no CLI)', () => {
   it('openStore with create "nothing" makes nothing; with "file" needs the folder', async () => {
     const folder = tempDir();
-    await expect(openStore(join(folder, 'x.db'), { create: 'nothing' })).rejects.toMatchObject({ name: 'StoreMissingError' });
-    await expect(openStore(join(folder, 'a', 'x.db'), { create: 'file' })).rejects.toMatchObject({ name: 'StoreOpenError' });
+    await expect(openStore(join(folder, 'x.db'), { create: 'nothing' })).rejects.toMatchObject({
+      name: 'StoreMissingError',
+    });
+    await expect(openStore(join(folder, 'a', 'x.db'), { create: 'file' })).rejects.toMatchObject({
+      name: 'StoreOpenError',
+    });
     expect(readdirSync(folder)).toEqual([]);
     mkdirSync(join(folder, 'a'));
     await (await openStore(join(folder, 'a', 'x.db'), { create: 'file' })).close();
@@ -322,8 +399,13 @@ describe('read-only and missing stores through the embedded core (no CLI)', () =
     // E.g. an interactive update: it GETs the resource, then PATCHes it.
     const core = await testCore();
     const refusal = 'the store /x/billing.db is read-only: this user cannot write the file; reads still work';
-    const transport = embeddedTransport({ ...core, store: Object.assign(Object.create(core.store) as typeof core.store, { writeRefusal: refusal }) });
+    const transport = embeddedTransport({
+      ...core,
+      store: Object.assign(Object.create(core.store) as typeof core.store, { writeRefusal: refusal }),
+    });
     expect((await transport.request({ method: 'GET', path: '/customers' })).status).toBe(200);
-    await expect(transport.request({ method: 'POST', path: '/customers', body: { data: { type: 'customer', attributes: {} } } })).rejects.toThrow(new StoreReadOnlyError(refusal));
+    await expect(
+      transport.request({ method: 'POST', path: '/customers', body: { data: { type: 'customer', attributes: {} } } }),
+    ).rejects.toThrow(new StoreReadOnlyError(refusal));
   });
 });

@@ -13,14 +13,34 @@ type Resource = { id: string; attributes: Record<string, unknown> };
 /** A store with one plan (monthly € 12.50, one storno retry) and two customers. */
 async function seeded(): Promise<Cli> {
   const c = cli();
-  const plan = await c.run(['plans', 'create', '--name', 'Monthly box', '--amount', '12,50', '--frequency', 'monthly', '--storno-retries', '1']);
+  const plan = await c.run([
+    'plans',
+    'create',
+    '--name',
+    'Monthly box',
+    '--amount',
+    '12,50',
+    '--frequency',
+    'monthly',
+    '--storno-retries',
+    '1',
+  ]);
   expect(plan.code, plan.stderr).toBe(0);
   await c.seedCustomers(2);
   return c;
 }
 
 async function subscription(c: Cli, ...flags: string[]): Promise<Resource> {
-  const made = await c.run(['subscriptions', 'create', '--customer-id', '1', '--subscription-plan-id', '1', ...flags, '--json']);
+  const made = await c.run([
+    'subscriptions',
+    'create',
+    '--customer-id',
+    '1',
+    '--subscription-plan-id',
+    '1',
+    ...flags,
+    '--json',
+  ]);
   expect(made.code, made.stderr).toBe(0);
   return json(made.stdout).data;
 }
@@ -41,7 +61,9 @@ describe('a subscription through its life', () => {
   });
 
   it('is made unverified, with the customer sent a mandate confirmation', async () => {
-    const shown = json((await c.run(['subscriptions', 'get', id, '--include', 'customer,subscription-plan', '--json'])).stdout);
+    const shown = json(
+      (await c.run(['subscriptions', 'get', id, '--include', 'customer,subscription-plan', '--json'])).stdout,
+    );
     expect(shown.data.attributes.status).toBe('unverified');
     expect(shown.included.map((r: { type: string }) => r.type).sort()).toEqual(['customer', 'subscription-plan']);
     const notes = await c.run(['notifications', 'list', '--subscription-id', id, '--json']);
@@ -53,23 +75,36 @@ describe('a subscription through its life', () => {
     const refused = await c.run(['subscriptions', 'activate', id]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/^error: .*\nhint: .*--mandate-accepted-date/);
-    expect(json((await c.run(['subscriptions', 'get', id, '--json'])).stdout).data.attributes.status).toBe('unverified');
+    expect(json((await c.run(['subscriptions', 'get', id, '--json'])).stdout).data.attributes.status).toBe(
+      'unverified',
+    );
   });
 
   it('--dry-run of activate changes nothing', async () => {
     const dry = await c.run(['--dry-run', 'subscriptions', 'activate', id, '--mandate-accepted-date', '2026-11-20']);
     expect(dry.code).toBe(0);
-    expect(json((await c.run(['subscriptions', 'get', id, '--json'])).stdout).data.attributes.status).toBe('unverified');
+    expect(json((await c.run(['subscriptions', 'get', id, '--json'])).stdout).data.attributes.status).toBe(
+      'unverified',
+    );
   });
 
   it('activate --mandate-accepted-date activates in one request, and the first collection is scheduled', async () => {
     const active = await c.run(['subscriptions', 'activate', id, '--mandate-accepted-date', '2026-11-20', '--json']);
     expect(active.code, active.stderr).toBe(0);
     expect(active.stderr).toBe(`activated subscription ${id}\n`);
-    expect(json(active.stdout).data.attributes).toMatchObject({ status: 'active', mandate_accepted: true, mandate_accepted_date: '2026-11-20T00:00:00+01:00' });
+    expect(json(active.stdout).data.attributes).toMatchObject({
+      status: 'active',
+      mandate_accepted: true,
+      mandate_accepted_date: '2026-11-20T00:00:00+01:00',
+    });
     const txs = await transactionsOf(c, id);
     expect(txs).toHaveLength(1);
-    expect(txs[0].attributes).toMatchObject({ amount: 12.5, description: 'Monthly box', due_date: '2026-12-01T00:00:00+01:00', canceled_on: null });
+    expect(txs[0].attributes).toMatchObject({
+      amount: 12.5,
+      description: 'Monthly box',
+      due_date: '2026-12-01T00:00:00+01:00',
+      canceled_on: null,
+    });
     expect(['queued', 'scheduled']).toContain(txs[0].attributes.status);
   });
 
@@ -81,15 +116,27 @@ describe('a subscription through its life', () => {
     expect(paused).toEqual({ code: 0, stdout: '', stderr: 'no subscriptions\n' });
   });
 
-  it('clock show: real time, in the account\'s zone', async () => {
-    expect(await c.run(['clock', 'show'])).toEqual({ code: 0, stdout: '2026-11-21 11:00 +01:00 (real time)\n', stderr: '' });
-    expect(json((await c.run(['clock', 'show', '--json'])).stdout)).toEqual({ now: '2026-11-21T11:00:00+01:00', test: false });
+  it("clock show: real time, in the account's zone", async () => {
+    expect(await c.run(['clock', 'show'])).toEqual({
+      code: 0,
+      stdout: '2026-11-21 11:00 +01:00 (real time)\n',
+      stderr: '',
+    });
+    expect(json((await c.run(['clock', 'show', '--json'])).stdout)).toEqual({
+      now: '2026-11-21T11:00:00+01:00',
+      test: false,
+    });
   });
 
   it('clock advance --dry-run says where it would go and moves nothing', async () => {
     const dry = await c.run(['--dry-run', 'clock', 'advance', 'P1M']);
     expect(dry.code, dry.stderr).toBe(0);
-    expect(json(dry.stdout)).toEqual({ clock: 'advance', from: '2026-11-21T11:00:00+01:00', to: '2026-12-21T11:00:00+01:00', test: true });
+    expect(json(dry.stdout)).toEqual({
+      clock: 'advance',
+      from: '2026-11-21T11:00:00+01:00',
+      to: '2026-12-21T11:00:00+01:00',
+      test: true,
+    });
     expect(json((await c.run(['clock', 'show', '--json'])).stdout).test).toBe(false);
   });
 
@@ -101,7 +148,11 @@ describe('a subscription through its life', () => {
     expect(rows[0]).toBe('change\tcount');
     expect(rows).toContain('transaction.succeeded\t1');
     expect(rows).toContain('transaction.fulfilled\t1');
-    expect(await c.run(['clock', 'show'])).toEqual({ code: 0, stdout: '2026-12-21 11:00 +01:00 (test time)\n', stderr: '' });
+    expect(await c.run(['clock', 'show'])).toEqual({
+      code: 0,
+      stdout: '2026-12-21 11:00 +01:00 (test time)\n',
+      stderr: '',
+    });
   });
 
   it('the clock never goes back (exit 2), and reset is refused while the test time is ahead', async () => {
@@ -110,16 +161,28 @@ describe('a subscription through its life', () => {
     expect(back.stderr).toMatch(/^error: .*never goes back/);
     expect((await c.run(['clock', 'reset'])).code).toBe(2);
     const dry = await c.run(['--dry-run', 'clock', 'reset']);
-    expect(json(dry.stdout)).toEqual({ clock: 'reset', from: '2026-12-21T11:00:00+01:00', to: '2026-11-21T11:00:00+01:00', test: false });
+    expect(json(dry.stdout)).toEqual({
+      clock: 'reset',
+      from: '2026-12-21T11:00:00+01:00',
+      to: '2026-11-21T11:00:00+01:00',
+      test: false,
+    });
   });
 
   it('clock advance with nothing due says so, with --json the report', async () => {
     const quiet = await c.run(['clock', 'advance', 'PT1H']);
     expect(quiet.code, quiet.stderr).toBe(0);
     expect(quiet.stdout).toBe('');
-    expect(quiet.stderr).toBe('clock moved from 2026-12-21 11:00 +01:00 to 2026-12-21 12:00 +01:00 (test time)\nnothing fell due\n');
+    expect(quiet.stderr).toBe(
+      'clock moved from 2026-12-21 11:00 +01:00 to 2026-12-21 12:00 +01:00 (test time)\nnothing fell due\n',
+    );
     const report = json((await c.run(['clock', 'advance', 'PT1H', '--json'])).stdout);
-    expect(report).toEqual({ from: '2026-12-21T12:00:00+01:00', to: '2026-12-21T13:00:00+01:00', test: true, changes: {} });
+    expect(report).toEqual({
+      from: '2026-12-21T12:00:00+01:00',
+      to: '2026-12-21T13:00:00+01:00',
+      test: true,
+      changes: {},
+    });
   });
 
   it('transactions get shows the collected transaction with its history', async () => {
@@ -154,13 +217,31 @@ describe('a subscription through its life', () => {
   });
 
   it('transactions simulate of an unknown transaction is exit 1 (not found)', async () => {
-    const result = await c.run(['transactions', 'simulate', 'ffa38848-6abc-4d22-b6b0-63fe1780969c', '--outcome', 'failed']);
+    const result = await c.run([
+      'transactions',
+      'simulate',
+      'ffa38848-6abc-4d22-b6b0-63fe1780969c',
+      '--outcome',
+      'failed',
+    ]);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^error: /);
   });
 
   it('a one-off transaction: created queued, cancelled with --yes, shown canceled', async () => {
-    const made = await c.run(['transactions', 'create', '--subscription-id', id, '--amount', '5', '--due-date', '2027-01-15', '--description', 'Extra', '--json']);
+    const made = await c.run([
+      'transactions',
+      'create',
+      '--subscription-id',
+      id,
+      '--amount',
+      '5',
+      '--due-date',
+      '2027-01-15',
+      '--description',
+      'Extra',
+      '--json',
+    ]);
     expect(made.code, made.stderr).toBe(0);
     const tx = json(made.stdout).data as Resource;
     expect(tx.attributes).toMatchObject({ status: 'queued', amount: 5, description: 'Extra' });
@@ -178,7 +259,10 @@ describe('a subscription through its life', () => {
     const paused = await c.run(['subscriptions', 'pause', id, '--json']);
     expect(paused.code, paused.stderr).toBe(0);
     expect(json(paused.stdout).data.attributes.status).toBe('paused');
-    expect((await transactionsOf(c, id, '--status', 'scheduled')).length + (await transactionsOf(c, id, '--status', 'queued')).length).toBe(0);
+    expect(
+      (await transactionsOf(c, id, '--status', 'scheduled')).length +
+        (await transactionsOf(c, id, '--status', 'queued')).length,
+    ).toBe(0);
 
     const resumed = await c.run(['subscriptions', 'resume', id, '--json']);
     expect(resumed.code, resumed.stderr).toBe(0);
@@ -186,7 +270,10 @@ describe('a subscription through its life', () => {
 
     const scheduled = await c.run(['subscriptions', 'cancel', id, '--on', '2027-06-30', '--yes', '--json']);
     expect(scheduled.code, scheduled.stderr).toBe(0);
-    expect(json(scheduled.stdout).data.attributes).toMatchObject({ status: 'active', cancel_date: '2027-06-30T00:00:00+02:00' });
+    expect(json(scheduled.stdout).data.attributes).toMatchObject({
+      status: 'active',
+      cancel_date: '2027-06-30T00:00:00+02:00',
+    });
 
     const declined = await c.run(['subscriptions', 'cancel', id], { prompter: fakePrompter([false]) });
     expect(declined.code).toBe(2);
@@ -215,7 +302,16 @@ describe('create', () => {
 
   it('a --status active create activates at once and schedules', async () => {
     const c = await seeded();
-    const made = await subscription(c, '--status', 'active', '--mandate-accepted', '--mandate-accepted-date', '2026-11-21', '--start-date', '2026-12-01');
+    const made = await subscription(
+      c,
+      '--status',
+      'active',
+      '--mandate-accepted',
+      '--mandate-accepted-date',
+      '2026-11-21',
+      '--start-date',
+      '2026-12-01',
+    );
     expect(made.attributes.status).toBe('active');
     const txs = await transactionsOf(c, made.id);
     expect(txs.map((t) => t.attributes.due_date)).toEqual(['2026-12-01T00:00:00+01:00']);
@@ -233,7 +329,14 @@ describe('create', () => {
   it('update changes what its flags say', async () => {
     const c = await seeded();
     const made = await subscription(c);
-    const updated = await c.run(['subscriptions', 'update', made.id, '--transaction-webhook-url', 'https://example.com/hooks', '--json']);
+    const updated = await c.run([
+      'subscriptions',
+      'update',
+      made.id,
+      '--transaction-webhook-url',
+      'https://example.com/hooks',
+      '--json',
+    ]);
     expect(updated.code, updated.stderr).toBe(0);
     expect(json(updated.stdout).data.attributes.transaction_webhook_url).toBe('https://example.com/hooks');
   });

@@ -4,33 +4,68 @@
 import { describe, expect, it } from 'vitest';
 import { subscriptions } from '../../src/commands/subscriptions/index.js';
 import { fakePrompter } from '../../src/lib/prompts/fake.js';
-import { collection, doc, invalidState, overlong, printed, resource, runDouble, type Answer } from './service-double.js';
+import {
+  collection,
+  doc,
+  invalidState,
+  overlong,
+  printed,
+  resource,
+  runDouble,
+  type Answer,
+} from './service-double.js';
 
 const SUBSCRIPTION = resource(
   'subscription',
   '7',
-  { mandate_code: 'MNDT-7', mandate_accepted: true, mandate_accepted_date: '2026-12-01T00:00:00+01:00', start_date: '2026-11-21T00:00:00+01:00', status: 'active', cancel_date: null, created_at: '2026-11-21T11:00:00+01:00' },
-  { customer: { data: { type: 'customer', id: '42' } }, 'subscription-plan': { data: { type: 'subscription-plan', id: '1' } } },
+  {
+    mandate_code: 'MNDT-7',
+    mandate_accepted: true,
+    mandate_accepted_date: '2026-12-01T00:00:00+01:00',
+    start_date: '2026-11-21T00:00:00+01:00',
+    status: 'active',
+    cancel_date: null,
+    created_at: '2026-11-21T11:00:00+01:00',
+  },
+  {
+    customer: { data: { type: 'customer', id: '42' } },
+    'subscription-plan': { data: { type: 'subscription-plan', id: '1' } },
+  },
 );
 
 /** Answers every PATCH of subscription 7 with the subscription, every GET of it too. */
-const service: Answer = (request) => (request.path === '/subscriptions/7' ? { status: 200, body: doc(SUBSCRIPTION) } : undefined);
+const service: Answer = (request) =>
+  request.path === '/subscriptions/7' ? { status: 200, body: doc(SUBSCRIPTION) } : undefined;
 
-const patchOf = (attributes: Record<string, unknown>) => ({ method: 'PATCH', path: '/subscriptions/7', body: { data: { type: 'subscription', id: '7', attributes } } });
+const patchOf = (attributes: Record<string, unknown>) => ({
+  method: 'PATCH',
+  path: '/subscriptions/7',
+  body: { data: { type: 'subscription', id: '7', attributes } },
+});
 
 describe('activate', () => {
   it('sends status and the mandate in ONE request with --mandate-accepted-date', async () => {
-    const result = await runDouble(['subscriptions', 'activate', '7', '--mandate-accepted-date', '2026-12-01', '--json'], service);
+    const result = await runDouble(
+      ['subscriptions', 'activate', '7', '--mandate-accepted-date', '2026-12-01', '--json'],
+      service,
+    );
     expect(result.code).toBe(0);
-    expect(result.requests).toEqual([patchOf({ status: 'active', mandate_accepted: true, mandate_accepted_date: '2026-12-01' })]);
+    expect(result.requests).toEqual([
+      patchOf({ status: 'active', mandate_accepted: true, mandate_accepted_date: '2026-12-01' }),
+    ]);
     expect(result.stderr).toBe('activated subscription 7\n');
     expect(JSON.parse(result.stdout)).toEqual(doc(SUBSCRIPTION));
   });
 
   it('--dry-run prints that one request and sends nothing', async () => {
-    const result = await runDouble(['--dry-run', 'subscriptions', 'activate', '7', '--mandate-accepted-date', '2026-12-01T09:30:00+01:00'], service);
+    const result = await runDouble(
+      ['--dry-run', 'subscriptions', 'activate', '7', '--mandate-accepted-date', '2026-12-01T09:30:00+01:00'],
+      service,
+    );
     expect(result).toMatchObject({ code: 0, stderr: '', requests: [] });
-    expect(printed(result.stdout)).toEqual(patchOf({ status: 'active', mandate_accepted: true, mandate_accepted_date: '2026-12-01T09:30:00+01:00' }));
+    expect(printed(result.stdout)).toEqual(
+      patchOf({ status: 'active', mandate_accepted: true, mandate_accepted_date: '2026-12-01T09:30:00+01:00' }),
+    );
   });
 
   it('without the date it sends only the status', async () => {
@@ -40,13 +75,18 @@ describe('activate', () => {
   });
 
   it('refused for the mandate (400 Invalid State): the error, then a hint to give --mandate-accepted-date', async () => {
-    const refuse: Answer = () => invalidState('a subscription is activated only when its mandate is accepted: send mandate_accepted with mandate_accepted_date');
+    const refuse: Answer = () =>
+      invalidState(
+        'a subscription is activated only when its mandate is accepted: send mandate_accepted with mandate_accepted_date',
+      );
     const result = await runDouble(['subscriptions', 'activate', '7'], refuse);
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
     const lines = result.stderr.trimEnd().split('\n');
     expect(lines).toHaveLength(2);
-    expect(lines[0]).toBe('error: status: a subscription is activated only when its mandate is accepted: send mandate_accepted with mandate_accepted_date');
+    expect(lines[0]).toBe(
+      'error: status: a subscription is activated only when its mandate is accepted: send mandate_accepted with mandate_accepted_date',
+    );
     expect(lines[1]).toMatch(/^hint: .*billing subscriptions activate 7 --mandate-accepted-date /);
   });
 
@@ -59,17 +99,27 @@ describe('activate', () => {
   });
 
   it('no hint when the date was given, or when the refusal is not about the mandate', async () => {
-    const withDate = await runDouble(['subscriptions', 'activate', '7', '--mandate-accepted-date', '2026-12-01'], () => invalidState('the mandate is not accepted'));
+    const withDate = await runDouble(['subscriptions', 'activate', '7', '--mandate-accepted-date', '2026-12-01'], () =>
+      invalidState('the mandate is not accepted'),
+    );
     expect(withDate.code).toBe(1);
     expect(withDate.stderr).not.toContain('hint:');
-    const cancelled = await runDouble(['subscriptions', 'activate', '7'], () => invalidState('a cancelled subscription cannot change its status'));
+    const cancelled = await runDouble(['subscriptions', 'activate', '7'], () =>
+      invalidState('a cancelled subscription cannot change its status'),
+    );
     expect(cancelled.code).toBe(1);
     expect(cancelled.stderr).not.toContain('hint:');
   });
 
   it.each([
-    [['subscriptions', 'activate', '7', '--mandate-accepted-date', '2026-02-30'], 'error: --mandate-accepted-date: must be a date (2026-12-01) or a datetime with an offset (2026-12-01T09:00:00+01:00), not "2026-02-30"\n'],
-    [['subscriptions', 'activate', '7', '--mandate-accepted-date', 'yesterday'], 'error: --mandate-accepted-date: must be a date (2026-12-01) or a datetime with an offset (2026-12-01T09:00:00+01:00), not "yesterday"\n'],
+    [
+      ['subscriptions', 'activate', '7', '--mandate-accepted-date', '2026-02-30'],
+      'error: --mandate-accepted-date: must be a date (2026-12-01) or a datetime with an offset (2026-12-01T09:00:00+01:00), not "2026-02-30"\n',
+    ],
+    [
+      ['subscriptions', 'activate', '7', '--mandate-accepted-date', 'yesterday'],
+      'error: --mandate-accepted-date: must be a date (2026-12-01) or a datetime with an offset (2026-12-01T09:00:00+01:00), not "yesterday"\n',
+    ],
     [['subscriptions', 'activate', 'seven'], 'error: ID must be a positive whole number, not "seven"\n'],
     [['subscriptions', 'activate', '0'], 'error: ID must be a positive whole number, not "0"\n'],
   ])('%j: exit 2 naming what is wrong, nothing sent', async (argv, stderr) => {
@@ -79,7 +129,9 @@ describe('activate', () => {
 
 describe('pause and resume', () => {
   it('pause sends status paused, with the resume date when given', async () => {
-    expect((await runDouble(['subscriptions', 'pause', '7'], service)).requests).toEqual([patchOf({ status: 'paused' })]);
+    expect((await runDouble(['subscriptions', 'pause', '7'], service)).requests).toEqual([
+      patchOf({ status: 'paused' }),
+    ]);
     const dated = await runDouble(['subscriptions', 'pause', '7', '--resume-date', '2027-03-01'], service);
     expect(dated.requests).toEqual([patchOf({ status: 'paused', resume_date: '2027-03-01' })]);
     expect(dated.stderr).toBe('paused subscription 7\n');
@@ -125,14 +177,21 @@ describe('cancel', () => {
     const prompter = fakePrompter([true]);
     const result = await runDouble(['subscriptions', 'cancel', '7'], service, { prompter });
     expect(result.code).toBe(0);
-    expect(prompter.asked.map((q) => [q.kind, q.message, q.default])).toEqual([['confirm', 'Cancel subscription 7 now? This cannot be undone.', false]]);
+    expect(prompter.asked.map((q) => [q.kind, q.message, q.default])).toEqual([
+      ['confirm', 'Cancel subscription 7 now? This cannot be undone.', false],
+    ]);
     expect(result.requests).toEqual([patchOf({ status: 'cancelled' })]);
   });
 
   it('on a terminal, no is exit 2 and nothing is sent', async () => {
     const prompter = fakePrompter([false]);
     const result = await runDouble(['subscriptions', 'cancel', '7', '--on', '2027-06-30'], service, { prompter });
-    expect(result).toEqual({ code: 2, stdout: '', stderr: 'error: cancel subscription 7 on 2027-06-30: not confirmed, nothing changed\n', requests: [] });
+    expect(result).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'error: cancel subscription 7 on 2027-06-30: not confirmed, nothing changed\n',
+      requests: [],
+    });
     expect(prompter.asked[0].message).toBe('Cancel subscription 7 on 2027-06-30? From that day it cannot be undone.');
   });
 
@@ -152,11 +211,29 @@ describe('cancel', () => {
 });
 
 describe('list', () => {
-  const list: Answer = (request) => (request.path === '/subscriptions' ? { status: 200, body: collection([SUBSCRIPTION]) } : undefined);
+  const list: Answer = (request) =>
+    request.path === '/subscriptions' ? { status: 200, body: collection([SUBSCRIPTION]) } : undefined;
 
   it('sends each flag as its filter[…] or sort parameter', async () => {
     const result = await runDouble(
-      ['subscriptions', 'list', '--status', 'active', '--customer-id', '42', '--plan-id', '1', '--search', 'LID', '--sort', '-start_date', '--include', 'customer', '--page-size', '5'],
+      [
+        'subscriptions',
+        'list',
+        '--status',
+        'active',
+        '--customer-id',
+        '42',
+        '--plan-id',
+        '1',
+        '--search',
+        'LID',
+        '--sort',
+        '-start_date',
+        '--include',
+        'customer',
+        '--page-size',
+        '5',
+      ],
       list,
     );
     expect(result.code).toBe(0);
@@ -184,33 +261,57 @@ describe('list', () => {
   });
 
   it.each([
-    [['--status', 'running'], 'error: --status: must be one of: unverified, active, paused, cancelled (not "running")\n'],
-    [['--sort', 'customer'], 'error: --sort takes one of id, created_at, start_date, with a leading - for descending order (e.g. -start_date), not "customer"\n'],
+    [
+      ['--status', 'running'],
+      'error: --status: must be one of: unverified, active, paused, cancelled (not "running")\n',
+    ],
+    [
+      ['--sort', 'customer'],
+      'error: --sort takes one of id, created_at, start_date, with a leading - for descending order (e.g. -start_date), not "customer"\n',
+    ],
     [['--customer-id', 'jan'], 'error: --customer-id must be a positive whole number, not "jan"\n'],
     [['--plan-id', '-1'], 'error: --plan-id must be a positive whole number, not "-1"\n'],
     [['--search', ' '], 'error: --search must not be empty\n'],
   ])('%j: exit 2 naming the flag, nothing sent', async (flags, stderr) => {
-    expect(await runDouble(['subscriptions', 'list', ...flags], list)).toEqual({ code: 2, stdout: '', stderr, requests: [] });
+    expect(await runDouble(['subscriptions', 'list', ...flags], list)).toEqual({
+      code: 2,
+      stdout: '',
+      stderr,
+      requests: [],
+    });
   });
 });
 
 describe('get and transactions', () => {
   it('get sends the include', async () => {
-    const result = await runDouble(['subscriptions', 'get', '7', '--include', 'customer,subscription-plan', '--json'], service);
+    const result = await runDouble(
+      ['subscriptions', 'get', '7', '--include', 'customer,subscription-plan', '--json'],
+      service,
+    );
     expect(result.code).toBe(0);
-    expect(result.requests).toEqual([{ method: 'GET', path: '/subscriptions/7', query: { include: 'customer,subscription-plan' } }]);
+    expect(result.requests).toEqual([
+      { method: 'GET', path: '/subscriptions/7', query: { include: 'customer,subscription-plan' } },
+    ]);
   });
 
   it('transactions ID lists GET /subscriptions/ID/transactions with its filter and sort', async () => {
-    const result = await runDouble(['subscriptions', 'transactions', '7', '--status', 'failed', '--sort', 'due_date'], (r) =>
-      r.path === '/subscriptions/7/transactions' ? { status: 200, body: collection([]) } : undefined,
+    const result = await runDouble(
+      ['subscriptions', 'transactions', '7', '--status', 'failed', '--sort', 'due_date'],
+      (r) => (r.path === '/subscriptions/7/transactions' ? { status: 200, body: collection([]) } : undefined),
     );
     expect(result).toMatchObject({ code: 0, stdout: '', stderr: 'no transactions\n' });
-    expect(result.requests[0]).toMatchObject({ method: 'GET', path: '/subscriptions/7/transactions', query: { 'filter[status]': 'failed', sort: 'due_date' } });
+    expect(result.requests[0]).toMatchObject({
+      method: 'GET',
+      path: '/subscriptions/7/transactions',
+      query: { 'filter[status]': 'failed', sort: 'due_date' },
+    });
   });
 
   it.each([
-    [['--status', 'paid'], /^error: --status: must be one of: queued, scheduled, succeeded, fulfilled, charged_back, failed, rescheduled, canceled \(not "paid"\)\n$/],
+    [
+      ['--status', 'paid'],
+      /^error: --status: must be one of: queued, scheduled, succeeded, fulfilled, charged_back, failed, rescheduled, canceled \(not "paid"\)\n$/,
+    ],
     [['--sort', 'amount'], /^error: --sort takes one of due_date, created_at, /],
   ])('transactions ID %j: exit 2 naming the flag', async (flags, stderr) => {
     const result = await runDouble(['subscriptions', 'transactions', '7', ...flags]);
@@ -221,11 +322,27 @@ describe('get and transactions', () => {
 
 describe('create and update', () => {
   it('create without flags and no terminal names every missing flag', async () => {
-    expect(await runDouble(['subscriptions', 'create'])).toEqual({ code: 2, stdout: '', stderr: 'error: missing required flags: --customer-id, --subscription-plan-id\n', requests: [] });
+    expect(await runDouble(['subscriptions', 'create'])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'error: missing required flags: --customer-id, --subscription-plan-id\n',
+      requests: [],
+    });
   });
 
   it('create checks flag values by the schema before sending', async () => {
-    const result = await runDouble(['subscriptions', 'create', '--customer-id', '42', '--subscription-plan-id', '1', '--status', 'running', '--start-date', 'tomorrow']);
+    const result = await runDouble([
+      'subscriptions',
+      'create',
+      '--customer-id',
+      '42',
+      '--subscription-plan-id',
+      '1',
+      '--status',
+      'running',
+      '--start-date',
+      'tomorrow',
+    ]);
     expect(result.code).toBe(2);
     expect(result.requests).toEqual([]);
     expect(result.stderr).toContain('--status: must be one of: unverified, active, paused, cancelled');
@@ -234,13 +351,25 @@ describe('create and update', () => {
 
   it('create on a terminal picks the customer and the plan from searchable lists', async () => {
     const answer: Answer = (r) => {
-      if (r.method === 'GET' && r.path === '/customers') return { status: 200, body: collection([resource('customer', '42', { first_name: 'Jan', last_name: 'Jansen', email: 'jan@example.com' })]) };
-      if (r.method === 'GET' && r.path === '/subscription-plans') return { status: 200, body: collection([resource('subscription-plan', '1', { name: 'Monthly box', amount: '12.50' })]) };
+      if (r.method === 'GET' && r.path === '/customers')
+        return {
+          status: 200,
+          body: collection([
+            resource('customer', '42', { first_name: 'Jan', last_name: 'Jansen', email: 'jan@example.com' }),
+          ]),
+        };
+      if (r.method === 'GET' && r.path === '/subscription-plans')
+        return {
+          status: 200,
+          body: collection([resource('subscription-plan', '1', { name: 'Monthly box', amount: '12.50' })]),
+        };
       if (r.method === 'POST' && r.path === '/subscriptions') return { status: 201, body: doc(SUBSCRIPTION) };
       return undefined;
     };
     const prompter = fakePrompter(['jan=>42', '1']);
-    const result = await runDouble(['subscriptions', 'create', '--mandate-code', 'LID-1', '--json'], answer, { prompter });
+    const result = await runDouble(['subscriptions', 'create', '--mandate-code', 'LID-1', '--json'], answer, {
+      prompter,
+    });
     expect(result.code).toBe(0);
     expect(prompter.asked.map((q) => [q.kind, q.message])).toEqual([
       ['search', 'Customer: type to search'],
@@ -248,19 +377,35 @@ describe('create and update', () => {
     ]);
     expect(prompter.asked[0].choices).toEqual([{ value: '42', name: '42  Jan Jansen <jan@example.com>' }]);
     const post = result.requests.find((r) => r.method === 'POST');
-    expect(post).toEqual({ method: 'POST', path: '/subscriptions', body: { data: { type: 'subscription', attributes: { mandate_code: 'LID-1', customer_id: 42, subscription_plan_id: 1 } } } });
+    expect(post).toEqual({
+      method: 'POST',
+      path: '/subscriptions',
+      body: {
+        data: { type: 'subscription', attributes: { mandate_code: 'LID-1', customer_id: 42, subscription_plan_id: 1 } },
+      },
+    });
     expect(result.stderr).toBe('created subscription 7\n');
   });
 
   it('update sends the given flags only', async () => {
-    const result = await runDouble(['--dry-run', 'subscriptions', 'update', '7', '--cancel-date', '2027-06-30', '--no-confirmation-sent']);
+    const result = await runDouble([
+      '--dry-run',
+      'subscriptions',
+      'update',
+      '7',
+      '--cancel-date',
+      '2027-06-30',
+      '--no-confirmation-sent',
+    ]);
     expect(printed(result.stdout)).toEqual(patchOf({ cancel_date: '2027-06-30', confirmation_sent: false }));
   });
 
   it('update without flags and no terminal: nothing to change (exit 2)', async () => {
     const result = await runDouble(['subscriptions', 'update', '7']);
     expect(result).toMatchObject({ code: 2, requests: [] });
-    expect(result.stderr).toBe('error: nothing to change: give at least one flag (see billing subscriptions update --help)\n');
+    expect(result.stderr).toBe(
+      'error: nothing to change: give at least one flag (see billing subscriptions update --help)\n',
+    );
   });
 });
 
@@ -272,12 +417,15 @@ describe('help', () => {
     for (const example of subscriptions.examples ?? []) expect(result.stdout).toContain(`  $ ${example}`);
   });
 
-  it.each(Object.keys(subscriptions.verbs))('subscriptions %s --help has examples and reads at 80 columns', async (verb) => {
-    const result = await runDouble(['subscriptions', verb, '--help']);
-    expect(result.code).toBe(0);
-    expect(result.stdout).toContain('\nExamples:\n  $ billing subscriptions ');
-    expect(overlong(result.stdout)).toEqual([]);
-  });
+  it.each(Object.keys(subscriptions.verbs))(
+    'subscriptions %s --help has examples and reads at 80 columns',
+    async (verb) => {
+      const result = await runDouble(['subscriptions', verb, '--help']);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain('\nExamples:\n  $ billing subscriptions ');
+      expect(overlong(result.stdout)).toEqual([]);
+    },
+  );
 
   it('subscriptions delete suggests cancel', async () => {
     const result = await runDouble(['subscriptions', 'delete', '7']);

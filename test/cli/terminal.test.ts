@@ -21,7 +21,9 @@ beforeAll(() => {
   ensureBundle();
 }, 120_000);
 
-const customers = async (db: string) => JSON.parse((await runCli(['--db', db, 'customers', 'list', '--all', '--json'], { env })).stdout || '{"data":[]}').data;
+const customers = async (db: string) =>
+  JSON.parse((await runCli(['--db', db, 'customers', 'list', '--all', '--json'], { env })).stdout || '{"data":[]}')
+    .data;
 
 describe('prompts in a real terminal', () => {
   it('customers create asks for each missing field, refuses a bad email inline, and creates', async () => {
@@ -48,7 +50,14 @@ describe('prompts in a real terminal', () => {
   it('Ctrl-C inside a prompt exits 130 and writes nothing', async () => {
     const db = tempDbPath();
     // The store exists before, so "nothing written" is about customers, not the file.
-    expect((await runCli(['--db', db, 'customers', 'create', '--first-name', 'A', '--last-name', 'B', '--email', 'a@example.com'], { env })).code).toBe(0);
+    expect(
+      (
+        await runCli(
+          ['--db', db, 'customers', 'create', '--first-name', 'A', '--last-name', 'B', '--email', 'a@example.com'],
+          { env },
+        )
+      ).code,
+    ).toBe(0);
     open = terminal(billing(db, 'customers create'), { env });
     await open.waitFor('First name');
     open.type('Piet');
@@ -69,7 +78,10 @@ describe('a table at 80 columns', () => {
       open = terminal(billing(db, 'customers list'), { env, width, height: 30 });
       const screen = await open.waitFor('EXIT=0');
       for (const line of screen) expect(line.length, line).toBeLessThanOrEqual(width);
-      const table = screen.slice(0, screen.findIndex((line) => line.startsWith('page 1 of')));
+      const table = screen.slice(
+        0,
+        screen.findIndex((line) => line.startsWith('page 1 of')),
+      );
       expect(table.length).toBeGreaterThanOrEqual(10);
       expect(screen.join('\n')).toContain('page 1 of 2, 20 customers');
       return table.join('\n');

@@ -11,25 +11,43 @@ import { collection, doc, overlong, printed, resource, runDouble, type Answer } 
 
 const ID = 'ffa38848-6abc-4d22-b6b0-63fe1780969c';
 /** GET /transactions/{id} of the hosted service: a collection charged back, retried and fulfilled. */
-const WITH_HISTORY = JSON.parse(readFileSync(`${FIXTURES_DIR}/transaction-with-history-get.json`, 'utf8')).response.body;
+const WITH_HISTORY = JSON.parse(readFileSync(`${FIXTURES_DIR}/transaction-with-history-get.json`, 'utf8')).response
+  .body;
 const QUEUED = resource('transaction', '0b6f3e0c-1d2a-4c55-8f00-3a1b2c3d4e5f', {
-  status: 'queued', scheduled_on: null, due_date: '2026-12-01T00:00:00+01:00', amount: 1234.5, canceled_on: null, webhook_url: null, payment_method: 'directdebit', description: 'Monthly box', history: [],
+  status: 'queued',
+  scheduled_on: null,
+  due_date: '2026-12-01T00:00:00+01:00',
+  amount: 1234.5,
+  canceled_on: null,
+  webhook_url: null,
+  payment_method: 'directdebit',
+  description: 'Monthly box',
+  history: [],
 });
-const CANCELED = { ...WITH_HISTORY, data: { ...WITH_HISTORY.data, attributes: { ...WITH_HISTORY.data.attributes, status: 'canceled', canceled_on: '2026-11-21T11:00:00+01:00' } } };
+const CANCELED = {
+  ...WITH_HISTORY,
+  data: {
+    ...WITH_HISTORY.data,
+    attributes: { ...WITH_HISTORY.data.attributes, status: 'canceled', canceled_on: '2026-11-21T11:00:00+01:00' },
+  },
+};
 
 const TERMINAL = { tty: true, env: { NO_COLOR: '1' } };
 
 describe('transactions get', () => {
   const service: Answer = (r) => (r.path === `/transactions/${ID}` ? { status: 200, body: WITH_HISTORY } : undefined);
 
-  it.each(['42', 'ffa38848', `${ID}0`, 'ffa38848-6abc-4d22-b6b0-63fe1780969g'])('%s is not a transaction id: exit 2, nothing sent', async (id) => {
-    expect(await runDouble(['transactions', 'get', id], service)).toEqual({
-      code: 2,
-      stdout: '',
-      stderr: `error: ID must be a transaction id, a UUID such as ffa38848-6abc-4d22-b6b0-63fe1780969c, not "${id}"\n`,
-      requests: [],
-    });
-  });
+  it.each(['42', 'ffa38848', `${ID}0`, 'ffa38848-6abc-4d22-b6b0-63fe1780969g'])(
+    '%s is not a transaction id: exit 2, nothing sent',
+    async (id) => {
+      expect(await runDouble(['transactions', 'get', id], service)).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: `error: ID must be a transaction id, a UUID such as ffa38848-6abc-4d22-b6b0-63fe1780969c, not "${id}"\n`,
+        requests: [],
+      });
+    },
+  );
 
   it('a UUID in capitals is the same transaction', async () => {
     const result = await runDouble(['transactions', 'get', ID.toUpperCase(), '--json'], service);
@@ -77,17 +95,38 @@ describe('transactions get', () => {
 });
 
 describe('transactions list', () => {
-  const service: Answer = (r) => (r.path === '/subscriptions/7/transactions' ? { status: 200, body: collection([WITH_HISTORY.data, QUEUED]) } : undefined);
+  const service: Answer = (r) =>
+    r.path === '/subscriptions/7/transactions'
+      ? { status: 200, body: collection([WITH_HISTORY.data, QUEUED]) }
+      : undefined;
 
   it('needs --subscription-id (exit 2, nothing sent)', async () => {
-    expect(await runDouble(['transactions', 'list'], service)).toEqual({ code: 2, stdout: '', stderr: 'error: missing required flag: --subscription-id\n', requests: [] });
+    expect(await runDouble(['transactions', 'list'], service)).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'error: missing required flag: --subscription-id\n',
+      requests: [],
+    });
   });
 
   it('lists GET /subscriptions/{id}/transactions, with --status and --sort', async () => {
-    const result = await runDouble(['transactions', 'list', '--subscription-id', '7', '--status', 'queued', '--sort', '-created_at', '--page', '2'], service);
+    const result = await runDouble(
+      ['transactions', 'list', '--subscription-id', '7', '--status', 'queued', '--sort', '-created_at', '--page', '2'],
+      service,
+    );
     expect(result.code).toBe(0);
     expect(result.requests).toEqual([
-      { method: 'GET', path: '/subscriptions/7/transactions', query: { include: undefined, 'filter[status]': 'queued', sort: '-created_at', 'page[number]': 2, 'page[size]': undefined } },
+      {
+        method: 'GET',
+        path: '/subscriptions/7/transactions',
+        query: {
+          include: undefined,
+          'filter[status]': 'queued',
+          sort: '-created_at',
+          'page[number]': 2,
+          'page[size]': undefined,
+        },
+      },
     ]);
   });
 
@@ -105,7 +144,10 @@ describe('transactions list', () => {
   });
 
   it('on a narrow terminal the UUID stays whole (it is what `transactions get` takes) and so does the amount; other columns give way', async () => {
-    const result = await runDouble(['transactions', 'list', '--subscription-id', '7'], service, { ...TERMINAL, columns: 70 });
+    const result = await runDouble(['transactions', 'list', '--subscription-id', '7'], service, {
+      ...TERMINAL,
+      columns: 70,
+    });
     const lines = result.stdout.split('\n');
     expect(lines[1]).toMatch(/^│ id +│ status +│.* +amount │/);
     expect(lines[3]).toMatch(/^│ ffa38848-6abc-4d22-b6b0-63fe1780969c │ fulfilled +│.* +€ 50\.60 │/);
@@ -115,30 +157,72 @@ describe('transactions list', () => {
 
   it.each([
     [['--subscription-id', 'x'], 'error: --subscription-id must be a positive whole number, not "x"\n'],
-    [['--subscription-id', '7', '--status', 'paid'], 'error: --status: must be one of: queued, scheduled, succeeded, fulfilled, charged_back, failed, rescheduled, canceled (not "paid")\n'],
-    [['--subscription-id', '7', '--sort', 'amount'], 'error: --sort takes one of due_date, created_at, with a leading - for descending order (e.g. -created_at), not "amount"\n'],
+    [
+      ['--subscription-id', '7', '--status', 'paid'],
+      'error: --status: must be one of: queued, scheduled, succeeded, fulfilled, charged_back, failed, rescheduled, canceled (not "paid")\n',
+    ],
+    [
+      ['--subscription-id', '7', '--sort', 'amount'],
+      'error: --sort takes one of due_date, created_at, with a leading - for descending order (e.g. -created_at), not "amount"\n',
+    ],
   ])('%j: exit 2 naming the flag', async (flags, stderr) => {
-    expect(await runDouble(['transactions', 'list', ...flags], service)).toEqual({ code: 2, stdout: '', stderr, requests: [] });
+    expect(await runDouble(['transactions', 'list', ...flags], service)).toEqual({
+      code: 2,
+      stdout: '',
+      stderr,
+      requests: [],
+    });
   });
 });
 
 describe('transactions create', () => {
   it('without flags and no terminal names every missing flag', async () => {
-    expect(await runDouble(['transactions', 'create'])).toEqual({ code: 2, stdout: '', stderr: 'error: missing required flags: --subscription-id, --amount\n', requests: [] });
+    expect(await runDouble(['transactions', 'create'])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'error: missing required flags: --subscription-id, --amount\n',
+      requests: [],
+    });
   });
 
-  it('--dry-run: the amount as typed the Dutch way is the request\'s 12.50', async () => {
-    const result = await runDouble(['--dry-run', 'transactions', 'create', '--subscription-id', '7', '--amount', '12,50', '--due-date', '2026-12-15', '--description', 'Extra box']);
+  it("--dry-run: the amount as typed the Dutch way is the request's 12.50", async () => {
+    const result = await runDouble([
+      '--dry-run',
+      'transactions',
+      'create',
+      '--subscription-id',
+      '7',
+      '--amount',
+      '12,50',
+      '--due-date',
+      '2026-12-15',
+      '--description',
+      'Extra box',
+    ]);
     expect(result).toMatchObject({ code: 0, stderr: '', requests: [] });
     expect(printed(result.stdout)).toEqual({
       method: 'POST',
       path: '/transactions',
-      body: { data: { type: 'transaction', attributes: { subscription_id: '7', amount: '12.50', due_date: '2026-12-15', description: 'Extra box' } } },
+      body: {
+        data: {
+          type: 'transaction',
+          attributes: { subscription_id: '7', amount: '12.50', due_date: '2026-12-15', description: 'Extra box' },
+        },
+      },
     });
   });
 
   it('bad values are exit 2 naming the flags', async () => {
-    const result = await runDouble(['transactions', 'create', '--subscription-id', '7', '--amount', '0', '--due-date', '15-12-2026']);
+    const result = await runDouble([
+      'transactions',
+      'create',
+      '--subscription-id',
+      '7',
+      '--amount',
+      '0',
+      '--due-date',
+      '15-12-2026',
+    ]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('--amount: must be at least 0.01');
     expect(result.stderr).toContain('--due-date: must be a date');
@@ -146,7 +230,11 @@ describe('transactions create', () => {
 
   it('on a terminal the subscription is picked from a searchable list (by mandate code)', async () => {
     const answer: Answer = (r) => {
-      if (r.method === 'GET' && r.path === '/subscriptions') return { status: 200, body: collection([resource('subscription', '7', { mandate_code: 'MNDT-7', status: 'active' })]) };
+      if (r.method === 'GET' && r.path === '/subscriptions')
+        return {
+          status: 200,
+          body: collection([resource('subscription', '7', { mandate_code: 'MNDT-7', status: 'active' })]),
+        };
       if (r.method === 'POST' && r.path === '/transactions') return { status: 201, body: doc(QUEUED) };
       return undefined;
     };
@@ -154,8 +242,16 @@ describe('transactions create', () => {
     const result = await runDouble(['transactions', 'create', '--amount', '25'], answer, { prompter });
     expect(result.code).toBe(0);
     expect(prompter.asked.map((q) => [q.kind, q.message])).toEqual([['search', 'Subscription: type to search']]);
-    expect(result.requests[0]).toMatchObject({ method: 'GET', path: '/subscriptions', query: { 'filter[search]': 'MNDT' } });
-    expect(result.requests[1]).toEqual({ method: 'POST', path: '/transactions', body: { data: { type: 'transaction', attributes: { amount: '25', subscription_id: 7 } } } });
+    expect(result.requests[0]).toMatchObject({
+      method: 'GET',
+      path: '/subscriptions',
+      query: { 'filter[search]': 'MNDT' },
+    });
+    expect(result.requests[1]).toEqual({
+      method: 'POST',
+      path: '/transactions',
+      body: { data: { type: 'transaction', attributes: { amount: '25', subscription_id: 7 } } },
+    });
     expect(result.stderr).toBe('created transaction 0b6f3e0c-1d2a-4c55-8f00-3a1b2c3d4e5f\n');
   });
 });
@@ -167,7 +263,8 @@ describe('transactions cancel', () => {
       deleted = true;
       return { status: 204 };
     }
-    if (r.method === 'GET' && r.path === `/transactions/${ID}`) return { status: 200, body: deleted ? CANCELED : WITH_HISTORY };
+    if (r.method === 'GET' && r.path === `/transactions/${ID}`)
+      return { status: 200, body: deleted ? CANCELED : WITH_HISTORY };
     return undefined;
   };
 
@@ -196,8 +293,15 @@ describe('transactions cancel', () => {
   it('on a terminal it asks; no is exit 2 and nothing is sent', async () => {
     const prompter = fakePrompter([false]);
     const result = await runDouble(['transactions', 'cancel', ID], service, { prompter });
-    expect(result).toEqual({ code: 2, stdout: '', stderr: `error: cancel transaction ${ID}: not confirmed, nothing changed\n`, requests: [] });
-    expect(prompter.asked.map((q) => [q.kind, q.message])).toEqual([['confirm', `Cancel transaction ${ID}? This cannot be undone.`]]);
+    expect(result).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `error: cancel transaction ${ID}: not confirmed, nothing changed\n`,
+      requests: [],
+    });
+    expect(prompter.asked.map((q) => [q.kind, q.message])).toEqual([
+      ['confirm', `Cancel transaction ${ID}? This cannot be undone.`],
+    ]);
   });
 
   it('--dry-run prints the DELETE, asks and sends nothing', async () => {
@@ -207,20 +311,47 @@ describe('transactions cancel', () => {
   });
 
   it('a refusal of the service (already collected) is exit 1 with its error', async () => {
-    const refuse: Answer = () => ({ status: 400, body: { errors: [{ status: '400', title: 'Invalid State', detail: 'a fulfilled transaction cannot be canceled', source: { pointer: '/data' } }] } });
+    const refuse: Answer = () => ({
+      status: 400,
+      body: {
+        errors: [
+          {
+            status: '400',
+            title: 'Invalid State',
+            detail: 'a fulfilled transaction cannot be canceled',
+            source: { pointer: '/data' },
+          },
+        ],
+      },
+    });
     const result = await runDouble(['transactions', 'cancel', ID, '--yes'], refuse);
-    expect(result).toMatchObject({ code: 1, stdout: '', stderr: 'error: Invalid State: a fulfilled transaction cannot be canceled\n' });
+    expect(result).toMatchObject({
+      code: 1,
+      stdout: '',
+      stderr: 'error: Invalid State: a fulfilled transaction cannot be canceled\n',
+    });
     expect(result.requests).toHaveLength(1);
   });
 });
 
 describe('transactions simulate', () => {
   it('is embedded only: exit 2 in remote mode, before anything else', async () => {
-    const result = await runDouble(['--base-url', 'http://127.0.0.1:9', '--api-key', 'bk_x', 'transactions', 'simulate', ID, '--outcome', 'failed']);
+    const result = await runDouble([
+      '--base-url',
+      'http://127.0.0.1:9',
+      '--api-key',
+      'bk_x',
+      'transactions',
+      'simulate',
+      ID,
+      '--outcome',
+      'failed',
+    ]);
     expect(result).toEqual({
       code: 2,
       stdout: '',
-      stderr: 'error: transactions simulate works only on the embedded store; it cannot run against http://127.0.0.1:9 (drop --base-url / BILLING_BASE_URL)\n',
+      stderr:
+        'error: transactions simulate works only on the embedded store; it cannot run against http://127.0.0.1:9 (drop --base-url / BILLING_BASE_URL)\n',
       requests: [],
     });
   });
@@ -228,21 +359,48 @@ describe('transactions simulate', () => {
   it.each([
     [[ID], 'error: missing required flag: --outcome (charged_back or failed)\n'],
     [[ID, '--outcome', 'refunded'], 'error: --outcome: must be one of: charged_back, failed (not "refunded")\n'],
-    [['42', '--outcome', 'failed'], 'error: ID must be a transaction id, a UUID such as ffa38848-6abc-4d22-b6b0-63fe1780969c, not "42"\n'],
+    [
+      ['42', '--outcome', 'failed'],
+      'error: ID must be a transaction id, a UUID such as ffa38848-6abc-4d22-b6b0-63fe1780969c, not "42"\n',
+    ],
     [
       [ID, '--outcome', 'failed', '--reason-code', 'XX99'],
       'error: --reason-code: must be a SEPA reason code, such as AM04 (Insufficient funds), MD06 (Refund requested by the debtor), AC04 (Account closed), MS02 (Refused by the debtor), MD01 (No valid mandate); not "XX99" (see billing transactions simulate --help)\n',
     ],
   ])('%j: exit 2 naming the flag', async (args, stderr) => {
-    expect(await runDouble(['transactions', 'simulate', ...args])).toEqual({ code: 2, stdout: '', stderr, requests: [] });
+    expect(await runDouble(['transactions', 'simulate', ...args])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr,
+      requests: [],
+    });
   });
 
   it('--dry-run prints what would be set (the default reason code of the outcome), changes nothing', async () => {
     const charged = await runDouble(['--dry-run', 'transactions', 'simulate', ID, '--outcome', 'charged_back']);
     expect(charged).toMatchObject({ code: 0, stderr: '', requests: [] });
-    expect(JSON.parse(charged.stdout)).toEqual({ simulate: 'transaction', id: ID, outcome: 'charged_back', reason_code: 'MD06', reason: 'Refund requested by the debtor' });
-    const failed = await runDouble(['--dry-run', 'transactions', 'simulate', ID, '--outcome', 'failed', '--reason-code', 'ac04']);
-    expect(JSON.parse(failed.stdout)).toMatchObject({ outcome: 'failed', reason_code: 'AC04', reason: 'Account closed' });
+    expect(JSON.parse(charged.stdout)).toEqual({
+      simulate: 'transaction',
+      id: ID,
+      outcome: 'charged_back',
+      reason_code: 'MD06',
+      reason: 'Refund requested by the debtor',
+    });
+    const failed = await runDouble([
+      '--dry-run',
+      'transactions',
+      'simulate',
+      ID,
+      '--outcome',
+      'failed',
+      '--reason-code',
+      'ac04',
+    ]);
+    expect(JSON.parse(failed.stdout)).toMatchObject({
+      outcome: 'failed',
+      reason_code: 'AC04',
+      reason: 'Account closed',
+    });
   });
 });
 
@@ -250,7 +408,15 @@ describe('notifications list', () => {
   const NOTE = resource(
     'notification',
     '3',
-    { kind: 'mandate_confirmation', channel: 'email', language: 'nl', recipient: 'jan@example.com', subject: 'Bevestig uw machtiging', body: 'Beste Jan, …', created_at: '2026-11-21T11:00:00+01:00' },
+    {
+      kind: 'mandate_confirmation',
+      channel: 'email',
+      language: 'nl',
+      recipient: 'jan@example.com',
+      subject: 'Bevestig uw machtiging',
+      body: 'Beste Jan, …',
+      created_at: '2026-11-21T11:00:00+01:00',
+    },
     { customer: { data: { type: 'customer', id: '42' } }, subscription: { data: { type: 'subscription', id: '7' } } },
   );
   const service: Answer = (r) => (r.path === '/notifications' ? { status: 200, body: collection([NOTE]) } : undefined);
@@ -259,8 +425,14 @@ describe('notifications list', () => {
   it('sends --subscription-id and --customer-id as filters; columns id, kind, channel, recipient, subject, created, sent', async () => {
     const result = await runDouble(['notifications', 'list', '--subscription-id', '7', '--customer-id', '42'], service);
     expect(result.code).toBe(0);
-    expect(result.requests[0]).toMatchObject({ method: 'GET', path: '/notifications', query: { 'filter[subscription_id]': '7', 'filter[customer_id]': '42' } });
-    expect(result.stdout).toBe('id\tkind\tchannel\trecipient\tsubject\tcreated\tsent\n3\tmandate_confirmation\temail\tjan@example.com\tBevestig uw machtiging\t2026-11-21\t\n');
+    expect(result.requests[0]).toMatchObject({
+      method: 'GET',
+      path: '/notifications',
+      query: { 'filter[subscription_id]': '7', 'filter[customer_id]': '42' },
+    });
+    expect(result.stdout).toBe(
+      'id\tkind\tchannel\trecipient\tsubject\tcreated\tsent\n3\tmandate_confirmation\temail\tjan@example.com\tBevestig uw machtiging\t2026-11-21\t\n',
+    );
     expect(result.stderr).toBe('page 1 of 1, 1 notification\n');
   });
 
@@ -270,7 +442,12 @@ describe('notifications list', () => {
   });
 
   it('a bad id is exit 2 naming the flag', async () => {
-    expect(await runDouble(['notifications', 'list', '--customer-id', '1.5'], service)).toEqual({ code: 2, stdout: '', stderr: 'error: --customer-id must be a positive whole number, not "1.5"\n', requests: [] });
+    expect(await runDouble(['notifications', 'list', '--customer-id', '1.5'], service)).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'error: --customer-id must be a positive whole number, not "1.5"\n',
+      requests: [],
+    });
   });
 });
 
@@ -278,19 +455,24 @@ describe('help', () => {
   it.each([
     ['transactions', transactions],
     ['notifications', notifications],
-  ] as const)('the %s group shows every verb and its examples; each verb has examples and reads at 80 columns', async (name, group) => {
-    const result = await runDouble([name, '--help']);
-    expect(result.code).toBe(0);
-    for (const verb of Object.keys(group.verbs)) expect(result.stdout).toMatch(new RegExp(`\\n  ${verb}\\b`));
-    for (const example of group.examples ?? []) expect(result.stdout).toContain(`  $ ${example}`);
-    for (const verb of Object.keys(group.verbs)) {
-      const help = await runDouble([name, verb, '--help']);
-      expect(help.stdout).toContain(`\nExamples:\n  $ billing ${name} ${verb}`);
-      expect(overlong(help.stdout)).toEqual([]);
-    }
-  });
+  ] as const)(
+    'the %s group shows every verb and its examples; each verb has examples and reads at 80 columns',
+    async (name, group) => {
+      const result = await runDouble([name, '--help']);
+      expect(result.code).toBe(0);
+      for (const verb of Object.keys(group.verbs)) expect(result.stdout).toMatch(new RegExp(`\\n  ${verb}\\b`));
+      for (const example of group.examples ?? []) expect(result.stdout).toContain(`  $ ${example}`);
+      for (const verb of Object.keys(group.verbs)) {
+        const help = await runDouble([name, verb, '--help']);
+        expect(help.stdout).toContain(`\nExamples:\n  $ billing ${name} ${verb}`);
+        expect(overlong(help.stdout)).toEqual([]);
+      }
+    },
+  );
 
   it('transactions delete suggests cancel', async () => {
-    expect((await runDouble(['transactions', 'delete', ID])).stderr).toContain("did you mean 'billing transactions cancel'?");
+    expect((await runDouble(['transactions', 'delete', ID])).stderr).toContain(
+      "did you mean 'billing transactions cancel'?",
+    );
   });
 });

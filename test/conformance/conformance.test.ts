@@ -2,14 +2,24 @@
 // and, with more than one door, the same documents through each.
 import { describe, expect, it } from 'vitest';
 import { doors } from './doors.js';
-import { clockScenarios, customerAttributes, INVALID_CUSTOMER, JAN, scenarios, TIMESTAMP, type ClockScenario, type Recorded } from './scenarios.js';
+import {
+  clockScenarios,
+  customerAttributes,
+  INVALID_CUSTOMER,
+  JAN,
+  scenarios,
+  TIMESTAMP,
+  type ClockScenario,
+  type Recorded,
+} from './scenarios.js';
 
 type Json = any; // documents are read loosely here
 type Steps = Record<string, Recorded & { body: Json }>;
 
 /** Absolute links written against a placeholder, so documents of doors on different addresses compare. */
 const BASE = 'BASE';
-const rebase = (recorded: Recorded[], baseUrl: string): Recorded[] => JSON.parse(JSON.stringify(recorded).split(baseUrl).join(BASE));
+const rebase = (recorded: Recorded[], baseUrl: string): Recorded[] =>
+  JSON.parse(JSON.stringify(recorded).split(baseUrl).join(BASE));
 
 const byStep = (recorded: Recorded[]): Steps => Object.fromEntries(recorded.map((r) => [r.step, r]));
 const statuses = (recorded: Recorded[]) => recorded.map((r) => `${r.step}: ${r.status}`);
@@ -19,7 +29,13 @@ const ids = (document: Json): string[] => document.data.map((r: Json) => r.id);
 /** Links as the API writes them: absolute, brackets percent-encoded (RFC 3986), page[...] last. */
 const pageLinks = (path: string, size: number, current: number, last: number, extra = '') => {
   const url = (n: number) => `${BASE}${path}?${extra}page%5Bnumber%5D=${n}&page%5Bsize%5D=${size}`;
-  return { self: url(current), first: url(1), last: url(last), prev: current > 1 ? url(Math.min(current - 1, last)) : null, next: current < last ? url(current + 1) : null };
+  return {
+    self: url(current),
+    first: url(1),
+    last: url(last),
+    prev: current > 1 ? url(Math.min(current - 1, last)) : null,
+    next: current < last ? url(current + 1) : null,
+  };
 };
 
 const invalidAttribute = (attribute: string, detail: string) => ({
@@ -35,9 +51,30 @@ const invalidParameter = (parameter: string, detail: string) => ({
 const bySource = (a: Json, b: Json) => JSON.stringify(a.source).localeCompare(JSON.stringify(b.source));
 
 const CUSTOMER_ATTRIBUTES = [
-  'gender', 'first_name', 'middle_name', 'last_name', 'company_name', 'vat_number', 'bank_holder', 'iban',
-  'payment_method', 'bank_verification_method', 'card_holder', 'card_number', 'postalcode', 'house_number',
-  'house_number_add', 'street', 'city', 'country_iso2', 'language', 'email', 'telephone', 'archived', 'created_at', 'updated_at',
+  'gender',
+  'first_name',
+  'middle_name',
+  'last_name',
+  'company_name',
+  'vat_number',
+  'bank_holder',
+  'iban',
+  'payment_method',
+  'bank_verification_method',
+  'card_holder',
+  'card_number',
+  'postalcode',
+  'house_number',
+  'house_number_add',
+  'street',
+  'city',
+  'country_iso2',
+  'language',
+  'email',
+  'telephone',
+  'archived',
+  'created_at',
+  'updated_at',
 ];
 
 /** What each scenario must show, through any door. */
@@ -87,7 +124,9 @@ const checks: Record<string, (recorded: Recorded[]) => void> = {
       created_at: TIMESTAMP,
       updated_at: TIMESTAMP,
     });
-    expect(created.data.relationships).toEqual({ subscriptions: { links: { related: `${BASE}/customers/1/subscriptions` }, data: [] } });
+    expect(created.data.relationships).toEqual({
+      subscriptions: { links: { related: `${BASE}/customers/1/subscriptions` }, data: [] },
+    });
     expect(s.get.body).toEqual(created);
 
     const patched = s.patch.body;
@@ -140,23 +179,48 @@ const checks: Record<string, (recorded: Recorded[]) => void> = {
     expect(many.meta).toEqual({ original: { data: { type: 'customer', attributes: INVALID_CUSTOMER } } });
 
     expect(s['create without data'].body).toEqual({
-      errors: [{ status: '400', title: 'Invalid Document', detail: 'the body must be an object with a data object', source: { pointer: '/data' } }],
+      errors: [
+        {
+          status: '400',
+          title: 'Invalid Document',
+          detail: 'the body must be an object with a data object',
+          source: { pointer: '/data' },
+        },
+      ],
       meta: { original: { customer: customerAttributes(1) } },
     });
     expect(s['create with the wrong type'].body).toEqual({
-      errors: [{ status: '409', title: 'Conflict', detail: 'data.type must be "customer", the type of this endpoint', source: { pointer: '/data/type' } }],
+      errors: [
+        {
+          status: '409',
+          title: 'Conflict',
+          detail: 'data.type must be "customer", the type of this endpoint',
+          source: { pointer: '/data/type' },
+        },
+      ],
     });
     expect(s['list after refusals'].body.meta).toEqual({ total: 0 }); // nothing was written
     expect(s['list after refusals'].body.data).toEqual([]);
 
     expect(s['patch with another id'].body).toEqual({
-      errors: [{ status: '409', title: 'Conflict', detail: 'data.id must be "1", the id in the path', source: { pointer: '/data/id' } }],
+      errors: [
+        {
+          status: '409',
+          title: 'Conflict',
+          detail: 'data.id must be "1", the id in the path',
+          source: { pointer: '/data/id' },
+        },
+      ],
     });
     expect(s['patch with problems'].body.errors).toEqual([
       invalidAttribute('email', 'must be a valid email address'),
       invalidAttribute('bank_holder', 'is required when iban is given'),
     ]);
-    expect(s['patch with problems'].body.meta.original.data.attributes).toEqual({ email: 'bad', iban: 'NL91ABNA0417164300', city: 'Utrecht' });
+    expect(s['patch with problems'].body.meta.original.data.attributes).toEqual({
+      email: 'bad',
+      iban: 'NL91ABNA0417164300',
+      city: 'Utrecht',
+    });
     expect(s['patch a read-only attribute'].body.errors).toEqual([
       invalidAttribute('payment_method', 'is read-only: it may be sent only with its current value'),
       invalidAttribute('created_at', 'is read-only: it may be sent only with its current value'),
@@ -168,7 +232,17 @@ const checks: Record<string, (recorded: Recorded[]) => void> = {
   'pagination and links'(recorded) {
     const s = byStep(recorded);
     for (let n = 1; n <= 12; n++) expect(s[`create ${n}`].status).toBe(201);
-    const pages = ['default page', 'page 1 of 3', 'page 2 of 3', 'page 3 of 3', 'past the end', 'with fields', 'follow next 1', 'follow next 2', 'one big page'];
+    const pages = [
+      'default page',
+      'page 1 of 3',
+      'page 2 of 3',
+      'page 3 of 3',
+      'past the end',
+      'with fields',
+      'follow next 1',
+      'follow next 2',
+      'one big page',
+    ];
     expect(recorded.slice(12).map((r) => r.step)).toEqual(pages);
     for (const step of pages) expect(s[step].status).toBe(200);
 
@@ -193,13 +267,17 @@ const checks: Record<string, (recorded: Recorded[]) => void> = {
     // Links keep the other parameters.
     const fields = s['with fields'].body;
     expect(fields.links).toEqual(pageLinks('/customers', 5, 2, 3, 'fields%5Bcustomer%5D=email&'));
-    expect(fields.data.map((r: Json) => r.attributes)).toEqual([6, 7, 8, 9, 10].map((n) => ({ email: `customer${n}@example.com` })));
+    expect(fields.data.map((r: Json) => r.attributes)).toEqual(
+      [6, 7, 8, 9, 10].map((n) => ({ email: `customer${n}@example.com` })),
+    );
 
     // Following links.next (absolute URLs) walks every page once.
     expect(s['follow next 1'].path).toBe(s['page 1 of 3'].body.links.next);
     expect(s['follow next 1'].body).toEqual(s['page 2 of 3'].body);
     expect(s['follow next 2'].body).toEqual(s['page 3 of 3'].body);
-    expect([s['page 1 of 3'], s['follow next 1'], s['follow next 2']].flatMap((r) => ids(r.body))).toEqual(ids(s['one big page'].body));
+    expect([s['page 1 of 3'], s['follow next 1'], s['follow next 2']].flatMap((r) => ids(r.body))).toEqual(
+      ids(s['one big page'].body),
+    );
     expect(ids(s['one big page'].body)).toEqual(Array.from({ length: 12 }, (_, i) => String(i + 1)));
     expect(s['one big page'].body.data[11]).toEqual(s['create 12'].body.data);
   },
@@ -224,23 +302,36 @@ const checks: Record<string, (recorded: Recorded[]) => void> = {
     expect(s['get with include'].body.included).toEqual([]);
     expect(s['get with include'].body.data).toEqual(s['create 1'].body.data);
     expect(s['list with include'].body.included).toEqual([]);
-    expect(s['list with include'].body.links.self).toBe(`${BASE}/customers?include=subscriptions&page%5Bnumber%5D=1&page%5Bsize%5D=10`);
+    expect(s['list with include'].body.links.self).toBe(
+      `${BASE}/customers?include=subscriptions&page%5Bnumber%5D=1&page%5Bsize%5D=10`,
+    );
     expect(s['list without include'].body).not.toHaveProperty('included');
 
     const narrowed = s['get with fields'].body.data;
     expect(narrowed.attributes).toEqual({ first_name: 'First1', email: 'customer1@example.com' });
     // A sparse fieldset covers relationships too: without subscriptions among the fields, none.
     expect(narrowed).not.toHaveProperty('relationships');
-    expect(s['list with fields'].body.data.map((r: Json) => r.attributes)).toEqual([{ last_name: 'Last1' }, { last_name: 'Last2' }]);
+    expect(s['list with fields'].body.data.map((r: Json) => r.attributes)).toEqual([
+      { last_name: 'Last1' },
+      { last_name: 'Last2' },
+    ]);
 
     expect(s['plans with include'].body.included).toEqual([]);
     expect(ids(s['plans with include'].body)).toEqual(['1']);
     expect(s['plan with fields'].body.data.attributes).toEqual({ name: 'Gold', amount: '12.50' });
 
-    expect(s['include outside the table'].body).toEqual(invalidParameter('include', 'cannot include "plans"; allowed here: subscriptions'));
-    expect(s['include on a plan'].body).toEqual(invalidParameter('include', 'cannot include "subscriptions"; nothing can be included here'));
-    expect(s['unknown field'].body).toEqual(invalidParameter('fields[customer]', 'unknown field of customer: shoe_size'));
-    expect(s['unknown type in fields'].body).toEqual(invalidParameter('fields[nosuch]', '"nosuch" is not a resource type'));
+    expect(s['include outside the table'].body).toEqual(
+      invalidParameter('include', 'cannot include "plans"; allowed here: subscriptions'),
+    );
+    expect(s['include on a plan'].body).toEqual(
+      invalidParameter('include', 'cannot include "subscriptions"; nothing can be included here'),
+    );
+    expect(s['unknown field'].body).toEqual(
+      invalidParameter('fields[customer]', 'unknown field of customer: shoe_size'),
+    );
+    expect(s['unknown type in fields'].body).toEqual(
+      invalidParameter('fields[nosuch]', '"nosuch" is not a resource type'),
+    );
   },
 
   'not found and method not allowed'(recorded) {
@@ -267,7 +358,13 @@ const checks: Record<string, (recorded: Recorded[]) => void> = {
     expect(s['subscriptions of customer'].body).toMatchObject({ meta: { total: 0 }, data: [] });
 
     const notAllowed = (method: string, path: string, allow: string) => ({
-      errors: [{ status: '405', title: 'Method Not Allowed', detail: `${method} is not allowed on ${path}; allowed: ${allow}` }],
+      errors: [
+        {
+          status: '405',
+          title: 'Method Not Allowed',
+          detail: `${method} is not allowed on ${path}; allowed: ${allow}`,
+        },
+      ],
     });
     expect(s['delete customer'].headers.allow).toBe('GET, PATCH');
     expect(s['delete customer'].body).toEqual(notAllowed('DELETE', '/customers/1', 'GET, PATCH'));
@@ -294,7 +391,13 @@ const checks: Record<string, (recorded: Recorded[]) => void> = {
     const s = byStep(recorded);
     expect(s.list.body.meta).toEqual({ total: 2 });
     expect(ids(s.list.body)).toEqual(['1', '2']);
-    expect(s.list.body.data[0].attributes).toMatchObject({ name: 'Gold', amount: '12.50', frequency: 'monthly', status: 'active', start_date: '2026-12-01T00:00:00+01:00' });
+    expect(s.list.body.data[0].attributes).toMatchObject({
+      name: 'Gold',
+      amount: '12.50',
+      frequency: 'monthly',
+      status: 'active',
+      start_date: '2026-12-01T00:00:00+01:00',
+    });
     expect(s.get.body).toEqual({
       links: { self: `${BASE}/subscription-plans/2` },
       data: {
@@ -316,7 +419,9 @@ const checks: Record<string, (recorded: Recorded[]) => void> = {
           created_at: TIMESTAMP,
           updated_at: TIMESTAMP,
         },
-        relationships: { subscriptions: { links: { related: `${BASE}/subscription-plans/2/subscriptions` }, data: [] } },
+        relationships: {
+          subscriptions: { links: { related: `${BASE}/subscription-plans/2/subscriptions` }, data: [] },
+        },
       },
     });
     expect(s.list.body.data[1]).toEqual(s.get.body.data);
@@ -324,8 +429,14 @@ const checks: Record<string, (recorded: Recorded[]) => void> = {
       expect(s[step].headers.allow).toBe('GET');
       expect(s[step].body.errors[0]).toMatchObject({ status: '405', title: 'Method Not Allowed' });
     }
-    expect(s['unknown plan'].body).toEqual({ errors: [{ status: '404', title: 'Not Found', detail: 'no subscription plan with id 3' }] });
-    expect(s['subscriptions of plan'].body).toMatchObject({ meta: { total: 0 }, data: [], links: { self: `${BASE}/subscription-plans/1/subscriptions?page%5Bnumber%5D=1&page%5Bsize%5D=10` } });
+    expect(s['unknown plan'].body).toEqual({
+      errors: [{ status: '404', title: 'Not Found', detail: 'no subscription plan with id 3' }],
+    });
+    expect(s['subscriptions of plan'].body).toMatchObject({
+      meta: { total: 0 },
+      data: [],
+      links: { self: `${BASE}/subscription-plans/1/subscriptions?page%5Bnumber%5D=1&page%5Bsize%5D=10` },
+    });
     expect(s['list after'].body).toEqual(s.list.body);
   },
 
@@ -347,17 +458,48 @@ const checks: Record<string, (recorded: Recorded[]) => void> = {
     const s = byStep(recorded);
     // Sent back unchanged, read-only attributes included: accepted, nothing changes (the clock stands still).
     expect(s['send back every attribute as read'].body).toEqual(s.get.body);
-    expect(s['send back every attribute, one changed'].body.data.attributes).toEqual({ ...s.get.body.data.attributes, city: 'Utrecht' });
-    expect(s['send back the whole resource object, one attribute changed'].body.data.attributes).toEqual({ ...s.get.body.data.attributes, city: 'Delft' });
-    expect(s['a read-only attribute with another value'].body.errors).toEqual([invalidAttribute('payment_method', 'is read-only: it may be sent only with its current value')]);
+    expect(s['send back every attribute, one changed'].body.data.attributes).toEqual({
+      ...s.get.body.data.attributes,
+      city: 'Utrecht',
+    });
+    expect(s['send back the whole resource object, one attribute changed'].body.data.attributes).toEqual({
+      ...s.get.body.data.attributes,
+      city: 'Delft',
+    });
+    expect(s['a read-only attribute with another value'].body.errors).toEqual([
+      invalidAttribute('payment_method', 'is read-only: it may be sent only with its current value'),
+    ]);
     // The member JSON:API keeps out of attributes, pointed at alone (not at what it holds), and the valid city not applied.
     expect(s['relationships inside attributes'].body).toEqual({
-      errors: [invalidAttribute('relationships', 'is not allowed inside attributes: JSON:API keeps relationships, links, id and type out of them')],
-      meta: { original: { data: { type: 'customer', id: '1', attributes: { city: 'Leiden', relationships: { subscriptions: { data: [{ type: 'subscription', id: '1' }] } } } } } },
+      errors: [
+        invalidAttribute(
+          'relationships',
+          'is not allowed inside attributes: JSON:API keeps relationships, links, id and type out of them',
+        ),
+      ],
+      meta: {
+        original: {
+          data: {
+            type: 'customer',
+            id: '1',
+            attributes: {
+              city: 'Leiden',
+              relationships: { subscriptions: { data: [{ type: 'subscription', id: '1' }] } },
+            },
+          },
+        },
+      },
     });
     expect(s['get after'].body.data.attributes.city).toBe('Delft');
     expect(s['create with an id of its own'].body).toEqual({
-      errors: [{ status: '403', title: 'Forbidden', detail: 'client-generated ids are not supported: leave data.id out, the service assigns it', source: { pointer: '/data/id' } }],
+      errors: [
+        {
+          status: '403',
+          title: 'Forbidden',
+          detail: 'client-generated ids are not supported: leave data.id out, the service assigns it',
+          source: { pointer: '/data/id' },
+        },
+      ],
     });
     expect(s['list after'].body.meta).toEqual({ total: 1 });
   },
@@ -379,25 +521,146 @@ const checks: Record<string, (recorded: Recorded[]) => void> = {
       'list after: 200',
     ]);
     const s = byStep(recorded);
-    expect(s['a lone surrogate'].body.errors).toEqual([invalidAttribute('first_name', 'must be valid Unicode text (it holds a lone surrogate)')]);
+    expect(s['a lone surrogate'].body.errors).toEqual([
+      invalidAttribute('first_name', 'must be valid Unicode text (it holds a lone surrogate)'),
+    ]);
     // Echoed as sent: never replaced, not even in meta.original.
     expect(s['a lone surrogate'].body.meta.original.data.attributes.first_name).toBe('Jan\ud800');
     const control = 'must not contain control characters (tab and newline are the only ones allowed)';
-    expect([...s['a control character'].body.errors].sort(bySource)).toEqual([invalidAttribute('city', control), invalidAttribute('street', control)].sort(bySource));
+    expect([...s['a control character'].body.errors].sort(bySource)).toEqual(
+      [invalidAttribute('city', control), invalidAttribute('street', control)].sort(bySource),
+    );
     expect(s['tab and newline are text'].body.data.attributes.street).toBe('Keizersgracht\t313\nachterhuis');
     const deep = s['nested 100 levels deep'].body;
-    expect(deep.errors).toEqual([{ status: '400', title: 'Invalid Document', detail: 'the body is nested deeper than 64 levels', source: { pointer: '/data' } }]);
+    expect(deep.errors).toEqual([
+      {
+        status: '400',
+        title: 'Invalid Document',
+        detail: 'the body is nested deeper than 64 levels',
+        source: { pointer: '/data' },
+      },
+    ]);
     expect(typeof deep.meta.original).toBe('string'); // the text as sent: it was never parsed
-    expect(s['an id above 2^53 - 1'].body).toEqual({ errors: [{ status: '404', title: 'Not Found', detail: 'no such path: /customers/9007199254740993' }] });
+    expect(s['an id above 2^53 - 1'].body).toEqual({
+      errors: [{ status: '404', title: 'Not Found', detail: 'no such path: /customers/9007199254740993' }],
+    });
     expect(s['patch an id above 2^53 - 1'].body).toEqual(s['an id above 2^53 - 1'].body);
-    expect(s['an unknown parameter'].body).toEqual(invalidParameter('foo', '"foo" is not a parameter of this API; it knows page[number], page[size], page[after], include, fields[TYPE], filter[NAME] and sort'));
+    expect(s['an unknown parameter'].body).toEqual(
+      invalidParameter(
+        'foo',
+        '"foo" is not a parameter of this API; it knows page[number], page[size], page[after], include, fields[TYPE], filter[NAME] and sort',
+      ),
+    );
     expect(s['__proto__ as a parameter'].body.errors[0].source).toEqual({ parameter: '__proto__' });
-    expect(s['a parameter given twice'].body).toEqual(invalidParameter('page[size]', 'page[size] is given more than once'));
-    expect(s['page[foo]'].body).toEqual(invalidParameter('page[foo]', '"page[foo]" is not a page parameter: page[number], page[size] and page[after] are'));
+    expect(s['a parameter given twice'].body).toEqual(
+      invalidParameter('page[size]', 'page[size] is given more than once'),
+    );
+    expect(s['page[foo]'].body).toEqual(
+      invalidParameter(
+        'page[foo]',
+        '"page[foo]" is not a page parameter: page[number], page[size] and page[after] are',
+      ),
+    );
     const encoded = s['brackets percent-encoded'].body;
     expect(encoded.data.map((r: Json) => r.attributes)).toEqual([{ email: 'customer1@example.com' }]);
     expect(encoded.links).toEqual(pageLinks('/customers', 1, 1, 2, 'fields%5Bcustomer%5D=email&'));
     expect(s['list after'].body.meta).toEqual({ total: 2 }); // the refused ones wrote nothing
+  },
+
+  'amounts at their bounds'(recorded) {
+    expect(statuses(recorded)).toEqual([
+      'create customer: 201',
+      'create subscription: 201',
+      'the largest, as a string: 201',
+      'the largest, as a number: 201',
+      'a cent less, as a number: 201',
+      'one cent more: 400',
+      'one cent more, as a number: 400',
+      'the most cents a double holds: 400',
+      'the plan: 200',
+      'the transactions: 200',
+    ]);
+    const s = byStep(recorded);
+    for (const step of ['one cent more', 'one cent more, as a number', 'the most cents a double holds']) {
+      expect(s[step].body.errors, step).toEqual([invalidAttribute('amount', 'must be at most 10000000000.00')]);
+    }
+    for (const step of ['the largest, as a string', 'the largest, as a number'])
+      expect(s[step].body.data.attributes.amount, step).toBe(10000000000);
+    expect(s['a cent less, as a number'].body.data.attributes.amount).toBe(9999999999.99);
+    expect(s['the plan'].body.data.attributes.amount).toBe('10000000000.00');
+    // The plan's first collection and the three made by hand; none of the refused ones.
+    const amounts = s['the transactions'].body.data.map((r: Json) => JSON.stringify(r.attributes.amount)).sort();
+    expect(amounts).toEqual(['10000000000', '10000000000', '10000000000', '9999999999.99']);
+  },
+
+  'finalise forms'(recorded) {
+    expect(statuses(recorded)).toEqual([
+      'create customer: 201',
+      'create subscription: 201',
+      'create the first: 201',
+      'a line for the first: 201',
+      'with another id: 409',
+      'with another type: 409',
+      'with an id that is no id: 400',
+      'still a draft: 200',
+      'as the API reference shows it: 200',
+      'create the second: 201',
+      'a line for the second: 201',
+      'with its own id: 200',
+      'create the third: 201',
+      'a line for the third: 201',
+      'with a null id, send_email from the plan: 200',
+      'create the fourth: 201',
+      'a line for the fourth: 201',
+      'without a body: 200',
+      'the invoice emails: 200',
+    ]);
+    const s = byStep(recorded);
+    expect(s['with another id'].body.errors).toEqual([
+      {
+        status: '409',
+        title: 'Conflict',
+        detail: 'data.id must be "1", the id in the path',
+        source: { pointer: '/data/id' },
+      },
+    ]);
+    expect(s['with another type'].body.errors).toEqual([
+      {
+        status: '409',
+        title: 'Conflict',
+        detail: 'data.type must be "invoice", the type of this endpoint',
+        source: { pointer: '/data/type' },
+      },
+    ]);
+    expect(s['with an id that is no id'].body.errors).toEqual([
+      {
+        status: '400',
+        title: 'Invalid Document',
+        detail: 'data.id must be "1", the id in the path',
+        source: { pointer: '/data/id' },
+      },
+    ]);
+    expect(s['still a draft'].body.data.attributes).toMatchObject({ status: 'draft', reference: 'DRAFT' });
+    // The plan sends invoices (send_invoice defaults to true): send_email false is the request's own.
+    const finalised = (step: string) => {
+      const { status, reference, send_email } = s[step].body.data.attributes;
+      return { status, reference, send_email };
+    };
+    expect(finalised('as the API reference shows it')).toEqual({
+      status: 'open',
+      reference: 'INV-1',
+      send_email: false,
+    });
+    expect(finalised('with its own id')).toEqual({ status: 'open', reference: 'INV-2', send_email: false });
+    expect(finalised('with a null id, send_email from the plan')).toEqual({
+      status: 'open',
+      reference: 'INV-3',
+      send_email: true,
+    });
+    expect(finalised('without a body')).toEqual({ status: 'open', reference: 'INV-4', send_email: true });
+    // Only the last two emailed the customer.
+    const emails = s['the invoice emails'].body.data.filter((n: Json) => n.attributes.kind === 'invoice');
+    expect(emails.map((n: Json) => /INV-\d+/.exec(n.attributes.subject)?.[0])).toEqual(['INV-3', 'INV-4']);
   },
 
   invoices(recorded) {
@@ -462,17 +725,29 @@ const checks: Record<string, (recorded: Recorded[]) => void> = {
       return { amount_excl, tax_amount, amount_incl, tax_rates };
     };
     const TODAY = '2026-11-21T00:00:00+01:00'; // TEST_NOW's day in Europe/Amsterdam
-    const invalidState = (detail: string, pointer = '/data') => [{ status: '400', title: 'Invalid State', detail, source: { pointer } }];
-    const notDraft = (doing: string) => invalidState(`invoice 1 is open (INV-1): ${doing} only while it is a draft; a finalised invoice never changes (credit it instead)`);
+    const invalidState = (detail: string, pointer = '/data') => [
+      { status: '400', title: 'Invalid State', detail, source: { pointer } },
+    ];
+    const notDraft = (doing: string) =>
+      invalidState(
+        `invoice 1 is open (INV-1): ${doing} only while it is a draft; a finalised invoice never changes (credit it instead)`,
+      );
     const relationships = (id: string, lines: string[], transaction: string | null, original: string | null) => ({
-      subscription: { links: { related: `${BASE}/invoices/${id}/subscription` }, data: { type: 'subscription', id: '1' } },
+      subscription: {
+        links: { related: `${BASE}/invoices/${id}/subscription` },
+        data: { type: 'subscription', id: '1' },
+      },
       customer: { links: { related: `${BASE}/invoices/${id}/customer` }, data: { type: 'customer', id: '1' } },
-      'invoice-lines': { links: { related: `${BASE}/invoices/${id}/lines` }, data: lines.map((l) => ({ type: 'invoice-line', id: l })) },
+      'invoice-lines': {
+        links: { related: `${BASE}/invoices/${id}/lines` },
+        data: lines.map((l) => ({ type: 'invoice-line', id: l })),
+      },
       transaction: { data: transaction === null ? null : { type: 'transaction', id: transaction } },
       'original-invoice': { data: original === null ? null : { type: 'invoice', id: original } },
     });
     /** The negation of a two-decimal amount, as the API writes it. */
-    const negated = (amount: string) => (amount === '0.00' ? amount : amount.startsWith('-') ? amount.slice(1) : `-${amount}`);
+    const negated = (amount: string) =>
+      amount === '0.00' ? amount : amount.startsWith('-') ? amount.slice(1) : `-${amount}`;
 
     // A draft: DRAFT, zero, no dates, no page, send_email from the plan (GOLD sends invoices).
     expect(s['create invoice'].headers.location).toBe(`${BASE}/invoices/1`);
@@ -508,30 +783,76 @@ const checks: Record<string, (recorded: Recorded[]) => void> = {
         type: 'invoice-line',
         id: '1',
         links: { self: `${BASE}/invoice-lines/1` },
-        attributes: { description: 'lunchbox', amount_excl: '10.00', amount_incl: '12.10', tax_rate: '21.00', tax_amount: '2.10', tax_included: false, quantity: 2, created_at: TIMESTAMP, updated_at: TIMESTAMP },
+        attributes: {
+          description: 'lunchbox',
+          amount_excl: '10.00',
+          amount_incl: '12.10',
+          tax_rate: '21.00',
+          tax_amount: '2.10',
+          tax_included: false,
+          quantity: 2,
+          created_at: TIMESTAMP,
+          updated_at: TIMESTAMP,
+        },
       },
     });
-    expect(attributes('add soup')).toMatchObject({ description: 'soup', amount_excl: '3.00', amount_incl: '3.27', tax_rate: '9.00', tax_amount: '0.27', tax_included: true, quantity: 3 });
-    expect(attributes('add discount')).toMatchObject({ description: 'discount', amount_excl: '-0.05', amount_incl: '-0.06', tax_rate: '21.00', tax_amount: '-0.01', tax_included: false, quantity: 1 });
+    expect(attributes('add soup')).toMatchObject({
+      description: 'soup',
+      amount_excl: '3.00',
+      amount_incl: '3.27',
+      tax_rate: '9.00',
+      tax_amount: '0.27',
+      tax_included: true,
+      quantity: 3,
+    });
+    expect(attributes('add discount')).toMatchObject({
+      description: 'discount',
+      amount_excl: '-0.05',
+      amount_incl: '-0.06',
+      tax_rate: '21.00',
+      tax_amount: '-0.01',
+      tax_included: false,
+      quantity: 1,
+    });
     // 2 x 10.00 + 3 x 3.00 - 0.05 = 28.95; 21%: 4.20 - 0.01; 9%: 3 x 0.27.
     expect(money('draft with three lines')).toEqual({
       amount_excl: '28.95',
       tax_amount: '5.00',
       amount_incl: '33.95',
-      tax_rates: [{ amount: '4.19', rate: '21.00' }, { amount: '0.81', rate: '9.00' }],
+      tax_rates: [
+        { amount: '4.19', rate: '21.00' },
+        { amount: '0.81', rate: '9.00' },
+      ],
     });
-    expect(data('draft with three lines').relationships['invoice-lines'].data).toEqual(['1', '2', '3'].map((id) => ({ type: 'invoice-line', id })));
+    expect(data('draft with three lines').relationships['invoice-lines'].data).toEqual(
+      ['1', '2', '3'].map((id) => ({ type: 'invoice-line', id })),
+    );
     // The changed line keeps what was not sent (rate, tax included); the totals follow it.
-    expect(attributes('change soup')).toMatchObject({ description: 'soup, large', amount_excl: '3.01', amount_incl: '3.28', tax_rate: '9.00', tax_amount: '0.27', tax_included: true, quantity: 4 });
+    expect(attributes('change soup')).toMatchObject({
+      description: 'soup, large',
+      amount_excl: '3.01',
+      amount_incl: '3.28',
+      tax_rate: '9.00',
+      tax_amount: '0.27',
+      tax_included: true,
+      quantity: 4,
+    });
     const totals = {
       amount_excl: '31.99',
       tax_amount: '5.27',
       amount_incl: '37.26',
-      tax_rates: [{ amount: '4.19', rate: '21.00' }, { amount: '1.08', rate: '9.00' }],
+      tax_rates: [
+        { amount: '4.19', rate: '21.00' },
+        { amount: '1.08', rate: '9.00' },
+      ],
     };
     expect(money('draft after the change')).toEqual(totals);
-    expect(s['credit a draft'].body.errors).toEqual(invalidState('invoice 1 is a draft: change or delete it; only a finalised invoice is credited'));
-    expect(s['pay a draft'].body.errors).toEqual(invalidState('invoice 1 is draft: only an open or charged back invoice can be marked paid'));
+    expect(s['credit a draft'].body.errors).toEqual(
+      invalidState('invoice 1 is a draft: change or delete it; only a finalised invoice is credited'),
+    );
+    expect(s['pay a draft'].body.errors).toEqual(
+      invalidState('invoice 1 is draft: only an open or charged back invoice can be marked paid'),
+    );
 
     // Finalised: INV-1, dated today, its page, a transaction (not the plan's) for the total.
     const finalised = data('finalise');
@@ -547,14 +868,19 @@ const checks: Record<string, (recorded: Recorded[]) => void> = {
       },
       relationships: relationships('1', ['1', '2', '3'], '<uuid 2>', null),
     });
-    expect(data('create subscription').relationships.transactions.data).toEqual([{ type: 'transaction', id: '<uuid 1>' }]);
+    expect(data('create subscription').relationships.transactions.data).toEqual([
+      { type: 'transaction', id: '<uuid 1>' },
+    ]);
 
     // A finalised invoice never changes: every change is Invalid State, and nothing changed.
     expect(s['finalise again'].body.errors).toEqual(notDraft('it can be finalised'));
     expect(s['patch finalised'].body.errors).toEqual(notDraft('it can be changed'));
     expect(s['delete finalised'].body.errors).toEqual(notDraft('it can be deleted'));
     expect(s['add a line to finalised'].body.errors).toEqual(
-      invalidState('invoice 1 is open (INV-1): lines can be added only while it is a draft; a finalised invoice never changes (credit it instead)', '/data/attributes/invoice_id'),
+      invalidState(
+        'invoice 1 is open (INV-1): lines can be added only while it is a draft; a finalised invoice never changes (credit it instead)',
+        '/data/attributes/invoice_id',
+      ),
     );
     expect(s['patch a line of finalised'].body.errors).toEqual(notDraft('its lines can be changed'));
     expect(s['delete a line of finalised'].body.errors).toEqual(notDraft('its lines can be deleted'));
@@ -562,7 +888,12 @@ const checks: Record<string, (recorded: Recorded[]) => void> = {
     expect(s['line after refusals'].body).toEqual(s['add lunchbox'].body);
 
     // The next one finalised is INV-2: references without gaps.
-    expect(attributes('finalise the second')).toMatchObject({ status: 'open', reference: 'INV-2', amount_incl: '24.20', hosted_invoice_url: `${BASE}/invoice/<token 2>` });
+    expect(attributes('finalise the second')).toMatchObject({
+      status: 'open',
+      reference: 'INV-2',
+      amount_incl: '24.20',
+      hosted_invoice_url: `${BASE}/invoice/<token 2>`,
+    });
     expect(data('finalise the second').relationships.transaction.data).toEqual({ type: 'transaction', id: '<uuid 3>' });
 
     // The credit: a draft of the lines negated, exactly the original's totals negated, per rate too.
@@ -583,34 +914,64 @@ const checks: Record<string, (recorded: Recorded[]) => void> = {
       created_at: TIMESTAMP,
       updated_at: TIMESTAMP,
     });
-    expect(money('credit')).toEqual({ amount_excl: '-31.99', tax_amount: '-5.27', amount_incl: '-37.26', tax_rates: [{ amount: '-4.19', rate: '21.00' }, { amount: '-1.08', rate: '9.00' }] });
+    expect(money('credit')).toEqual({
+      amount_excl: '-31.99',
+      tax_amount: '-5.27',
+      amount_incl: '-37.26',
+      tax_rates: [
+        { amount: '-4.19', rate: '21.00' },
+        { amount: '-1.08', rate: '9.00' },
+      ],
+    });
     expect(credit.relationships).toEqual(relationships('3', ['5', '6', '7'], null, '1'));
     const lineOf = (l: Json) => l.attributes;
     const originalLines = s.lines.body.data.map(lineOf);
     expect(s['credit lines'].body.meta).toEqual({ total: 3 });
     expect(s['credit lines'].body.data.map(lineOf)).toEqual(
-      originalLines.map((l: Json) => ({ ...l, amount_excl: negated(l.amount_excl), amount_incl: negated(l.amount_incl), tax_amount: negated(l.tax_amount) })),
+      originalLines.map((l: Json) => ({
+        ...l,
+        amount_excl: negated(l.amount_excl),
+        amount_incl: negated(l.amount_incl),
+        tax_amount: negated(l.tax_amount),
+      })),
     );
     // Finalised, the credit (a negative total) is completed without a transaction, as INV-3.
     expect(data('finalise the credit')).toEqual({
       ...credit,
-      attributes: { ...credit.attributes, status: 'completed', reference: 'INV-3', invoice_date: TODAY, hosted_invoice_url: `${BASE}/invoice/<token 3>` },
+      attributes: {
+        ...credit.attributes,
+        status: 'completed',
+        reference: 'INV-3',
+        invoice_date: TODAY,
+        hosted_invoice_url: `${BASE}/invoice/<token 3>`,
+      },
     });
     // Crediting left the original as it was.
     expect(s['original after credit'].body).toEqual(s.finalise.body);
 
     // Paid by hand; paying again, or paying a completed invoice, is Invalid State.
     expect(data('pay')).toEqual({ ...finalised, attributes: { ...finalised.attributes, status: 'paid' } });
-    expect(s['pay again'].body.errors).toEqual(invalidState('invoice 1 is paid: only an open or charged back invoice can be marked paid'));
-    expect(s['pay a completed invoice'].body.errors).toEqual(invalidState('invoice 3 is completed: only an open or charged back invoice can be marked paid'));
+    expect(s['pay again'].body.errors).toEqual(
+      invalidState('invoice 1 is paid: only an open or charged back invoice can be marked paid'),
+    );
+    expect(s['pay a completed invoice'].body.errors).toEqual(
+      invalidState('invoice 3 is completed: only an open or charged back invoice can be marked paid'),
+    );
 
     // Deleting: a line of a draft, then the draft and its lines; no body.
     for (const step of ['delete a line of the draft', 'delete the draft']) {
       expect(s[step].body).toBeNull();
       expect(s[step].headers).toEqual({ 'content-type': JSONAPI });
     }
-    expect(money('draft after deleting a line')).toEqual({ amount_excl: '20.00', tax_amount: '4.20', amount_incl: '24.20', tax_rates: [{ amount: '4.20', rate: '21.00' }] });
-    expect(data('draft after deleting a line').relationships['invoice-lines'].data).toEqual([{ type: 'invoice-line', id: '8' }]);
+    expect(money('draft after deleting a line')).toEqual({
+      amount_excl: '20.00',
+      tax_amount: '4.20',
+      amount_incl: '24.20',
+      tax_rates: [{ amount: '4.20', rate: '21.00' }],
+    });
+    expect(data('draft after deleting a line').relationships['invoice-lines'].data).toEqual([
+      { type: 'invoice-line', id: '8' },
+    ]);
     const notFound = (detail: string) => ({ errors: [{ status: '404', title: 'Not Found', detail }] });
     expect(s['deleted draft'].body).toEqual(notFound('no invoice with id 4'));
     expect(s['line of the deleted draft'].body).toEqual(notFound('no invoice line with id 8'));
@@ -625,19 +986,50 @@ const checks: Record<string, (recorded: Recorded[]) => void> = {
     expect(s.subscription.body.links).toEqual({ self: `${BASE}/subscriptions/1` });
     expect(data('subscription').attributes).toEqual(attributes('create subscription'));
     // Newest due date first: the plan's (December 1), then the invoices' (today), the later made first.
-    expect(data('subscription').relationships.transactions.data.map((t: Json) => t.id)).toEqual(['<uuid 1>', '<uuid 3>', '<uuid 2>']);
-    expect(s.customer.body).toEqual({ ...s['create customer'].body, data: { ...data('create customer'), relationships: { subscriptions: { links: { related: `${BASE}/customers/1/subscriptions` }, data: [{ type: 'subscription', id: '1' }] } } } });
+    expect(data('subscription').relationships.transactions.data.map((t: Json) => t.id)).toEqual([
+      '<uuid 1>',
+      '<uuid 3>',
+      '<uuid 2>',
+    ]);
+    expect(s.customer.body).toEqual({
+      ...s['create customer'].body,
+      data: {
+        ...data('create customer'),
+        relationships: {
+          subscriptions: {
+            links: { related: `${BASE}/customers/1/subscriptions` },
+            data: [{ type: 'subscription', id: '1' }],
+          },
+        },
+      },
+    });
     expect(s['lines of an unknown invoice'].body).toEqual(notFound('no invoice with id 999'));
 
     // Listed by status; each as it was last answered.
     const listed = (status: string) => ids(s[`list ${status}`].body);
-    expect([listed('draft'), listed('open'), listed('paid'), listed('completed'), listed('cancelled')]).toEqual([['5'], ['2'], ['1'], ['3'], []]);
-    expect(s['list paid'].body.links.self).toBe(`${BASE}/invoices?filter%5Bstatus%5D=paid&page%5Bnumber%5D=1&page%5Bsize%5D=10`);
+    expect([listed('draft'), listed('open'), listed('paid'), listed('completed'), listed('cancelled')]).toEqual([
+      ['5'],
+      ['2'],
+      ['1'],
+      ['3'],
+      [],
+    ]);
+    expect(s['list paid'].body.links.self).toBe(
+      `${BASE}/invoices?filter%5Bstatus%5D=paid&page%5Bnumber%5D=1&page%5Bsize%5D=10`,
+    );
     expect(s['list with an unknown status'].body).toEqual(
-      invalidParameter('filter[status]', 'filter[status] must be one of draft, open, paid, charged_back, cancelled, completed, not "late"'),
+      invalidParameter(
+        'filter[status]',
+        'filter[status] must be one of draft, open, paid, charged_back, cancelled, completed, not "late"',
+      ),
     );
     expect(s.list.body.meta).toEqual({ total: 4 });
-    expect(s.list.body.data).toEqual([data('a draft that stays'), data('finalise the credit'), data('finalise the second'), data('pay')]);
+    expect(s.list.body.data).toEqual([
+      data('a draft that stays'),
+      data('finalise the credit'),
+      data('finalise the second'),
+      data('pay'),
+    ]);
     for (const r of recorded) expect(r.headers['content-type']).toBe(JSONAPI);
   },
 
@@ -669,7 +1061,14 @@ const checks: Record<string, (recorded: Recorded[]) => void> = {
     const data = (step: string) => s[step].body.data;
     const attributes = (step: string) => data(step).attributes;
     const transactionOf = (step: string) => data(step).relationships.transaction.data;
-    const item = (status: string, recorded_on: string) => ({ attempt: 1, reason: null, reason_code: null, recorded_on, status, new_due_date: null });
+    const item = (status: string, recorded_on: string) => ({
+      attempt: 1,
+      reason: null,
+      reason_code: null,
+      recorded_on,
+      status,
+      new_due_date: null,
+    });
     // Midnights in Europe/Amsterdam, as the API writes them.
     const NOV21 = '2026-11-21T00:00:00+01:00';
     const NOV22 = '2026-11-22T00:00:00+01:00';
@@ -677,17 +1076,37 @@ const checks: Record<string, (recorded: Recorded[]) => void> = {
     const NOV26 = '2026-11-26T00:00:00+01:00';
 
     // Dated today, collected on the 23rd; the empty draft's transaction date copies its invoice date.
-    expect(attributes('create invoice dated today')).toMatchObject({ status: 'draft', invoice_date: NOV21, transaction_date: NOV23 });
-    expect(attributes('create an empty draft dated today')).toMatchObject({ status: 'draft', invoice_date: NOV21, transaction_date: NOV21 });
+    expect(attributes('create invoice dated today')).toMatchObject({
+      status: 'draft',
+      invoice_date: NOV21,
+      transaction_date: NOV23,
+    });
+    expect(attributes('create an empty draft dated today')).toMatchObject({
+      status: 'draft',
+      invoice_date: NOV21,
+      transaction_date: NOV21,
+    });
 
     // 23:59:59 on its day: still a draft. 00:00 the next day: finalised by itself, as INV-1.
     const before = data('a second before the day ends');
-    expect(before.attributes).toMatchObject({ status: 'draft', reference: 'DRAFT', amount_excl: '20.00', tax_amount: '4.20', amount_incl: '24.20', hosted_invoice_url: null });
+    expect(before.attributes).toMatchObject({
+      status: 'draft',
+      reference: 'DRAFT',
+      amount_excl: '20.00',
+      tax_amount: '4.20',
+      amount_incl: '24.20',
+      hosted_invoice_url: null,
+    });
     expect(transactionOf('a second before the day ends')).toBeNull();
     const open = data('the day has ended');
     expect(open).toEqual({
       ...before,
-      attributes: { ...before.attributes, status: 'open', reference: 'INV-1', hosted_invoice_url: `${BASE}/invoice/<token 1>` },
+      attributes: {
+        ...before.attributes,
+        status: 'open',
+        reference: 'INV-1',
+        hosted_invoice_url: `${BASE}/invoice/<token 1>`,
+      },
       relationships: { ...before.relationships, transaction: { data: { type: 'transaction', id: '<uuid 2>' } } },
     });
     // The empty draft waits for a line.
@@ -710,7 +1129,12 @@ const checks: Record<string, (recorded: Recorded[]) => void> = {
 
     // A line for a draft whose day has ended: finalised at once (INV-2), its transaction date
     // passed, so collected at once.
-    expect(attributes('the other draft, finalised at once')).toMatchObject({ status: 'open', reference: 'INV-2', amount_incl: '6.05', hosted_invoice_url: `${BASE}/invoice/<token 2>` });
+    expect(attributes('the other draft, finalised at once')).toMatchObject({
+      status: 'open',
+      reference: 'INV-2',
+      amount_incl: '6.05',
+      hosted_invoice_url: `${BASE}/invoice/<token 2>`,
+    });
     expect(transactionOf('the other draft, finalised at once')).toEqual({ type: 'transaction', id: '<uuid 3>' });
     expect(attributes('its transaction, collected at once')).toMatchObject({
       status: 'succeeded',
@@ -722,7 +1146,11 @@ const checks: Record<string, (recorded: Recorded[]) => void> = {
 
     // Collected on its date (not a second before); the invoice stays open until the money is in.
     expect(attributes('a second before the transaction date')).toEqual(attributes('its transaction'));
-    expect(attributes('collected on the transaction date')).toEqual({ ...attributes('its transaction'), status: 'succeeded', history: [item('scheduled', NOV22), item('succeeded', NOV23)] });
+    expect(attributes('collected on the transaction date')).toEqual({
+      ...attributes('its transaction'),
+      status: 'succeeded',
+      history: [item('scheduled', NOV22), item('succeeded', NOV23)],
+    });
     expect(data('open while collected')).toEqual(open);
 
     // Fulfilled three days after collection (not a second before): the invoice follows, paid. The
@@ -808,13 +1236,37 @@ describe('raw HTTP requests, as real clients send them', () => {
       it('brackets percent-encoded on the wire read as raw ones; links come back encoded', async () => {
         const open = await door.open();
         try {
-          for (let n = 1; n <= 2; n++) expect((await open.raw!({ method: 'POST', path: '/customers', headers: { 'content-type': JSONAPI }, body: JSON.stringify({ data: { type: 'customer', attributes: customerAttributes(n) } }) })).status).toBe(201);
-          const encoded = await open.raw!({ method: 'GET', path: '/customers?page%5Bsize%5D=1&fields%5Bcustomer%5D=email', headers: {} });
-          const plain = await open.raw!({ method: 'GET', path: '/customers?page[size]=1&fields[customer]=email', headers: {} });
+          for (let n = 1; n <= 2; n++)
+            expect(
+              (
+                await open.raw!({
+                  method: 'POST',
+                  path: '/customers',
+                  headers: { 'content-type': JSONAPI },
+                  body: JSON.stringify({ data: { type: 'customer', attributes: customerAttributes(n) } }),
+                })
+              ).status,
+            ).toBe(201);
+          const encoded = await open.raw!({
+            method: 'GET',
+            path: '/customers?page%5Bsize%5D=1&fields%5Bcustomer%5D=email',
+            headers: {},
+          });
+          const plain = await open.raw!({
+            method: 'GET',
+            path: '/customers?page[size]=1&fields[customer]=email',
+            headers: {},
+          });
           expect(encoded.status).toBe(200);
           expect(encoded.body).toEqual(plain.body);
-          expect(encoded.body.links.next).toBe(`${open.baseUrl}/customers?fields%5Bcustomer%5D=email&page%5Bnumber%5D=2&page%5Bsize%5D=1`);
-          const twice = await open.raw!({ method: 'GET', path: '/customers?page[size]=1&page%5Bsize%5D=1', headers: {} });
+          expect(encoded.body.links.next).toBe(
+            `${open.baseUrl}/customers?fields%5Bcustomer%5D=email&page%5Bnumber%5D=2&page%5Bsize%5D=1`,
+          );
+          const twice = await open.raw!({
+            method: 'GET',
+            path: '/customers?page[size]=1&page%5Bsize%5D=1',
+            headers: {},
+          });
           expect(twice.status).toBe(400);
           expect(twice.body.errors[0].source).toEqual({ parameter: 'page[size]' });
         } finally {
@@ -825,12 +1277,27 @@ describe('raw HTTP requests, as real clients send them', () => {
       it('an escaped lone surrogate is refused on the attribute; JSON 100,000 levels deep is refused before it is parsed', async () => {
         const open = await door.open();
         try {
-          const surrogate = await open.raw!({ method: 'POST', path: '/customers', headers: { 'content-type': JSONAPI }, body: document.replace('"First1"', '"First\\udc01"') });
+          const surrogate = await open.raw!({
+            method: 'POST',
+            path: '/customers',
+            headers: { 'content-type': JSONAPI },
+            body: document.replace('"First1"', '"First\\udc01"'),
+          });
           expect(surrogate.status).toBe(400);
-          expect(surrogate.body.errors).toEqual([invalidAttribute('first_name', 'must be valid Unicode text (it holds a lone surrogate)')]);
-          const deep = await open.raw!({ method: 'POST', path: '/customers', headers: { 'content-type': JSONAPI }, body: `${'['.repeat(100_000)}${']'.repeat(100_000)}` });
+          expect(surrogate.body.errors).toEqual([
+            invalidAttribute('first_name', 'must be valid Unicode text (it holds a lone surrogate)'),
+          ]);
+          const deep = await open.raw!({
+            method: 'POST',
+            path: '/customers',
+            headers: { 'content-type': JSONAPI },
+            body: `${'['.repeat(100_000)}${']'.repeat(100_000)}`,
+          });
           expect(deep.status).toBe(400);
-          expect(deep.body.errors[0]).toMatchObject({ title: 'Invalid Document', detail: 'the body is nested deeper than 64 levels' });
+          expect(deep.body.errors[0]).toMatchObject({
+            title: 'Invalid Document',
+            detail: 'the body is nested deeper than 64 levels',
+          });
           const list = await open.raw!({ method: 'GET', path: '/customers', headers: {} });
           expect(list.body.meta).toEqual({ total: 0 });
         } finally {
@@ -848,12 +1315,24 @@ it('a 204 answer carries the same Content-Type through every door', async () => 
   for (const door of doors) {
     const open = await door.open();
     try {
-      const created = await open.transport.request({ method: 'POST', path: '/customers', body: { data: { type: 'customer', attributes: customerAttributes(1) } } });
+      const created = await open.transport.request({
+        method: 'POST',
+        path: '/customers',
+        body: { data: { type: 'customer', attributes: customerAttributes(1) } },
+      });
       expect(created.status).toBe(201);
       await open.seedPlan({ name: 'Gold', amount: '12.50' });
-      const subscription = await open.transport.request({ method: 'POST', path: '/subscriptions', body: { data: { type: 'subscription', attributes: { customer_id: '1', subscription_plan_id: 1 } } } });
+      const subscription = await open.transport.request({
+        method: 'POST',
+        path: '/subscriptions',
+        body: { data: { type: 'subscription', attributes: { customer_id: '1', subscription_plan_id: 1 } } },
+      });
       expect(subscription.status).toBe(201);
-      const invoice = await open.transport.request({ method: 'POST', path: '/invoices', body: { data: { type: 'invoice', attributes: { subscription_id: 1 } } } });
+      const invoice = await open.transport.request({
+        method: 'POST',
+        path: '/invoices',
+        body: { data: { type: 'invoice', attributes: { subscription_id: 1 } } },
+      });
       expect(invoice.status).toBe(201);
       const deleted = await open.transport.request({ method: 'DELETE', path: '/invoices/1' });
       expect(deleted.status).toBe(204);
@@ -874,7 +1353,10 @@ for (const [name, scenario] of Object.entries(everyScenario)) {
         const open = await door.open();
         let recorded: Recorded[];
         try {
-          recorded = await scenario(open.transport, { plan: (attributes) => open.seedPlan(attributes), advanceTo: (iso) => open.advanceTo(iso) });
+          recorded = await scenario(open.transport, {
+            plan: (attributes) => open.seedPlan(attributes),
+            advanceTo: (iso) => open.advanceTo(iso),
+          });
         } finally {
           await open.close();
         }

@@ -10,7 +10,7 @@ import { createAccount } from '../../src/lib/core/accounts.js';
 import type { CoreContext } from '../../src/lib/core/context.js';
 import { createPlan } from '../../src/lib/core/plan-writes.js';
 import { setClock } from '../../src/lib/core/store-clock.js';
-import { startServer } from '../../src/lib/server/serve.js';
+import { startServer } from '../../src/lib/runtime/serve.js';
 import { httpTransport } from '../../src/lib/transport/http.js';
 import type { Transport } from '../../src/lib/transport/types.js';
 import { testCore } from '../helpers/store.js';
@@ -54,7 +54,7 @@ export interface OpenDoor {
 
 /** setClock, failing the test when the clock refuses (it never goes back). */
 async function advance(context: CoreContext, iso: string): Promise<void> {
-  const moved = await setClock({ store: context.store, clock: context.clock }, iso);
+  const moved = await setClock({ store: context.store, clock: context.clock, allowPrivateWebhooks: true }, iso);
   if (!moved.ok) throw new Error(`setClock refused: ${JSON.stringify(moved.failure)}`);
 }
 
@@ -96,7 +96,13 @@ export const loopback: Door = {
     const made = await createAccount(core.store, core.clock, 'conformance');
     if (!made.ok) throw new Error('could not make the conformance account');
     const account = made.value.account;
-    const server = await startServer({ store: core.store, clock: core.clock, host: '127.0.0.1', port: 0, log: () => {} });
+    const server = await startServer({
+      store: core.store,
+      clock: core.clock,
+      host: '127.0.0.1',
+      port: 0,
+      log: () => {},
+    });
     const apiKey = made.value.apiKey;
     const operator: CoreContext = { store: core.store, clock: core.clock, account, baseUrl: server.baseUrl };
     return {
@@ -126,15 +132,22 @@ function sendRaw(base: string, apiKey: string, raw: RawRequest): Promise<RawAnsw
     const payload = raw.body === undefined ? undefined : Buffer.from(raw.body, 'utf8');
     const headers: Record<string, string | number> = { 'x-authorization': apiKey, ...raw.headers };
     if (payload) headers['content-length'] = payload.length;
-    const req = httpRequest({ host: url.hostname, port: url.port, method: raw.method, path: raw.path, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text === '' ? undefined : JSON.parse(text) });
-      });
-      res.on('error', reject);
-    });
+    const req = httpRequest(
+      { host: url.hostname, port: url.port, method: raw.method, path: raw.path, headers },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: text === '' ? undefined : JSON.parse(text),
+          });
+        });
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(payload);
   });

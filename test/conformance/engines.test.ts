@@ -21,12 +21,15 @@ async function record(engine: 'sqlite' | 'postgres', name: string): Promise<stri
   return JSON.stringify(recorded, null, 1);
 }
 
-describe.runIf(ENGINE === 'sqlite')('SQLite and PostgreSQL answer every scenario with the same documents (runs both engines)', () => {
-  for (const name of Object.keys(scenarios)) {
-    it(name, async () => {
-      const [sqlite, postgres] = await Promise.all([record('sqlite', name), record('postgres', name)]);
-      expect(sqlite.length).toBeGreaterThan(100);
-      expect(postgres).toBe(sqlite);
-    });
-  }
-});
+describe.runIf(ENGINE === 'sqlite')(
+  'SQLite and PostgreSQL answer every scenario with the same documents (runs both engines)',
+  () => {
+    for (const name of Object.keys(scenarios)) {
+      it(name, async () => {
+        const [sqlite, postgres] = await Promise.all([record('sqlite', name), record('postgres', name)]);
+        expect(sqlite.length).toBeGreaterThan(100);
+        expect(postgres).toBe(sqlite);
+      });
+    }
+  },
+);

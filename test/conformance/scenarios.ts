@@ -40,22 +40,27 @@ const KEPT_HEADERS = new Set(['allow', 'location', 'content-type']);
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
 /** The random token of a hosted invoice page, in its URL: 24 bytes, base64url. */
 const HOSTED_TOKEN = /(\/invoice\/)([A-Za-z0-9_-]{32})(?![A-Za-z0-9_-])/g;
+/** The random secret of a mandate page, in its URL: 32 bytes, hex. */
+const MANDATE_SECRET = /(\/mandate\/accept(?:ed)?\/\d+\/)([0-9a-f]{64})(?![0-9a-f])/g;
 
 /**
- * Random values (transaction ids, hosted invoice tokens), named in the order a scenario first sees
- * them: `<uuid 1>`, `<token 1>`. The same value reads the same everywhere in the scenario (an
+ * Random values (transaction ids, hosted invoice tokens, mandate page secrets), named in the order a
+ * scenario first sees them: `<uuid 1>`, `<token 1>`, `<secret 1>`. The same value reads the same everywhere in the scenario (an
  * invoice's transaction is the one the subscription lists), and the documents of two doors compare.
  */
 export class RandomNames {
   private readonly names = new Map<string, string>();
-  private readonly counts = { uuid: 0, token: 0 };
-  private name(kind: 'uuid' | 'token', value: string): string {
+  private readonly counts = { uuid: 0, token: 0, secret: 0 };
+  private name(kind: 'uuid' | 'token' | 'secret', value: string): string {
     let name = this.names.get(value);
     if (name === undefined) this.names.set(value, (name = `<${kind} ${++this.counts[kind]}>`));
     return name;
   }
   text(value: string): string {
-    return value.replace(UUID, (uuid) => this.name('uuid', uuid)).replace(HOSTED_TOKEN, (_, at: string, token: string) => `${at}${this.name('token', token)}`);
+    return value
+      .replace(UUID, (uuid) => this.name('uuid', uuid))
+      .replace(HOSTED_TOKEN, (_, at: string, token: string) => `${at}${this.name('token', token)}`)
+      .replace(MANDATE_SECRET, (_, at: string, secret: string) => `${at}${this.name('secret', secret)}`);
   }
 }
 
@@ -68,7 +73,10 @@ export function normalise(value: unknown, random = new RandomNames()): unknown {
   if (Array.isArray(value)) return value.map((v) => normalise(v, random));
   if (value !== null && typeof value === 'object') {
     return Object.fromEntries(
-      Object.entries(value).map(([key, v]) => [key, VOLATILE_KEYS.has(key) && typeof v === 'string' && DATETIME.test(v) ? TIMESTAMP : normalise(v, random)]),
+      Object.entries(value).map(([key, v]) => [
+        key,
+        VOLATILE_KEYS.has(key) && typeof v === 'string' && DATETIME.test(v) ? TIMESTAMP : normalise(v, random),
+      ]),
     );
   }
   return value;
@@ -86,11 +94,23 @@ function recorder(t: Transport) {
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(response.headers ?? {})) {
       const lower = name.toLowerCase();
-      if (KEPT_HEADERS.has(lower)) headers[lower] = random.text(lower === 'content-type' ? value.split(';')[0].trim() : value);
+      if (KEPT_HEADERS.has(lower))
+        headers[lower] = random.text(lower === 'content-type' ? value.split(';')[0].trim() : value);
     }
-    const query = new URLSearchParams(Object.entries(request.query ?? {}).flatMap(([k, v]) => (v === undefined ? [] : [[k, String(v)]])));
-    const path = query.size ? `${request.path}${request.path.includes('?') ? '&' : '?'}${decodeURIComponent(query.toString())}` : request.path;
-    const recorded = { step, method: request.method, path: random.text(path), status: response.status, headers, body: normalise(response.body ?? null, random) };
+    const query = new URLSearchParams(
+      Object.entries(request.query ?? {}).flatMap(([k, v]) => (v === undefined ? [] : [[k, String(v)]])),
+    );
+    const path = query.size
+      ? `${request.path}${request.path.includes('?') ? '&' : '?'}${decodeURIComponent(query.toString())}`
+      : request.path;
+    const recorded = {
+      step,
+      method: request.method,
+      path: random.text(path),
+      status: response.status,
+      headers,
+      body: normalise(response.body ?? null, random),
+    };
     log.push(recorded);
     return { ...recorded, raw: response.body };
   }
@@ -102,7 +122,12 @@ const post = (type: string, attributes: Record<string, unknown>, path: string): 
   path,
   body: { data: { type, attributes } },
 });
-const patch = (type: string, id: string | number, attributes: Record<string, unknown>, path: string): TransportRequest => ({
+const patch = (
+  type: string,
+  id: string | number,
+  attributes: Record<string, unknown>,
+  path: string,
+): TransportRequest => ({
   method: 'PATCH',
   path,
   body: { data: { type, id, attributes } },
@@ -110,7 +135,11 @@ const patch = (type: string, id: string | number, attributes: Record<string, unk
 const get = (path: string, query?: TransportRequest['query']): TransportRequest => ({ method: 'GET', path, query });
 
 /** A valid new customer, numbered. */
-export const customerAttributes = (n: number) => ({ first_name: `First${n}`, last_name: `Last${n}`, email: `customer${n}@example.com` });
+export const customerAttributes = (n: number) => ({
+  first_name: `First${n}`,
+  last_name: `Last${n}`,
+  email: `customer${n}@example.com`,
+});
 
 export const JAN = {
   first_name: 'Jan',
@@ -149,7 +178,13 @@ export const INVALID_CUSTOMER = {
 };
 
 /** The active subscription invoices are made on: GOLD (12.50 monthly from 2026-12-01), mandate accepted. */
-const activeSubscription = (customer: string) => ({ customer_id: customer, subscription_plan_id: 1, status: 'active', start_date: '2026-12-01', confirmation_sent: true });
+const activeSubscription = (customer: string) => ({
+  customer_id: customer,
+  subscription_plan_id: 1,
+  status: 'active',
+  start_date: '2026-12-01',
+  confirmation_sent: true,
+});
 
 /**
  * The lines of the invoice scenarios, priced by the rules (cents, half away from zero):
@@ -169,11 +204,17 @@ export const scenarios: Record<string, Scenario> = {
     const created = await send('create', post('customer', JAN, '/customers'));
     const id: string = created.body.data.id;
     await send('get', get(`/customers/${id}`));
-    await send('patch', patch('customer', id, { city: 'Utrecht', middle_name: 'van', house_number: '12' }, `/customers/${id}`));
+    await send(
+      'patch',
+      patch('customer', id, { city: 'Utrecht', middle_name: 'van', house_number: '12' }, `/customers/${id}`),
+    );
     await send('get after patch', get(`/customers/${id}`));
     await send('clear middle_name', patch('customer', id, { middle_name: '' }, `/customers/${id}`));
     await send('archive', patch('customer', id, { archived: true }, `/customers/${id}`));
-    await send('unarchive with a string boolean', patch('customer', Number(id), { archived: 'false' }, `/customers/${id}`));
+    await send(
+      'unarchive with a string boolean',
+      patch('customer', Number(id), { archived: 'false' }, `/customers/${id}`),
+    );
     await send('list', get('/customers'));
     return log;
   },
@@ -182,14 +223,27 @@ export const scenarios: Record<string, Scenario> = {
   async 'validation errors'(t) {
     const { send, log } = recorder(t);
     await send('create with many problems', post('customer', INVALID_CUSTOMER, '/customers'));
-    await send('create without data', { method: 'POST', path: '/customers', body: { customer: customerAttributes(1) } });
+    await send('create without data', {
+      method: 'POST',
+      path: '/customers',
+      body: { customer: customerAttributes(1) },
+    });
     await send('create with the wrong type', post('customers', customerAttributes(1), '/customers'));
     await send('list after refusals', get('/customers'));
     const created = await send('create', post('customer', customerAttributes(1), '/customers'));
     const id: string = created.body.data.id;
-    await send('patch with another id', patch('customer', String(Number(id) + 1), { city: 'Utrecht' }, `/customers/${id}`));
-    await send('patch with problems', patch('customer', id, { email: 'bad', iban: 'NL91ABNA0417164300', city: 'Utrecht' }, `/customers/${id}`));
-    await send('patch a read-only attribute', patch('customer', id, { payment_method: 'creditcard', created_at: '2020-01-01' }, `/customers/${id}`));
+    await send(
+      'patch with another id',
+      patch('customer', String(Number(id) + 1), { city: 'Utrecht' }, `/customers/${id}`),
+    );
+    await send(
+      'patch with problems',
+      patch('customer', id, { email: 'bad', iban: 'NL91ABNA0417164300', city: 'Utrecht' }, `/customers/${id}`),
+    );
+    await send(
+      'patch a read-only attribute',
+      patch('customer', id, { payment_method: 'creditcard', created_at: '2020-01-01' }, `/customers/${id}`),
+    );
     await send('get after refusals', get(`/customers/${id}`));
     return log;
   },
@@ -242,7 +296,11 @@ export const scenarios: Record<string, Scenario> = {
     await send('subscriptions of customer', get('/customers/1/subscriptions'));
     await send('delete customer', { method: 'DELETE', path: '/customers/1' });
     await send('post to a customer', post('customer', customerAttributes(2), '/customers/1'));
-    await send('put customers', { method: 'PUT', path: '/customers', body: { data: { type: 'customer', attributes: customerAttributes(3) } } });
+    await send('put customers', {
+      method: 'PUT',
+      path: '/customers',
+      body: { data: { type: 'customer', attributes: customerAttributes(3) } },
+    });
     await send('get after', get('/customers'));
     return log;
   },
@@ -276,17 +334,35 @@ export const scenarios: Record<string, Scenario> = {
     const read = await send('get', get(path));
     await send('send back every attribute as read', patch('customer', id, read.raw.data.attributes, path));
     const again = await send('get again', get(path));
-    await send('send back every attribute, one changed', patch('customer', id, { ...again.raw.data.attributes, city: 'Utrecht' }, path));
+    await send(
+      'send back every attribute, one changed',
+      patch('customer', id, { ...again.raw.data.attributes, city: 'Utrecht' }, path),
+    );
     const before = await send('get before saving the whole resource object', get(path));
     await send('send back the whole resource object, one attribute changed', {
       method: 'PATCH',
       path,
       body: { data: { ...before.raw.data, attributes: { ...before.raw.data.attributes, city: 'Delft' } } },
     });
-    await send('a read-only attribute with another value', patch('customer', id, { ...before.raw.data.attributes, payment_method: 'creditcard' }, path));
-    await send('relationships inside attributes', patch('customer', id, { city: 'Leiden', relationships: { subscriptions: { data: [{ type: 'subscription', id: '1' }] } } }, path));
+    await send(
+      'a read-only attribute with another value',
+      patch('customer', id, { ...before.raw.data.attributes, payment_method: 'creditcard' }, path),
+    );
+    await send(
+      'relationships inside attributes',
+      patch(
+        'customer',
+        id,
+        { city: 'Leiden', relationships: { subscriptions: { data: [{ type: 'subscription', id: '1' }] } } },
+        path,
+      ),
+    );
     await send('get after', get(path));
-    await send('create with an id of its own', { method: 'POST', path: '/customers', body: { data: { type: 'customer', id: '42', attributes: customerAttributes(2) } } });
+    await send('create with an id of its own', {
+      method: 'POST',
+      path: '/customers',
+      body: { data: { type: 'customer', id: '42', attributes: customerAttributes(2) } },
+    });
     await send('list after', get('/customers'));
     return log;
   },
@@ -295,14 +371,26 @@ export const scenarios: Record<string, Scenario> = {
   async 'strict input'(t) {
     const { send, log } = recorder(t);
     await send('create', post('customer', customerAttributes(1), '/customers'));
-    await send('a lone surrogate', post('customer', { ...customerAttributes(2), first_name: 'Jan\ud800' }, '/customers'));
-    await send('a control character', post('customer', { ...customerAttributes(2), city: 'Amster\u0007dam', street: 'Dam\u0000' }, '/customers'));
-    await send('tab and newline are text', post('customer', { ...customerAttributes(2), street: ' Keizersgracht\t313\nachterhuis ' }, '/customers'));
+    await send(
+      'a lone surrogate',
+      post('customer', { ...customerAttributes(2), first_name: 'Jan\ud800' }, '/customers'),
+    );
+    await send(
+      'a control character',
+      post('customer', { ...customerAttributes(2), city: 'Amster\u0007dam', street: 'Dam\u0000' }, '/customers'),
+    );
+    await send(
+      'tab and newline are text',
+      post('customer', { ...customerAttributes(2), street: ' Keizersgracht\t313\nachterhuis ' }, '/customers'),
+    );
     let deep: unknown = 'x';
     for (let i = 0; i < 100; i++) deep = [deep];
     await send('nested 100 levels deep', post('customer', { ...customerAttributes(3), city: deep }, '/customers'));
     await send('an id above 2^53 - 1', get('/customers/9007199254740993'));
-    await send('patch an id above 2^53 - 1', patch('customer', '9007199254740993', { city: 'X' }, '/customers/9007199254740993'));
+    await send(
+      'patch an id above 2^53 - 1',
+      patch('customer', '9007199254740993', { city: 'X' }, '/customers/9007199254740993'),
+    );
     await send('an unknown parameter', get('/customers', { foo: 'bar' }));
     await send('__proto__ as a parameter', get('/customers?__proto__=1'));
     await send('a parameter given twice', get('/customers?page[size]=1&page[size]=2'));
@@ -316,12 +404,95 @@ export const scenarios: Record<string, Scenario> = {
   async 'invalid parameters'(t) {
     const { send, log } = recorder(t);
     await send('create', post('customer', customerAttributes(1), '/customers'));
-    for (const value of ['0', '-1', 'abc', '1.5']) await send(`page[number]=${value}`, get('/customers', { 'page[number]': value }));
-    for (const value of ['0', '101', 'x']) await send(`page[size]=${value}`, get('/customers', { 'page[size]': value }));
+    for (const value of ['0', '-1', 'abc', '1.5'])
+      await send(`page[number]=${value}`, get('/customers', { 'page[number]': value }));
+    for (const value of ['0', '101', 'x'])
+      await send(`page[size]=${value}`, get('/customers', { 'page[size]': value }));
     await send('page[size]=1', get('/customers', { 'page[size]': 1 }));
     await send('page[size]=100', get('/customers', { 'page[size]': 100 }));
     await send('plans page[size]=0', get('/subscription-plans', { 'page[size]': 0 }));
     await send('customer subscriptions page[number]=0', get('/customers/1/subscriptions', { 'page[number]': 0 }));
+    return log;
+  },
+
+  /**
+   * Amounts at their bound (10,000,000,000.00, an invoice total's too): a transaction of it, as a
+   * string and as a number, and one a cent less, come back exactly; one cent more is refused, and
+   * so is the most a double holds in cents, which would otherwise be stored and shown rounded.
+   */
+  async 'amounts at their bounds'(t, seed) {
+    const { send, log } = recorder(t);
+    await seed.plan({ ...GOLD, amount: '10000000000.00' });
+    const customer: string = (await send('create customer', post('customer', customerAttributes(1), '/customers'))).body
+      .data.id;
+    const subscription: string = (
+      await send('create subscription', post('subscription', activeSubscription(customer), '/subscriptions'))
+    ).body.data.id;
+    const transaction = (amount: unknown) =>
+      post('transaction', { subscription_id: subscription, amount }, '/transactions');
+    await send('the largest, as a string', transaction('10000000000.00'));
+    await send('the largest, as a number', transaction(10000000000));
+    await send('a cent less, as a number', transaction(9999999999.99));
+    await send('one cent more', transaction('10000000000.01'));
+    await send('one cent more, as a number', transaction(10000000000.01));
+    await send('the most cents a double holds', transaction('90071992547409.91'));
+    await send('the plan', get('/subscription-plans/1'));
+    // Only their amounts: a server collects what falls due while the scenario runs (status, history).
+    await send(
+      'the transactions',
+      get(`/subscriptions/${subscription}/transactions`, { 'fields[transaction]': 'amount' }),
+    );
+    return log;
+  },
+
+  /**
+   * The request forms of PATCH /invoices/{id}/finalise: the API reference's own (data.type and
+   * attributes.send_email, no data.id), data.id given (it must be the path's) or null, and no body.
+   */
+  async 'finalise forms'(t, seed) {
+    const { send, log } = recorder(t);
+    await seed.plan(GOLD);
+    const customer: string = (await send('create customer', post('customer', customerAttributes(1), '/customers'))).body
+      .data.id;
+    const subscription: string = (
+      await send('create subscription', post('subscription', activeSubscription(customer), '/subscriptions'))
+    ).body.data.id;
+    const draft = async (name: string): Promise<string> => {
+      const id: string = (await send(`create ${name}`, post('invoice', { subscription_id: subscription }, '/invoices')))
+        .body.data.id;
+      await send(`a line for ${name}`, post('invoice-line', { invoice_id: Number(id), ...LUNCHBOX }, '/invoice-lines'));
+      return id;
+    };
+    const finalise = (id: string, data: Record<string, unknown>): TransportRequest => ({
+      method: 'PATCH',
+      path: `/invoices/${id}/finalise`,
+      body: { data },
+    });
+    const first = await draft('the first');
+    await send(
+      'with another id',
+      finalise(first, { type: 'invoice', id: String(Number(first) + 1), attributes: { send_email: false } }),
+    );
+    await send('with another type', finalise(first, { type: 'invoices', attributes: { send_email: false } }));
+    await send(
+      'with an id that is no id',
+      finalise(first, { type: 'invoice', id: true, attributes: { send_email: false } }),
+    );
+    await send('still a draft', get(`/invoices/${first}`));
+    await send(
+      'as the API reference shows it',
+      finalise(first, { type: 'invoice', attributes: { send_email: false } }),
+    );
+    const second = await draft('the second');
+    await send('with its own id', finalise(second, { type: 'invoice', id: second, attributes: { send_email: false } }));
+    const third = await draft('the third');
+    await send(
+      'with a null id, send_email from the plan',
+      finalise(third, { type: 'invoice', id: null, attributes: {} }),
+    );
+    const fourth = await draft('the fourth');
+    await send('without a body', { method: 'PATCH', path: `/invoices/${fourth}/finalise` });
+    await send('the invoice emails', get('/notifications'));
     return log;
   },
 
@@ -333,10 +504,16 @@ export const scenarios: Record<string, Scenario> = {
   async invoices(t, seed) {
     const { send, log } = recorder(t);
     await seed.plan(GOLD);
-    const customer: string = (await send('create customer', post('customer', customerAttributes(1), '/customers'))).body.data.id;
-    const subscription: string = (await send('create subscription', post('subscription', activeSubscription(customer), '/subscriptions'))).body.data.id;
-    const invoice: string = (await send('create invoice', post('invoice', { subscription_id: subscription }, '/invoices'))).body.data.id;
-    const line = (attributes: Record<string, unknown>, to = invoice) => post('invoice-line', { invoice_id: Number(to), ...attributes }, '/invoice-lines');
+    const customer: string = (await send('create customer', post('customer', customerAttributes(1), '/customers'))).body
+      .data.id;
+    const subscription: string = (
+      await send('create subscription', post('subscription', activeSubscription(customer), '/subscriptions'))
+    ).body.data.id;
+    const invoice: string = (
+      await send('create invoice', post('invoice', { subscription_id: subscription }, '/invoices'))
+    ).body.data.id;
+    const line = (attributes: Record<string, unknown>, to = invoice) =>
+      post('invoice-line', { invoice_id: Number(to), ...attributes }, '/invoice-lines');
     const lunchbox: string = (await send('add lunchbox', line(LUNCHBOX))).body.data.id;
     const soup: string = (await send('add soup', line(SOUP))).body.data.id;
     await send('add discount', line(DISCOUNT));
@@ -352,16 +529,22 @@ export const scenarios: Record<string, Scenario> = {
     await send('patch finalised', patch('invoice', invoice, { send_email: true }, `/invoices/${invoice}`));
     await send('delete finalised', { method: 'DELETE', path: `/invoices/${invoice}` });
     await send('add a line to finalised', line(LUNCHBOX));
-    await send('patch a line of finalised', patch('invoice-line', lunchbox, { quantity: 9 }, `/invoice-lines/${lunchbox}`));
+    await send(
+      'patch a line of finalised',
+      patch('invoice-line', lunchbox, { quantity: 9 }, `/invoice-lines/${lunchbox}`),
+    );
     await send('delete a line of finalised', { method: 'DELETE', path: `/invoice-lines/${lunchbox}` });
     await send('finalised after refusals', get(`/invoices/${invoice}`));
     await send('line after refusals', get(`/invoice-lines/${lunchbox}`));
 
-    const second: string = (await send('create second invoice', post('invoice', { subscription_id: subscription }, '/invoices'))).body.data.id;
+    const second: string = (
+      await send('create second invoice', post('invoice', { subscription_id: subscription }, '/invoices'))
+    ).body.data.id;
     await send('add a line to the second', line(LUNCHBOX, second));
     await send('finalise the second', { method: 'PATCH', path: `/invoices/${second}/finalise` });
 
-    const credit: string = (await send('credit', { method: 'PATCH', path: `/invoices/${invoice}/credit` })).body.data.id;
+    const credit: string = (await send('credit', { method: 'PATCH', path: `/invoices/${invoice}/credit` })).body.data
+      .id;
     await send('credit lines', get(`/invoices/${credit}/lines`));
     await send('finalise the credit', { method: 'PATCH', path: `/invoices/${credit}/finalise` });
     await send('original after credit', get(`/invoices/${invoice}`));
@@ -370,7 +553,9 @@ export const scenarios: Record<string, Scenario> = {
     await send('pay again', { method: 'PATCH', path: `/invoices/${invoice}/pay` });
     await send('pay a completed invoice', { method: 'PATCH', path: `/invoices/${credit}/pay` });
 
-    const draft: string = (await send('create a draft to delete', post('invoice', { subscription_id: subscription }, '/invoices'))).body.data.id;
+    const draft: string = (
+      await send('create a draft to delete', post('invoice', { subscription_id: subscription }, '/invoices'))
+    ).body.data.id;
     const doomed: string = (await send('add a line to the draft', line(LUNCHBOX, draft))).body.data.id;
     const dropped: string = (await send('add another line to the draft', line(SOUP, draft))).body.data.id;
     await send('delete a line of the draft', { method: 'DELETE', path: `/invoice-lines/${dropped}` });
@@ -385,7 +570,8 @@ export const scenarios: Record<string, Scenario> = {
     await send('customer', get(`/invoices/${invoice}/customer`));
     await send('lines of an unknown invoice', get('/invoices/999/lines'));
     await send('a draft that stays', post('invoice', { subscription_id: subscription }, '/invoices'));
-    for (const status of ['draft', 'open', 'paid', 'completed', 'cancelled']) await send(`list ${status}`, get('/invoices', { 'filter[status]': status }));
+    for (const status of ['draft', 'open', 'paid', 'completed', 'cancelled'])
+      await send(`list ${status}`, get('/invoices', { 'filter[status]': status }));
     await send('list with an unknown status', get('/invoices', { 'filter[status]': 'late' }));
     await send('list', get('/invoices', { sort: '-id' }));
     return log;
@@ -405,12 +591,29 @@ export const clockScenarios: Record<string, ClockScenario> = {
   async 'invoices follow the clock'(t, seed) {
     const { send, log } = recorder(t);
     await seed.plan(GOLD);
-    const customer: string = (await send('create customer', post('customer', customerAttributes(1), '/customers'))).body.data.id;
-    const subscription: string = (await send('create subscription', post('subscription', activeSubscription(customer), '/subscriptions'))).body.data.id;
+    const customer: string = (await send('create customer', post('customer', customerAttributes(1), '/customers'))).body
+      .data.id;
+    const subscription: string = (
+      await send('create subscription', post('subscription', activeSubscription(customer), '/subscriptions'))
+    ).body.data.id;
     // TEST_NOW is 2026-11-21 11:00 in Amsterdam.
-    const dated: string = (await send('create invoice dated today', post('invoice', { subscription_id: subscription, invoice_date: '2026-11-21', transaction_date: '2026-11-23' }, '/invoices'))).body.data.id;
+    const dated: string = (
+      await send(
+        'create invoice dated today',
+        post(
+          'invoice',
+          { subscription_id: subscription, invoice_date: '2026-11-21', transaction_date: '2026-11-23' },
+          '/invoices',
+        ),
+      )
+    ).body.data.id;
     await send('add a line', post('invoice-line', { invoice_id: Number(dated), ...LUNCHBOX }, '/invoice-lines'));
-    const empty: string = (await send('create an empty draft dated today', post('invoice', { subscription_id: subscription, invoice_date: '2026-11-21' }, '/invoices'))).body.data.id;
+    const empty: string = (
+      await send(
+        'create an empty draft dated today',
+        post('invoice', { subscription_id: subscription, invoice_date: '2026-11-21' }, '/invoices'),
+      )
+    ).body.data.id;
 
     await seed.advanceTo('2026-11-21T22:59:59Z'); // 23:59:59 in Amsterdam: the day has not ended
     await send('a second before the day ends', get(`/invoices/${dated}`));
@@ -420,7 +623,14 @@ export const clockScenarios: Record<string, ClockScenario> = {
     const transaction = `/transactions/${finalised.raw.data.relationships.transaction.data.id}`;
     await send('its transaction', get(transaction));
 
-    await send('a line for the empty draft', post('invoice-line', { invoice_id: Number(empty), description: 'delivery', amount: '5.00', tax_rate: 21 }, '/invoice-lines'));
+    await send(
+      'a line for the empty draft',
+      post(
+        'invoice-line',
+        { invoice_id: Number(empty), description: 'delivery', amount: '5.00', tax_rate: 21 },
+        '/invoice-lines',
+      ),
+    );
     await seed.advanceTo('2026-11-21T23:00:00Z'); // the due work of that moment (the HTTP door's timer may have done it already)
     const second = await send('the other draft, finalised at once', get(`/invoices/${empty}`));
     const secondTransaction = `/transactions/${second.raw.data.relationships.transaction.data.id}`;

@@ -69,7 +69,11 @@ const OUTCOME_SET = '2027-05-10T10:00:00+02:00';
 const LAST_RETURN = '2027-05-15T00:00:00+02:00';
 const END = '2028-01-04T12:00:00+01:00';
 
-const item = (status: string, recorded_on: string, extra: { attempt?: number; code?: string; reason?: string; new_due_date?: string } = {}) => ({
+const item = (
+  status: string,
+  recorded_on: string,
+  extra: { attempt?: number; code?: string; reason?: string; new_due_date?: string } = {},
+) => ({
   attempt: extra.attempt ?? 1,
   reason: extra.reason ?? null,
   reason_code: extra.code ?? null,
@@ -79,26 +83,44 @@ const item = (status: string, recorded_on: string, extra: { attempt?: number; co
 });
 
 /** The history of a plan transaction collected once and fulfilled: scheduled when the cycle before was collected. */
-const collectedHistory = (n: number, scheduledAt: string) => [item('scheduled', scheduledAt), item('succeeded', CYCLES[n]), item('fulfilled', FULFILLED[n])];
+const collectedHistory = (n: number, scheduledAt: string) => [
+  item('scheduled', scheduledAt),
+  item('succeeded', CYCLES[n]),
+  item('fulfilled', FULFILLED[n]),
+];
 
 /** [due, status] pairs in the order the API lists a subscription's transactions: newest due date first. */
 const newestFirst = (pairs: string[][]) => [...pairs].sort((x, y) => Date.parse(y[0]) - Date.parse(x[0]));
 
 const instantBefore = (iso: string) => new Date(Date.parse(iso) - 1000).toISOString();
 
-async function request(door: OpenDoor, method: string, path: string, body?: unknown, query?: Record<string, string>): Promise<{ status: number; body: Json }> {
+async function request(
+  door: OpenDoor,
+  method: string,
+  path: string,
+  body?: unknown,
+  query?: Record<string, string>,
+): Promise<{ status: number; body: Json }> {
   const answer = await door.transport.request({ method, path, body, query });
   return { status: answer.status, body: answer.body as Json };
 }
 
-async function ok(door: OpenDoor, method: string, path: string, expected: number, body?: unknown, query?: Record<string, string>): Promise<Json> {
+async function ok(
+  door: OpenDoor,
+  method: string,
+  path: string,
+  expected: number,
+  body?: unknown,
+  query?: Record<string, string>,
+): Promise<Json> {
   const answer = await request(door, method, path, body, query);
   expect(answer.status, `${method} ${path}: ${JSON.stringify(answer.body)}`).toBe(expected);
   return answer.body;
 }
 
 /** A subscription's transactions as the API lists them (newest due date first). */
-const transactionsOf = async (door: OpenDoor, id: string): Promise<Json[]> => (await ok(door, 'GET', `/subscriptions/${id}/transactions`, 200, undefined, { 'page[size]': '100' })).data;
+const transactionsOf = async (door: OpenDoor, id: string): Promise<Json[]> =>
+  (await ok(door, 'GET', `/subscriptions/${id}/transactions`, 200, undefined, { 'page[size]': '100' })).data;
 
 /** The one transaction of a subscription due at an instant (as the API shows it). */
 async function dueOn(door: OpenDoor, id: string, due: string): Promise<Json> {
@@ -124,14 +146,18 @@ interface Step {
 
 for (const door of doors) {
   describe(`a year through the ${door.name} door`, () => {
-    it('collects a monthly plan on the month-end days, pauses and resumes, retries a charge-back twice and fails it', { timeout: 180_000 }, async () => {
-      const open = await door.open();
-      try {
-        await year(open);
-      } finally {
-        await open.close();
-      }
-    });
+    it(
+      'collects a monthly plan on the month-end days, pauses and resumes, retries a charge-back twice and fails it',
+      { timeout: 180_000 },
+      async () => {
+        const open = await door.open();
+        try {
+          await year(open);
+        } finally {
+          await open.close();
+        }
+      },
+    );
   });
 }
 
@@ -143,7 +169,9 @@ async function year(door: OpenDoor): Promise<void> {
   expect(plans.data).toHaveLength(1);
   const planId = plans.data[0].id;
   expect(plans.data[0].attributes).toMatchObject({ amount: '10.00', frequency: 'monthly', storno_retries: 2 });
-  const customer = await ok(door, 'POST', '/customers', 201, { data: { type: 'customer', attributes: { first_name: 'Year', last_name: 'Long', email: 'year@example.com' } } });
+  const customer = await ok(door, 'POST', '/customers', 201, {
+    data: { type: 'customer', attributes: { first_name: 'Year', last_name: 'Long', email: 'year@example.com' } },
+  });
   const create = async () =>
     (
       await ok(door, 'POST', '/subscriptions', 201, {
@@ -163,7 +191,13 @@ async function year(door: OpenDoor): Promise<void> {
   const a = await create();
   const b = await create();
   for (const sub of [a, b]) {
-    expect(sub.attributes).toMatchObject({ status: 'active', start_date: CYCLES[0], mandate_accepted: true, mandate_accepted_date: '2027-01-15T00:00:00+01:00', created_at: CREATED });
+    expect(sub.attributes).toMatchObject({
+      status: 'active',
+      start_date: CYCLES[0],
+      mandate_accepted: true,
+      mandate_accepted_date: '2027-01-15T00:00:00+01:00',
+      created_at: CREATED,
+    });
     // Activation schedules the first plan transaction on the start date (later than today).
     const [first, ...rest] = await transactionsOf(door, sub.id);
     expect(rest).toEqual([]);
@@ -182,7 +216,8 @@ async function year(door: OpenDoor): Promise<void> {
   }
 
   const steps: Step[] = [];
-  const at = (when: string, what: string, run: () => Promise<void>) => steps.push({ at: new Date(when).toISOString(), what, run });
+  const at = (when: string, what: string, run: () => Promise<void>) =>
+    steps.push({ at: new Date(when).toISOString(), what, run });
   const expectStatus = async (id: string, due: string, status: string, what: string) => {
     expect((await dueOn(door, id, due)).attributes.status, what).toBe(status);
   };
@@ -190,17 +225,28 @@ async function year(door: OpenDoor): Promise<void> {
   // Every collection: scheduled until its day starts, succeeded from 00:00; fulfilled 3 days on.
   const watch = (sub: Json, name: string, cycles: number[]) => {
     for (const n of cycles) {
-      at(instantBefore(CYCLES[n]), `${name} ${CYCLES[n]} not yet due`, () => expectStatus(sub.id, CYCLES[n], 'scheduled', `${name} a second before ${CYCLES[n]}`));
+      at(instantBefore(CYCLES[n]), `${name} ${CYCLES[n]} not yet due`, () =>
+        expectStatus(sub.id, CYCLES[n], 'scheduled', `${name} a second before ${CYCLES[n]}`),
+      );
       at(CYCLES[n], `${name} ${CYCLES[n]} collected`, async () => {
         await expectStatus(sub.id, CYCLES[n], 'succeeded', `${name} at ${CYCLES[n]}`);
         // The next cycle is scheduled by the collection, one month on (from the anchor).
-        if (n + 1 < CYCLES.length) await expectStatus(sub.id, CYCLES[n + 1], 'scheduled', `${name}: cycle after ${CYCLES[n]}`);
+        if (n + 1 < CYCLES.length)
+          await expectStatus(sub.id, CYCLES[n + 1], 'scheduled', `${name}: cycle after ${CYCLES[n]}`);
       });
-      at(instantBefore(FULFILLED[n]), `${name} ${CYCLES[n]} not yet fulfilled`, () => expectStatus(sub.id, CYCLES[n], 'succeeded', `${name} a second before ${FULFILLED[n]}`));
-      at(FULFILLED[n], `${name} ${CYCLES[n]} fulfilled`, () => expectStatus(sub.id, CYCLES[n], 'fulfilled', `${name} at ${FULFILLED[n]}`));
+      at(instantBefore(FULFILLED[n]), `${name} ${CYCLES[n]} not yet fulfilled`, () =>
+        expectStatus(sub.id, CYCLES[n], 'succeeded', `${name} a second before ${FULFILLED[n]}`),
+      );
+      at(FULFILLED[n], `${name} ${CYCLES[n]} fulfilled`, () =>
+        expectStatus(sub.id, CYCLES[n], 'fulfilled', `${name} at ${FULFILLED[n]}`),
+      );
     }
   };
-  watch(a, 'A', CYCLES.map((_, n) => n));
+  watch(
+    a,
+    'A',
+    CYCLES.map((_, n) => n),
+  );
   watch(b, 'B', B_COLLECTED);
 
   // B: paused on April 10 (April 30's transaction is canceled), resumed on June 15.
@@ -210,18 +256,37 @@ async function year(door: OpenDoor): Promise<void> {
     const canceled = await dueOn(door, b.id, CYCLES[B_CANCELED]);
     expect(canceled.attributes).toMatchObject({ status: 'canceled', canceled_on: PAUSED });
     // Nothing of B is open while it is paused.
-    expect((await transactionsOf(door, b.id)).filter((t) => ['queued', 'scheduled', 'rescheduled'].includes(t.attributes.status))).toEqual([]);
+    expect(
+      (await transactionsOf(door, b.id)).filter((t) =>
+        ['queued', 'scheduled', 'rescheduled'].includes(t.attributes.status),
+      ),
+    ).toEqual([]);
   });
   at(instantBefore(CYCLES[4]), 'B still paused before May 31', async () => {
-    expect((await transactionsOf(door, b.id)).map((t) => t.attributes.due_date)).toEqual([CYCLES[3], CYCLES[2], CYCLES[1], CYCLES[0]]);
+    expect((await transactionsOf(door, b.id)).map((t) => t.attributes.due_date)).toEqual([
+      CYCLES[3],
+      CYCLES[2],
+      CYCLES[1],
+      CYCLES[0],
+    ]);
   });
   at(RESUMED, 'B resumed', async () => {
     const resumed = await patchStatus(door, b.id, { status: 'active' });
     expect(resumed.data.attributes).toMatchObject({ status: 'active', resume_date: null, updated_at: RESUMED });
     // The first cycle date on or after June 15: June 30 (April 30 and May 31 are skipped, not made up).
     const next = await dueOn(door, b.id, CYCLES[5]);
-    expect(next.attributes).toMatchObject({ status: 'scheduled', scheduled_on: RESUMED, history: [item('scheduled', RESUMED)] });
-    expect((await transactionsOf(door, b.id)).map((t) => t.attributes.due_date)).toEqual([CYCLES[5], CYCLES[3], CYCLES[2], CYCLES[1], CYCLES[0]]);
+    expect(next.attributes).toMatchObject({
+      status: 'scheduled',
+      scheduled_on: RESUMED,
+      history: [item('scheduled', RESUMED)],
+    });
+    expect((await transactionsOf(door, b.id)).map((t) => t.attributes.due_date)).toEqual([
+      CYCLES[5],
+      CYCLES[3],
+      CYCLES[2],
+      CYCLES[1],
+      CYCLES[0],
+    ]);
   });
 
   // A: April 30's collection, fulfilled on May 3, is charged back on May 5 and retried on May 8;
@@ -238,7 +303,9 @@ async function year(door: OpenDoor): Promise<void> {
       item('rescheduled', FIRST_CHARGE_BACK, { new_due_date: FIRST_RETRY }),
     ]);
   });
-  at(instantBefore(FIRST_RETRY), 'A retry not yet due', () => expectStatus(a.id, CYCLES[RETURNED], 'rescheduled', 'before the first retry'));
+  at(instantBefore(FIRST_RETRY), 'A retry not yet due', () =>
+    expectStatus(a.id, CYCLES[RETURNED], 'rescheduled', 'before the first retry'),
+  );
   at(FIRST_RETRY, 'A retried', () => expectStatus(a.id, CYCLES[RETURNED], 'succeeded', 'at the first retry'));
   at(SECOND_CHARGE_BACK, 'A charged back again', async () => {
     await simulate(door, returned, 'AM04');
@@ -250,7 +317,9 @@ async function year(door: OpenDoor): Promise<void> {
     await expectStatus(a.id, CYCLES[RETURNED], 'rescheduled', 'with an outcome set');
   });
   at(SECOND_RETRY, 'A retried again', () => expectStatus(a.id, CYCLES[RETURNED], 'succeeded', 'at the second retry'));
-  at(instantBefore(LAST_RETURN), 'A not yet returned', () => expectStatus(a.id, CYCLES[RETURNED], 'succeeded', 'before the last return'));
+  at(instantBefore(LAST_RETURN), 'A not yet returned', () =>
+    expectStatus(a.id, CYCLES[RETURNED], 'succeeded', 'before the last return'),
+  );
   at(LAST_RETURN, 'A failed', () => expectStatus(a.id, CYCLES[RETURNED], 'failed', 'after the last return'));
   at(END, 'the end', async () => {});
 
@@ -271,14 +340,25 @@ async function year(door: OpenDoor): Promise<void> {
   CYCLES.forEach((due, n) => {
     const tx = aByDue.get(due);
     const scheduledAt = n === 0 ? CREATED : CYCLES[n - 1];
-    expect(tx.attributes).toMatchObject({ scheduled_on: scheduledAt, amount: 10, description: 'Monthly', canceled_on: null, payment_method: 'directdebit' });
+    expect(tx.attributes).toMatchObject({
+      scheduled_on: scheduledAt,
+      amount: 10,
+      description: 'Monthly',
+      canceled_on: null,
+      payment_method: 'directdebit',
+    });
     if (n !== RETURNED) expect(tx.attributes.history, `A ${due}`).toEqual(collectedHistory(n, scheduledAt));
   });
   expect(aByDue.get(NEXT_YEAR).attributes.history).toEqual([item('scheduled', CYCLES[11])]);
 
   // The returned one, item by item: each attempt collected at 00:00 of its (new) due day.
   const failed = await ok(door, 'GET', `/transactions/${returned}`, 200);
-  expect(failed.data.attributes).toMatchObject({ status: 'failed', due_date: CYCLES[RETURNED], scheduled_on: CYCLES[RETURNED - 1], canceled_on: null });
+  expect(failed.data.attributes).toMatchObject({
+    status: 'failed',
+    due_date: CYCLES[RETURNED],
+    scheduled_on: CYCLES[RETURNED - 1],
+    canceled_on: null,
+  });
   expect(failed.data.attributes.history).toEqual([
     item('scheduled', CYCLES[RETURNED - 1]),
     item('succeeded', CYCLES[RETURNED]),
@@ -299,7 +379,11 @@ async function year(door: OpenDoor): Promise<void> {
   // B: ten collections, April 30 canceled by the pause, May 31 never made; January 31, 2028 scheduled.
   const bTxs = await transactionsOf(door, b.id);
   expect(bTxs.map((t) => [t.attributes.due_date, t.attributes.status])).toEqual(
-    newestFirst([[NEXT_YEAR, 'scheduled'], ...B_COLLECTED.map((n) => [CYCLES[n], 'fulfilled']), [CYCLES[B_CANCELED], 'canceled']]),
+    newestFirst([
+      [NEXT_YEAR, 'scheduled'],
+      ...B_COLLECTED.map((n) => [CYCLES[n], 'fulfilled']),
+      [CYCLES[B_CANCELED], 'canceled'],
+    ]),
   );
   const bByDue = new Map(bTxs.map((t) => [t.attributes.due_date, t]));
   for (const n of B_COLLECTED) {
@@ -320,12 +404,18 @@ async function year(door: OpenDoor): Promise<void> {
 
   // Every status change is an event: per subscription, and per transaction (queued, then its history).
   const { store } = door.operator;
-  const events = await store.read(() => all((q) => q.selectFrom('events').selectAll().where('account_id', '=', door.operator.account.id).orderBy('id')));
-  const subEvents = (id: string) => events.filter((e) => e.name === 'subscription.status' && e.subscription_id === Number(id)).map((e) => e.status);
+  const events = await store.read(() =>
+    all((q) => q.selectFrom('events').selectAll().where('account_id', '=', door.operator.account.id).orderBy('id')),
+  );
+  const subEvents = (id: string) =>
+    events.filter((e) => e.name === 'subscription.status' && e.subscription_id === Number(id)).map((e) => e.status);
   expect(subEvents(a.id)).toEqual(['unverified', 'active']);
   expect(subEvents(b.id)).toEqual(['unverified', 'active', 'paused', 'active']);
   for (const tx of [...aTxs, ...bTxs]) {
     const mine = events.filter((e) => e.transaction_id === tx.id);
-    expect(mine.map((e) => e.status), `events of ${tx.attributes.due_date}`).toEqual(['queued', ...(tx.id === returned ? failed.data : tx).attributes.history.map((h: Json) => h.status)]);
+    expect(
+      mine.map((e) => e.status),
+      `events of ${tx.attributes.due_date}`,
+    ).toEqual(['queued', ...(tx.id === returned ? failed.data : tx).attributes.history.map((h: Json) => h.status)]);
   }
 }

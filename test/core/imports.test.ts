@@ -5,12 +5,23 @@ import { describe, expect, it } from 'vitest';
 import { findImport, importBatch, type ImportProgress, type RowOutcome } from '../../src/lib/core/imports.js';
 import { testCore } from '../helpers/store.js';
 
-const progress = (rows: number, done = false): ImportProgress => ({ offset: rows * 10, line: rows, imported: rows, rejected: 0, rejectsBytes: 0, done });
+const progress = (rows: number, done = false): ImportProgress => ({
+  offset: rows * 10,
+  line: rows,
+  imported: rows,
+  rejected: 0,
+  rejectsBytes: 0,
+  done,
+});
 
 async function setup() {
   const core = await testCore();
   const ctx = { store: core.store, clock: core.clock, account: await core.account() };
-  const get = async (path: string) => (await core.transport.request({ method: 'GET', path })).body as { data: { id: string; attributes: Record<string, unknown> }[]; meta: { total: number } };
+  const get = async (path: string) =>
+    (await core.transport.request({ method: 'GET', path })).body as {
+      data: { id: string; attributes: Record<string, unknown> }[];
+      meta: { total: number };
+    };
   return { core, ctx, get };
 }
 
@@ -25,7 +36,15 @@ describe('importBatch', () => {
       [
         { line: 1, attributes: { first_name: 'Anna', last_name: 'Zonneveld', email: 'anna@example.com' } },
         { line: 2, attributes: { first_name: 'Bob', email: 'nope' } },
-        { line: 3, attributes: { first_name: 'Cees', last_name: 'Bakker', email: 'cees@example.com', iban: 'NL91 ABNA 0417 1643 00' } },
+        {
+          line: 3,
+          attributes: {
+            first_name: 'Cees',
+            last_name: 'Bakker',
+            email: 'cees@example.com',
+            iban: 'NL91 ABNA 0417 1643 00',
+          },
+        },
       ],
       (o) => (seen.push(o), progress(3)),
     );
@@ -48,9 +67,15 @@ describe('importBatch', () => {
     const { ctx, get } = await setup();
     // SQLite throws at once, PostgreSQL rejects: either way, the same failure.
     const batch = async () =>
-      importBatch(ctx, 'customers', 'hash-x', [{ line: 1, attributes: { first_name: 'A', last_name: 'B', email: 'a@example.com' } }], () => {
-        throw new Error('killed between the rows and the progress');
-      });
+      importBatch(
+        ctx,
+        'customers',
+        'hash-x',
+        [{ line: 1, attributes: { first_name: 'A', last_name: 'B', email: 'a@example.com' } }],
+        () => {
+          throw new Error('killed between the rows and the progress');
+        },
+      );
     await expect(batch()).rejects.toThrow('killed between');
     expect((await get('/customers')).meta.total).toBe(0);
     expect(await findImport(ctx, 'customers', 'hash-x')).toBeUndefined();
@@ -58,18 +83,33 @@ describe('importBatch', () => {
 
   it('invoices: a row refused after its invoice was written (a line past the total bound) leaves nothing; the next row is made', async () => {
     const { core, ctx, get } = await setup();
-    const post = (path: string, type: string, attributes: Record<string, unknown>) => core.transport.request({ method: 'POST', path, body: { data: { type, attributes } } });
+    const post = (path: string, type: string, attributes: Record<string, unknown>) =>
+      core.transport.request({ method: 'POST', path, body: { data: { type, attributes } } });
     await post('/customers', 'customer', { first_name: 'A', last_name: 'B', email: 'a@example.com' });
     const { createPlan } = await import('../../src/lib/core/plan-writes.js');
     expect((await createPlan(ctx, { name: 'Box', amount: '10.00', frequency: 'monthly' })).ok).toBe(true);
-    expect((await post('/subscriptions', 'subscription', { customer_id: 1, subscription_plan_id: 1 })).status).toBe(201);
+    expect((await post('/subscriptions', 'subscription', { customer_id: 1, subscription_plan_id: 1 })).status).toBe(
+      201,
+    );
     const outcomes = await importBatch(
       ctx,
       'invoices',
       'hash-i',
       [
-        { line: 1, attributes: { subscription_id: 1, lines: [{ description: 'Ok', amount: '1.00', tax_rate: '21' }, { description: 'Huge', amount: '1000000.00', tax_rate: '21', quantity: 1000000 }] } },
-        { line: 2, attributes: { subscription_id: 1, lines: [{ description: 'Box', amount: '12.50', tax_rate: '9' }] } },
+        {
+          line: 1,
+          attributes: {
+            subscription_id: 1,
+            lines: [
+              { description: 'Ok', amount: '1.00', tax_rate: '21' },
+              { description: 'Huge', amount: '1000000.00', tax_rate: '21', quantity: 1000000 },
+            ],
+          },
+        },
+        {
+          line: 2,
+          attributes: { subscription_id: 1, lines: [{ description: 'Box', amount: '12.50', tax_rate: '9' }] },
+        },
         { line: 3, attributes: { subscription_id: 7 } },
       ],
       () => progress(3, true),

@@ -6,7 +6,7 @@ import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { claimMail, MAX_SEND_ATTEMPTS, SEND_DELAYS_S } from '../../src/lib/core/notifications.js';
 import { setClock } from '../../src/lib/core/store-clock.js';
-import { NOTIFICATION_HEADER, sendDueMail, smtpUrlFromEnv } from '../../src/lib/outbox/mail.js';
+import { NOTIFICATION_HEADER, sendDueMail, smtpUrlFromEnv } from '../../src/lib/runtime/mail.js';
 import type { NotificationRow } from '../../src/lib/store/schema.js';
 import { all } from '../../src/lib/store/unit.js';
 import { COLUMNS } from '../../src/lib/output/columns.js';
@@ -70,7 +70,10 @@ async function sink(options: { refuse?: (to: string) => Error | undefined; passw
     port,
     url: `smtp://127.0.0.1:${port}`,
     close: () =>
-      Promise.race([new Promise<void>((resolve) => server.close(() => resolve())), new Promise<void>((resolve) => setTimeout(resolve, 3_000).unref())]),
+      Promise.race([
+        new Promise<void>((resolve) => server.close(() => resolve())),
+        new Promise<void>((resolve) => setTimeout(resolve, 3_000).unref()),
+      ]),
   };
   sinks.push(handle);
   return handle;
@@ -84,16 +87,22 @@ function bodyOf(raw: string): string {
   const encoding = /^Content-Transfer-Encoding:\s*(\S+)/im.exec(head)?.[1]?.toLowerCase();
   if (encoding === 'base64') return Buffer.from(body.replace(/\s+/g, ''), 'base64').toString('utf8');
   if (encoding === 'quoted-printable') {
-    const bytes = body.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+    const bytes = body
+      .replace(/=\r?\n/g, '')
+      .replace(/=([0-9A-F]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
     return Buffer.from(bytes, 'latin1').toString('utf8');
   }
   return body;
 }
 
 const header = (raw: string, name: string): string | undefined =>
-  new RegExp(`^${name}:\\s*(.*(?:\\r\\n[ \\t].*)*)`, 'im').exec(raw.slice(0, raw.indexOf('\r\n\r\n')))?.[1]?.replace(/\r\n[ \t]+/g, ' ');
+  new RegExp(`^${name}:\\s*(.*(?:\\r\\n[ \\t].*)*)`, 'im')
+    .exec(raw.slice(0, raw.indexOf('\r\n\r\n')))?.[1]
+    ?.replace(/\r\n[ \t]+/g, ' ');
 
-const subscriptionBody = (customer: string, plan: number) => ({ data: { type: 'subscription', attributes: { customer_id: customer, subscription_plan_id: plan } } });
+const subscriptionBody = (customer: string, plan: number) => ({
+  data: { type: 'subscription', attributes: { customer_id: customer, subscription_plan_id: plan } },
+});
 
 let customers = 0;
 
@@ -102,13 +111,16 @@ async function confirmationFor(core: TestCore, plan?: number): Promise<{ subscri
   const n = ++customers;
   const email = `client${n}@example.fr`;
   const customer = await createCustomer(core, { first_name: 'Jeanne', last_name: `Dupont${n}`, email, language: 'fr' });
-  const answer = await send(core, 'POST', '/subscriptions', { body: subscriptionBody(customer, plan ?? (await makePlan(core, { name: 'Panier', amount: '20' }))) });
+  const answer = await send(core, 'POST', '/subscriptions', {
+    body: subscriptionBody(customer, plan ?? (await makePlan(core, { name: 'Panier', amount: '20' }))),
+  });
   expect(answer.status, JSON.stringify(answer.body)).toBe(201);
   return { subscription: answer.body.data.id as string, email };
 }
 
 type Row = Omit<NotificationRow, 'id'> & { id: number };
-const notifications = (core: TestCore): Promise<Row[]> => Promise.resolve(core.store.read(() => all((q) => q.selectFrom('notifications').selectAll().orderBy('id')))) as Promise<Row[]>;
+const notifications = (core: TestCore): Promise<Row[]> =>
+  Promise.resolve(core.store.read(() => all((q) => q.selectFrom('notifications').selectAll().orderBy('id'))));
 
 const at = (iso: string, seconds: number): string => new Date(Date.parse(iso) + seconds * 1000).toISOString();
 
@@ -118,7 +130,11 @@ describe(`sendDueMail (${ENGINE})`, () => {
     const { subscription, email } = await confirmationFor(core);
     const smtp = await sink();
     const lines: string[] = [];
-    const report = await sendDueMail(core.store, core.clock, { smtpUrl: smtp.url, from: 'Facturation <billing@example.com>', log: (l) => lines.push(l) });
+    const report = await sendDueMail(core.store, core.clock, {
+      smtpUrl: smtp.url,
+      from: 'Facturation <billing@example.com>',
+      log: (l) => lines.push(l),
+    });
     expect(report).toEqual({ sent: 1, failed: 0, left: false });
     expect(smtp.received).toHaveLength(1);
     const [message] = smtp.received;
@@ -126,33 +142,64 @@ describe(`sendDueMail (${ENGINE})`, () => {
     expect(message.from).toBe('billing@example.com');
     expect(header(message.raw, 'Subject')).toBe('Veuillez confirmer votre mandat');
     const text = bodyOf(message.raw);
-    expect(text).toContain(`http://127.0.0.1:8080/mandate/accept/${subscription}/MNDT-${subscription}`);
+    expect(text).toMatch(new RegExp(`http://127\\.0\\.0\\.1:8080/mandate/accept/${subscription}/[0-9a-f]{64}\\r?\\n`));
     expect(text).toContain('mandat de prélèvement');
     const [row] = await notifications(core);
     expect(header(message.raw, NOTIFICATION_HEADER)).toBe(String(row.id));
-    expect(header(message.raw, 'Message-ID')).toMatch(new RegExp(`^<notification\\.${row.id}\\.[0-9a-z]+@example\\.com>$`));
-    expect(row).toMatchObject({ sent_at: TEST_NOW, next_send_at: null, send_attempts: 1, send_error: null, claimed_until: null });
+    expect(header(message.raw, 'Message-ID')).toMatch(
+      new RegExp(`^<notification\\.${row.id}\\.[0-9a-z]+@example\\.com>$`),
+    );
+    expect(row).toMatchObject({
+      sent_at: TEST_NOW,
+      next_send_at: null,
+      send_attempts: 1,
+      send_error: null,
+      claimed_until: null,
+    });
     expect(lines.join('\n')).toContain(`sent notification ${row.id}`);
 
-    expect(await sendDueMail(core.store, core.clock, { smtpUrl: smtp.url })).toEqual({ sent: 0, failed: 0, left: false });
+    expect(await sendDueMail(core.store, core.clock, { smtpUrl: smtp.url })).toEqual({
+      sent: 0,
+      failed: 0,
+      left: false,
+    });
     expect(smtp.received).toHaveLength(1);
     // The operator's view: sent_at, send_attempts and send_error on the notification.
     const [listed] = (await send(core, 'GET', '/notifications')).body.data;
-    expect(listed.attributes).toMatchObject({ sent_at: '2026-11-21T11:00:00+01:00', send_attempts: 1, send_error: null });
+    expect(listed.attributes).toMatchObject({
+      sent_at: '2026-11-21T11:00:00+01:00',
+      send_attempts: 1,
+      send_error: null,
+    });
   });
 
   it('sends nothing for a text message, and sends several due messages in batches', async () => {
     const core = await testCore();
     const sms = await makePlan(core, { name: 'Texto', amount: '5', mandate_authentication_method: 'sms' });
-    const customer = await createCustomer(core, { first_name: 'Paul', last_name: 'Martin', email: 'paul@example.fr', language: 'fr', telephone: '+33612345678' });
+    const customer = await createCustomer(core, {
+      first_name: 'Paul',
+      last_name: 'Martin',
+      email: 'paul@example.fr',
+      language: 'fr',
+      telephone: '+33612345678',
+    });
     expect((await send(core, 'POST', '/subscriptions', { body: subscriptionBody(customer, sms) })).status).toBe(201);
     const plan = await makePlan(core);
     for (let i = 0; i < 3; i++) await confirmationFor(core, plan);
     const smtp = await sink();
-    expect(await sendDueMail(core.store, core.clock, { smtpUrl: smtp.url, limit: 2 })).toEqual({ sent: 3, failed: 0, left: false });
+    expect(await sendDueMail(core.store, core.clock, { smtpUrl: smtp.url, limit: 2 })).toEqual({
+      sent: 3,
+      failed: 0,
+      left: false,
+    });
     expect(smtp.received.map((m) => m.to[0]).sort()).toHaveLength(3);
     const rows = await notifications(core);
-    expect(rows.map((r) => [r.channel, r.sent_at === null])).toEqual([['sms', true], ['email', false], ['email', false], ['email', false]]);
+    expect(rows.map((r) => [r.channel, r.sent_at === null])).toEqual([
+      ['sms', true],
+      ['email', false],
+      ['email', false],
+      ['email', false],
+    ]);
     expect(rows[0]).toMatchObject({ send_attempts: 0, next_send_at: null });
   });
 
@@ -160,7 +207,11 @@ describe(`sendDueMail (${ENGINE})`, () => {
     const core = await testCore();
     await confirmationFor(core);
     const smtp = await sink();
-    expect(await sendDueMail(core.store, core.clock, { smtpUrl: smtp.url, budgetMs: 0 })).toEqual({ sent: 0, failed: 0, left: true });
+    expect(await sendDueMail(core.store, core.clock, { smtpUrl: smtp.url, budgetMs: 0 })).toEqual({
+      sent: 0,
+      failed: 0,
+      left: true,
+    });
     expect(smtp.received).toHaveLength(0);
     const [row] = await notifications(core);
     expect(row).toMatchObject({ claimed_until: null, next_send_at: TEST_NOW });
@@ -171,14 +222,22 @@ describe(`sendDueMail (${ENGINE})`, () => {
     const plan = await makePlan(core);
     for (let i = 0; i < 3; i++) await confirmationFor(core, plan);
     const smtp = await sink({ delayMs: 300 });
-    expect(await sendDueMail(core.store, core.clock, { smtpUrl: smtp.url, budgetMs: 100, limit: 3 })).toEqual({ sent: 1, failed: 0, left: true });
+    expect(await sendDueMail(core.store, core.clock, { smtpUrl: smtp.url, budgetMs: 100, limit: 3 })).toEqual({
+      sent: 1,
+      failed: 0,
+      left: true,
+    });
     const rows = await notifications(core);
     expect(rows.map((r) => [r.sent_at === null, r.claimed_until, r.next_send_at])).toEqual([
       [false, null, null],
       [true, null, TEST_NOW],
       [true, null, TEST_NOW],
     ]);
-    expect(await sendDueMail(core.store, core.clock, { smtpUrl: smtp.url })).toEqual({ sent: 2, failed: 0, left: false });
+    expect(await sendDueMail(core.store, core.clock, { smtpUrl: smtp.url })).toEqual({
+      sent: 2,
+      failed: 0,
+      left: false,
+    });
   });
 
   it('when the server turns the message away for now, tries again after the first delay, and sends it then', async () => {
@@ -186,16 +245,33 @@ describe(`sendDueMail (${ENGINE})`, () => {
     const { email } = await confirmationFor(core);
     let refusing = true;
     const smtp = await sink({ refuse: () => (refusing ? refusal(451, 'Try again later') : undefined) });
-    expect(await sendDueMail(core.store, core.clock, { smtpUrl: smtp.url })).toEqual({ sent: 0, failed: 1, left: false });
+    expect(await sendDueMail(core.store, core.clock, { smtpUrl: smtp.url })).toEqual({
+      sent: 0,
+      failed: 1,
+      left: false,
+    });
     let [row] = await notifications(core);
-    expect(row).toMatchObject({ sent_at: null, send_attempts: 1, next_send_at: at(TEST_NOW, SEND_DELAYS_S[0]), claimed_until: null });
+    expect(row).toMatchObject({
+      sent_at: null,
+      send_attempts: 1,
+      next_send_at: at(TEST_NOW, SEND_DELAYS_S[0]),
+      claimed_until: null,
+    });
     expect(row.send_error).toContain('451');
     // Not due yet.
     refusing = false;
-    expect(await sendDueMail(core.store, core.clock, { smtpUrl: smtp.url })).toEqual({ sent: 0, failed: 0, left: false });
+    expect(await sendDueMail(core.store, core.clock, { smtpUrl: smtp.url })).toEqual({
+      sent: 0,
+      failed: 0,
+      left: false,
+    });
     const later = at(TEST_NOW, SEND_DELAYS_S[0]);
     expect((await setClock(core, later)).ok).toBe(true);
-    expect(await sendDueMail(core.store, core.clock, { smtpUrl: smtp.url })).toEqual({ sent: 1, failed: 0, left: false });
+    expect(await sendDueMail(core.store, core.clock, { smtpUrl: smtp.url })).toEqual({
+      sent: 1,
+      failed: 0,
+      left: false,
+    });
     expect(smtp.received.map((m) => m.to)).toEqual([[email]]);
     [row] = await notifications(core);
     expect(row).toMatchObject({ sent_at: later, send_attempts: 2, send_error: null, next_send_at: null });
@@ -207,7 +283,11 @@ describe(`sendDueMail (${ENGINE})`, () => {
     const smtp = await sink({ refuse: () => refusal(452, 'Mailbox full') });
     let now = TEST_NOW;
     for (let attempt = 1; attempt <= MAX_SEND_ATTEMPTS; attempt++) {
-      expect(await sendDueMail(core.store, core.clock, { smtpUrl: smtp.url })).toEqual({ sent: 0, failed: 1, left: false });
+      expect(await sendDueMail(core.store, core.clock, { smtpUrl: smtp.url })).toEqual({
+        sent: 0,
+        failed: 1,
+        left: false,
+      });
       const [row] = await notifications(core);
       expect(row.send_attempts).toBe(attempt);
       if (attempt < MAX_SEND_ATTEMPTS) {
@@ -217,10 +297,19 @@ describe(`sendDueMail (${ENGINE})`, () => {
       }
     }
     const [row] = await notifications(core);
-    expect(row).toMatchObject({ sent_at: null, next_send_at: null, send_attempts: MAX_SEND_ATTEMPTS, claimed_until: null });
+    expect(row).toMatchObject({
+      sent_at: null,
+      next_send_at: null,
+      send_attempts: MAX_SEND_ATTEMPTS,
+      claimed_until: null,
+    });
     expect(row.send_error).toMatch(/452.*Mailbox full/);
     expect((await setClock(core, at(now, 86_400))).ok).toBe(true);
-    expect(await sendDueMail(core.store, core.clock, { smtpUrl: smtp.url })).toEqual({ sent: 0, failed: 0, left: false });
+    expect(await sendDueMail(core.store, core.clock, { smtpUrl: smtp.url })).toEqual({
+      sent: 0,
+      failed: 0,
+      left: false,
+    });
     expect(smtp.received).toHaveLength(0);
   });
 
@@ -228,7 +317,11 @@ describe(`sendDueMail (${ENGINE})`, () => {
     const core = await testCore();
     await confirmationFor(core);
     const smtp = await sink({ refuse: () => refusal(550, 'No such user') });
-    expect(await sendDueMail(core.store, core.clock, { smtpUrl: smtp.url })).toEqual({ sent: 0, failed: 1, left: false });
+    expect(await sendDueMail(core.store, core.clock, { smtpUrl: smtp.url })).toEqual({
+      sent: 0,
+      failed: 1,
+      left: false,
+    });
     const [row] = await notifications(core);
     expect(row).toMatchObject({ sent_at: null, send_attempts: 1, next_send_at: null });
     expect(row.send_error).toMatch(/550.*No such user/);
@@ -257,7 +350,11 @@ describe(`sendDueMail (${ENGINE})`, () => {
     for (let i = 0; i < 8; i++) await confirmationFor(core, plan);
     const other = await testStore(core.dbPath);
     const smtp = await sink();
-    const reports = await Promise.all([core.store, other, core.store, other].map((store) => sendDueMail(store, core.clock, { smtpUrl: smtp.url, limit: 2 })));
+    const reports = await Promise.all(
+      [core.store, other, core.store, other].map((store) =>
+        sendDueMail(store, core.clock, { smtpUrl: smtp.url, limit: 2 }),
+      ),
+    );
     expect(reports.reduce((n, r) => n + r.sent, 0)).toBe(8);
     expect(reports.reduce((n, r) => n + r.failed, 0)).toBe(0);
     const ids = smtp.received.map((m) => header(m.raw, NOTIFICATION_HEADER));
@@ -273,8 +370,17 @@ describe(`sendDueMail (${ENGINE})`, () => {
     const other = await testStore(core.dbPath);
     const realNow = new Date();
     const claim = (store: typeof other, n: number) =>
-      Promise.resolve(claimMail(store, { now: TEST_NOW, realNow: realNow.toISOString(), until: new Date(realNow.getTime() + 60_000 + n).toISOString(), limit: 2 }));
-    const claims = await Promise.all([core.store, other, core.store, other, core.store, other].map((store, n) => claim(store, n)));
+      Promise.resolve(
+        claimMail(store, {
+          now: TEST_NOW,
+          realNow: realNow.toISOString(),
+          until: new Date(realNow.getTime() + 60_000 + n).toISOString(),
+          limit: 2,
+        }),
+      );
+    const claims = await Promise.all(
+      [core.store, other, core.store, other, core.store, other].map((store, n) => claim(store, n)),
+    );
     const ids = claims.flat().map((m) => m.id);
     expect(ids).toHaveLength(6);
     expect(new Set(ids).size).toBe(6);
@@ -288,10 +394,18 @@ describe(`sendDueMail (${ENGINE})`, () => {
     await confirmationFor(core, plan);
     expect((await setClock(core, at(TEST_NOW, 86_400 + 60))).ok).toBe(true);
     const smtp = await sink();
-    expect(await sendDueMail(core.store, core.clock, { smtpUrl: smtp.url })).toEqual({ sent: 0, failed: 0, left: false });
+    expect(await sendDueMail(core.store, core.clock, { smtpUrl: smtp.url })).toEqual({
+      sent: 0,
+      failed: 0,
+      left: false,
+    });
     expect(smtp.received).toHaveLength(0);
     const { email } = await confirmationFor(core, plan);
-    expect(await sendDueMail(core.store, core.clock, { smtpUrl: smtp.url })).toEqual({ sent: 1, failed: 0, left: false });
+    expect(await sendDueMail(core.store, core.clock, { smtpUrl: smtp.url })).toEqual({
+      sent: 1,
+      failed: 0,
+      left: false,
+    });
     expect(smtp.received.map((m) => m.to)).toEqual([[email]]);
     const rows = await notifications(core);
     expect(rows.map((r) => r.sent_at === null)).toEqual([true, false]);
@@ -306,14 +420,20 @@ describe(`sendDueMail (${ENGINE})`, () => {
     const smtp = await sink({ password });
     const lines: string[] = [];
     const good = `smtp://mailer%40example.com:${encodeURIComponent(password)}@127.0.0.1:${smtp.port}`;
-    expect(await sendDueMail(core.store, core.clock, { smtpUrl: good, log: (l) => lines.push(l) })).toMatchObject({ sent: 1 });
+    expect(await sendDueMail(core.store, core.clock, { smtpUrl: good, log: (l) => lines.push(l) })).toMatchObject({
+      sent: 1,
+    });
     // The sender defaults to the login when it is an address.
     expect(smtp.received[0].from).toBe('mailer@example.com');
 
     await confirmationFor(core, plan);
     const wrong = 'n0t-the-s3cr3t';
     const bad = `smtp://mailer:${wrong}@127.0.0.1:${smtp.port}`;
-    expect(await sendDueMail(core.store, core.clock, { smtpUrl: bad, log: (l) => lines.push(l) })).toEqual({ sent: 0, failed: 1, left: false });
+    expect(await sendDueMail(core.store, core.clock, { smtpUrl: bad, log: (l) => lines.push(l) })).toEqual({
+      sent: 0,
+      failed: 1,
+      left: false,
+    });
     const rows = await notifications(core);
     expect(rows[1].send_error).toMatch(/535|auth/i);
     const printed = [...lines, ...rows.map((r) => r.send_error ?? '')].join('\n');
@@ -326,7 +446,9 @@ describe('smtpUrlFromEnv', () => {
   it('is undefined when unset, and gives smtp:// and smtps:// URLs back', () => {
     expect(smtpUrlFromEnv({})).toBeUndefined();
     expect(smtpUrlFromEnv({ BILLING_SMTP_URL: ' ' })).toBeUndefined();
-    expect(smtpUrlFromEnv({ BILLING_SMTP_URL: 'smtp://u:p@mail.example.com:587' })).toBe('smtp://u:p@mail.example.com:587');
+    expect(smtpUrlFromEnv({ BILLING_SMTP_URL: 'smtp://u:p@mail.example.com:587' })).toBe(
+      'smtp://u:p@mail.example.com:587',
+    );
     expect(smtpUrlFromEnv({ BILLING_SMTP_URL: 'smtps://mail.example.com' })).toBe('smtps://mail.example.com');
   });
 
@@ -345,7 +467,7 @@ describe('smtpUrlFromEnv', () => {
 });
 
 describe('notifications list: the sent column', () => {
-  const sent = COLUMNS.notification!.find((c) => c.header === 'sent')!;
+  const sent = COLUMNS.notification.find((c) => c.header === 'sent')!;
   const of = (attributes: Record<string, unknown>) => sent.value({ type: 'notification', id: '1', attributes });
   it('shows the day it was sent, the tries while it was not, and nothing before any try', () => {
     expect(of({ sent_at: '2026-11-21T11:00:00+01:00', send_attempts: 2, send_error: null })).toBe('2026-11-21');

@@ -1,7 +1,7 @@
 // Money at the edges: parsing and formatting euro amounts, and the one rounding helper.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { divideRounded, formatAmount, parseAmount } from '../../src/lib/schemas/money.js';
+import { amountNumber, divideRounded, formatAmount, MONEY_MAX, parseAmount } from '../../src/lib/schemas/money.js';
 
 describe('parseAmount', () => {
   it.each([
@@ -92,6 +92,63 @@ describe('formatAmount', () => {
   });
 });
 
+/** Cents as a decimal with two places, written here in BigInt (never through a float). */
+const decimal = (cents: number): string => {
+  const v = BigInt(cents);
+  const abs = v < 0n ? -v : v;
+  return `${v < 0n ? '-' : ''}${abs / 100n}.${String(abs % 100n).padStart(2, '0')}`;
+};
+
+describe('money over its whole range', () => {
+  const anyCents = fc.oneof(
+    fc.maxSafeInteger(),
+    fc.integer({ min: -1e6, max: 1e6 }),
+    fc.constantFrom(Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER, MONEY_MAX, -MONEY_MAX),
+  );
+  const bounded = fc.oneof(
+    fc.integer({ min: -MONEY_MAX, max: MONEY_MAX }),
+    fc.integer({ min: MONEY_MAX - 10_000, max: MONEY_MAX }),
+    fc.integer({ min: -MONEY_MAX, max: -MONEY_MAX + 10_000 }),
+  );
+
+  it('formatAmount writes any safe number of cents exactly, and parseAmount reads it back', () => {
+    fc.assert(
+      fc.property(anyCents, (cents) => {
+        expect(formatAmount(cents)).toBe(decimal(cents) === '-0.00' ? '0.00' : decimal(cents));
+        expect(parseAmount(formatAmount(cents))).toBe(cents === 0 ? 0 : cents);
+      }),
+      {
+        numRuns: 5000,
+        examples: [[Number.MAX_SAFE_INTEGER], [-Number.MAX_SAFE_INTEGER], [MONEY_MAX], [-MONEY_MAX], [99], [-1]],
+      },
+    );
+    expect(formatAmount(Number.MAX_SAFE_INTEGER)).toBe('90071992547409.91');
+  });
+
+  it('amountNumber is a JSON number whose text is exactly the amount, for every amount up to MONEY_MAX either way', () => {
+    fc.assert(
+      fc.property(bounded, (cents) => {
+        const json = JSON.stringify(amountNumber(cents));
+        expect(json).toBe(
+          decimal(cents)
+            .replace(/\.?0+$/, '')
+            .replace(/^-?$/, '0'),
+        );
+        expect(parseAmount(JSON.parse(json))).toBe(cents);
+      }),
+      { numRuns: 5000, examples: [[MONEY_MAX], [-MONEY_MAX], [MONEY_MAX - 1], [-MONEY_MAX + 1], [1], [0]] },
+    );
+    expect(JSON.stringify(amountNumber(MONEY_MAX))).toBe('10000000000');
+    expect(JSON.stringify(amountNumber(MONEY_MAX - 1))).toBe('9999999999.99');
+  });
+
+  it('amountNumber past MONEY_MAX (a row stored before the bound) is the exact decimal string, never a rounded number', () => {
+    expect(amountNumber(Number.MAX_SAFE_INTEGER)).toBe('90071992547409.91');
+    expect(amountNumber(MONEY_MAX + 1)).toBe('10000000000.01');
+    expect(amountNumber(-MONEY_MAX - 1)).toBe('-10000000000.01');
+  });
+});
+
 describe('divideRounded', () => {
   it.each([
     [5, 2, 3],
@@ -133,14 +190,18 @@ describe('divideRounded', () => {
 
   it('rounds to the nearest integer, halves away from zero, for any integers', () => {
     fc.assert(
-      fc.property(fc.integer({ min: -1e9, max: 1e9 }), fc.integer({ min: -1e6, max: 1e6 }).filter((d) => d !== 0), (n, d) => {
-        // Exact reference in BigInt: round(|n|/|d|) half up = floor((2|n| + |d|) / 2|d|), then the sign.
-        const an = BigInt(Math.abs(n));
-        const ad = BigInt(Math.abs(d));
-        const magnitude = Number((2n * an + ad) / (2n * ad));
-        const expected = magnitude === 0 ? 0 : Math.sign(n) * Math.sign(d) * magnitude;
-        expect(divideRounded(n, d)).toBe(expected);
-      }),
+      fc.property(
+        fc.integer({ min: -1e9, max: 1e9 }),
+        fc.integer({ min: -1e6, max: 1e6 }).filter((d) => d !== 0),
+        (n, d) => {
+          // Exact reference in BigInt: round(|n|/|d|) half up = floor((2|n| + |d|) / 2|d|), then the sign.
+          const an = BigInt(Math.abs(n));
+          const ad = BigInt(Math.abs(d));
+          const magnitude = Number((2n * an + ad) / (2n * ad));
+          const expected = magnitude === 0 ? 0 : Math.sign(n) * Math.sign(d) * magnitude;
+          expect(divideRounded(n, d)).toBe(expected);
+        },
+      ),
     );
   });
 });

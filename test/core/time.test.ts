@@ -1,7 +1,14 @@
 // Dates at the edges: parsing API date input, and showing instants with the account zone's offset.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatInstant, formatNullableInstant, isValidTimeZone, localDate, parseDateInput, zonedToUtc } from '../../src/lib/core/time.js';
+import {
+  formatInstant,
+  formatNullableInstant,
+  isValidTimeZone,
+  localDate,
+  parseDateInput,
+  zonedToUtc,
+} from '../../src/lib/core/time.js';
 
 const AMS = 'Europe/Amsterdam';
 const KOLKATA = 'Asia/Kolkata';
@@ -149,7 +156,18 @@ describe('isValidTimeZone', () => {
 });
 
 describe('properties', () => {
-  const ZONES = [AMS, KOLKATA, 'UTC', 'America/New_York', 'America/St_Johns', 'Asia/Kathmandu', 'Australia/Lord_Howe', 'Pacific/Chatham', 'America/Sao_Paulo', 'Pacific/Apia'];
+  const ZONES = [
+    AMS,
+    KOLKATA,
+    'UTC',
+    'America/New_York',
+    'America/St_Johns',
+    'Asia/Kathmandu',
+    'Australia/Lord_Howe',
+    'Pacific/Chatham',
+    'America/Sao_Paulo',
+    'Pacific/Apia',
+  ];
   const formatters = new Map<string, Intl.DateTimeFormat>();
   /** The same rendering, built independently from Intl (ICU) parts. */
   function viaIntl(ms: number, timeZone: string): string {
@@ -188,11 +206,23 @@ describe('properties', () => {
   });
 
   it('formatInstant agrees with Intl within an hour of each DST change in 2026', () => {
-    const changes = ['2026-03-29T01:00:00Z', '2026-10-25T01:00:00Z', '2026-03-08T07:00:00Z', '2026-11-01T06:00:00Z', '2026-04-05T15:00:00Z', '2026-10-04T15:30:00Z'].map(Date.parse);
+    const changes = [
+      '2026-03-29T01:00:00Z',
+      '2026-10-25T01:00:00Z',
+      '2026-03-08T07:00:00Z',
+      '2026-11-01T06:00:00Z',
+      '2026-04-05T15:00:00Z',
+      '2026-10-04T15:30:00Z',
+    ].map(Date.parse);
     fc.assert(
-      fc.property(fc.constantFrom(...changes), fc.integer({ min: -3_600_000, max: 3_600_000 }), zone, (at, delta, tz) => {
-        expect(formatInstant(new Date(at + delta).toISOString(), tz)).toBe(viaIntl(at + delta, tz));
-      }),
+      fc.property(
+        fc.constantFrom(...changes),
+        fc.integer({ min: -3_600_000, max: 3_600_000 }),
+        zone,
+        (at, delta, tz) => {
+          expect(formatInstant(new Date(at + delta).toISOString(), tz)).toBe(viaIntl(at + delta, tz));
+        },
+      ),
       { numRuns: 1000 },
     );
   });
@@ -208,7 +238,9 @@ describe('properties', () => {
   });
 
   it('a date parsed in a zone whose midnights all exist is midnight of that same day there', () => {
-    const day = fc.integer({ min: 0, max: 365 * 120 }).map((n) => new Date(Date.UTC(1970, 0, 1) + n * 86_400_000).toISOString().slice(0, 10));
+    const day = fc
+      .integer({ min: 0, max: 365 * 120 })
+      .map((n) => new Date(Date.UTC(1970, 0, 1) + n * 86_400_000).toISOString().slice(0, 10));
     fc.assert(
       fc.property(day, fc.constantFrom(AMS, KOLKATA, 'UTC', 'America/New_York', 'Asia/Kathmandu'), (date, tz) => {
         const utc = parseDateInput(date, tz);

@@ -15,7 +15,8 @@ export interface Child {
 const running: ChildProcess[] = [];
 afterEach(() => {
   // Whatever happened, no child outlives its test.
-  for (const child of running.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const child of running.splice(0))
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 });
 
 /** `node` with these arguments, in `cwd`. */
@@ -24,14 +25,14 @@ export function startChild(nodeArgs: string[], cwd: string): Child {
   running.push(proc);
   const child = { process: proc, stdout: '', stderr: '' } as Child;
   child.ready = new Promise((resolve, reject) => {
-    proc.stdout!.on('data', (d: Buffer) => {
-      child.stdout += d;
+    proc.stdout.on('data', (d: Buffer) => {
+      child.stdout += d.toString();
       if (child.stdout.includes('ready\n')) resolve();
     });
     proc.once('exit', (code) => reject(new Error(`child exited (${code}) before it was ready: ${child.stderr}`)));
   });
   child.ready.catch(() => {}); // the test awaits it, with the others
-  proc.stderr!.on('data', (d: Buffer) => (child.stderr += d));
+  proc.stderr.on('data', (d: Buffer) => (child.stderr += d.toString()));
   child.exit = new Promise((resolve, reject) => {
     proc.once('error', reject);
     proc.once('close', (code) => resolve(code));

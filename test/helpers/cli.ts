@@ -16,10 +16,23 @@ export interface CliResult {
 /** A config folder of the test run's own: a person's saved profiles and defaults never take part. */
 export const TEST_CONFIG_DIR = mkdtempSync(join(tmpdir(), 'billing-config-'));
 
-export function runCli(args: string[], options: { env?: Record<string, string | undefined>; stdin?: string; timeoutMs?: number; cwd?: string } = {}): Promise<CliResult> {
+export function runCli(
+  args: string[],
+  options: { env?: Record<string, string | undefined>; stdin?: string; timeoutMs?: number; cwd?: string } = {},
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const env: Record<string, string | undefined> = { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', BILLING_CONFIG_DIR: TEST_CONFIG_DIR, ...options.env };
-    const child = spawn(process.execPath, [BIN, ...args], { env: env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'pipe'], cwd: options.cwd });
+    const env: Record<string, string | undefined> = {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      NO_COLOR: '1',
+      BILLING_CONFIG_DIR: TEST_CONFIG_DIR,
+      ...options.env,
+    };
+    const child = spawn(process.execPath, [BIN, ...args], {
+      env: env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      cwd: options.cwd,
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));

@@ -18,8 +18,11 @@ export interface PostgresServer {
 /** The newest installed server's bin folder (Debian: /usr/lib/postgresql/<major>/bin). */
 export function postgresBin(): string {
   const root = '/usr/lib/postgresql';
-  const majors = existsSync(root) ? readdirSync(root).filter((name) => existsSync(join(root, name, 'bin', 'postgres'))) : [];
-  if (majors.length === 0) throw new Error(`no PostgreSQL server under ${root}: install it (apt-get install postgresql), as .ci/run does`);
+  const majors = existsSync(root)
+    ? readdirSync(root).filter((name) => existsSync(join(root, name, 'bin', 'postgres')))
+    : [];
+  if (majors.length === 0)
+    throw new Error(`no PostgreSQL server under ${root}: install it (apt-get install postgresql), as .ci/run does`);
   majors.sort((a, b) => Number(b) - Number(a));
   return join(root, majors[0], 'bin');
 }
@@ -36,13 +39,17 @@ export function freePort(): Promise<number> {
 }
 
 const isRoot = () => process.getuid?.() === 0;
-const asServerUser = (command: string, args: string[]) => (isRoot() ? { command: 'runuser', args: ['-u', 'postgres', '--', command, ...args] } : { command, args });
+const asServerUser = (command: string, args: string[]) =>
+  isRoot() ? { command: 'runuser', args: ['-u', 'postgres', '--', command, ...args] } : { command, args };
 
 /**
  * Starts a cluster. With `password`, the postgres user needs it (scram-sha-256 over TCP), to test
  * credentials; without, any local connection is trusted.
  */
-export async function startPostgres(settings: Record<string, string> = {}, access: { password?: string } = {}): Promise<PostgresServer> {
+export async function startPostgres(
+  settings: Record<string, string> = {},
+  access: { password?: string } = {},
+): Promise<PostgresServer> {
   const bin = postgresBin();
   const dir = mkdtempSync(join(tmpdir(), 'billing-pg-'));
   chmodSync(dir, 0o755);
@@ -58,12 +65,24 @@ export async function startPostgres(settings: Record<string, string> = {}, acces
     writeFileSync(pwfile, `${access.password}\n`, { mode: 0o644 });
     auth.splice(0, 2, '--auth-host=scram-sha-256', '--auth-local=trust', `--pwfile=${pwfile}`);
   }
-  const init = asServerUser(join(bin, 'initdb'), ['-D', data, ...auth, '-U', 'postgres', '-E', 'UTF8', '--locale=C', '--no-sync']);
+  const init = asServerUser(join(bin, 'initdb'), [
+    '-D',
+    data,
+    ...auth,
+    '-U',
+    'postgres',
+    '-E',
+    'UTF8',
+    '--locale=C',
+    '--no-sync',
+  ]);
   try {
     execFileSync(init.command, init.args, { stdio: 'pipe' });
   } catch (error) {
     rmSync(dir, { recursive: true, force: true });
-    throw new Error(`initdb failed: ${(error as { stderr?: Buffer }).stderr?.toString() ?? error}`);
+    throw new Error(`initdb failed: ${(error as { stderr?: Buffer }).stderr?.toString() ?? String(error)}`, {
+      cause: error,
+    });
   }
   const port = await freePort();
   const options = {
@@ -77,7 +96,11 @@ export async function startPostgres(settings: Record<string, string> = {}, acces
     full_page_writes: 'off',
     ...settings,
   };
-  const run = asServerUser(join(bin, 'postgres'), ['-D', data, ...Object.entries(options).flatMap(([k, v]) => ['-c', `${k}=${v}`])]);
+  const run = asServerUser(join(bin, 'postgres'), [
+    '-D',
+    data,
+    ...Object.entries(options).flatMap(([k, v]) => ['-c', `${k}=${v}`]),
+  ]);
   const child: ChildProcess = spawn(run.command, run.args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let log = '';
   child.stderr!.on('data', (chunk: Buffer) => (log = (log + chunk.toString()).slice(-4000)));
@@ -105,7 +128,8 @@ export async function startPostgres(settings: Record<string, string> = {}, acces
   let stopped: Promise<void> | undefined;
   return {
     port,
-    url: (database = 'postgres') => `postgres://postgres${access.password === undefined ? "" : `:${encodeURIComponent(access.password)}`}@127.0.0.1:${port}/${database}`,
+    url: (database = 'postgres') =>
+      `postgres://postgres${access.password === undefined ? '' : `:${encodeURIComponent(access.password)}`}@127.0.0.1:${port}/${database}`,
     stop() {
       stopped ??= (async () => {
         // pg_ctl, not a signal to the child: as root the child is runuser, which does not pass signals on.

@@ -6,7 +6,9 @@ import { afterAll, afterEach, beforeEach } from 'vitest';
 import { createAccount } from '../../src/lib/core/accounts.js';
 import { fixedClock, systemClock, type Clock } from '../../src/lib/core/clock.js';
 import { openStore, type Store } from '../../src/lib/store/store.js';
-import { openCore, embeddedTransport, type EmbeddedCore } from '../../src/lib/transport/embedded.js';
+import { openRuntime, type Runtime } from '../../src/lib/runtime/runtime.js';
+import { embeddedTransport } from '../../src/lib/transport/embedded.js';
+import { get, type Unit } from '../../src/lib/store/unit.js';
 import type { Transport } from '../../src/lib/transport/types.js';
 import { freshStoreLocation } from './engine.js';
 
@@ -54,15 +56,23 @@ export async function testStore(location?: string): Promise<Store> {
   return closeLater(await openStore(location ?? (await freshStoreLocation()), { poolSize: TEST_POOL_SIZE }));
 }
 
-export type TestCore = EmbeddedCore & { transport: Transport; dbPath: string };
+export type TestCore = Runtime & { transport: Transport; dbPath: string };
 
 /**
  * The core on a fresh store of the run's engine (or on options.dbPath), acting as the default
  * account, at a fixed time; closed after the test (or after the file, when opened outside a test).
  */
-export async function testCore(options: { clock?: Clock; account?: string; dbPath?: string; baseUrl?: string } = {}): Promise<TestCore> {
+export async function testCore(
+  options: { clock?: Clock; account?: string; dbPath?: string; baseUrl?: string } = {},
+): Promise<TestCore> {
   const dbPath = options.dbPath ?? (await freshStoreLocation());
-  const core = await openCore({ dbPath, poolSize: TEST_POOL_SIZE, clock: options.clock ?? fixedClock(TEST_NOW), account: options.account, baseUrl: options.baseUrl });
+  const core = await openRuntime({
+    location: dbPath,
+    poolSize: TEST_POOL_SIZE,
+    clock: options.clock ?? fixedClock(TEST_NOW),
+    account: options.account,
+    baseUrl: options.baseUrl,
+  });
   closeLater(core.store);
   return Object.assign(core, { transport: embeddedTransport(core), dbPath });
 }
@@ -75,3 +85,21 @@ export async function storeWithAccount(name = 'alpha'): Promise<{ dbPath: string
   if (!made.ok) throw new Error(`could not make account ${name}`);
   return { dbPath, key: made.value.apiKey };
 }
+
+/** Inserts a bare account row (no default, no key) in a unit: a write to count or order by. Its id. */
+export function* insertAccount(name: string): Unit<number> {
+  const row = yield* get((q) => q.insertInto('accounts').values(accountRow(name)).returning('id'));
+  return row!.id;
+}
+
+/** The row insertAccount inserts. */
+export const accountRow = (name: string) => ({
+  name,
+  is_default: 0,
+  webhook_secret: 's',
+  invoice_prefix: 'INV-',
+  time_zone: 'UTC',
+  next_invoice_number: 1,
+  created_at: TEST_NOW,
+  updated_at: TEST_NOW,
+});

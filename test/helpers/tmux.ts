@@ -26,13 +26,28 @@ const tmux = (socket: string, args: string[]) => {
  * is removed (a CI machine sets it, and with it no prompt would ever appear), and after the command
  * ends the pane shows `EXIT=<code>` and stays until close().
  */
-export function terminal(command: string, options: { width?: number; height?: number; env?: Record<string, string> } = {}): Terminal {
+export function terminal(
+  command: string,
+  options: { width?: number; height?: number; env?: Record<string, string> } = {},
+): Terminal {
   const socket = `billing-test-${randomUUID()}`;
   const exports = Object.entries({ TERM: 'xterm-256color', ...options.env })
     .map(([k, v]) => `${k}='${v.replace(/'/g, `'\\''`)}'`)
     .join(' ');
   const script = `unset CI; export ${exports}; ${command}; echo "EXIT=$?"; sleep 600`;
-  tmux(socket, ['new-session', '-d', '-s', 'test', '-x', String(options.width ?? 80), '-y', String(options.height ?? 24), 'sh', '-c', script]);
+  tmux(socket, [
+    'new-session',
+    '-d',
+    '-s',
+    'test',
+    '-x',
+    String(options.width ?? 80),
+    '-y',
+    String(options.height ?? 24),
+    'sh',
+    '-c',
+    script,
+  ]);
   const self: Terminal = {
     send(keys, sendOptions = {}) {
       tmux(socket, ['send-keys', '-t', 'test', ...(sendOptions.literal ? ['-l'] : []), ...keys]);
@@ -41,7 +56,9 @@ export function terminal(command: string, options: { width?: number; height?: nu
       self.send([text], { literal: true });
     },
     screen() {
-      return tmux(socket, ['capture-pane', '-p', '-t', 'test']).split('\n').map((line) => line.trimEnd());
+      return tmux(socket, ['capture-pane', '-p', '-t', 'test'])
+        .split('\n')
+        .map((line) => line.trimEnd());
     },
     async waitFor(text, timeoutMs = 15_000) {
       const deadline = Date.now() + timeoutMs;

@@ -1,7 +1,17 @@
 // Values as people read them: money, times with their zone, labels, and text made safe for a terminal.
 import { describe, expect, it } from 'vitest';
-import { formatDate, formatDateTime, formatMoney, formatValue, label, oneLine, safeText } from '../../src/lib/output/format.js';
+import {
+  formatDate,
+  formatDateTime,
+  formatMoney,
+  formatValue,
+  label,
+  oneLine,
+  safeText,
+} from '../../src/lib/output/format.js';
 import { displayWidth, truncate, wrap } from '../../src/lib/output/text.js';
+import { escapeHtml } from '../../src/lib/pages/html.js';
+import { textOf } from '../../src/lib/schemas/json.js';
 
 describe('money', () => {
   it('has a euro sign, thousands separators and two decimals, from the decimal string itself', () => {
@@ -21,14 +31,20 @@ describe('money', () => {
   });
 
   it('applies to the money attributes only, and leaves what is not a decimal as it is', () => {
-    for (const name of ['amount', 'amount_excl', 'amount_incl', 'tax_amount']) expect(formatValue(name, '1234.50')).toBe('€ 1,234.50');
+    for (const name of ['amount', 'amount_excl', 'amount_incl', 'tax_amount'])
+      expect(formatValue(name, '1234.50')).toBe('€ 1,234.50');
     expect(formatValue('storno_retries', '1234')).toBe('1234');
     expect(formatValue('amount', 'n/a')).toBe('n/a');
     expect(formatMoney('1e3')).toBe('1e3');
   });
 
   it('inside tax_rates (as the service sends them): each rate in percent with its tax in euro, one per line', () => {
-    expect(formatValue('tax_rates', [{ amount: '2.10', rate: '21.00' }, { amount: '-1000.00', rate: '9.00' }])).toBe('21.00%: € 2.10;\n9.00%: -€ 1,000.00');
+    expect(
+      formatValue('tax_rates', [
+        { amount: '2.10', rate: '21.00' },
+        { amount: '-1000.00', rate: '9.00' },
+      ]),
+    ).toBe('21.00%: € 2.10;\n9.00%: -€ 1,000.00');
     // Any other object: labelled pairs, money and rates formatted inside.
     expect(formatValue('tax_rates', { rate: '21', amount: '-1234.5' })).toBe('rate: 21%, amount: -€ 1,234.50');
     expect(formatValue('tax_rate', '21.00')).toBe('21.00%');
@@ -41,7 +57,7 @@ describe('money', () => {
 });
 
 describe('times', () => {
-  it('keep the offset the service gave (the account\'s zone), without seconds', () => {
+  it("keep the offset the service gave (the account's zone), without seconds", () => {
     expect(formatValue('created_at', '2026-12-01T14:03:00+01:00')).toBe('2026-12-01 14:03 +01:00');
     expect(formatValue('created_at', '2026-07-01T14:03:59.123-04:00')).toBe('2026-07-01 14:03 -04:00');
     expect(formatDateTime('2026-12-01T13:03:00Z')).toBe('2026-12-01 13:03 +00:00');
@@ -118,5 +134,18 @@ describe('terminal widths', () => {
     expect(wrap('Gym membership, billed monthly', 12)).toEqual(['Gym', 'membership,', 'billed', 'monthly']);
     expect(wrap('abcdefghij', 4)).toEqual(['abcd', 'efgh', 'ij']);
     expect(wrap('one\ntwo', 10)).toEqual(['one', 'two']);
+  });
+});
+
+describe('textOf', () => {
+  it('writes a primitive as String does, an object or array as its JSON, never [object Object]', () => {
+    const primitives = ['12,50', 42, 0.1, true, null, undefined];
+    expect(primitives.map(textOf)).toEqual(['12,50', '42', '0.1', 'true', 'null', 'undefined']);
+    expect(textOf({ id: 1 })).toBe('{"id":1}');
+    expect(textOf(['a', 'b'])).toBe('["a","b"]');
+  });
+
+  it('is what a page shows of a value that is an object', () => {
+    expect(escapeHtml({ a: '<b>' })).toBe('{&quot;a&quot;:&quot;&lt;b&gt;&quot;}');
   });
 });

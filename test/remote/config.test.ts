@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import nock from 'nock';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { configPath } from '../../src/lib/config/file.js';
-import { readGlobals } from '../../src/lib/command/globals.js';
+import { readGlobals } from '../../src/lib/cli/globals.js';
 import { MAX_TIMEOUT_MS, resolveSettings } from '../../src/lib/config/settings.js';
 import { BASE, fixture, JSONAPI, KEY, remoteEnv, run, type RunResult } from './helpers.js';
 
@@ -81,9 +81,19 @@ describe('precedence: flag > environment > profile > config default', () => {
     const withEnv = { ...env, BILLING_BASE_URL: 'https://env.test', BILLING_API_KEY: KEY_ENV };
     await expectHit('https://env.test', KEY_ENV, GET, withEnv);
 
-    await expectHit('https://flag.test', KEY_FLAG, [...GET, '--base-url', 'https://flag.test', '--api-key', KEY_FLAG], withEnv);
+    await expectHit(
+      'https://flag.test',
+      KEY_FLAG,
+      [...GET, '--base-url', 'https://flag.test', '--api-key', KEY_FLAG],
+      withEnv,
+    );
     // Global options before the subcommand too.
-    await expectHit('https://flag.test', KEY_FLAG, ['--base-url', 'https://flag.test', '--api-key', KEY_FLAG, ...GET], withEnv);
+    await expectHit(
+      'https://flag.test',
+      KEY_FLAG,
+      ['--base-url', 'https://flag.test', '--api-key', KEY_FLAG, ...GET],
+      withEnv,
+    );
 
     // Each setting on its own: a flag's base URL with the environment's key, and so on.
     await expectHit('https://flag.test', KEY_ENV, [...GET, '--base-url', 'https://flag.test'], withEnv);
@@ -91,7 +101,9 @@ describe('precedence: flag > environment > profile > config default', () => {
     // But a profile's key goes only to the profile's base URL (test/cli/keys.test.ts has the rest).
     const elsewhere = await cli(GET, { ...env, BILLING_BASE_URL: 'https://env.test' });
     expect(elsewhere.code).toBe(2);
-    expect(elsewhere.stderr).toBe('error: the API key of profile p is only sent to https://profile.test; give --api-key or BILLING_API_KEY for https://env.test (from BILLING_BASE_URL)\n');
+    expect(elsewhere.stderr).toBe(
+      'error: the API key of profile p is only sent to https://profile.test; give --api-key or BILLING_API_KEY for https://env.test (from BILLING_BASE_URL)\n',
+    );
 
     // Without the profile, the config defaults again.
     await ok(['profiles', 'remove', 'p', '--yes'], env);
@@ -155,14 +167,19 @@ describe('profiles', () => {
     expect(empty.stdout).toBe('');
     expect(empty.stderr).toMatch(/^no profiles/);
 
-    const added = await ok(['profiles', 'add', 'prod', '--base-url', 'https://prod.test', '--api-key', KEY_PROFILE], env);
+    const added = await ok(
+      ['profiles', 'add', 'prod', '--base-url', 'https://prod.test', '--api-key', KEY_PROFILE],
+      env,
+    );
     expect(added.stderr).toBe(`saved profile prod in ${configPath(env)}\n`);
     expect(statSync(configPath(env)).mode & 0o777).toBe(0o600);
 
     await expectHit('https://prod.test', KEY_PROFILE, ['--profile', 'prod', ...GET], env);
 
     const listed = await ok(['profiles', 'list', '--json'], env);
-    expect(JSON.parse(listed.stdout)).toEqual([{ name: 'prod', base_url: 'https://prod.test', api_key: '(set, hidden)', db: null, current: false }]);
+    expect(JSON.parse(listed.stdout)).toEqual([
+      { name: 'prod', base_url: 'https://prod.test', api_key: '(set, hidden)', db: null, current: false },
+    ]);
 
     const used = await ok(['profiles', 'use', 'prod'], env);
     expect(used.stderr).toBe('using profile prod\n');
@@ -191,13 +208,48 @@ describe('profiles', () => {
   });
 
   it.each([
-    ['an unknown --profile', ['--profile', 'ghost', ...GET], {}, 'error: no profile named "ghost" (see: billing profiles list)\n'],
-    ['an unknown BILLING_PROFILE', GET, { BILLING_PROFILE: 'ghost' }, 'error: no profile named "ghost" (see: billing profiles list)\n'],
-    ['use of an unknown profile', ['profiles', 'use', 'ghost'], {}, 'error: no profile named "ghost" (see: billing profiles list)\n'],
-    ['remove of an unknown profile', ['profiles', 'remove', 'ghost'], {}, 'error: no profile named "ghost" (see: billing profiles list)\n'],
-    ['add without a base URL or store', ['profiles', 'add', 'x'], {}, 'error: give --base-url URL (remote) or --db PATH|URL (embedded)\n'],
-    ['add with a base URL that is not http(s)', ['profiles', 'add', 'x', '--base-url', 'ftp://x.test'], {}, 'error: --base-url must be an absolute http(s) URL\n'],
-    ['add with a bad name', ['profiles', 'add', 'no good', '--base-url', 'https://x.test'], {}, /^error: profile names are 1 to 63/],
+    [
+      'an unknown --profile',
+      ['--profile', 'ghost', ...GET],
+      {},
+      'error: no profile named "ghost" (see: billing profiles list)\n',
+    ],
+    [
+      'an unknown BILLING_PROFILE',
+      GET,
+      { BILLING_PROFILE: 'ghost' },
+      'error: no profile named "ghost" (see: billing profiles list)\n',
+    ],
+    [
+      'use of an unknown profile',
+      ['profiles', 'use', 'ghost'],
+      {},
+      'error: no profile named "ghost" (see: billing profiles list)\n',
+    ],
+    [
+      'remove of an unknown profile',
+      ['profiles', 'remove', 'ghost'],
+      {},
+      'error: no profile named "ghost" (see: billing profiles list)\n',
+    ],
+    [
+      'add without a base URL or store',
+      ['profiles', 'add', 'x'],
+      {},
+      'error: give --base-url URL (remote) or --db PATH|URL (embedded)\n',
+    ],
+    [
+      'add with a base URL that is not http(s)',
+      ['profiles', 'add', 'x', '--base-url', 'ftp://x.test'],
+      {},
+      'error: --base-url must be an absolute http(s) URL\n',
+    ],
+    [
+      'add with a bad name',
+      ['profiles', 'add', 'no good', '--base-url', 'https://x.test'],
+      {},
+      /^error: profile names are 1 to 63/,
+    ],
   ] as const)('%s exits 2', async (_label, argv, extra, message) => {
     const env = { ...bareEnv(), ...extra };
     const r = await cli([...argv], env);
@@ -225,16 +277,27 @@ describe('config', () => {
     await ok(['config', 'set', 'api_key', KEY], env);
     expect((await ok(['config', 'get', 'base_url'], env)).stdout).toBe('https://x.test\n');
     expect((await ok(['config', 'get', 'api_key'], env)).stdout).toBe('(set, hidden)\n');
-    expect(JSON.parse((await ok(['config', 'get', 'api_key', '--json'], env)).stdout)).toEqual({ api_key: '(set, hidden)' });
-    expect((await ok(['config', 'list'], env)).stdout).toBe('base_url=https://x.test\napi_key=(set, hidden)\ntimeout=10\n');
-    expect(JSON.parse((await ok(['config', 'list', '--json'], env)).stdout)).toEqual({ base_url: 'https://x.test', api_key: '(set, hidden)', timeout: '10' });
+    expect(JSON.parse((await ok(['config', 'get', 'api_key', '--json'], env)).stdout)).toEqual({
+      api_key: '(set, hidden)',
+    });
+    expect((await ok(['config', 'list'], env)).stdout).toBe(
+      'base_url=https://x.test\napi_key=(set, hidden)\ntimeout=10\n',
+    );
+    expect(JSON.parse((await ok(['config', 'list', '--json'], env)).stdout)).toEqual({
+      base_url: 'https://x.test',
+      api_key: '(set, hidden)',
+      timeout: '10',
+    });
 
     expect((await ok(['config', 'unset', 'timeout'], env)).stderr).toBe('unset timeout\n');
     const unset = await ok(['config', 'get', 'timeout'], env);
     expect(unset.stdout).toBe('');
     expect(unset.stderr).toBe('timeout is not set\n');
     expect(JSON.parse((await ok(['config', 'get', 'timeout', '--json'], env)).stdout)).toEqual({ timeout: null });
-    expect(JSON.parse(readFileSync(configPath(env), 'utf8')).defaults).toEqual({ base_url: 'https://x.test', api_key: KEY });
+    expect(JSON.parse(readFileSync(configPath(env), 'utf8')).defaults).toEqual({
+      base_url: 'https://x.test',
+      api_key: KEY,
+    });
     expect(statSync(configPath(env)).mode & 0o777).toBe(0o600);
   });
 
@@ -244,9 +307,18 @@ describe('config', () => {
     [['config', 'set', 'timeout', 'Infinity'], 'error: timeout must be a number of seconds above 0\n'],
     [['config', 'set', 'base_url', 'ftp://x.test'], 'error: base_url must be an absolute http(s) URL\n'],
     [['config', 'set', 'base_url', 'x.test'], 'error: base_url must be an absolute http(s) URL\n'],
-    [['config', 'set', 'colour', 'red'], 'error: unknown setting "colour"; settings: base_url, api_key, db, timeout, account\n'],
-    [['config', 'get', 'colour'], 'error: unknown setting "colour"; settings: base_url, api_key, db, timeout, account\n'],
-    [['config', 'unset', 'colour'], 'error: unknown setting "colour"; settings: base_url, api_key, db, timeout, account\n'],
+    [
+      ['config', 'set', 'colour', 'red'],
+      'error: unknown setting "colour"; settings: base_url, api_key, db, timeout, account\n',
+    ],
+    [
+      ['config', 'get', 'colour'],
+      'error: unknown setting "colour"; settings: base_url, api_key, db, timeout, account\n',
+    ],
+    [
+      ['config', 'unset', 'colour'],
+      'error: unknown setting "colour"; settings: base_url, api_key, db, timeout, account\n',
+    ],
   ])('%j exits 2 and changes nothing', async (argv, message) => {
     const env = bareEnv();
     await ok(['config', 'set', 'timeout', '10'], env);
@@ -280,7 +352,9 @@ describe('config', () => {
 
 describe('API keys are never printed', () => {
   it('--verbose logs the request and response, without the key', async () => {
-    const scope = nock(BASE, { reqheaders: { 'x-authorization': KEY } }).get('/customers/1').reply(200, CUSTOMER, { 'content-type': JSONAPI });
+    const scope = nock(BASE, { reqheaders: { 'x-authorization': KEY } })
+      .get('/customers/1')
+      .reply(200, CUSTOMER, { 'content-type': JSONAPI });
     const r = await cli([...GET, '--verbose'], remoteEnv());
     expect(r.code).toBe(0);
     scope.done();
@@ -303,7 +377,10 @@ describe('API keys are never printed', () => {
     const runs = [
       await cli(['--verbose', '--base-url', BASE, '--api-key', KEY_FLAG, ...GET], env),
       await cli(['--verbose', '--profile', 'p', ...GET, '--json'], env),
-      await cli(['--verbose', '--profile', 'p', 'api', 'POST', '/customers', '--data', '{"data":{"type":"customer"}}'], env),
+      await cli(
+        ['--verbose', '--profile', 'p', 'api', 'POST', '/customers', '--data', '{"data":{"type":"customer"}}'],
+        env,
+      ),
       await cli(['--verbose', '--profile', 'p', ...GET], env),
     ];
     scope.done();
@@ -334,7 +411,9 @@ describe('embedded-only commands in remote mode', () => {
     const r = await cli(argv, env).finally(() => nock.emitter.removeListener('no match', count));
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toBe(`error: ${name} works only on the embedded store; it cannot run against ${BASE} (drop --base-url / BILLING_BASE_URL)\n`);
+    expect(r.stderr).toBe(
+      `error: ${name} works only on the embedded store; it cannot run against ${BASE} (drop --base-url / BILLING_BASE_URL)\n`,
+    );
     expect(requests).toBe(0);
     expect(existsSync(env.BILLING_DB!)).toBe(false); // no store opened either
   });

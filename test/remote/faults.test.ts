@@ -17,13 +17,21 @@ afterAll(() => nock.enableNetConnect());
 const CUSTOMER = fixture('customer-get-customer.json').response.body as object;
 const JSON_HEADERS = { 'content-type': JSONAPI };
 const unavailable = { errors: [{ status: '503', title: 'Service Unavailable', detail: 'down for maintenance' }] };
-const newCustomer = JSON.stringify({ data: { type: 'customer', attributes: { first_name: 'Jan', last_name: 'Jansen', email: 'jan@example.com' } } });
+const newCustomer = JSON.stringify({
+  data: { type: 'customer', attributes: { first_name: 'Jan', last_name: 'Jansen', email: 'jan@example.com' } },
+});
 
 /** An interceptor answering `status` every time, counting the requests it got. */
-function counted(method: 'get' | 'post' | 'patch' | 'delete', path: string, status: number, body: object = unavailable, headers: Record<string, string> = JSON_HEADERS) {
+function counted(
+  method: 'get' | 'post' | 'patch' | 'delete',
+  path: string,
+  status: number,
+  body: object = unavailable,
+  headers: Record<string, string> = JSON_HEADERS,
+) {
   const hits = { count: 0 };
-  nock(BASE)
-    [method](path)
+  const scope = nock(BASE);
+  scope[method](path)
     .times(20)
     .reply(() => {
       hits.count++;
@@ -40,7 +48,7 @@ function transport(options: Partial<HttpOptions> = {}) {
     apiKey: KEY,
     timeoutMs: 2000,
     backoffMs: 1,
-    sleep: async (ms) => void sleeps.push(ms),
+    sleep: (ms) => (sleeps.push(ms), Promise.resolve()),
     random: () => 1,
     ...options,
   });
@@ -49,7 +57,11 @@ function transport(options: Partial<HttpOptions> = {}) {
 
 describe('retries (CLI, default backoff)', () => {
   it('a GET answered 503 then 200 succeeds after one retry', async () => {
-    const scope = nock(BASE).get('/customers/1').reply(503, unavailable, JSON_HEADERS).get('/customers/1').reply(200, CUSTOMER, JSON_HEADERS);
+    const scope = nock(BASE)
+      .get('/customers/1')
+      .reply(503, unavailable, JSON_HEADERS)
+      .get('/customers/1')
+      .reply(200, CUSTOMER, JSON_HEADERS);
     const r = await run(['customers', 'get', '1', '--json'], remoteEnv());
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
@@ -126,7 +138,11 @@ describe('retries (transport, injected sleep)', () => {
   });
 
   it('honours Retry-After in seconds on a 429', async () => {
-    const scope = nock(BASE).get('/customers').reply(429, {}, { 'retry-after': '2' }).get('/customers').reply(200, { data: [] }, JSON_HEADERS);
+    const scope = nock(BASE)
+      .get('/customers')
+      .reply(429, {}, { 'retry-after': '2' })
+      .get('/customers')
+      .reply(200, { data: [] }, JSON_HEADERS);
     const { t, sleeps } = transport();
     const response = await t.request({ method: 'GET', path: '/customers' });
     expect(response.status).toBe(200);
@@ -137,7 +153,11 @@ describe('retries (transport, injected sleep)', () => {
 
   it('honours Retry-After as an HTTP date', async () => {
     const at = new Date(Date.now() + 5000).toUTCString(); // whole seconds: 4 to 5 s from now
-    const scope = nock(BASE).get('/customers').reply(503, unavailable, { 'retry-after': at }).get('/customers').reply(200, { data: [] }, JSON_HEADERS);
+    const scope = nock(BASE)
+      .get('/customers')
+      .reply(503, unavailable, { 'retry-after': at })
+      .get('/customers')
+      .reply(200, { data: [] }, JSON_HEADERS);
     const { t, sleeps } = transport();
     expect((await t.request({ method: 'GET', path: '/customers' })).status).toBe(200);
     scope.done();
@@ -157,7 +177,13 @@ describe('retries (transport, injected sleep)', () => {
   });
 
   it('a Retry-After longer than the client waits ends the retries', async () => {
-    const hits = counted('get', '/customers', 429, { errors: [{ status: '429', title: 'Too Many Requests' }] }, { ...JSON_HEADERS, 'retry-after': '3600' });
+    const hits = counted(
+      'get',
+      '/customers',
+      429,
+      { errors: [{ status: '429', title: 'Too Many Requests' }] },
+      { ...JSON_HEADERS, 'retry-after': '3600' },
+    );
     const { t, sleeps } = transport();
     const response = await t.request({ method: 'GET', path: '/customers' });
     expect(response.status).toBe(429);
@@ -179,9 +205,11 @@ describe('retries (transport, injected sleep)', () => {
       .post('/customers')
       .times(2)
       .reply(function () {
-        const key = this.req.headers['idempotency-key'] as string;
+        const key = this.req.headers['idempotency-key'];
         keys.push(key);
-        return keys.length === 1 ? [429, unavailable, { ...JSON_HEADERS, 'retry-after': '2', 'idempotency-key': key }] : [201, CUSTOMER, { ...JSON_HEADERS, 'idempotency-key': key }];
+        return keys.length === 1
+          ? [429, unavailable, { ...JSON_HEADERS, 'retry-after': '2', 'idempotency-key': key }]
+          : [201, CUSTOMER, { ...JSON_HEADERS, 'idempotency-key': key }];
       });
     const { t, sleeps } = transport();
     expect((await t.request({ method: 'POST', path: '/customers', body: {} })).status).toBe(201);
@@ -306,7 +334,9 @@ describe('unreachable', () => {
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     try {
       const { t } = transport({ baseUrl: url, retries: 1 });
-      await expect(t.request({ method: 'GET', path: '/customers/1' })).rejects.toMatchObject({ name: 'ServiceUnreachableError' });
+      await expect(t.request({ method: 'GET', path: '/customers/1' })).rejects.toMatchObject({
+        name: 'ServiceUnreachableError',
+      });
       expect(count).toBe(2); // a GET: retried like any other connection error
     } finally {
       server.closeAllConnections();
@@ -316,10 +346,14 @@ describe('unreachable', () => {
 });
 
 describe('authentication', () => {
-  const unauthorized = { errors: [{ status: '401', title: 'Unauthorized', detail: 'The API key is missing or unknown' }] };
+  const unauthorized = {
+    errors: [{ status: '401', title: 'Unauthorized', detail: 'The API key is missing or unknown' }],
+  };
 
   it('no key: 401 exits 4', async () => {
-    const scope = nock(BASE, { badheaders: ['x-authorization'] }).get('/customers/1').reply(401, unauthorized, JSON_HEADERS);
+    const scope = nock(BASE, { badheaders: ['x-authorization'] })
+      .get('/customers/1')
+      .reply(401, unauthorized, JSON_HEADERS);
     const r = await run(['customers', 'get', '1'], remoteEnv({ BILLING_API_KEY: undefined }));
     expect(r.code).toBe(4);
     scope.done();
@@ -341,7 +375,9 @@ describe('authentication', () => {
     const r = await run(['customers', 'get', '1', '--api-key', 'k_wrong'], remoteEnv());
     expect(r.code).toBe(4);
     expect(r.stderr).toMatch(/^error: authentication failed: /);
-    expect(r.stderr).toContain(`hint: ${BASE} did not accept the API key; check it (--api-key, BILLING_API_KEY) or get a new one\n`);
+    expect(r.stderr).toContain(
+      `hint: ${BASE} did not accept the API key; check it (--api-key, BILLING_API_KEY) or get a new one\n`,
+    );
     const json = await run(['customers', 'get', '1', '--api-key', 'k_wrong', '--json'], remoteEnv());
     expect(json.code).toBe(4);
     expect(JSON.parse(json.stdout)).toEqual(unauthorized);
@@ -352,8 +388,18 @@ describe('authentication', () => {
 describe('error documents', () => {
   const invalid = {
     errors: [
-      { status: '400', title: 'Invalid Attribute', detail: 'email is not a valid email address', source: { pointer: '/data/attributes/email' } },
-      { status: '400', title: 'Invalid Attribute', detail: 'The IBAN is not valid', source: { pointer: '/data/attributes/iban' } },
+      {
+        status: '400',
+        title: 'Invalid Attribute',
+        detail: 'email is not a valid email address',
+        source: { pointer: '/data/attributes/email' },
+      },
+      {
+        status: '400',
+        title: 'Invalid Attribute',
+        detail: 'The IBAN is not valid',
+        source: { pointer: '/data/attributes/iban' },
+      },
     ],
     meta: { original: JSON.parse(newCustomer) },
   };
@@ -363,7 +409,10 @@ describe('error documents', () => {
     const r = await run(['api', 'POST', '/customers', '--data', newCustomer], remoteEnv());
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
-    expect(r.stderr.trimEnd().split('\n')).toEqual(['error: email: is not a valid email address', 'error: iban: The IBAN is not valid']);
+    expect(r.stderr.trimEnd().split('\n')).toEqual([
+      'error: email: is not a valid email address',
+      'error: iban: The IBAN is not valid',
+    ]);
   });
 
   it('with --json the error document goes to stdout unchanged', async () => {
@@ -377,9 +426,30 @@ describe('error documents', () => {
   it('a parameter error names the parameter; a document error its title', async () => {
     nock(BASE)
       .get('/customers?page[size]=500')
-      .reply(400, { errors: [{ status: '400', title: 'Invalid Parameter', detail: 'must be 1 to 100', source: { parameter: 'page[size]' } }] }, JSON_HEADERS)
+      .reply(
+        400,
+        {
+          errors: [
+            {
+              status: '400',
+              title: 'Invalid Parameter',
+              detail: 'must be 1 to 100',
+              source: { parameter: 'page[size]' },
+            },
+          ],
+        },
+        JSON_HEADERS,
+      )
       .get('/customers/1')
-      .reply(400, { errors: [{ status: '400', title: 'Invalid Document', detail: 'data is missing', source: { pointer: '/data' } }] }, JSON_HEADERS);
+      .reply(
+        400,
+        {
+          errors: [
+            { status: '400', title: 'Invalid Document', detail: 'data is missing', source: { pointer: '/data' } },
+          ],
+        },
+        JSON_HEADERS,
+      );
     // Through `api`: `customers list --page-size 500` is refused before anything is sent.
     const parameter = await run(['api', 'GET', '/customers?page[size]=500'], remoteEnv());
     expect(parameter.code).toBe(1);
@@ -390,7 +460,9 @@ describe('error documents', () => {
   });
 
   it('a 404 exits 1', async () => {
-    nock(BASE).get('/customers/9').reply(404, { errors: [{ status: '404', title: 'Not Found', detail: 'no customer 9' }] }, JSON_HEADERS);
+    nock(BASE)
+      .get('/customers/9')
+      .reply(404, { errors: [{ status: '404', title: 'Not Found', detail: 'no customer 9' }] }, JSON_HEADERS);
     const r = await run(['customers', 'get', '9'], remoteEnv());
     expect(r.code).toBe(1);
     expect(r.stderr).toBe('error: Not Found: no customer 9\n');
@@ -419,13 +491,17 @@ describe('broken answers', () => {
     const r = await run(['customers', 'get', '1'], remoteEnv());
     expect(r.code).toBe(1);
     expect(evil.isDone()).toBe(false);
-    expect(r.stderr).toMatch(/^error: the service answered 302 redirecting to https:\/\/evil\.test\/customers\/1; redirects are not followed/);
+    expect(r.stderr).toMatch(
+      /^error: the service answered 302 redirecting to https:\/\/evil\.test\/customers\/1; redirects are not followed/,
+    );
   });
 });
 
 describe('links to another origin', () => {
   it('--all refuses a links.next on another host: non-zero exit, nothing sent there', async () => {
-    const page1 = rebase(fixture('customer-list-customer.json').response.body as { links: Record<string, string | null> });
+    const page1 = rebase(
+      fixture('customer-list-customer.json').response.body as { links: Record<string, string | null> },
+    );
     page1.links.next = 'https://evil.test/customers?page[number]=2&page[size]=10';
     let leaked = 0;
     nock('https://evil.test')
@@ -452,7 +528,9 @@ describe('links to another origin', () => {
   });
 
   it('an absolute link on the same origin is followed', async () => {
-    const scope = nock(BASE, { reqheaders: { 'x-authorization': KEY } }).get('/customers/1').reply(200, CUSTOMER, JSON_HEADERS);
+    const scope = nock(BASE, { reqheaders: { 'x-authorization': KEY } })
+      .get('/customers/1')
+      .reply(200, CUSTOMER, JSON_HEADERS);
     const r = await run(['api', 'GET', `${BASE}/customers/1`], remoteEnv());
     expect(r.code).toBe(0);
     scope.done();

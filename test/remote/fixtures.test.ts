@@ -21,13 +21,22 @@ function serve(f: Fixture, path = f.request.path, body = f.response.body): nock.
     reqheaders: { 'x-authorization': KEY, accept: JSONAPI, ...(withBody ? { 'content-type': JSONAPI } : {}) },
     badheaders: withBody ? [] : ['content-type'],
   });
-  const interceptor = scope.intercept(path, f.request.method, withBody ? (f.request.body as nock.RequestBodyMatcher) : undefined);
+  const interceptor = scope.intercept(
+    path,
+    f.request.method,
+    withBody ? (f.request.body as nock.RequestBodyMatcher) : undefined,
+  );
   if (body === undefined) interceptor.reply(f.response.status);
   else interceptor.reply(f.response.status, body as nock.Body, { 'content-type': JSONAPI });
   return scope;
 }
 
-const apiArgs = (f: Fixture): string[] => ['api', f.request.method, f.request.path, ...(f.request.body !== undefined ? ['--data', JSON.stringify(f.request.body)] : [])];
+const apiArgs = (f: Fixture): string[] => [
+  'api',
+  f.request.method,
+  f.request.path,
+  ...(f.request.body !== undefined ? ['--data', JSON.stringify(f.request.body)] : []),
+];
 
 const FIXTURES = loadFixtures();
 
@@ -118,8 +127,18 @@ describe('the commands, on the fixtures they have', () => {
   });
 
   const LISTS = [
-    ['customers', 'customer-list-customer.json', ['Jeroen van der Geer', 'jvdgeer@example.com', 'directdebit', '2018-02-01'], 'page 1 of 18, 10 customers (next: --page 2)'],
-    ['plans', 'subscriptionplan-list-subscription-plans.json', ['One Size Fits All', 'One Size Fits All 2', 'active', 'online_payment'], 'page 1 of 1, 2 plans'],
+    [
+      'customers',
+      'customer-list-customer.json',
+      ['Jeroen van der Geer', 'jvdgeer@example.com', 'directdebit', '2018-02-01'],
+      'page 1 of 18, 10 customers (next: --page 2)',
+    ],
+    [
+      'plans',
+      'subscriptionplan-list-subscription-plans.json',
+      ['One Size Fits All', 'One Size Fits All 2', 'active', 'online_payment'],
+      'page 1 of 1, 2 plans',
+    ],
   ] as const;
 
   describe.each(LISTS)('%s list (%s)', (group, file, cells, footer) => {
@@ -154,7 +173,11 @@ describe('the commands, on the fixtures they have', () => {
 });
 
 describe('links', () => {
-  type Collection = { data: { id: string; attributes: Record<string, unknown> }[]; links: Record<string, string | null>; meta: { total: number } };
+  type Collection = {
+    data: { id: string; attributes: Record<string, unknown> }[];
+    links: Record<string, string | null>;
+    meta: { total: number };
+  };
 
   function twoPages() {
     // Page 1: the recorded list, its links moved to the nock host; its next points at page 2.
@@ -192,7 +215,8 @@ describe('links', () => {
   it('links written with percent-encoded brackets (as billing serve writes them) are followed the same way', async () => {
     const { page1, page2, scope } = twoPages();
     const encode = (link: string | null) => link && link.replace(/\[/g, '%5B').replace(/\]/g, '%5D');
-    for (const page of [page1, page2]) for (const name of Object.keys(page.links)) page.links[name] = encode(page.links[name]);
+    for (const page of [page1, page2])
+      for (const name of Object.keys(page.links)) page.links[name] = encode(page.links[name]);
     expect(page1.links.next).toBe(`${BASE}/customers?page%5Bnumber%5D=2&page%5Bsize%5D=10`);
     const r = await run(['customers', 'list', '--all', '--json'], remoteEnv());
     expect(r.stderr).toBe('');
@@ -204,7 +228,8 @@ describe('links', () => {
   it('the page footer reads percent-encoded links too', async () => {
     const f = fixture('customer-list-customer.json');
     const body = rebase(f.response.body as Collection);
-    for (const name of Object.keys(body.links)) body.links[name] = body.links[name] && body.links[name]!.replace(/\[/g, '%5B').replace(/\]/g, '%5D');
+    for (const name of Object.keys(body.links))
+      body.links[name] = body.links[name] && body.links[name].replace(/\[/g, '%5B').replace(/\]/g, '%5D');
     const scope = nock(BASE).get('/customers').reply(200, body, { 'content-type': JSONAPI });
     const r = await run(['customers', 'list'], remoteEnv());
     expect(r.code).toBe(0);

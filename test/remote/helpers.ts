@@ -3,15 +3,17 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll } from 'vitest';
 import { main } from '../../src/cli.js';
 import type { DepsOverrides } from '../../src/lib/command/deps.js';
-import { memoryIO } from '../../src/lib/command/io.js';
+import { memoryIO } from '../../src/lib/cli/io.js';
 
 export const BASE = 'https://api.test';
 export const KEY = 'k_secret_123';
 export const JSONAPI = 'application/vnd.api+json';
-export const FIXTURES_DIR = '/work/shared/fixtures/ecurring';
+/** Real responses of the hosted service, recorded (test/fixtures/ecurring/README.md says where from). */
+export const FIXTURES_DIR = fileURLToPath(new URL('../fixtures/ecurring/', import.meta.url));
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -41,7 +43,7 @@ export function remoteEnv(extra: Record<string, string | undefined> = {}): NodeJ
     ...extra,
   };
   for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
-  return env as NodeJS.ProcessEnv;
+  return env;
 }
 
 export interface RunResult {
@@ -70,7 +72,10 @@ export function loadFixtures(): Fixture[] {
   return readdirSync(FIXTURES_DIR)
     .filter((name) => name.endsWith('.json'))
     .sort()
-    .map((file) => ({ file, ...(JSON.parse(readFileSync(join(FIXTURES_DIR, file), 'utf8')) as Omit<Fixture, 'file'>) }));
+    .map((file) => ({
+      file,
+      ...(JSON.parse(readFileSync(join(FIXTURES_DIR, file), 'utf8')) as Omit<Fixture, 'file'>),
+    }));
 }
 
 export function fixture(file: string): Fixture {

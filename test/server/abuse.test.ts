@@ -25,16 +25,20 @@ const children: ChildProcess[] = [];
 const sockets: Socket[] = [];
 afterEach(() => {
   for (const socket of sockets.splice(0)) socket.destroy();
-  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const child of children.splice(0))
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 });
-
 
 /** `billing serve` in `sh -c 'ulimit -n 1024 && exec node …'`. */
 function startLimited(args: string[]) {
-  const child = spawn('sh', ['-c', `ulimit -n ${FD_LIMIT} && exec "$@"`, 'sh', process.execPath, BIN, 'serve', ...args], {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', BILLING_CONFIG_DIR: TEST_CONFIG_DIR },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const child = spawn(
+    'sh',
+    ['-c', `ulimit -n ${FD_LIMIT} && exec "$@"`, 'sh', process.execPath, BIN, 'serve', ...args],
+    {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', BILLING_CONFIG_DIR: TEST_CONFIG_DIR },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   children.push(child);
   return watchServe(child);
 }
@@ -43,10 +47,20 @@ function startLimited(args: string[]) {
 function get(port: number, key: string): Promise<{ status: number; ms: number }> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path: '/customers', headers: { 'x-authorization': key }, agent: false, timeout: SOON_MS }, (res) => {
-      res.resume();
-      res.on('end', () => resolve({ status: res.statusCode!, ms: performance.now() - started }));
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/customers',
+        headers: { 'x-authorization': key },
+        agent: false,
+        timeout: SOON_MS,
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode!, ms: performance.now() - started }));
+      },
+    );
     req.on('timeout', () => req.destroy(new Error(`no answer within ${SOON_MS} ms`)));
     req.on('error', reject);
     req.end();
@@ -67,7 +81,9 @@ function stall(port: number): Promise<Stalled> {
     socket.on('error', () => {});
     socket.on('close', () => (stalled.closed = true));
     socket.on('data', () => {}); // a 408 later, if it comes
-    socket.once('connect', () => socket.write('GET /customers HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Authoriz', () => resolve(stalled)));
+    socket.once('connect', () =>
+      socket.write('GET /customers HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Authoriz', () => resolve(stalled)),
+    );
     socket.once('close', () => resolve(stalled));
   });
 }
@@ -75,7 +91,10 @@ function stall(port: number): Promise<Stalled> {
 describe('billing serve under ulimit -n 1024', () => {
   it(`answers a normal client within ${SOON_MS / 1000} s while ${STALLED} connections hang half-way, and recovers when they go`, async () => {
     const ours = openFilesLimit();
-    if (ours !== undefined && ours < STALLED + 400) throw new Error(`this test opens ${STALLED + 200} connections: it needs an open-files limit of ${STALLED + 400}, not ${ours} (ulimit -n)`);
+    if (ours !== undefined && ours < STALLED + 400)
+      throw new Error(
+        `this test opens ${STALLED + 200} connections: it needs an open-files limit of ${STALLED + 400}, not ${ours} (ulimit -n)`,
+      );
     const { dbPath, key } = await storeWithAccount();
     // A headers timeout far beyond the test: only the connection cap can keep the door open.
     const server = startLimited(['--port', '0', '--db', dbPath, '--headers-timeout', '30']);
@@ -87,7 +106,8 @@ describe('billing serve under ulimit -n 1024', () => {
 
     // 1,100 half requests, 100 connecting at a time.
     const stalled: Stalled[] = [];
-    for (let i = 0; i < STALLED; i += 100) stalled.push(...(await Promise.all(Array.from({ length: Math.min(100, STALLED - i) }, () => stall(port)))));
+    for (let i = 0; i < STALLED; i += 100)
+      stalled.push(...(await Promise.all(Array.from({ length: Math.min(100, STALLED - i) }, () => stall(port)))));
     await new Promise((resolve) => setTimeout(resolve, 200));
 
     // A normal client, on fresh connections: answered, each soon.

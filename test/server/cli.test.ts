@@ -7,15 +7,14 @@ import { all } from '../../src/lib/store/unit.js';
 import { BIN, ensureBundle, watchServe, runCli, TEST_CONFIG_DIR } from '../helpers/cli.js';
 import { storeWithAccount, tempDbPath } from '../helpers/store.js';
 
-
 // Built again when the bundle predates `billing serve`'s connection limits.
 beforeAll(() => ensureBundle('--max-connections'), 120_000);
 
 const children: ChildProcess[] = [];
 afterEach(() => {
-  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const child of children.splice(0))
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 });
-
 
 function startCli(args: string[]) {
   const child = spawn(process.execPath, [BIN, ...args], {
@@ -27,7 +26,10 @@ function startCli(args: string[]) {
 }
 
 const within = <T>(promise: Promise<T>, ms: number, what: string): Promise<T> =>
-  Promise.race([promise, new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms))]);
+  Promise.race([
+    promise,
+    new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms)),
+  ]);
 
 describe('billing serve (the built CLI)', () => {
   it('listens on a free port, answers with the store, and exits 0 on SIGTERM', async () => {
@@ -39,7 +41,9 @@ describe('billing serve (the built CLI)', () => {
     const created = await fetch(`http://127.0.0.1:${port}/customers`, {
       method: 'POST',
       headers: { 'x-authorization': key, 'content-type': 'application/vnd.api+json' },
-      body: JSON.stringify({ data: { type: 'customer', attributes: { first_name: 'Jan', last_name: 'Jansen', email: 'jan@example.com' } } }),
+      body: JSON.stringify({
+        data: { type: 'customer', attributes: { first_name: 'Jan', last_name: 'Jansen', email: 'jan@example.com' } },
+      }),
     });
     expect(created.status).toBe(201);
     expect((await created.json()).data.links.self).toBe(`http://127.0.0.1:${port}/customers/1`);
@@ -56,7 +60,9 @@ describe('billing serve (the built CLI)', () => {
     // The store was closed cleanly and holds what was written.
     const store = await openStore(dbPath);
     try {
-      expect(await store.read(() => all((q) => q.selectFrom('customers').select('email')))).toEqual([{ email: 'jan@example.com' }]);
+      expect(await store.read(() => all((q) => q.selectFrom('customers').select('email')))).toEqual([
+        { email: 'jan@example.com' },
+      ]);
     } finally {
       await store.close();
     }

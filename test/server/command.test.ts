@@ -4,14 +4,15 @@ import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { connectionCap, parseServeOptions, run, type ServeOptions } from '../../src/commands/serve/index.js';
 import { createDeps } from '../../src/lib/command/deps.js';
-import { UsageError } from '../../src/lib/command/errors.js';
-import { readGlobals } from '../../src/lib/command/globals.js';
-import { memoryIO } from '../../src/lib/command/io.js';
+import { UsageError } from '../../src/lib/cli/errors.js';
+import { readGlobals } from '../../src/lib/cli/globals.js';
+import { memoryIO } from '../../src/lib/cli/io.js';
 import { createAccount } from '../../src/lib/core/accounts.js';
 import { systemClock } from '../../src/lib/core/clock.js';
 import { defaultMaxConnections, openFilesLimit } from '../../src/lib/server/limits.js';
 import { openStore } from '../../src/lib/store/store.js';
 import { all } from '../../src/lib/store/unit.js';
+import { openRuntime } from '../../src/lib/runtime/runtime.js';
 import { tempDbPath, tempDir } from '../helpers/store.js';
 
 describe('parseServeOptions', () => {
@@ -29,7 +30,14 @@ describe('parseServeOptions', () => {
   });
 
   it('takes port 0 to 65535, a host, a public URL without its trailing slash, and --allow-private-webhooks', () => {
-    expect(parseServeOptions({ port: '0', host: '0.0.0.0', publicUrl: 'https://billing.example.com/api/', allowPrivateWebhooks: true })).toMatchObject({
+    expect(
+      parseServeOptions({
+        port: '0',
+        host: '0.0.0.0',
+        publicUrl: 'https://billing.example.com/api/',
+        allowPrivateWebhooks: true,
+      }),
+    ).toMatchObject({
       host: '0.0.0.0',
       port: 0,
       publicUrl: 'https://billing.example.com/api',
@@ -39,19 +47,31 @@ describe('parseServeOptions', () => {
   });
 
   it('takes --max-connections and the timeouts in seconds, fractions too', () => {
-    expect(parseServeOptions({ maxConnections: '500', headersTimeout: '2.5', requestTimeout: '20', keepAliveTimeout: '0.5' })).toMatchObject({
+    expect(
+      parseServeOptions({
+        maxConnections: '500',
+        headersTimeout: '2.5',
+        requestTimeout: '20',
+        keepAliveTimeout: '0.5',
+      }),
+    ).toMatchObject({
       maxConnections: 500,
       headersTimeout: 2.5,
       requestTimeout: 20,
       keepAliveTimeout: 0.5,
     });
-    expect(parseServeOptions({ maxConnections: '1000000', headersTimeout: '3600', requestTimeout: '3600' })).toMatchObject({ maxConnections: 1_000_000, headersTimeout: 3600 });
+    expect(
+      parseServeOptions({ maxConnections: '1000000', headersTimeout: '3600', requestTimeout: '3600' }),
+    ).toMatchObject({ maxConnections: 1_000_000, headersTimeout: 3600 });
   });
 
-  it.each(['0', '-1', '1.5', 'abc', '', '1000001', '1e3', '10x'])('refuses --max-connections %j, naming the flag', (maxConnections) => {
-    expect(() => parseServeOptions({ maxConnections })).toThrow(UsageError);
-    expect(() => parseServeOptions({ maxConnections })).toThrow(/--max-connections/);
-  });
+  it.each(['0', '-1', '1.5', 'abc', '', '1000001', '1e3', '10x'])(
+    'refuses --max-connections %j, naming the flag',
+    (maxConnections) => {
+      expect(() => parseServeOptions({ maxConnections })).toThrow(UsageError);
+      expect(() => parseServeOptions({ maxConnections })).toThrow(/--max-connections/);
+    },
+  );
 
   it.each([
     ['headersTimeout', '--headers-timeout'],
@@ -66,7 +86,9 @@ describe('parseServeOptions', () => {
 
   it('refuses a headers timeout longer than the request timeout, naming both', () => {
     expect(() => parseServeOptions({ headersTimeout: '40' })).toThrow(/--headers-timeout.*--request-timeout/);
-    expect(() => parseServeOptions({ headersTimeout: '5', requestTimeout: '4' })).toThrow(/--headers-timeout.*--request-timeout/);
+    expect(() => parseServeOptions({ headersTimeout: '5', requestTimeout: '4' })).toThrow(
+      /--headers-timeout.*--request-timeout/,
+    );
     expect(parseServeOptions({ headersTimeout: '40', requestTimeout: '40' }).headersTimeout).toBe(40);
   });
 
@@ -74,7 +96,14 @@ describe('parseServeOptions', () => {
     expect(() => parseServeOptions({ port })).toThrow(UsageError);
   });
 
-  it.each(['billing.example.com', 'ftp://billing.example.com', '/relative', 'https://billing.example.com/?a=1', 'https://user:pw@billing.example.com', 'not a url'])('refuses --public-url %j', (publicUrl) => {
+  it.each([
+    'billing.example.com',
+    'ftp://billing.example.com',
+    '/relative',
+    'https://billing.example.com/?a=1',
+    'https://user:pw@billing.example.com',
+    'not a url',
+  ])('refuses --public-url %j', (publicUrl) => {
     expect(() => parseServeOptions({ publicUrl })).toThrow(/--public-url/);
   });
 
@@ -84,7 +113,7 @@ describe('parseServeOptions', () => {
 });
 
 describe('the connection cap', () => {
-  it('is the open-files limit less 64 (and the store\'s descriptors), at most 10,000; 1,000 where the limit is unknown', () => {
+  it("is the open-files limit less 64 (and the store's descriptors), at most 10,000; 1,000 where the limit is unknown", () => {
     expect(connectionCap(undefined, 1024, 0)).toBe(960);
     expect(connectionCap(undefined, 1024, 10)).toBe(950);
     expect(connectionCap(undefined, 1_048_576, 0)).toBe(10_000);
@@ -101,7 +130,7 @@ describe('the connection cap', () => {
     expect(() => connectionCap(2000, 1024, 10)).toThrow(/--max-connections 2000 .*1024 .*at most 950/);
   });
 
-  it("reads the soft open-files limit from /proc/self/limits, and nothing when it is unlimited or unreadable", () => {
+  it('reads the soft open-files limit from /proc/self/limits, and nothing when it is unlimited or unreadable', () => {
     const limits = (soft: string) =>
       `Limit                     Soft Limit           Hard Limit           Units     \nMax processes             63504                63504                processes \nMax open files            ${soft}                 4096                 files     \n`;
     expect(openFilesLimit(() => limits('1024'))).toBe(1024);
@@ -155,7 +184,9 @@ describe('run', () => {
 
     const port = await waitFor(() => /listening on http:\/\/127\.0\.0\.1:(\d+) \(store: (.+)\)/.exec(io.stderr)?.[1]);
     expect(io.stderr).toContain(`(store: ${dbPath})`);
-    const response = await fetch(`http://127.0.0.1:${port}/customers`, { headers: { 'x-authorization': made.value.apiKey } });
+    const response = await fetch(`http://127.0.0.1:${port}/customers`, {
+      headers: { 'x-authorization': made.value.apiKey },
+    });
     expect(response.status).toBe(200);
     expect((await response.json()).meta.total).toBe(0);
 
@@ -166,10 +197,75 @@ describe('run', () => {
     expect(io.stderr).not.toContain(made.value.apiKey);
     expect(io.stdout).toBe('');
     expect(signals.listenerCount('SIGTERM') + signals.listenerCount('SIGINT')).toBe(0);
-    const core = await deps.core('serve');
-    await expect(Promise.resolve().then(() => core.store.read(() => all((q) => q.selectFrom('accounts').select('id'))))).rejects.toThrow();
+    const core = await deps.runtime('serve', { write: true });
+    await expect(
+      Promise.resolve().then(() => core.store.read(() => all((q) => q.selectFrom('accounts').select('id')))),
+    ).rejects.toThrow();
     await expect(fetch(`http://127.0.0.1:${port}/customers`)).rejects.toThrow();
     await deps.close();
+  });
+
+  it('writes what it catches up on opening under its own policy (private targets refused unless allowed)', async () => {
+    for (const allow of [false, true]) {
+      const dbPath = tempDbPath();
+      // A subscription made by the CLI (private targets allowed), its first collection due, not yet done.
+      const core = await openRuntime({ location: dbPath, clock: systemClock });
+      try {
+        const account = await core.account();
+        const post = async (path: string, type: string, attributes: Record<string, unknown>) => {
+          const answer = await core.router.handle(
+            { method: 'POST', path, body: JSON.stringify({ data: { type, attributes } }) },
+            account,
+          );
+          expect(answer.status).toBe(201);
+          return (answer.body as { data: { id: string } }).data.id;
+        };
+        const customer = await post('/customers', 'customer', {
+          first_name: 'A',
+          last_name: 'B',
+          email: 'a@b.nl',
+          iban: 'NL91ABNA0417164300',
+          bank_holder: 'A B',
+        });
+        const { createPlan } = await import('../../src/lib/core/plan-writes.js');
+        const plan = await createPlan(
+          { store: core.store, clock: core.clock, account },
+          { name: 'Gold', amount: '10.00' },
+        );
+        if (!plan.ok) throw new Error('plan');
+        await post('/subscriptions', 'subscription', {
+          customer_id: customer,
+          subscription_plan_id: plan.value.id,
+          status: 'active',
+          transaction_webhook_url: 'http://127.0.0.1:9/t',
+        });
+      } finally {
+        await core.store.close();
+      }
+      const { io, deps } = depsFor({ db: dbPath });
+      const signals = new EventEmitter();
+      const running = run(options({ allowPrivateWebhooks: allow }), deps, signals);
+      await waitFor(() => (io.stderr.includes('listening on') ? true : undefined));
+      signals.emit('SIGTERM');
+      await running;
+      await deps.close();
+      const store = await openStore(dbPath);
+      try {
+        const rows = await store.read(() =>
+          all((q) => q.selectFrom('webhook_deliveries').select(['event', 'allow_private']).orderBy('id')),
+        );
+        const served = allow ? 1 : 0;
+        expect(rows.map((r) => [r.event, r.allow_private])).toEqual([
+          ['transaction.queued', 1],
+          ['transaction.scheduled', 1],
+          ['transaction.succeeded', served],
+          ['transaction.queued', served],
+          ['transaction.scheduled', served],
+        ]);
+      } finally {
+        await store.close();
+      }
+    }
   });
 
   it('stops on SIGINT too', async () => {
@@ -191,7 +287,9 @@ describe('run', () => {
     const limit = openFilesLimit();
     if (limit === undefined) return; // not Linux: the limit cannot be read, so nothing to exceed
     const { deps } = depsFor({ db: tempDbPath() });
-    await expect(run(options({ maxConnections: limit }), deps, new EventEmitter())).rejects.toThrow(/--max-connections/);
+    await expect(run(options({ maxConnections: limit }), deps, new EventEmitter())).rejects.toThrow(
+      /--max-connections/,
+    );
     await deps.close();
   });
 

@@ -6,14 +6,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { JSONAPI } from '../../src/lib/api/http.js';
 import { createAccount } from '../../src/lib/core/accounts.js';
-import { startServer, type ServeOptions } from '../../src/lib/server/serve.js';
+import { startServer, type ServeOptions } from '../../src/lib/runtime/serve.js';
 import { openStore, type SqliteStore } from '../../src/lib/store/store.js';
 import { tempDbPath } from '../helpers/store.js';
 import { clock, running, stores } from './servers.js';
 import { RawConnection } from './raw.js';
 
 const sockets: RawConnection[] = [];
-afterEach(async () => {
+afterEach(() => {
   for (const socket of sockets.splice(0)) socket.destroy();
 });
 
@@ -23,7 +23,15 @@ async function setup(options: Partial<ServeOptions> = {}) {
   const made = await createAccount(store, clock, 'alpha');
   if (!made.ok) throw new Error('account');
   const lines: string[] = [];
-  const server = await startServer({ store, clock, host: '127.0.0.1', port: 0, log: (line) => lines.push(line), shutdownTimeoutMs: 500, ...options });
+  const server = await startServer({
+    store,
+    clock,
+    host: '127.0.0.1',
+    port: 0,
+    log: (line) => lines.push(line),
+    shutdownTimeoutMs: 500,
+    ...options,
+  });
   running.push(server);
   const open = async () => {
     const connection = await RawConnection.open(server.port);
@@ -135,7 +143,13 @@ describe('billing serve: the connection cap', () => {
     expect((await a.response()).status).toBe(200);
     expect((await b.response()).status).toBe(200);
     expect(lines.some((line) => /^GET \/customers 503 \d+ms$/.test(line))).toBe(true);
-    expect(lines.some((line) => line.includes('at the connection limit (2, --max-connections): every connection has a request in progress; newcomers get 503'))).toBe(true);
+    expect(
+      lines.some((line) =>
+        line.includes(
+          'at the connection limit (2, --max-connections): every connection has a request in progress; newcomers get 503',
+        ),
+      ),
+    ).toBe(true);
 
     // With a and b idle again, a newcomer is served (one of them makes room).
     const d = await open();
@@ -147,7 +161,9 @@ describe('billing serve: the connection cap', () => {
     const { open, key } = await setup({ maxConnections: 2 });
     const refusedWhileSending = async () => {
       const connection = await open();
-      connection.write(`POST /customers HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Authorization: bk_wrong\r\nContent-Type: ${JSONAPI}\r\nContent-Length: 100000\r\n\r\n{"data":`);
+      connection.write(
+        `POST /customers HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Authorization: bk_wrong\r\nContent-Type: ${JSONAPI}\r\nContent-Length: 100000\r\n\r\n{"data":`,
+      );
       expect((await connection.response()).status).toBe(401);
       return connection;
     };
@@ -205,7 +221,9 @@ describe('billing serve: timeouts', () => {
   it('answers 408 when a body does not arrive within the request timeout', async () => {
     const { open, key } = await setup({ headersTimeoutMs: 300, requestTimeoutMs: 600 });
     const connection = await open();
-    connection.write(`POST /customers HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Authorization: ${key}\r\nContent-Type: ${JSONAPI}\r\nContent-Length: 100\r\n\r\n{"data":`);
+    connection.write(
+      `POST /customers HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Authorization: ${key}\r\nContent-Type: ${JSONAPI}\r\nContent-Length: 100\r\n\r\n{"data":`,
+    );
     const answer = await connection.response(5_000);
     expect(answer.status).toBe(408);
     expect(await connection.closedWithin(5_000)).toBe(true);

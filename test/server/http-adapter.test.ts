@@ -4,7 +4,14 @@ import { connect, type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { JSONAPI, type ApiRequest, type ApiResponse } from '../../src/lib/api/http.js';
 import type { Account } from '../../src/lib/core/context.js';
-import { acceptedMediaType, bodyText, createHttpAdapter, requestKey, type AdapterOptions, type RequestHandler } from '../../src/lib/server/http-adapter.js';
+import {
+  acceptedMediaType,
+  bodyText,
+  createHttpAdapter,
+  requestKey,
+  type AdapterOptions,
+  type RequestHandler,
+} from '../../src/lib/server/http-adapter.js';
 import { RawConnection, writeAllThenRead } from './raw.js';
 
 const KEY = 'bk_test-key-123';
@@ -44,9 +51,9 @@ describe('http adapter', () => {
   it('hands method, path, raw query, raw body and the account to the handler', async () => {
     const seen: { request: ApiRequest; account: Account }[] = [];
     const { url } = await serve({
-      async handle(request, account) {
+      handle(request, account) {
         seen.push({ request, account });
-        return ok();
+        return Promise.resolve(ok());
       },
     });
     const body = '{"data":{"type":"customer"}}';
@@ -56,29 +63,36 @@ describe('http adapter', () => {
       body,
     });
     expect(response.status).toBe(200);
-    expect(seen).toEqual([{ request: { method: 'PATCH', path: '/customers/3', query: 'include=subscriptions&page[size]=2', body }, account: ACCOUNT }]);
+    expect(seen).toEqual([
+      {
+        request: { method: 'PATCH', path: '/customers/3', query: 'include=subscriptions&page[size]=2', body },
+        account: ACCOUNT,
+      },
+    ]);
   });
 
   it('passes no body for a GET', async () => {
     const seen: ApiRequest[] = [];
-    const { url } = await serve({ handle: async (request) => (seen.push(request), ok()) });
+    const { url } = await serve({ handle: (request) => (seen.push(request), Promise.resolve(ok())) });
     await fetch(`${url}/customers`, { headers: { 'x-authorization': KEY } });
     expect(seen[0]).toEqual({ method: 'GET', path: '/customers', query: undefined, body: undefined });
   });
 
   it('answers 500 Internal Error without stack or SQL when the handler throws, and logs the request', async () => {
     const { url, lines } = await serve({
-      async handle() {
+      handle() {
         const error = new Error('SqliteError: no such column: secret_sauce in SELECT * FROM customers');
         error.stack = `${error.message}\n    at handle (/work/main/src/lib/api/router.ts:1:1)`;
-        throw error;
+        return Promise.reject(error);
       },
     });
     const response = await fetch(`${url}/customers`, { headers: { 'x-authorization': KEY } });
     expect(response.status).toBe(500);
     expect(response.headers.get('content-type')).toBe(JSONAPI);
     const text = await response.text();
-    expect(JSON.parse(text)).toEqual({ errors: [{ status: '500', title: 'Internal Error', detail: expect.any(String) }] });
+    expect(JSON.parse(text)).toEqual({
+      errors: [{ status: '500', title: 'Internal Error', detail: expect.any(String) }],
+    });
     expect(text).not.toMatch(/SELECT|Sqlite|secret_sauce|router\.ts|\bat /);
     expect(lines.at(-1)).toMatch(/^GET \/customers 500 \d+ms$/);
   });
@@ -86,7 +100,9 @@ describe('http adapter', () => {
   it('answers 500 when the handler answers something that cannot be written, without its headers', async () => {
     const circular: Record<string, unknown> = {};
     circular.self = circular;
-    const { url } = await serve({ handle: async () => ({ status: 200, headers: { location: 'http://x/1' }, body: circular }) });
+    const { url } = await serve({
+      handle: () => Promise.resolve({ status: 200, headers: { location: 'http://x/1' }, body: circular }),
+    });
     const response = await fetch(`${url}/customers`, { headers: { 'x-authorization': KEY } });
     expect(response.status).toBe(500);
     expect(response.headers.get('location')).toBeNull();
@@ -94,7 +110,10 @@ describe('http adapter', () => {
   });
 
   it('answers 500 when the handler gives a header that cannot be sent', async () => {
-    const { url } = await serve({ handle: async () => ({ status: 201, headers: { location: 'http://x/1\r\nset-cookie: a=b' }, body: { data: null } }) });
+    const { url } = await serve({
+      handle: () =>
+        Promise.resolve({ status: 201, headers: { location: 'http://x/1\r\nset-cookie: a=b' }, body: { data: null } }),
+    });
     const response = await fetch(`${url}/customers`, { headers: { 'x-authorization': KEY } });
     expect(response.status).toBe(500);
     expect(response.headers.get('set-cookie')).toBeNull();
@@ -102,7 +121,7 @@ describe('http adapter', () => {
 
   it('answers 401 before asking the handler, and when the authenticator itself fails, 500', async () => {
     let called = 0;
-    const handler = { handle: async () => (called++, ok()) };
+    const handler = { handle: () => (called++, Promise.resolve(ok())) };
     const { url } = await serve(handler);
     expect((await fetch(`${url}/customers`)).status).toBe(401);
     expect((await fetch(`${url}/customers`, { headers: { 'x-authorization': 'nope' } })).status).toBe(401);
@@ -119,7 +138,9 @@ describe('http adapter', () => {
   });
 
   it('gives 204 no body and still the JSON:API content type', async () => {
-    const { url } = await serve({ handle: async () => ({ status: 204, headers: { 'content-type': JSONAPI } }) });
+    const { url } = await serve({
+      handle: () => Promise.resolve({ status: 204, headers: { 'content-type': JSONAPI } }),
+    });
     const response = await fetch(`${url}/transactions/1`, { method: 'DELETE', headers: { 'x-authorization': KEY } });
     expect(response.status).toBe(204);
     expect(response.headers.get('content-type')).toBe(JSONAPI);
@@ -127,16 +148,20 @@ describe('http adapter', () => {
   });
 
   it('sets the JSON:API content type even when the handler left it out', async () => {
-    const { url } = await serve({ handle: async () => ({ status: 200, headers: {}, body: { data: null } }) });
+    const { url } = await serve({ handle: () => Promise.resolve({ status: 200, headers: {}, body: { data: null } }) });
     const response = await fetch(`${url}/x`, { headers: { 'x-authorization': KEY } });
     expect(response.headers.get('content-type')).toBe(JSONAPI);
   });
 
   it('refuses a body above its limit with 413 and one without a JSON media type with 415, before the handler', async () => {
     let called = 0;
-    const { url } = await serve({ handle: async () => (called++, ok()) }, { maxBodyBytes: 10 });
+    const { url } = await serve({ handle: () => (called++, Promise.resolve(ok())) }, { maxBodyBytes: 10 });
     const post = (body: string, contentType?: string) =>
-      fetch(`${url}/customers`, { method: 'POST', headers: { 'x-authorization': KEY, ...(contentType ? { 'content-type': contentType } : {}) }, body });
+      fetch(`${url}/customers`, {
+        method: 'POST',
+        headers: { 'x-authorization': KEY, ...(contentType ? { 'content-type': contentType } : {}) },
+        body,
+      });
     expect((await post('01234567890', JSONAPI)).status).toBe(413);
     expect((await post('0123456789', JSONAPI)).status).toBe(200);
     expect((await post('{}', 'text/plain')).status).toBe(415);
@@ -147,14 +172,18 @@ describe('http adapter', () => {
 
   it('reads a body sent without a Content-Type, or with an empty one, as JSON', async () => {
     const seen: (string | undefined)[] = [];
-    const { url } = await serve({ handle: async (request) => (seen.push(request.body), ok()) });
+    const { url } = await serve({ handle: (request) => (seen.push(request.body), Promise.resolve(ok())) });
     // node:http, not fetch: fetch gives a string body a text/plain type of its own.
     const post = (headers: Record<string, string>) =>
       new Promise<number>((resolve, reject) => {
-        const req = httpRequest(`${url}/customers`, { method: 'POST', headers: { 'x-authorization': KEY, 'content-length': '2', ...headers } }, (res) => {
-          res.resume();
-          resolve(res.statusCode!);
-        });
+        const req = httpRequest(
+          `${url}/customers`,
+          { method: 'POST', headers: { 'x-authorization': KEY, 'content-length': '2', ...headers } },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode!);
+          },
+        );
         req.on('error', reject);
         req.end('{}');
       });
@@ -170,18 +199,72 @@ describe('http adapter', () => {
     expect(acceptedMediaType('multipart/form-data; boundary=x')).toBe(false);
   });
 
+  it('takes charset=utf-8 as the only parameter of a JSON media type; any other is 415, before the handler', async () => {
+    for (const type of [
+      'application/vnd.api+json; charset=utf-8',
+      'application/vnd.api+json;charset="UTF-8"',
+      'Application/Json ; Charset=utf8',
+      'application/vnd.api+json;',
+    ]) {
+      expect(acceptedMediaType(type), type).toBe(true);
+    }
+    for (const type of [
+      'application/vnd.api+json; ext=bogus',
+      'application/vnd.api+json; profile="https://example.com/profile"',
+      'application/vnd.api+json; charset=utf-8; ext=bogus',
+      'application/json; charset=iso-8859-1',
+      'application/json; q=1',
+      '; charset=utf-8',
+      'application/vnd.api+json x; charset=utf-8',
+    ]) {
+      expect(acceptedMediaType(type), type).toBe(false);
+    }
+    let called = 0;
+    const { url } = await serve({ handle: () => (called++, Promise.resolve(ok())) });
+    const post = (contentType: string) =>
+      fetch(`${url}/customers`, {
+        method: 'POST',
+        headers: { 'x-authorization': KEY, 'content-type': contentType },
+        body: '{}',
+      });
+    const refused = await post(`${JSONAPI}; ext=bogus`);
+    expect(refused.status).toBe(415);
+    expect((await refused.json()).errors[0]).toMatchObject({
+      status: '415',
+      title: 'Unsupported Media Type',
+      detail: expect.stringContaining('charset=utf-8'),
+    });
+    expect((await post(`${JSONAPI}; charset=utf-8`)).status).toBe(200);
+    expect(called).toBe(1);
+  });
+
   it('refuses a body that is not valid UTF-8 with 400 Invalid Document (pointer /data, meta.original null), before the handler', async () => {
     let called = 0;
-    const { url } = await serve({ handle: async () => (called++, ok()) });
-    const post = (body: Buffer<ArrayBuffer>) => fetch(`${url}/customers`, { method: 'POST', headers: { 'x-authorization': KEY, 'content-type': JSONAPI }, body });
+    const { url } = await serve({ handle: () => (called++, Promise.resolve(ok())) });
+    const post = (body: Buffer<ArrayBuffer>) =>
+      fetch(`${url}/customers`, { method: 'POST', headers: { 'x-authorization': KEY, 'content-type': JSONAPI }, body });
     const prefix = Buffer.from('{"data":{"type":"customer","attributes":{"first_name":"');
     const suffix = Buffer.from('"}}}');
-    for (const bad of [[0xff], [0xc3], [0xc3, 0x28], [0xed, 0xa0, 0x80] /* a surrogate, encoded */, [0xf8, 0x88, 0x80, 0x80, 0x80], [0xc0, 0xaf] /* overlong */]) {
+    for (const bad of [
+      [0xff],
+      [0xc3],
+      [0xc3, 0x28],
+      [0xed, 0xa0, 0x80] /* a surrogate, encoded */,
+      [0xf8, 0x88, 0x80, 0x80, 0x80],
+      [0xc0, 0xaf] /* overlong */,
+    ]) {
       const response = await post(Buffer.concat([prefix, Buffer.from(bad), suffix]));
       expect(response.status).toBe(400);
       expect(response.headers.get('content-type')).toBe(JSONAPI);
       expect(await response.json()).toEqual({
-        errors: [{ status: '400', title: 'Invalid Document', detail: expect.stringContaining('UTF-8'), source: { pointer: '/data' } }],
+        errors: [
+          {
+            status: '400',
+            title: 'Invalid Document',
+            detail: expect.stringContaining('UTF-8'),
+            source: { pointer: '/data' },
+          },
+        ],
         meta: { original: null },
       });
     }
@@ -190,10 +273,14 @@ describe('http adapter', () => {
 
   it('hands valid UTF-8 over as it is, without a leading byte order mark', async () => {
     const seen: (string | undefined)[] = [];
-    const { url } = await serve({ handle: async (request) => (seen.push(request.body), ok()) });
+    const { url } = await serve({ handle: (request) => (seen.push(request.body), Promise.resolve(ok())) });
     const text = '{"data":{"attributes":{"first_name":"Zoë 🐘 Øre"}}}';
     for (const body of [Buffer.from(text), Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)])]) {
-      const response = await fetch(`${url}/customers`, { method: 'POST', headers: { 'x-authorization': KEY, 'content-type': JSONAPI }, body });
+      const response = await fetch(`${url}/customers`, {
+        method: 'POST',
+        headers: { 'x-authorization': KEY, 'content-type': JSONAPI },
+        body,
+      });
       expect(response.status).toBe(200);
     }
     expect(seen).toEqual([text, text]);
@@ -204,10 +291,11 @@ describe('http adapter', () => {
 
   it('reads and discards the rest of a refused body, then closes: the client that writes it all first reads the answer', async () => {
     let called = 0;
-    const { url, lines } = await serve({ handle: async () => (called++, ok()) }, { maxBodyBytes: 1024 });
+    const { url, lines } = await serve({ handle: () => (called++, Promise.resolve(ok())) }, { maxBodyBytes: 1024 });
     const port = Number(new URL(url).port);
     const body = Buffer.alloc(8 * 1024 * 1024, 0x20);
-    const head = (key: string, type: string) => `POST /customers HTTP/1.1\r\nHost: x\r\nX-Authorization: ${key}\r\nContent-Type: ${type}\r\nContent-Length: ${body.length}\r\n\r\n`;
+    const head = (key: string, type: string) =>
+      `POST /customers HTTP/1.1\r\nHost: x\r\nX-Authorization: ${key}\r\nContent-Type: ${type}\r\nContent-Length: ${body.length}\r\n\r\n`;
     for (const [key, type, status] of [
       [KEY, JSONAPI, 413],
       ['nope', JSONAPI, 401],
@@ -221,11 +309,18 @@ describe('http adapter', () => {
     }
     expect(called).toBe(0);
     await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(lines.map((line) => line.replace(/ \d+ms$/, ''))).toEqual(['POST /customers 413', 'POST /customers 401', 'POST /customers 415']);
+    expect(lines.map((line) => line.replace(/ \d+ms$/, ''))).toEqual([
+      'POST /customers 413',
+      'POST /customers 401',
+      'POST /customers 415',
+    ]);
   });
 
   it('closes without reading more once a refused body passes the drain bound in bytes, or at once when its declared length is past it', async () => {
-    const { url } = await serve({ handle: async () => ok() }, { maxBodyBytes: 1024, drainBytes: 256 * 1024 });
+    const { url } = await serve(
+      { handle: () => Promise.resolve(ok()) },
+      { maxBodyBytes: 1024, drainBytes: 256 * 1024 },
+    );
     const port = Number(new URL(url).port);
     const body = Buffer.alloc(16 * 1024 * 1024, 0x20);
     // Chunked: no declared length, so the server reads until the bound, then closes.
@@ -236,15 +331,19 @@ describe('http adapter', () => {
     expect(cut.error).toBeDefined(); // the broken pipe, past the bound: what the bound is for
 
     const declared = await RawConnection.open(port);
-    declared.write(`POST /customers HTTP/1.1\r\nHost: x\r\nX-Authorization: ${KEY}\r\nContent-Type: ${JSONAPI}\r\nContent-Length: ${body.length}\r\n\r\n`);
+    declared.write(
+      `POST /customers HTTP/1.1\r\nHost: x\r\nX-Authorization: ${KEY}\r\nContent-Type: ${JSONAPI}\r\nContent-Length: ${body.length}\r\n\r\n`,
+    );
     expect((await declared.response()).status).toBe(413);
     expect(await declared.closedWithin(5_000)).toBe(true);
   });
 
   it('closes a refused request whose body stops coming once the drain time bound passes', async () => {
-    const { url, lines } = await serve({ handle: async () => ok() }, { drainMs: 300 });
+    const { url, lines } = await serve({ handle: () => Promise.resolve(ok()) }, { drainMs: 300 });
     const connection = await RawConnection.open(Number(new URL(url).port));
-    connection.write(`POST /customers HTTP/1.1\r\nHost: x\r\nX-Authorization: nope\r\nContent-Type: ${JSONAPI}\r\nContent-Length: 1000\r\n\r\n{"data":`);
+    connection.write(
+      `POST /customers HTTP/1.1\r\nHost: x\r\nX-Authorization: nope\r\nContent-Type: ${JSONAPI}\r\nContent-Length: 1000\r\n\r\n{"data":`,
+    );
     expect((await connection.response()).status).toBe(401);
     expect(connection.isClosed).toBe(false); // still reading what comes
     expect(await connection.closedWithin(5_000)).toBe(true);
@@ -256,8 +355,13 @@ describe('http adapter', () => {
   it('answers what admit() gives instead of handling the request, and closes the connection', async () => {
     let called = 0;
     const { url, lines } = await serve(
-      { handle: async () => (called++, ok()) },
-      { admit: (req) => (req.url === '/full' ? { status: 503, headers: { 'retry-after': '1' }, body: { errors: [{ status: '503' }] } } : undefined) },
+      { handle: () => (called++, Promise.resolve(ok())) },
+      {
+        admit: (req) =>
+          req.url === '/full'
+            ? { status: 503, headers: { 'retry-after': '1' }, body: { errors: [{ status: '503' }] } }
+            : undefined,
+      },
     );
     const refused = await fetch(`${url}/full`, { headers: { 'x-authorization': KEY } });
     expect(refused.status).toBe(503);
@@ -270,8 +374,10 @@ describe('http adapter', () => {
 
   it('logs method, path without query, status and the measured ms, and never a header', async () => {
     let t = 1000;
-    const { url, lines } = await serve({ handle: async () => ((t += 42), ok()) }, { now: () => t });
-    await fetch(`${url}/customers/1?include=subscriptions`, { headers: { 'x-authorization': KEY, cookie: 'session=abc' } });
+    const { url, lines } = await serve({ handle: () => ((t += 42), Promise.resolve(ok())) }, { now: () => t });
+    await fetch(`${url}/customers/1?include=subscriptions`, {
+      headers: { 'x-authorization': KEY, cookie: 'session=abc' },
+    });
     await fetch(`${url}/customers/1`, { headers: { 'x-authorization': 'bk_someone-else' } });
     expect(lines).toEqual(['GET /customers/1 200 42ms', 'GET /customers/1 401 0ms']);
   });
@@ -287,7 +393,10 @@ describe('http adapter', () => {
         },
       },
       {
-        authenticate: (key) => (seen.push(`key checked ${inside ? 'inside' : 'outside'}`), key === KEY ? ACCOUNT : undefined),
+        authenticate: (key) => (
+          seen.push(`key checked ${inside ? 'inside' : 'outside'}`),
+          key === KEY ? ACCOUNT : undefined
+        ),
         atOnce: (fn) => {
           inside = true;
           try {
@@ -299,9 +408,26 @@ describe('http adapter', () => {
       },
     );
     expect((await fetch(`${url}/customers/1`, { headers: { 'x-authorization': KEY } })).status).toBe(200);
-    expect((await fetch(`${url}/customers`, { method: 'POST', headers: { 'x-authorization': KEY, 'content-type': JSONAPI }, body: '{}' })).status).toBe(200);
-    expect((await fetch(`${url}/customers/1`, { method: 'DELETE', headers: { 'x-authorization': KEY } })).status).toBe(200);
-    expect(seen).toEqual(['key checked inside', 'GET answered inside', 'key checked outside', 'POST answered outside', 'key checked outside', 'DELETE answered outside']);
+    expect(
+      (
+        await fetch(`${url}/customers`, {
+          method: 'POST',
+          headers: { 'x-authorization': KEY, 'content-type': JSONAPI },
+          body: '{}',
+        })
+      ).status,
+    ).toBe(200);
+    expect((await fetch(`${url}/customers/1`, { method: 'DELETE', headers: { 'x-authorization': KEY } })).status).toBe(
+      200,
+    );
+    expect(seen).toEqual([
+      'key checked inside',
+      'GET answered inside',
+      'key checked outside',
+      'POST answered outside',
+      'key checked outside',
+      'DELETE answered outside',
+    ]);
   });
 
   it('answers GETs that arrive together (pipelined) in one unit, after all of them arrived, each in order', async () => {
@@ -323,12 +449,14 @@ describe('http adapter', () => {
     );
     const { port } = new URL(url);
     const paths = ['/customers/1', '/customers/2', '/customers/3', '/subscription-plans'];
-    const raw = paths.map((path) => `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Authorization: ${KEY}\r\n\r\n`).join('');
+    const raw = paths
+      .map((path) => `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Authorization: ${KEY}\r\n\r\n`)
+      .join('');
     const answered = await new Promise<string>((resolve, reject) => {
       const socket = connect(Number(port), '127.0.0.1', () => socket.write(raw));
       let text = '';
       socket.on('data', (chunk) => {
-        text += chunk;
+        text += chunk.toString();
         if ((text.match(/HTTP\/1\.1 200/g) ?? []).length === paths.length && text.endsWith('"}')) socket.end();
       });
       socket.on('end', () => resolve(text));
@@ -348,7 +476,9 @@ describe('http adapter', () => {
         },
       },
     );
-    const answers = await Promise.all([1, 2, 3].map((n) => fetch(`${url}/customers/${n}`, { headers: { 'x-authorization': KEY } })));
+    const answers = await Promise.all(
+      [1, 2, 3].map((n) => fetch(`${url}/customers/${n}`, { headers: { 'x-authorization': KEY } })),
+    );
     expect(answers.map((a) => a.status)).toEqual([500, 500, 500]);
     for (const answer of answers) expect(await answer.text()).not.toContain('database');
     await new Promise((resolve) => setTimeout(resolve, 20));
@@ -376,7 +506,11 @@ describe('http adapter', () => {
       expect(await response.text()).not.toContain('secret_sauce');
     }
     await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(lines.filter((line) => line.startsWith('GET')).map((line) => line.replace(/ \d+ms$/, ''))).toEqual(['GET /customers/9 404', 'GET /throws 500', 'GET /circular 500']);
+    expect(lines.filter((line) => line.startsWith('GET')).map((line) => line.replace(/ \d+ms$/, ''))).toEqual([
+      'GET /customers/9 404',
+      'GET /throws 500',
+      'GET /circular 500',
+    ]);
   });
 
   it('counts requests in flight', async () => {

@@ -63,9 +63,11 @@ export class RawConnection {
     for (;;) {
       const parsed = this.take();
       if (parsed) return parsed;
-      if (this.isClosed) throw new Error(`the connection closed before an answer; read: ${JSON.stringify(this.buffer.slice(0, 200))}`);
+      if (this.isClosed)
+        throw new Error(`the connection closed before an answer; read: ${JSON.stringify(this.buffer.slice(0, 200))}`);
       const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`no answer within ${timeoutMs} ms; read: ${JSON.stringify(this.buffer.slice(0, 200))}`);
+      if (left <= 0)
+        throw new Error(`no answer within ${timeoutMs} ms; read: ${JSON.stringify(this.buffer.slice(0, 200))}`);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, left);
         this.waiters.push(() => (clearTimeout(timer), resolve()));
@@ -92,7 +94,10 @@ export class RawConnection {
   /** Resolves true once the connection is closed, false if it is still open after `ms`. */
   async closedWithin(ms: number): Promise<boolean> {
     if (this.isClosed) return true;
-    return Promise.race([this.closed.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), ms))]);
+    return Promise.race([
+      this.closed.then(() => true),
+      new Promise<boolean>((resolve) => setTimeout(() => resolve(false), ms)),
+    ]);
   }
 
   destroy(): void {
@@ -116,7 +121,12 @@ export interface RawAnswer {
  * exactly as for a client that reads only after sending everything. Resolves with what was read and
  * any error the socket saw. The body goes in `chunkSize` pieces, each after the last was taken.
  */
-export function writeAllThenRead(port: number, head: string, body: Buffer, options: { timeoutMs?: number; chunkSize?: number } = {}): Promise<RawAnswer> {
+export function writeAllThenRead(
+  port: number,
+  head: string,
+  body: Buffer,
+  options: { timeoutMs?: number; chunkSize?: number } = {},
+): Promise<RawAnswer> {
   const chunkSize = options.chunkSize ?? body.length;
   return new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1');
@@ -147,7 +157,7 @@ export function writeAllThenRead(port: number, head: string, body: Buffer, optio
     const next = (offset: number) => {
       if (socket.destroyed) return;
       if (offset >= body.length) {
-        socket.on('data', (chunk) => (text += chunk));
+        socket.on('data', (chunk) => (text += chunk.toString()));
         socket.resume();
         return;
       }

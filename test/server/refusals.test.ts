@@ -6,12 +6,11 @@
 import { describe, expect, it } from 'vitest';
 import { JSONAPI } from '../../src/lib/api/http.js';
 import { createAccount } from '../../src/lib/core/accounts.js';
-import { startServer } from '../../src/lib/server/serve.js';
+import { startServer } from '../../src/lib/runtime/serve.js';
 import { openStore, type SqliteStore } from '../../src/lib/store/store.js';
 import { tempDbPath } from '../helpers/store.js';
 import { clock, running, stores } from './servers.js';
 import { writeAllThenRead, type RawAnswer } from './raw.js';
-
 
 async function setup() {
   const store = (await openStore(tempDbPath())) as SqliteStore;
@@ -39,9 +38,24 @@ function bodyOf(size: number): Buffer {
 
 describe('billing serve: refusals a client that writes everything first still reads', () => {
   const cases = [
-    { name: '413 for a body over 1 MiB', status: 413, title: 'Payload Too Large', head: (key: string, n: number) => post(key, n) },
-    { name: '401 for a bad key with a body', status: 401, title: 'Unauthorized', head: (_key: string, n: number) => post('bk_not-a-real-key', n) },
-    { name: '415 for a bad media type with a body', status: 415, title: 'Unsupported Media Type', head: (key: string, n: number) => post(key, n, 'text/plain') },
+    {
+      name: '413 for a body over 1 MiB',
+      status: 413,
+      title: 'Payload Too Large',
+      head: (key: string, n: number) => post(key, n),
+    },
+    {
+      name: '401 for a bad key with a body',
+      status: 401,
+      title: 'Unauthorized',
+      head: (_key: string, n: number) => post('bk_not-a-real-key', n),
+    },
+    {
+      name: '415 for a bad media type with a body',
+      status: 415,
+      title: 'Unsupported Media Type',
+      head: (key: string, n: number) => post(key, n, 'text/plain'),
+    },
   ];
   for (const size of [2 * MiB, 8 * MiB]) {
     for (const c of cases) {
@@ -59,7 +73,9 @@ describe('billing serve: refusals a client that writes everything first still re
         }
         // Nothing was written, and every refusal has its log line with its status.
         await new Promise((resolve) => setTimeout(resolve, 100));
-        expect(lines.filter((line) => line.startsWith('POST /customers ')).map((line) => line.split(' ')[2])).toEqual(Array(10).fill(String(c.status)));
+        expect(lines.filter((line) => line.startsWith('POST /customers ')).map((line) => line.split(' ')[2])).toEqual(
+          Array(10).fill(String(c.status)),
+        );
       });
     }
   }
@@ -68,7 +84,12 @@ describe('billing serve: refusals a client that writes everything first still re
     const { server, key } = await setup();
     const head = `POST /customers HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Authorization: ${key}\r\nContent-Type: ${JSONAPI}\r\nTransfer-Encoding: chunked\r\n\r\n`;
     const chunk = Buffer.alloc(64 * 1024, 0x20);
-    const framed = Buffer.concat([...Array.from({ length: 128 }, () => Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')])), Buffer.from('0\r\n\r\n')]);
+    const framed = Buffer.concat([
+      ...Array.from({ length: 128 }, () =>
+        Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')]),
+      ),
+      Buffer.from('0\r\n\r\n'),
+    ]);
     for (let i = 0; i < 3; i++) {
       const answer = await writeAllThenRead(server.port, head, framed);
       expect(answer.error).toBeUndefined();

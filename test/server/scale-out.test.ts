@@ -37,18 +37,21 @@ function startInstance(name: string, db: string, env: Record<string, string>): P
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
-  child.stderr!.on('data', (chunk) => (stderr += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${name}: no "listening on" line within 15 s; stderr: ${stderr}`)), 15_000);
+    const timer = setTimeout(
+      () => reject(new Error(`${name}: no "listening on" line within 15 s; stderr: ${stderr}`)),
+      15_000,
+    );
     const check = () => {
       const match = /listening on (http:\/\/127\.0\.0\.1:(\d+))/.exec(stderr);
       if (!match) return;
       clearTimeout(timer);
-      child.stderr!.off('data', check);
+      child.stderr.off('data', check);
       resolve({ name, child, url: match[1], stderr: () => stderr, exited });
     };
-    child.stderr!.on('data', check);
+    child.stderr.on('data', check);
     void exited.then((code) => {
       clearTimeout(timer);
       reject(new Error(`${name} exited with ${code} before listening; stderr: ${stderr}`));
@@ -59,7 +62,12 @@ function startInstance(name: string, db: string, env: Record<string, string>): P
 async function call(instance: Instance, method: string, path: string, key: string, body?: unknown): Promise<Answer> {
   const headers: Record<string, string> = { 'x-authorization': key };
   if (body !== undefined) headers['content-type'] = JSONAPI;
-  const response = await fetch(`${instance.url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(15_000) });
+  const response = await fetch(`${instance.url}${path}`, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(15_000),
+  });
   const text = await response.text();
   return { status: response.status, json: text ? JSON.parse(text) : undefined };
 }
@@ -102,11 +110,16 @@ describe('billing serve on PostgreSQL: two instances, one database', () => {
     db = await freshPostgresUrl();
     database = new URL(db).pathname.slice(1);
     configDir = mkdtempSync(join(tmpdir(), 'billing-scale-out-'));
-    const rotated = await runCli(['--db', db, 'accounts', 'rotate-key', 'default', '--json'], { env: { BILLING_CONFIG_DIR: configDir } });
+    const rotated = await runCli(['--db', db, 'accounts', 'rotate-key', 'default', '--json'], {
+      env: { BILLING_CONFIG_DIR: configDir },
+    });
     expect(rotated.code, rotated.stderr).toBe(0);
     key = JSON.parse(rotated.stdout).api_key;
     // Both at once: they also race to migrate the new database (an advisory lock lets one do it).
-    const started = await Promise.allSettled([startInstance('A', db, { BILLING_CONFIG_DIR: configDir }), startInstance('B', db, { BILLING_CONFIG_DIR: configDir })]);
+    const started = await Promise.allSettled([
+      startInstance('A', db, { BILLING_CONFIG_DIR: configDir }),
+      startInstance('B', db, { BILLING_CONFIG_DIR: configDir }),
+    ]);
     for (const result of started) if (result.status === 'fulfilled') instances.push(result.value);
     for (const result of started) if (result.status === 'rejected') throw result.reason;
     [a, b] = instances;
@@ -115,7 +128,8 @@ describe('billing serve on PostgreSQL: two instances, one database', () => {
   afterAll(async () => {
     try {
       const before = await sessions(database);
-      if (instances.length) expect(before.billing, 'the instances hold pooled connections before they stop').toBeGreaterThan(0);
+      if (instances.length)
+        expect(before.billing, 'the instances hold pooled connections before they stop').toBeGreaterThan(0);
       // SIGTERM: each finishes what is in flight, closes its pool, and exits 0.
       const codes = await Promise.all(
         instances.map(async (instance) => {
@@ -136,9 +150,13 @@ describe('billing serve on PostgreSQL: two instances, one database', () => {
       // long either (the server sees the sockets close), but counts as abandoned sessions.
       const after = await sessions(database);
       expect(after.billing, "connections named 'billing' left after both exited").toBe(0);
-      expect(after.abandoned - before.abandoned, 'sessions abandoned by the instances (exited without closing their pool)').toBe(0);
+      expect(
+        after.abandoned - before.abandoned,
+        'sessions abandoned by the instances (exited without closing their pool)',
+      ).toBe(0);
     } finally {
-      for (const instance of instances) if (instance.child.exitCode === null && instance.child.signalCode === null) instance.child.kill('SIGKILL');
+      for (const instance of instances)
+        if (instance.child.exitCode === null && instance.child.signalCode === null) instance.child.kill('SIGKILL');
       if (configDir) rmSync(configDir, { recursive: true, force: true });
     }
   }, 60_000);
@@ -151,7 +169,10 @@ describe('billing serve on PostgreSQL: two instances, one database', () => {
         const via = n % 2 === 0 ? a : b;
         const lastName = `Jansen ${n}`;
         const answer = await call(via, 'POST', '/customers', key, {
-          data: { type: 'customer', attributes: { first_name: 'Jan', last_name: lastName, email: `jan${n}@example.com` } },
+          data: {
+            type: 'customer',
+            attributes: { first_name: 'Jan', last_name: lastName, email: `jan${n}@example.com` },
+          },
         });
         statuses.push(answer.status);
         if (answer.status !== 201) return;
@@ -163,10 +184,16 @@ describe('billing serve on PostgreSQL: two instances, one database', () => {
       }),
     );
 
-    expect(statuses.filter((s) => s !== 201), 'every create acknowledged').toEqual([]);
+    expect(
+      statuses.filter((s) => s !== 201),
+      'every create acknowledged',
+    ).toEqual([]);
     expect(created).toHaveLength(2 * CREATES_PER_INSTANCE);
     expect(new Set(created.map((c) => c.id)).size, 'no id given twice').toBe(created.length);
-    expect(readBack.filter((r) => r.status !== 200), 'every 201 readable through the other instance at once').toEqual([]);
+    expect(
+      readBack.filter((r) => r.status !== 200),
+      'every 201 readable through the other instance at once',
+    ).toEqual([]);
     for (const r of readBack) expect(r.lastName).toBe(created.find((c) => c.id === r.id)!.lastName);
 
     // The same set through either door: as many customers as 201s, exactly the ids acknowledged.
@@ -188,16 +215,26 @@ describe('billing serve on PostgreSQL: two instances, one database', () => {
         created.flatMap(({ id }) =>
           [a, b].map(async (via) => {
             const attributes =
-              round === 1 ? (via === a ? { first_name: `Anna ${id}` } : { city: `Utrecht ${id}` }) : { telephone: `+31 6 ${via.name === 'A' ? '1' : '2'}${id.padStart(7, '0')}` };
-            const answer = await call(via, 'PATCH', `/customers/${id}`, key, { data: { type: 'customer', id, attributes } });
-            if (answer.status !== 200) return void problems.push(`PATCH ${id} via ${via.name}: ${answer.status} ${JSON.stringify(answer.json)}`);
+              round === 1
+                ? via === a
+                  ? { first_name: `Anna ${id}` }
+                  : { city: `Utrecht ${id}` }
+                : { telephone: `+31 6 ${via.name === 'A' ? '1' : '2'}${id.padStart(7, '0')}` };
+            const answer = await call(via, 'PATCH', `/customers/${id}`, key, {
+              data: { type: 'customer', id, attributes },
+            });
+            if (answer.status !== 200)
+              return void problems.push(`PATCH ${id} via ${via.name}: ${answer.status} ${JSON.stringify(answer.json)}`);
             const seen = await call(other(via), 'GET', `/customers/${id}`, key);
             const [name, value] = Object.entries(attributes)[0];
             const concurrent = round === 2 ? `+31 6 ${via.name === 'A' ? '2' : '1'}${id.padStart(7, '0')}` : undefined;
             // Round 1: nobody else writes this attribute, so the other instance shows exactly this value.
             // Round 2: this value, or the concurrent PATCH's if that one committed later.
             const got = seen.json?.data?.attributes?.[name];
-            if (seen.status !== 200 || (got !== value && got !== concurrent)) problems.push(`${id} via ${other(via).name} after PATCH via ${via.name}: ${seen.status} ${name}=${got}, expected ${value}`);
+            if (seen.status !== 200 || (got !== value && got !== concurrent))
+              problems.push(
+                `${id} via ${other(via).name} after PATCH via ${via.name}: ${seen.status} ${name}=${got}, expected ${value}`,
+              );
           }),
         ),
       );
@@ -205,7 +242,10 @@ describe('billing serve on PostgreSQL: two instances, one database', () => {
     expect(problems, `A: ${a.stderr().slice(-1500)}\nB: ${b.stderr().slice(-1500)}`).toEqual([]);
 
     for (const { id } of created) {
-      const [viaA, viaB] = await Promise.all([call(a, 'GET', `/customers/${id}`, key), call(b, 'GET', `/customers/${id}`, key)]);
+      const [viaA, viaB] = await Promise.all([
+        call(a, 'GET', `/customers/${id}`, key),
+        call(b, 'GET', `/customers/${id}`, key),
+      ]);
       expect(viaA.json.data.attributes).toEqual(viaB.json.data.attributes);
       const { first_name, city, telephone, last_name } = viaA.json.data.attributes;
       expect({ first_name, city }).toEqual({ first_name: `Anna ${id}`, city: `Utrecht ${id}` });
@@ -221,7 +261,9 @@ describe('billing serve on PostgreSQL: two instances, one database', () => {
     const path = `/customers/${created[0].id}`;
     for (const instance of [a, b]) expect((await call(instance, 'GET', path, key)).status).toBe(200);
     // The account has a key: replacing it needs --yes without a terminal.
-    const rotated = await runCli(['--db', db, 'accounts', 'rotate-key', 'default', '--json', '--yes'], { env: { BILLING_CONFIG_DIR: configDir } });
+    const rotated = await runCli(['--db', db, 'accounts', 'rotate-key', 'default', '--json', '--yes'], {
+      env: { BILLING_CONFIG_DIR: configDir },
+    });
     expect(rotated.code, rotated.stderr).toBe(0);
     const fresh: string = JSON.parse(rotated.stdout).api_key;
     expect(fresh).not.toBe(key);
@@ -234,7 +276,9 @@ describe('billing serve on PostgreSQL: two instances, one database', () => {
       const refused = await call(instance, 'GET', path, key);
       expect(refused.status, `old key on ${instance.name}`).toBe(401);
       expect(refused.json.errors[0].title).toBe('Unauthorized');
-      const write = await call(instance, 'POST', '/customers', key, { data: { type: 'customer', attributes: { first_name: 'Old', last_name: 'Key', email: 'old@example.com' } } });
+      const write = await call(instance, 'POST', '/customers', key, {
+        data: { type: 'customer', attributes: { first_name: 'Old', last_name: 'Key', email: 'old@example.com' } },
+      });
       expect(write.status, `old key writing on ${instance.name}`).toBe(401);
     }
     for (const instance of [a, b]) {

@@ -2,12 +2,11 @@
 import { describe, expect, it } from 'vitest';
 import { JSONAPI } from '../../src/lib/api/http.js';
 import { createAccount, rotateKey } from '../../src/lib/core/accounts.js';
-import { startServer, type ServeOptions } from '../../src/lib/server/serve.js';
+import { startServer, type ServeOptions } from '../../src/lib/runtime/serve.js';
 import { openStore, type SqliteStore } from '../../src/lib/store/store.js';
 import { all } from '../../src/lib/store/unit.js';
 import { tempDbPath } from '../helpers/store.js';
 import { clock, running, stores } from './servers.js';
-
 
 async function setup(options: Partial<ServeOptions> = {}) {
   const store = (await openStore(tempDbPath())) as SqliteStore;
@@ -20,10 +19,21 @@ async function setup(options: Partial<ServeOptions> = {}) {
   const keyA = await made('alpha');
   const keyB = await made('beta');
   const lines: string[] = [];
-  const server = await startServer({ store, clock, host: '127.0.0.1', port: 0, log: (line) => lines.push(line), ...options });
+  const server = await startServer({
+    store,
+    clock,
+    host: '127.0.0.1',
+    port: 0,
+    log: (line) => lines.push(line),
+    ...options,
+  });
   running.push(server);
 
-  async function request(method: string, path: string, init: { key?: string; body?: unknown; contentType?: string; headers?: Record<string, string> } = {}) {
+  async function request(
+    method: string,
+    path: string,
+    init: { key?: string; body?: unknown; contentType?: string; headers?: Record<string, string> } = {},
+  ) {
     const headers: Record<string, string> = { ...init.headers };
     if (init.key !== undefined) headers['x-authorization'] = init.key;
     let body: string | undefined;
@@ -39,7 +49,9 @@ async function setup(options: Partial<ServeOptions> = {}) {
   return { store, server, keyA, keyB, lines, request };
 }
 
-const customer = (email = 'jan@example.com') => ({ data: { type: 'customer', attributes: { first_name: 'Jan', last_name: 'Jansen', email } } });
+const customer = (email = 'jan@example.com') => ({
+  data: { type: 'customer', attributes: { first_name: 'Jan', last_name: 'Jansen', email } },
+});
 
 describe('billing serve: authentication', () => {
   it('answers 401 with an error document when X-Authorization is missing', async () => {
@@ -113,7 +125,12 @@ describe('billing serve: every request is scoped to the key’s account', () => 
 describe('billing serve: bodies', () => {
   it('answers 413 for a body over 1 MiB and writes nothing', async () => {
     const { request, keyA } = await setup();
-    const big = JSON.stringify({ data: { type: 'customer', attributes: { first_name: 'x'.repeat(1024 * 1024), last_name: 'J', email: 'j@example.com' } } });
+    const big = JSON.stringify({
+      data: {
+        type: 'customer',
+        attributes: { first_name: 'x'.repeat(1024 * 1024), last_name: 'J', email: 'j@example.com' },
+      },
+    });
     const response = await request('POST', '/customers', { key: keyA, body: big });
     expect(response.status).toBe(413);
     expect(response.headers.get('content-type')).toBe(JSONAPI);
@@ -155,9 +172,31 @@ describe('billing serve: bodies', () => {
     expect((await request('GET', '/customers', { key: keyA })).json.meta.total).toBe(0);
   });
 
+  it('answers 415 for the JSON:API media type with a parameter other than charset, and writes nothing', async () => {
+    const { request, keyA } = await setup();
+    for (const contentType of [
+      `${JSONAPI}; ext=bogus`,
+      `${JSONAPI}; profile="https://example.com/p"`,
+      'application/json; charset=latin1',
+    ]) {
+      const response = await request('POST', '/customers', { key: keyA, body: customer(), contentType });
+      expect(response.status, contentType).toBe(415);
+      expect(response.json.errors[0]).toMatchObject({ status: '415', title: 'Unsupported Media Type' });
+    }
+    expect((await request('GET', '/customers', { key: keyA })).json.meta.total).toBe(0);
+    expect(
+      (await request('POST', '/customers', { key: keyA, body: customer(), contentType: `${JSONAPI}; charset=UTF-8` }))
+        .status,
+    ).toBe(201);
+  });
+
   it('accepts application/json with a charset', async () => {
     const { request, keyA } = await setup();
-    const response = await request('POST', '/customers', { key: keyA, body: customer(), contentType: 'application/json; charset=utf-8' });
+    const response = await request('POST', '/customers', {
+      key: keyA,
+      body: customer(),
+      contentType: 'application/json; charset=utf-8',
+    });
     expect(response.status).toBe(201);
   });
 
@@ -188,8 +227,13 @@ describe('billing serve: routing', () => {
 
   it('passes the query string to the router', async () => {
     const { request, keyA } = await setup();
-    expect((await request('GET', '/customers?page[size]=0', { key: keyA })).json.errors[0]).toMatchObject({ title: 'Invalid Parameter', source: { parameter: 'page[size]' } });
-    expect((await request('GET', '/customers?page[size]=5', { key: keyA })).json.links.self).toContain('page%5Bsize%5D=5');
+    expect((await request('GET', '/customers?page[size]=0', { key: keyA })).json.errors[0]).toMatchObject({
+      title: 'Invalid Parameter',
+      source: { parameter: 'page[size]' },
+    });
+    expect((await request('GET', '/customers?page[size]=5', { key: keyA })).json.links.self).toContain(
+      'page%5Bsize%5D=5',
+    );
   });
 });
 
@@ -200,7 +244,7 @@ describe('billing serve: requests that are not HTTP', () => {
     const answer = await new Promise<string>((resolve, reject) => {
       const socket = connect(server.port, '127.0.0.1', () => socket.write('HELLO THERE\r\n\r\n'));
       let data = '';
-      socket.on('data', (d) => (data += d));
+      socket.on('data', (d) => (data += d.toString()));
       socket.on('end', () => resolve(data));
       socket.on('error', reject);
       setTimeout(() => (socket.destroy(), reject(new Error('no answer'))), 5_000).unref();
@@ -241,14 +285,21 @@ describe('billing serve: logging', () => {
     const requests = lines.slice(1);
     expect(requests).toHaveLength(4);
     for (const line of requests) expect(line).toMatch(/^(GET|POST) \/\S* \d{3} \d+ms$/);
-    expect(requests.map((line) => line.replace(/ \d+ms$/, ''))).toEqual(['GET /customers 200', 'POST /customers 201', 'GET /customers/1 200', 'GET /customers 401']);
+    expect(requests.map((line) => line.replace(/ \d+ms$/, ''))).toEqual([
+      'GET /customers 200',
+      'POST /customers 201',
+      'GET /customers/1 200',
+      'GET /customers 401',
+    ]);
     expect(lines.join('\n')).not.toContain(keyA);
     expect(lines.join('\n')).not.toContain('bk_wrong');
   });
 
   it('names the public URL in the listening line when one is given', async () => {
     const { lines, server } = await setup({ publicUrl: 'https://billing.example.com' });
-    expect(lines[0]).toMatch(new RegExp(`^billing serve: listening on ${server.url} \\(store: .+; links: https://billing\\.example\\.com\\)$`));
+    expect(lines[0]).toMatch(
+      new RegExp(`^billing serve: listening on ${server.url} \\(store: .+; links: https://billing\\.example\\.com\\)$`),
+    );
   });
 });
 

@@ -1,7 +1,7 @@
 // What the serve suites start, stopped after each test: servers first, then the stores under them.
 import { afterEach } from 'vitest';
 import { fixedClock } from '../../src/lib/core/clock.js';
-import type { RunningServer } from '../../src/lib/server/serve.js';
+import type { Serving as RunningServer } from '../../src/lib/runtime/serve.js';
 import type { Store } from '../../src/lib/store/store.js';
 import { TEST_NOW } from '../helpers/store.js';
 

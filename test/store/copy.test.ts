@@ -11,13 +11,14 @@ import { authenticate, createAccount, rotateKey } from '../../src/lib/core/accou
 import { fixedClock } from '../../src/lib/core/clock.js';
 import { createCustomer } from '../../src/lib/core/customer-writes.js';
 import { runDue } from '../../src/lib/core/due.js';
+import { newConfirmationToken } from '../../src/lib/core/mandate.js';
 import { createPlan } from '../../src/lib/core/plan-writes.js';
 import { CopyRefusedError, copyStore, sameStore, type CopyProgress } from '../../src/lib/store/copy.js';
 import { storeInfo } from '../../src/lib/store/info.js';
 import { TABLES } from '../../src/lib/store/migrations.js';
 import { openStore, type Engine, type Store } from '../../src/lib/store/store.js';
 import { all, get, wait, type Op, type Unit } from '../../src/lib/store/unit.js';
-import { openCore, type EmbeddedCore } from '../../src/lib/transport/embedded.js';
+import { openRuntime, type Runtime } from '../../src/lib/runtime/runtime.js';
 import { ENGINE, freshStoreLocation } from '../helpers/engine.js';
 import { TEST_NOW, tempDir } from '../helpers/store.js';
 
@@ -29,8 +30,8 @@ afterAll(async () => {
   for (const store of opened.splice(0)) await store.close();
 });
 
-async function core(location: string): Promise<EmbeddedCore> {
-  const c = await openCore({ dbPath: location, clock, baseUrl: 'http://billing.test' });
+async function core(location: string): Promise<Runtime> {
+  const c = await openRuntime({ location, clock, baseUrl: 'http://billing.test' });
   opened.push(c.store);
   return c;
 }
@@ -50,20 +51,37 @@ const ok = <T>(result: { ok: true; value: T } | { ok: false; failure: unknown })
  * A source with something in every table: two accounts (one with a rotated key, so api_keys has a
  * gap in its ids), plans, customers and subscriptions of both accounts, JSON metadata as written.
  */
-async function seed(location: string, customers = 7): Promise<{ core: EmbeddedCore; acmeKey: string }> {
+async function seed(location: string, customers = 7): Promise<{ core: Runtime; acmeKey: string }> {
   const c = await core(location);
   const owner = await c.account();
-  const acme = ok(await createAccount(c.store, clock, 'acme', { invoice_prefix: 'ACME-', time_zone: 'America/New_York' }));
+  const acme = ok(
+    await createAccount(c.store, clock, 'acme', { invoice_prefix: 'ACME-', time_zone: 'America/New_York' }),
+  );
   const acmeKey = ok(await rotateKey(c.store, clock, 'acme')).apiKey;
   for (const account of [owner, acme.account]) {
     const ctx = { store: c.store, clock, account };
     const plans = [
-      ok(await createPlan(ctx, { name: 'Monthly', amount: '12.50', frequency: 'monthly', start_date: '2026-12-01' })).id,
-      ok(await createPlan(ctx, { name: 'Yearly', amount: '99', frequency: 'yearly', send_invoice: false, storno_retries: 2 })).id,
+      ok(await createPlan(ctx, { name: 'Monthly', amount: '12.50', frequency: 'monthly', start_date: '2026-12-01' }))
+        .id,
+      ok(
+        await createPlan(ctx, {
+          name: 'Yearly',
+          amount: '99',
+          frequency: 'yearly',
+          send_invoice: false,
+          storno_retries: 2,
+        }),
+      ).id,
     ];
     for (let i = 0; i < customers; i++) {
       const customer = ok(
-        await createCustomer(ctx, { first_name: `Klant${i}`, last_name: 'de Vries', email: `k${i}@example.com`, iban: i % 2 ? 'NL91ABNA0417164300' : undefined, bank_holder: i % 2 ? 'K. de Vries' : undefined }),
+        await createCustomer(ctx, {
+          first_name: `Klant${i}`,
+          last_name: 'de Vries',
+          email: `k${i}@example.com`,
+          iban: i % 2 ? 'NL91ABNA0417164300' : undefined,
+          bank_holder: i % 2 ? 'K. de Vries' : undefined,
+        }),
       ).customer;
       if (i % 3 === 0) continue;
       await c.store.write(() =>
@@ -89,6 +107,7 @@ async function seed(location: string, customers = 7): Promise<{ core: EmbeddedCo
             updated_at: TEST_NOW,
             cycle_anchor: null,
             next_cycle: 0,
+            confirmation_token: newConfirmationToken(),
           }),
         ),
       );
@@ -99,26 +118,48 @@ async function seed(location: string, customers = 7): Promise<{ core: EmbeddedCo
   if (customers > 1) {
     let active = '';
     for (const status of ['active', 'unverified']) {
-      const body = JSON.stringify({ data: { type: 'subscription', attributes: { customer_id: 2, subscription_plan_id: 1, status, start_date: '2026-12-01' } } });
+      const body = JSON.stringify({
+        data: {
+          type: 'subscription',
+          attributes: { customer_id: 2, subscription_plan_id: 1, status, start_date: '2026-12-01' },
+        },
+      });
       const made = await c.router.handle({ method: 'POST', path: '/subscriptions', body }, owner);
-      if (made.status !== 201) throw new Error(`seeding a subscription answered ${made.status}: ${JSON.stringify(made.body)}`);
+      if (made.status !== 201)
+        throw new Error(`seeding a subscription answered ${made.status}: ${JSON.stringify(made.body)}`);
       if (status === 'active') active = (made.body as { data: { id: string } }).data.id;
     }
     // An invoice of the active subscription, finalised (its number, transaction and email), and its credit draft.
     const send = async (method: string, path: string, document?: unknown) => {
-      const answer = await c.router.handle({ method, path, body: document === undefined ? undefined : JSON.stringify(document) }, owner);
-      if (answer.status >= 300) throw new Error(`seeding ${method} ${path} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+      const answer = await c.router.handle(
+        { method, path, body: document === undefined ? undefined : JSON.stringify(document) },
+        owner,
+      );
+      if (answer.status >= 300)
+        throw new Error(`seeding ${method} ${path} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
       return (answer.body as { data: { id: string } }).data.id;
     };
-    const invoice = await send('POST', '/invoices', { data: { type: 'invoice', attributes: { subscription_id: Number(active) } } });
-    for (const [amount, rate] of [['10.00', 21], ['3.27', 9]]) {
-      await send('POST', '/invoice-lines', { data: { type: 'invoice-line', attributes: { invoice_id: Number(invoice), description: 'Soep', amount, tax_rate: rate, quantity: 2 } } });
+    const invoice = await send('POST', '/invoices', {
+      data: { type: 'invoice', attributes: { subscription_id: Number(active) } },
+    });
+    for (const [amount, rate] of [
+      ['10.00', 21],
+      ['3.27', 9],
+    ]) {
+      await send('POST', '/invoice-lines', {
+        data: {
+          type: 'invoice-line',
+          attributes: { invoice_id: Number(invoice), description: 'Soep', amount, tax_rate: rate, quantity: 2 },
+        },
+      });
     }
     await send('PATCH', `/invoices/${invoice}/finalise`);
     await send('PATCH', `/invoices/${invoice}/credit`);
     // Its transaction is collected now: done here, so a store opened on the copy has nothing to catch up.
-    await runDue(c.store, clock.now().toISOString());
-    await c.store.write(() => get((q) => q.insertInto('store_clock').values({ id: 1, test_time: '2026-11-21T10:00:00.000Z' })));
+    await runDue(c.store, clock.now().toISOString(), { allowPrivateWebhooks: true });
+    await c.store.write(() =>
+      get((q) => q.insertInto('store_clock').values({ id: 1, test_time: '2026-11-21T10:00:00.000Z' })),
+    );
   }
   return { core: c, acmeKey };
 }
@@ -126,14 +167,20 @@ async function seed(location: string, customers = 7): Promise<{ core: EmbeddedCo
 const rowsOf = (s: Store) =>
   s.read(function* () {
     const rows: Record<string, unknown[]> = {};
-    for (const table of TABLES) rows[table] = yield* all((q) => q.selectFrom(table).selectAll().orderBy(table === 'transactions' ? 'seq' : 'id'));
+    for (const table of TABLES)
+      rows[table] = yield* all((q) =>
+        q
+          .selectFrom(table)
+          .selectAll()
+          .orderBy(table === 'transactions' ? 'seq' : 'id'),
+      );
     return rows;
   });
 
 const totalRows = async (s: Store) => Object.values((await storeInfo(s)).counts).reduce((a, b) => a + b, 0);
 
 /** What a client sees of every resource, as each account. */
-async function documents(c: EmbeddedCore, acmeKey: string): Promise<unknown[]> {
+async function documents(c: Runtime, acmeKey: string): Promise<unknown[]> {
   const seen: unknown[] = [];
   for (const account of [await c.account(), (await authenticate(c.store, acmeKey))!]) {
     for (const [path, query] of [
@@ -159,7 +206,10 @@ async function documents(c: EmbeddedCore, acmeKey: string): Promise<unknown[]> {
  * The store, with its bulk units watched: `hook` sees each query of a unit with its answer, may
  * change the answer, and may make the unit wait for something first.
  */
-function watched(s: Store, hook: (op: Op, value: unknown) => { value?: unknown; wait?: Promise<unknown> } | void): Store {
+function watched(
+  s: Store,
+  hook: (op: Op, value: unknown) => { value?: unknown; wait?: Promise<unknown> } | void,
+): Store {
   return {
     ...s,
     bulkRead: <T>(unit: () => Unit<T>) =>
@@ -183,7 +233,8 @@ function watched(s: Store, hook: (op: Op, value: unknown) => { value?: unknown; 
   };
 }
 
-const isRowsOf = (value: unknown, column: string): value is Record<string, unknown>[] => Array.isArray(value) && value.length > 0 && column in (value[0] as object);
+const isRowsOf = (value: unknown, column: string): value is Record<string, unknown>[] =>
+  Array.isArray(value) && value.length > 0 && column in (value[0] as object);
 
 describe(`store copy from ${ENGINE} (this project's engine is the source; each case copies to both engines)`, () => {
   describe.each(ENGINES)(`into %s`, (targetEngine) => {
@@ -197,11 +248,29 @@ describe(`store copy from ${ENGINE} (this project's engine is the source; each c
 
       const before = await storeInfo(source.store);
       expect(result).toEqual({ from: source.store.location, to: target.location, rows: before.counts });
-      expect(before.counts).toEqual({ accounts: 2, api_keys: 1, customers: 14, subscription_plans: 4, subscriptions: 10, invoices: 2, invoice_lines: 4, transactions: 2, events: 8, webhook_deliveries: 0, notifications: 3, due_work: 2, store_clock: 1, imports: 0, idempotency_keys: 0 });
+      expect(before.counts).toEqual({
+        accounts: 2,
+        api_keys: 1,
+        customers: 14,
+        subscription_plans: 4,
+        subscriptions: 10,
+        invoices: 2,
+        invoice_lines: 4,
+        transactions: 2,
+        events: 8,
+        webhook_deliveries: 0,
+        notifications: 3,
+        due_work: 2,
+        store_clock: 1,
+        imports: 0,
+        idempotency_keys: 0,
+      });
       expect(await storeInfo(target)).toMatchObject({ engine: targetEngine, counts: before.counts });
       expect(await rowsOf(target)).toEqual(await rowsOf(source.store));
       // Progress: every table, in order, from 0 to its total, batch by batch (3 rows, then the rest).
-      expect(events.filter((e) => e.done).map((e) => [e.table, e.copied, e.total])).toEqual(TABLES.map((t) => [t, before.counts[t], before.counts[t]]));
+      expect(events.filter((e) => e.done).map((e) => [e.table, e.copied, e.total])).toEqual(
+        TABLES.map((t) => [t, before.counts[t], before.counts[t]]),
+      );
       expect(events.filter((e) => e.table === 'customers').map((e) => e.copied)).toEqual([0, 3, 6, 9, 12, 14, 14]);
 
       const copy = await core(targetLocation);
@@ -210,11 +279,18 @@ describe(`store copy from ${ENGINE} (this project's engine is the source; each c
 
       // The next id of every table is the one after the highest copied (PostgreSQL: setval; SQLite: AUTOINCREMENT).
       const ctx = { store: copy.store, clock, account: await copy.account() };
-      expect(ok(await createCustomer(ctx, { first_name: 'Nieuw', last_name: 'Klant', email: 'nieuw@example.com' })).customer.id).toBe(15);
+      expect(
+        ok(await createCustomer(ctx, { first_name: 'Nieuw', last_name: 'Klant', email: 'nieuw@example.com' })).customer
+          .id,
+      ).toBe(15);
       expect(ok(await createPlan(ctx, { name: 'Weekly', amount: '1', frequency: 'monthly' })).id).toBe(5);
       const next = ok(await createAccount(copy.store, clock, 'beta'));
       expect(next.account.id).toBe(3);
-      expect(await copy.store.read(() => get((q) => q.selectFrom('api_keys').select('id').where('account_id', '=', next.account.id)))).toEqual({ id: 3 });
+      expect(
+        await copy.store.read(() =>
+          get((q) => q.selectFrom('api_keys').select('id').where('account_id', '=', next.account.id)),
+        ),
+      ).toEqual({ id: 3 });
     });
 
     it('refuses a target that has any row, and changes nothing in either store', async () => {
@@ -225,7 +301,9 @@ describe(`store copy from ${ENGINE} (this project's engine is the source; each c
 
       const refused = copyStore(source.store, target.store);
       await expect(refused).rejects.toThrow(CopyRefusedError);
-      await expect(refused).rejects.toThrow(`the target ${target.store.location} is not empty (it has rows in accounts): store copy writes only into an empty store`);
+      await expect(refused).rejects.toThrow(
+        `the target ${target.store.location} is not empty (it has rows in accounts): store copy writes only into an empty store`,
+      );
       expect(await rowsOf(target.store)).toEqual(targetRows);
       expect(await rowsOf(source.store)).toEqual(sourceRows);
     });
@@ -240,9 +318,16 @@ describe(`store copy from ${ENGINE} (this project's engine is the source; each c
       });
       const events: CopyProgress[] = [];
 
-      await expect(copyStore(faulty, target, { batchSize: 3, onProgress: (p) => events.push(p) })).rejects.toThrow(/^writing subscriptions \(ids \d+ to \d+\) into the target failed: .*(UNIQUE|unique)/);
+      await expect(copyStore(faulty, target, { batchSize: 3, onProgress: (p) => events.push(p) })).rejects.toThrow(
+        /^writing subscriptions \(ids \d+ to \d+\) into the target failed: .*(UNIQUE|unique)/,
+      );
       // It had written every other table and a batch of subscriptions before it failed.
-      expect(events.filter((e) => e.done).map((e) => e.table)).toEqual(['accounts', 'api_keys', 'customers', 'subscription_plans']);
+      expect(events.filter((e) => e.done).map((e) => e.table)).toEqual([
+        'accounts',
+        'api_keys',
+        'customers',
+        'subscription_plans',
+      ]);
       expect(events.at(-1)).toMatchObject({ table: 'subscriptions', copied: 3, done: false });
       expect(await totalRows(target)).toBe(0);
 
@@ -265,7 +350,23 @@ describe(`store copy from ${ENGINE} (this project's engine is the source; each c
       const source = await store(await freshStoreLocation(ENGINE));
       const targetLocation = await freshStoreLocation(targetEngine);
       const result = await copyStore(source, await store(targetLocation));
-      expect(result.rows).toEqual({ accounts: 0, api_keys: 0, customers: 0, subscription_plans: 0, subscriptions: 0, invoices: 0, invoice_lines: 0, transactions: 0, events: 0, webhook_deliveries: 0, notifications: 0, due_work: 0, store_clock: 0, imports: 0, idempotency_keys: 0 });
+      expect(result.rows).toEqual({
+        accounts: 0,
+        api_keys: 0,
+        customers: 0,
+        subscription_plans: 0,
+        subscriptions: 0,
+        invoices: 0,
+        invoice_lines: 0,
+        transactions: 0,
+        events: 0,
+        webhook_deliveries: 0,
+        notifications: 0,
+        due_work: 0,
+        store_clock: 0,
+        imports: 0,
+        idempotency_keys: 0,
+      });
       expect((await (await core(targetLocation)).account()).id).toBe(1);
     });
   });
@@ -283,7 +384,12 @@ describe(`store copy from ${ENGINE} (this project's engine is the source; each c
       // Another connection commits a customer and a change between two batches (SQLite: WAL lets
       // it write while the copy's read transaction goes on).
       const ctx = { store: writer.store, clock, account: writerAccount };
-      return { wait: Promise.all([createCustomer(ctx, { first_name: 'Laat', last_name: 'Klant', email: 'laat@example.com' }), writer.store.write(() => get((q) => q.updateTable('accounts').set({ invoice_prefix: 'X-' })))]) };
+      return {
+        wait: Promise.all([
+          createCustomer(ctx, { first_name: 'Laat', last_name: 'Klant', email: 'laat@example.com' }),
+          writer.store.write(() => get((q) => q.updateTable('accounts').set({ invoice_prefix: 'X-' }))),
+        ]),
+      };
     });
     const before = await rowsOf(source.store);
 
@@ -310,16 +416,26 @@ describe.runIf(ENGINE === 'sqlite')('sameStore (no store opened; runs once)', ()
     expect(await sameStore(file, join(dir, 'real', 'other.db'))).toBe(false);
     expect(await sameStore(':memory:', ':memory:')).toBe(false);
 
-    expect(await sameStore('postgres://billing:s3cret@localhost/billing', 'postgresql://billing:***@127.0.0.1:5432/billing')).toBe(true);
-    expect(await sameStore('postgres://billing@db.example.com:5433/billing', 'postgres://other@DB.example.com:5433/billing')).toBe(true);
-    expect(await sameStore('postgres://billing@db.example.com/billing', 'postgres://billing@db.example.com/billing2')).toBe(false);
-    expect(await sameStore('postgres://billing@db.example.com/billing', 'postgres://billing@db.example.com:5433/billing')).toBe(false);
+    expect(
+      await sameStore('postgres://billing:s3cret@localhost/billing', 'postgresql://billing:***@127.0.0.1:5432/billing'),
+    ).toBe(true);
+    expect(
+      await sameStore('postgres://billing@db.example.com:5433/billing', 'postgres://other@DB.example.com:5433/billing'),
+    ).toBe(true);
+    expect(
+      await sameStore('postgres://billing@db.example.com/billing', 'postgres://billing@db.example.com/billing2'),
+    ).toBe(false);
+    expect(
+      await sameStore('postgres://billing@db.example.com/billing', 'postgres://billing@db.example.com:5433/billing'),
+    ).toBe(false);
     expect(await sameStore('postgres://billing@localhost/billing', file)).toBe(false);
   });
 
   it('copyStore refuses a store onto itself', async () => {
     const location = await freshStoreLocation('sqlite');
     const [a, b] = [await store(location), await store(location)];
-    await expect(copyStore(a, b)).rejects.toThrow(new CopyRefusedError(`cannot copy the store ${location} onto itself`));
+    await expect(copyStore(a, b)).rejects.toThrow(
+      new CopyRefusedError(`cannot copy the store ${location} onto itself`),
+    );
   });
 });

@@ -95,7 +95,8 @@ function expectedChanges(): Record<string, number> {
     add('transaction.queued', g.count * made);
     for (const [cycle, history] of g.histories.entries()) {
       // The first transaction of a subscription made active was scheduled when it was made.
-      for (const status of g.madeAtOnce && cycle === 0 ? history.slice(1) : history) add(`transaction.${status}`, g.count);
+      for (const status of g.madeAtOnce && cycle === 0 ? history.slice(1) : history)
+        add(`transaction.${status}`, g.count);
     }
     for (const status of g.subscriptionEvents.slice(g.madeWith)) add(`subscription.${status}`, g.count);
   }
@@ -160,7 +161,8 @@ interface ChildReport {
   now: string;
   stillDue: boolean;
 }
-const start = (args: string[]): Child => startChild(['--import', 'tsx', '--input-type=module', '-e', CHILD, ...args], ROOT);
+const start = (args: string[]): Child =>
+  startChild(['--import', 'tsx', '--input-type=module', '-e', CHILD, ...args], ROOT);
 
 // ---- arranging and reading the store ----
 
@@ -180,7 +182,12 @@ async function arrange(): Promise<Arranged> {
     for (let i = 0; i < group.count; i++) {
       const customer = await createCustomer(core, minimalCustomer(++n));
       const made = await send(core, 'POST', '/subscriptions', {
-        body: { data: { type: 'subscription', attributes: { customer_id: Number(customer), subscription_plan_id: plan, ...group.attributes } } },
+        body: {
+          data: {
+            type: 'subscription',
+            attributes: { customer_id: Number(customer), subscription_plan_id: plan, ...group.attributes },
+          },
+        },
       });
       expect(made.status, JSON.stringify(made.body)).toBe(201);
       groupOf.set(Number(made.body.data.id), group);
@@ -198,7 +205,9 @@ async function race(dbPath: string, mode: string): Promise<ChildReport[]> {
   writeFileSync(goFile, ''); // the barrier opens for all four at once
   const codes = await within(Promise.all(children.map((c) => c.exit)), 90_000, 'the children to finish');
   return children.map((child, n) => {
-    expect(child.stderr, `child ${n} stderr`).not.toMatch(/SQLITE_BUSY|database is locked|could not serialize|deadlock/i);
+    expect(child.stderr, `child ${n} stderr`).not.toMatch(
+      /SQLITE_BUSY|database is locked|could not serialize|deadlock/i,
+    );
     expect(codes[n], `child ${n} stderr: ${child.stderr}`).toBe(0);
     const line = child.stdout.split('\n').find((l) => l.startsWith('{'));
     expect(line, `child ${n} output: ${child.stdout}`).toBeDefined();
@@ -207,12 +216,30 @@ async function race(dbPath: string, mode: string): Promise<ChildReport[]> {
 }
 
 const read = async (core: TestCore) => ({
-  subscriptions: await core.store.read(() => all((q) => q.selectFrom('subscriptions').select(['id', 'status']).orderBy('id'))),
-  transactions: await core.store.read(() =>
-    all((q) => q.selectFrom('transactions').select(['seq', 'id', 'subscription_id', 'cycle', 'status', 'history', 'due_date']).orderBy('subscription_id').orderBy('cycle').orderBy('seq')),
+  subscriptions: await core.store.read(() =>
+    all((q) => q.selectFrom('subscriptions').select(['id', 'status']).orderBy('id')),
   ),
-  events: await core.store.read(() => all((q) => q.selectFrom('events').select(['id', 'subscription_id', 'transaction_id', 'name', 'status', 'occurred_at']).orderBy('id'))),
-  work: await core.store.read(() => all((q) => q.selectFrom('due_work').select(['id', 'due_at', 'kind', 'subject']).orderBy('due_at').orderBy('id'))),
+  transactions: await core.store.read(() =>
+    all((q) =>
+      q
+        .selectFrom('transactions')
+        .select(['seq', 'id', 'subscription_id', 'cycle', 'status', 'history', 'due_date'])
+        .orderBy('subscription_id')
+        .orderBy('cycle')
+        .orderBy('seq'),
+    ),
+  ),
+  events: await core.store.read(() =>
+    all((q) =>
+      q
+        .selectFrom('events')
+        .select(['id', 'subscription_id', 'transaction_id', 'name', 'status', 'occurred_at'])
+        .orderBy('id'),
+    ),
+  ),
+  work: await core.store.read(() =>
+    all((q) => q.selectFrom('due_work').select(['id', 'due_at', 'kind', 'subject']).orderBy('due_at').orderBy('id')),
+  ),
 });
 type Rows = Awaited<ReturnType<typeof read>>;
 
@@ -276,7 +303,11 @@ function expectDoneOnce(rows: Rows, groupOf: Map<number, Group>): void {
     const open = txns.at(-1)!;
     const left = workOf.get(open.id) ?? [];
     if (group.left === null) expect(left, what).toEqual([]);
-    else expect(left.map((w) => [w.kind, w.due_at]), what).toEqual([['transaction.collect', group.left]]);
+    else
+      expect(
+        left.map((w) => [w.kind, w.due_at]),
+        what,
+      ).toEqual([['transaction.collect', group.left]]);
   }
 
   expect(rows.transactions).toHaveLength(total((g) => g.histories.length));
@@ -293,14 +324,20 @@ function expectDoneOnce(rows: Rows, groupOf: Map<number, Group>): void {
 /** The reports of all children together: the status changes and pieces of work, each counted once. */
 function expectReportsAddUp(reports: ChildReport[]): void {
   const changes: Record<string, number> = {};
-  for (const { report } of reports) for (const [key, n] of Object.entries(report.changes)) changes[key] = (changes[key] ?? 0) + n;
+  for (const { report } of reports)
+    for (const [key, n] of Object.entries(report.changes)) changes[key] = (changes[key] ?? 0) + n;
   expect(changes).toEqual(expectedChanges());
   expect(reports.reduce((sum, r) => sum + r.report.done, 0)).toBe(total((g) => g.work));
   for (const r of reports) expect(r.now).toBe(STORE_TIME);
 }
 
 const figures = (reports: ChildReport[]) =>
-  reports.map((r, n) => `child ${n}: ${r.report.done} pieces in ${r.ended - r.started} ms, ${r.stillDue ? 'work still due when it returned' : 'nothing due left'}`).join('; ');
+  reports
+    .map(
+      (r, n) =>
+        `child ${n}: ${r.report.done} pieces in ${r.ended - r.started} ms, ${r.stillDue ? 'work still due when it returned' : 'nothing due left'}`,
+    )
+    .join('; ');
 
 describe(`four processes catch up on one store at once on ${ENGINE}`, () => {
   let arranged: Arranged;
@@ -351,12 +388,28 @@ describe(`moving the clock on ${ENGINE}`, () => {
     const plan = await makePlan(core, { name: 'Monthly box', amount: '12.50', frequency: 'monthly' });
     const customer = await createCustomer(core);
     const made = await send(core, 'POST', '/subscriptions', {
-      body: { data: { type: 'subscription', attributes: { customer_id: Number(customer), subscription_plan_id: plan, status: 'paused', resume_date: '2027-01-05', cancel_date: '2027-01-05T12:00:00+01:00' } } },
+      body: {
+        data: {
+          type: 'subscription',
+          attributes: {
+            customer_id: Number(customer),
+            subscription_plan_id: plan,
+            status: 'paused',
+            resume_date: '2027-01-05',
+            cancel_date: '2027-01-05T12:00:00+01:00',
+          },
+        },
+      },
     });
     expect(made.status, JSON.stringify(made.body)).toBe(201);
     for (const to of steps) expect((await setClock(core, to)).ok).toBe(true);
-    const rows = await core.store.read(() => all((q) => q.selectFrom('transactions').select(['cycle', 'history']).orderBy('seq')));
-    return rows.map((r) => ({ cycle: r.cycle, statuses: (JSON.parse(r.history) as { status: string }[]).map((h) => h.status) }));
+    const rows = await core.store.read(() =>
+      all((q) => q.selectFrom('transactions').select(['cycle', 'history']).orderBy('seq')),
+    );
+    return rows.map((r) => ({
+      cycle: r.cycle,
+      statuses: (JSON.parse(r.history) as { status: string }[]).map((h) => h.status),
+    }));
   }
 
   it('in one step or in two does the same work: the collection due at the resume comes before the cancel later that day', async () => {

@@ -27,7 +27,10 @@ const explain =
   (q, dialect) => ({
     compile: () => {
       const compiled = build(q, dialect).compile();
-      return { ...compiled, sql: `${engine === 'sqlite' ? 'EXPLAIN QUERY PLAN' : 'EXPLAIN (COSTS OFF)'} ${compiled.sql}` };
+      return {
+        ...compiled,
+        sql: `${engine === 'sqlite' ? 'EXPLAIN QUERY PLAN' : 'EXPLAIN (COSTS OFF)'} ${compiled.sql}`,
+      };
     },
   });
 
@@ -58,7 +61,16 @@ async function filled(count: number, location?: string): Promise<CoreContext> {
     get((q) =>
       q
         .insertInto('accounts')
-        .values({ name: 'other', invoice_prefix: 'INV-', time_zone: 'Europe/Amsterdam', webhook_secret: 'whsec_x', is_default: 0, next_invoice_number: 1, created_at: TEST_NOW, updated_at: TEST_NOW })
+        .values({
+          name: 'other',
+          invoice_prefix: 'INV-',
+          time_zone: 'Europe/Amsterdam',
+          webhook_secret: 'whsec_x',
+          is_default: 0,
+          next_invoice_number: 1,
+          created_at: TEST_NOW,
+          updated_at: TEST_NOW,
+        })
         .returning('id'),
     ),
   ))!.id;
@@ -81,8 +93,27 @@ async function filled(count: number, location?: string): Promise<CoreContext> {
     await store.write(() => run((q) => q.insertInto('customers').values(rows)));
   }
   for (let n = 0; n < 20; n++) {
-    const plan = { account_id: account.id, name: `Plan ${n}`, start_date: TEST_NOW, status: n % 4 === 0 ? 'inactive' : 'active', mandate_authentication_method: 'email' };
-    await store.write(() => run((q) => q.insertInto('subscription_plans').values({ ...plan, send_invoice: 1, storno_retries: 2, archived: 0, amount_cents: 100, frequency: 'monthly', created_at: TEST_NOW, updated_at: TEST_NOW })));
+    const plan = {
+      account_id: account.id,
+      name: `Plan ${n}`,
+      start_date: TEST_NOW,
+      status: n % 4 === 0 ? 'inactive' : 'active',
+      mandate_authentication_method: 'email',
+    };
+    await store.write(() =>
+      run((q) =>
+        q.insertInto('subscription_plans').values({
+          ...plan,
+          send_invoice: 1,
+          storno_retries: 2,
+          archived: 0,
+          amount_cents: 100,
+          frequency: 'monthly',
+          created_at: TEST_NOW,
+          updated_at: TEST_NOW,
+        }),
+      ),
+    );
   }
   if (store.engine === 'postgres') {
     const client = new pg.Client({ connectionString: where });
@@ -96,14 +127,19 @@ async function filled(count: number, location?: string): Promise<CoreContext> {
   return { store, clock, account };
 }
 
-async function plansOf<T>(ctx: CoreContext, unit: () => Unit<PageOf<T>>): Promise<{ plans: string[]; page: PageOf<T> }> {
+async function plansOf<T>(
+  ctx: CoreContext,
+  unit: () => Unit<PageOf<T>>,
+): Promise<{ plans: string[]; page: PageOf<T> }> {
   const plans: string[] = [];
   const page = await ctx.store.read(() => explained(unit(), ctx.store.engine, plans));
   return { plans, page };
 }
 
-const customers = (ctx: CoreContext, find: CustomerFind, number = 1) => plansOf(ctx, () => listCustomers(ctx, { number, size: 10 }, find));
-const plansList = (ctx: CoreContext, find: PlanFind) => plansOf(ctx, () => listPlans(ctx, { number: 1, size: 10 }, find));
+const customers = (ctx: CoreContext, find: CustomerFind, number = 1) =>
+  plansOf(ctx, () => listCustomers(ctx, { number, size: 10 }, find));
+const plansList = (ctx: CoreContext, find: PlanFind) =>
+  plansOf(ctx, () => listPlans(ctx, { number: 1, size: 10 }, find));
 
 const sqlite = ENGINE === 'sqlite';
 /** The trigram index of filter[search]: SQLite's FTS5 table, PostgreSQL's GIN index. */
@@ -118,14 +154,17 @@ describe(`the indexes of filters and sorts, as ${ENGINE} plans them`, () => {
     ctx = await filled(COUNT);
   });
 
-  it.runIf(sqlite)('the plain list (no filter, id order) still counts and pages by customers_account alone (SQLite)', async () => {
-    const { plans, page } = await customers(ctx, {}, 500);
-    expect(page.rows.map((c) => c.id)).toEqual(Array.from({ length: 10 }, (_, i) => 1 + 2 * (4990 + i)));
-    expect(plans).toEqual([
-      'SEARCH customers USING COVERING INDEX customers_account (account_id=?)',
-      'SEARCH customers USING INDEX customers_account (account_id=? AND id>?)\nSCALAR SUBQUERY 1\nSEARCH customers USING COVERING INDEX customers_account (account_id=?)',
-    ]);
-  });
+  it.runIf(sqlite)(
+    'the plain list (no filter, id order) still counts and pages by customers_account alone (SQLite)',
+    async () => {
+      const { plans, page } = await customers(ctx, {}, 500);
+      expect(page.rows.map((c) => c.id)).toEqual(Array.from({ length: 10 }, (_, i) => 1 + 2 * (4990 + i)));
+      expect(plans).toEqual([
+        'SEARCH customers USING COVERING INDEX customers_account (account_id=?)',
+        'SEARCH customers USING INDEX customers_account (account_id=? AND id>?)\nSCALAR SUBQUERY 1\nSEARCH customers USING COVERING INDEX customers_account (account_id=?)',
+      ]);
+    },
+  );
 
   it('filter[email] finds the customer through customers_email, in every statement', async () => {
     const { plans, page } = await customers(ctx, { email: 'CUSTOMER1234@example.COM' });
@@ -133,31 +172,43 @@ describe(`the indexes of filters and sorts, as ${ENGINE} plans them`, () => {
     expect(plans).toHaveLength(2); // the total, the page
     for (const plan of plans) expect(plan).toMatch(/customers_email/);
     // With a sort of another key too: the email's index finds the row, the rows are sorted after.
-    const sorted = await customers(ctx, { email: 'customer1234@example.com', sort: { field: 'last_name', descending: false } });
+    const sorted = await customers(ctx, {
+      email: 'customer1234@example.com',
+      sort: { field: 'last_name', descending: false },
+    });
     expect(sorted.plans[1]).toMatch(/customers_email/);
     expect(sorted.plans[1]).not.toMatch(/customers_last_name/);
   });
 
   it('filter[search] of 3 characters or more finds through the trigram index, whatever the order', async () => {
-    for (const sort of [undefined, { field: 'created_at' as const, descending: true }, { field: 'email' as const, descending: false }]) {
+    for (const sort of [
+      undefined,
+      { field: 'created_at' as const, descending: true },
+      { field: 'email' as const, descending: false },
+    ]) {
       const { plans, page } = await customers(ctx, { search: 'ER123', sort });
       // customer123, 1230 to 1239, 12300 to 12399...: the even ones are this account's.
-      const matching = Array.from({ length: 2 * COUNT }, (_, n) => n).filter((n) => n % 2 === 0 && `customer${n}@`.includes('er123'));
+      const matching = Array.from({ length: 2 * COUNT }, (_, n) => n).filter(
+        (n) => n % 2 === 0 && `customer${n}@`.includes('er123'),
+      );
       expect(page.total).toBe(matching.length);
       for (const plan of plans) expect(plan).toMatch(SEARCH_INDEX);
       expect(plans[1]).not.toMatch(/customers_created|customers_email/);
     }
   });
 
-  it.runIf(sqlite)('filter[search] of fewer than 3 characters scans the account rows, not the trigram index (SQLite)', async () => {
-    // PostgreSQL's planner decides by itself: pg_trgm tells it that such a term has no trigram.
-    const { plans, page } = await customers(ctx, { search: '99' });
-    expect(page.total).toBeGreaterThan(0);
-    for (const plan of plans) {
-      expect(plan).not.toMatch(/customers_search/);
-      expect(plan).toMatch(/^SEARCH customers USING (COVERING )?INDEX \w+ \(account_id=\?/m);
-    }
-  });
+  it.runIf(sqlite)(
+    'filter[search] of fewer than 3 characters scans the account rows, not the trigram index (SQLite)',
+    async () => {
+      // PostgreSQL's planner decides by itself: pg_trgm tells it that such a term has no trigram.
+      const { plans, page } = await customers(ctx, { search: '99' });
+      expect(page.total).toBeGreaterThan(0);
+      for (const plan of plans) {
+        expect(plan).not.toMatch(/customers_search/);
+        expect(plan).toMatch(/^SEARCH customers USING (COVERING )?INDEX \w+ \(account_id=\?/m);
+      }
+    },
+  );
 
   it('filter[archived] counts and pages through customers_archived', async () => {
     const { plans, page } = await customers(ctx, { archived: true }, 20);
@@ -199,24 +250,59 @@ describe.runIf(ENGINE === 'postgres')('on a PostgreSQL database whose collation 
     const admin = new pg.Client({ connectionString: postgresAdminUrl() });
     await admin.connect();
     try {
-      await admin.query(`CREATE DATABASE ${name} TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE 'nl-NL' LOCALE 'C.UTF-8'`);
+      await admin.query(
+        `CREATE DATABASE ${name} TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE 'nl-NL' LOCALE 'C.UTF-8'`,
+      );
     } finally {
       await admin.end();
     }
     const ctx = await filled(5000, postgresAdminUrl().replace(/\/[^/]*$/, `/${name}`));
-    const collation = await ctx.store.read(() => get(raw(() => sql<{ provider: string }>`SELECT datlocprovider AS provider FROM pg_database WHERE datname = current_database()`)));
+    const collation = await ctx.store.read(() =>
+      get(
+        raw(
+          () =>
+            sql<{
+              provider: string;
+            }>`SELECT datlocprovider AS provider FROM pg_database WHERE datname = current_database()`,
+        ),
+      ),
+    );
     expect(collation?.provider).toBe('i');
     const names = ['de Vries', 'Zwart', 'Öst', 'van Dam', 'Aalders', 'bakker', "O'Neil", 'Oneil', 'de-Wit'];
     await ctx.store.write(() =>
       run((q) =>
         q.insertInto('customers').values(
-          names.map((last_name, i) => ({ account_id: ctx.account.id, payment_method: 'directdebit', language: 'nl', first_name: 'Z', last_name, email: `${last_name.replace(/[^a-z]/gi, '')}@SORT.example`, created_at: TEST_NOW, updated_at: TEST_NOW, archived: 0, id: 100_000 + i })),
+          names.map((last_name, i) => ({
+            account_id: ctx.account.id,
+            payment_method: 'directdebit',
+            language: 'nl',
+            first_name: 'Z',
+            last_name,
+            email: `${last_name.replace(/[^a-z]/gi, '')}@SORT.example`,
+            created_at: TEST_NOW,
+            updated_at: TEST_NOW,
+            archived: 0,
+            id: 100_000 + i,
+          })),
         ),
       ),
     );
-    const { page, plans } = await customers(ctx, { search: 'sort.EXAMPLE', sort: { field: 'last_name', descending: false } });
+    const { page, plans } = await customers(ctx, {
+      search: 'sort.EXAMPLE',
+      sort: { field: 'last_name', descending: false },
+    });
     // nl-NL would give Aalders, bakker, de Vries, de-Wit, O'Neil, Oneil, Öst, van Dam, Zwart.
-    expect(page.rows.map((c) => c.last_name)).toEqual(['Aalders', 'bakker', 'de Vries', 'de-Wit', "O'Neil", 'Oneil', 'van Dam', 'Zwart', 'Öst']);
+    expect(page.rows.map((c) => c.last_name)).toEqual([
+      'Aalders',
+      'bakker',
+      'de Vries',
+      'de-Wit',
+      "O'Neil",
+      'Oneil',
+      'van Dam',
+      'Zwart',
+      'Öst',
+    ]);
     expect(plans[1]).toMatch(SEARCH_INDEX);
     const byEmail = await customers(ctx, { sort: { field: 'email', descending: false } }, 1);
     expect(byEmail.plans[1]).toMatch(/customers_email/);
@@ -234,13 +320,20 @@ describe.runIf(ENGINE === 'sqlite')('the search index of a store made before it 
     const db = new Database(path);
     db.exec(sqliteMigrations[0]);
     db.pragma('user_version = 1');
-    db.prepare(`INSERT INTO accounts (name, webhook_secret, is_default, created_at, updated_at) VALUES ('default', 'whsec_x', 1, ?, ?)`).run(TEST_NOW, TEST_NOW);
-    db.prepare(`INSERT INTO customers (account_id, first_name, last_name, company_name, email, created_at, updated_at) VALUES (1, 'Jan', 'Jansen', 'Kaas BV', 'Jan@Example.com', ?, ?)`).run(TEST_NOW, TEST_NOW);
+    db.prepare(
+      `INSERT INTO accounts (name, webhook_secret, is_default, created_at, updated_at) VALUES ('default', 'whsec_x', 1, ?, ?)`,
+    ).run(TEST_NOW, TEST_NOW);
+    db.prepare(
+      `INSERT INTO customers (account_id, first_name, last_name, company_name, email, created_at, updated_at) VALUES (1, 'Jan', 'Jansen', 'Kaas BV', 'Jan@Example.com', ?, ?)`,
+    ).run(TEST_NOW, TEST_NOW);
     db.close();
     const store = closeLater(await openStore(path));
     const ctx = { store, clock, account: await defaultAccount(store, clock) };
     for (const search of ['JANSEN', 'kaas', 'jan@ex']) {
-      expect((await store.read(() => listCustomers(ctx, { number: 1, size: 10 }, { search }))).rows.map((c) => c.last_name), search).toEqual(['Jansen']);
+      expect(
+        (await store.read(() => listCustomers(ctx, { number: 1, size: 10 }, { search }))).rows.map((c) => c.last_name),
+        search,
+      ).toEqual(['Jansen']);
     }
   });
 });

@@ -20,7 +20,13 @@ const pragmas = (path: string) => {
     return {
       userVersion: db.pragma('user_version', { simple: true }) as number,
       journalMode: db.pragma('journal_mode', { simple: true }) as string,
-      tables: (db.prepare("SELECT name FROM pragma_table_list WHERE schema = 'main' AND type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[]).map((t) => t.name),
+      tables: (
+        db
+          .prepare(
+            "SELECT name FROM pragma_table_list WHERE schema = 'main' AND type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
+          )
+          .all() as { name: string }[]
+      ).map((t) => t.name),
     };
   } finally {
     db.close();
@@ -39,7 +45,12 @@ async function onPostgres<R extends pg.QueryResultRow>(url: string, text: string
 }
 
 const postgresTables = async (url: string) =>
-  (await onPostgres<{ table_name: string }>(url, "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name")).map((t) => t.table_name);
+  (
+    await onPostgres<{ table_name: string }>(
+      url,
+      "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name",
+    )
+  ).map((t) => t.table_name);
 
 /** The tables of a store and their columns in order, as the engine itself describes them. */
 async function schemaOf(engine: 'sqlite' | 'postgres', location: string): Promise<Record<string, string[]>> {
@@ -47,7 +58,11 @@ async function schemaOf(engine: 'sqlite' | 'postgres', location: string): Promis
   if (engine === 'sqlite') {
     const db = new Database(location, { readonly: true });
     try {
-      for (const { name } of db.prepare("SELECT name FROM pragma_table_list WHERE schema = 'main' AND type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[]) {
+      for (const { name } of db
+        .prepare(
+          "SELECT name FROM pragma_table_list WHERE schema = 'main' AND type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
+        )
+        .all() as { name: string }[]) {
         schema[name] = (db.pragma(`table_info(${name})`) as { name: string }[]).map((c) => c.name);
       }
     } finally {
@@ -78,8 +93,9 @@ describe('the migrations of the two engines', () => {
     await (await openStore(file)).close();
     await (await openStore(url, { poolSize: 1 })).close();
     const sqlite = await schemaOf('sqlite', file);
-    // search_deferred never holds a committed row (an import's marker inside its transaction): not copied.
-    expect(Object.keys(sqlite)).toEqual([...TABLES, 'search_deferred'].sort());
+    // search_deferred never holds a committed row (an import's marker inside its transaction), and
+    // webhook_hosts is what senders learnt of receivers (a copy learns it again): neither is copied.
+    expect(Object.keys(sqlite)).toEqual([...TABLES, 'search_deferred', 'webhook_hosts'].sort());
     expect(await schemaOf('postgres', url)).toEqual(sqlite);
   });
 });
@@ -108,7 +124,9 @@ describe(`openStore on ${ENGINE}`, () => {
     const a = await testStore(location);
     const b = await testStore(location);
     const account = await defaultAccount(a, fixedClock(TEST_NOW));
-    expect(await b.read(() => get((q) => q.selectFrom('accounts').selectAll().where('id', '=', account.id)))).toEqual(account);
+    expect(await b.read(() => get((q) => q.selectFrom('accounts').selectAll().where('id', '=', account.id)))).toEqual(
+      account,
+    );
     expect(await a.schemaVersion()).toBe(migrations.length);
     expect(await b.schemaVersion()).toBe(migrations.length);
   });
@@ -124,7 +142,50 @@ describe(`openStore on ${ENGINE}`, () => {
         }),
       ),
     ).rejects.toThrow('boom');
-    expect((await store.read(() => get((q) => q.selectFrom('accounts').select('invoice_prefix'))))?.invoice_prefix).toBe('INV-');
+    expect(
+      (await store.read(() => get((q) => q.selectFrom('accounts').select('invoice_prefix'))))?.invoice_prefix,
+    ).toBe('INV-');
+  });
+});
+
+describe(`the migration of webhook deliveries written before hosts and policies were kept, on ${ENGINE}`, () => {
+  it('takes them as written under the strict policy and, pending ones, as counting against their URL', async () => {
+    const location = await freshStoreLocation();
+    const at = TEST_NOW;
+    const delivery = (n: number, url: string, status: string) =>
+      `(1, 'e${n}', 'd${n}', 'subscription.active', '${url}', '{}', '${status}', 0, '${at}', '${at}', '${at}')`;
+    const rows = `
+      INSERT INTO accounts (name, webhook_secret, created_at, updated_at)
+        VALUES ('default', 'whsec_x', '${at}', '${at}');
+      INSERT INTO webhook_deliveries
+        (account_id, event_uid, delivery_id, event, url, body, status, attempts, next_at, created_at, updated_at)
+      VALUES ${delivery(1, 'http://127.0.0.1:9/a', 'pending')},
+        ${delivery(2, 'https://hooks.example.com/b', 'delivered')};`;
+    // A store as version 6 made it, with two deliveries in it.
+    if (ENGINE === 'sqlite') {
+      const db = new Database(location);
+      db.exec(sqliteMigrations.slice(0, 6).join('\n'));
+      db.exec(rows);
+      db.pragma('user_version = 6');
+      db.close();
+    } else {
+      await onPostgres(
+        location,
+        `${postgresMigrations.slice(0, 6).join('\n')};
+        CREATE TABLE billing_schema (version integer NOT NULL); INSERT INTO billing_schema VALUES (6); ${rows}`,
+      );
+    }
+    const store = await testStore(location);
+    expect(await store.schemaVersion()).toBe(migrations.length);
+    expect(
+      await store.read(() =>
+        all((q) => q.selectFrom('webhook_deliveries').select(['delivery_id', 'host', 'allow_private']).orderBy('id')),
+      ),
+    ).toEqual([
+      { delivery_id: 'd1', host: 'http://127.0.0.1:9/a', allow_private: 0 },
+      { delivery_id: 'd2', host: '', allow_private: 0 },
+    ]);
+    expect(await store.read(() => all((q) => q.selectFrom('webhook_hosts').selectAll()))).toEqual([]);
   });
 });
 
@@ -135,7 +196,25 @@ describe.runIf(ENGINE === 'sqlite')('openStore on a SQLite file (SQLite only)', 
     const seen = pragmas(path);
     expect(seen.userVersion).toBe(sqliteMigrations.length);
     expect(seen.journalMode).toBe('wal');
-    expect(seen.tables).toEqual(['accounts', 'api_keys', 'customers', 'due_work', 'events', 'idempotency_keys', 'imports', 'invoice_lines', 'invoices', 'notifications', 'search_deferred', 'store_clock', 'subscription_plans', 'subscriptions', 'transactions', 'webhook_deliveries']);
+    expect(seen.tables).toEqual([
+      'accounts',
+      'api_keys',
+      'customers',
+      'due_work',
+      'events',
+      'idempotency_keys',
+      'imports',
+      'invoice_lines',
+      'invoices',
+      'notifications',
+      'search_deferred',
+      'store_clock',
+      'subscription_plans',
+      'subscriptions',
+      'transactions',
+      'webhook_deliveries',
+      'webhook_hosts',
+    ]);
   });
 
   it('when the store is opened again, keeps user_version', async () => {
@@ -150,7 +229,9 @@ describe.runIf(ENGINE === 'sqlite')('openStore on a SQLite file (SQLite only)', 
     const a = await testStore(path);
     const b = await testStore(path);
     const account = await defaultAccount(a, fixedClock(TEST_NOW));
-    expect(await b.read(() => get((q) => q.selectFrom('accounts').selectAll().where('id', '=', account.id)))).toEqual(account);
+    expect(await b.read(() => get((q) => q.selectFrom('accounts').selectAll().where('id', '=', account.id)))).toEqual(
+      account,
+    );
     expect(pragmas(path)).toMatchObject({ userVersion: sqliteMigrations.length, journalMode: 'wal' });
   });
 });
@@ -159,15 +240,38 @@ describe.runIf(ENGINE === 'postgres')('openStore on a PostgreSQL database (Postg
   it('when the database is new, runs every migration and records the version in billing_schema', async () => {
     const url = await freshPostgresUrl();
     await (await openStore(url, { poolSize: 1 })).close();
-    expect(await onPostgres(url, 'SELECT version FROM billing_schema')).toEqual([{ version: postgresMigrations.length }]);
-    expect(await postgresTables(url)).toEqual(['accounts', 'api_keys', 'billing_schema', 'customers', 'due_work', 'events', 'idempotency_keys', 'imports', 'invoice_lines', 'invoices', 'notifications', 'search_deferred', 'store_clock', 'subscription_plans', 'subscriptions', 'transactions', 'webhook_deliveries']);
+    expect(await onPostgres(url, 'SELECT version FROM billing_schema')).toEqual([
+      { version: postgresMigrations.length },
+    ]);
+    expect(await postgresTables(url)).toEqual([
+      'accounts',
+      'api_keys',
+      'billing_schema',
+      'customers',
+      'due_work',
+      'events',
+      'idempotency_keys',
+      'imports',
+      'invoice_lines',
+      'invoices',
+      'notifications',
+      'search_deferred',
+      'store_clock',
+      'subscription_plans',
+      'subscriptions',
+      'transactions',
+      'webhook_deliveries',
+      'webhook_hosts',
+    ]);
   });
 
   it('when the database is opened again, keeps one row in billing_schema at the same version', async () => {
     const url = await freshPostgresUrl();
     await (await openStore(url, { poolSize: 1 })).close();
     await (await openStore(url, { poolSize: 1 })).close();
-    expect(await onPostgres(url, 'SELECT version FROM billing_schema')).toEqual([{ version: postgresMigrations.length }]);
+    expect(await onPostgres(url, 'SELECT version FROM billing_schema')).toEqual([
+      { version: postgresMigrations.length },
+    ]);
   });
 
   it('when two stores open one new database at the same moment, it is migrated once (the advisory lock) and both work', async () => {
@@ -176,9 +280,33 @@ describe.runIf(ENGINE === 'postgres')('openStore on a PostgreSQL database (Postg
     const stores = opened.flatMap((o) => (o.status === 'fulfilled' ? [closeLater(o.value)] : []));
     expect(opened.map((o) => (o.status === 'rejected' ? String(o.reason) : 'opened'))).toEqual(['opened', 'opened']);
     const [a, b] = stores as [Store, Store];
-    expect(await onPostgres(url, 'SELECT version FROM billing_schema')).toEqual([{ version: postgresMigrations.length }]);
-    expect(await postgresTables(url)).toEqual(['accounts', 'api_keys', 'billing_schema', 'customers', 'due_work', 'events', 'idempotency_keys', 'imports', 'invoice_lines', 'invoices', 'notifications', 'search_deferred', 'store_clock', 'subscription_plans', 'subscriptions', 'transactions', 'webhook_deliveries']);
-    const [fromA, fromB] = await Promise.all([defaultAccount(a, fixedClock(TEST_NOW)), defaultAccount(b, fixedClock(TEST_NOW))]);
+    expect(await onPostgres(url, 'SELECT version FROM billing_schema')).toEqual([
+      { version: postgresMigrations.length },
+    ]);
+    expect(await postgresTables(url)).toEqual([
+      'accounts',
+      'api_keys',
+      'billing_schema',
+      'customers',
+      'due_work',
+      'events',
+      'idempotency_keys',
+      'imports',
+      'invoice_lines',
+      'invoices',
+      'notifications',
+      'search_deferred',
+      'store_clock',
+      'subscription_plans',
+      'subscriptions',
+      'transactions',
+      'webhook_deliveries',
+      'webhook_hosts',
+    ]);
+    const [fromA, fromB] = await Promise.all([
+      defaultAccount(a, fixedClock(TEST_NOW)),
+      defaultAccount(b, fixedClock(TEST_NOW)),
+    ]);
     expect(fromB).toEqual(fromA);
     expect(await a.schemaVersion()).toBe(postgresMigrations.length);
     expect(await b.schemaVersion()).toBe(postgresMigrations.length);

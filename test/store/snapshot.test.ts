@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { createRouter } from '../../src/lib/api/router.js';
 import { fixedClock } from '../../src/lib/core/clock.js';
 import { createCustomer } from '../../src/lib/core/customer-writes.js';
-import type { SqliteStore, Store } from '../../src/lib/store/store.js';
+import type { SqliteStore } from '../../src/lib/store/store.js';
 import { get, run, wait, type Unit } from '../../src/lib/store/unit.js';
 import { ENGINE } from '../helpers/engine.js';
 import { testCore, testStore, TEST_NOW } from '../helpers/store.js';
@@ -50,7 +50,15 @@ describe.runIf(ENGINE === 'postgres')('store.read on PostgreSQL (PostgreSQL only
     const writing = other.bulkWrite(function* () {
       yield* get((q) => q.selectNoFrom(sql<string>`pg_advisory_xact_lock(${LOCK})::text`.as('locked')));
       yield* run((q) =>
-        q.insertInto('customers').values({ account_id: account.id, ...JAN, payment_method: 'directdebit', language: 'nl', archived: 0, created_at: TEST_NOW, updated_at: TEST_NOW }),
+        q.insertInto('customers').values({
+          account_id: account.id,
+          ...JAN,
+          payment_method: 'directdebit',
+          language: 'nl',
+          archived: 0,
+          created_at: TEST_NOW,
+          updated_at: TEST_NOW,
+        }),
       );
       locked();
       yield* wait(go);
@@ -111,14 +119,20 @@ describe(`router reads on ${ENGINE}`, () => {
         calls.push('write');
         return core.store.write(() => recorded('write', unit()), keep);
       },
-    } as Store;
+    };
     const router = createRouter({ store, clock: fixedClock(TEST_NOW), baseUrl: 'http://x' });
-    const created = await router.handle({ method: 'POST', path: '/customers', body: JSON.stringify({ data: { type: 'customer', attributes: JAN } }) }, account);
+    const created = await router.handle(
+      { method: 'POST', path: '/customers', body: JSON.stringify({ data: { type: 'customer', attributes: JAN } }) },
+      account,
+    );
     expect(created.status).toBe(201);
 
     for (const path of ['/customers', '/customers/1', '/customers/1/subscriptions', '/subscription-plans']) {
       calls.length = 0;
-      const answer = router.handle({ method: 'GET', path, query: path === '/customers' ? 'include=subscriptions' : undefined }, account);
+      const answer = router.handle(
+        { method: 'GET', path, query: path === '/customers' ? 'include=subscriptions' : undefined },
+        account,
+      );
       if (ENGINE === 'sqlite') expect(answer).not.toBeInstanceOf(Promise);
       else expect(answer).toBeInstanceOf(Promise);
       expect((await answer).status).toBe(200);

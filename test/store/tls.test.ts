@@ -15,7 +15,27 @@ import { tempDir } from '../helpers/store.js';
 function certificate(dir: string, name: string): { cert: string; key: string } {
   const cert = join(dir, `${name}.crt`);
   const key = join(dir, `${name}.key`);
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '2', '-subj', `/CN=${name}`, '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+      '-days',
+      '2',
+      '-subj',
+      `/CN=${name}`,
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+    ],
+    { stdio: 'ignore' },
+  );
   if (process.getuid?.() === 0) {
     const uid = Number(execFileSync('id', ['-u', 'postgres']).toString());
     const gid = Number(execFileSync('id', ['-g', 'postgres']).toString());
@@ -47,7 +67,11 @@ describe.runIf(ENGINE === 'postgres')('TLS through sslmode (PostgreSQL only)', (
   const encrypted = async (query: string) => {
     const store = await openStore(`${server.url()}?${query}`, { poolSize: 1 });
     stores.push(store);
-    const row = await store.read(() => get((q) => q.selectNoFrom(sql<number>`(select ssl::int from pg_stat_ssl where pid = pg_backend_pid())`.as('ssl'))));
+    const row = await store.read(() =>
+      get((q) =>
+        q.selectNoFrom(sql<number>`(select ssl::int from pg_stat_ssl where pid = pg_backend_pid())`.as('ssl')),
+      ),
+    );
     return row?.ssl;
   };
 
@@ -60,8 +84,12 @@ describe.runIf(ENGINE === 'postgres')('TLS through sslmode (PostgreSQL only)', (
   });
 
   it('refuses a server whose certificate the given root does not sign, naming the database', async () => {
-    const refused = openStore(`${server.url()}?sslmode=verify-full&sslrootcert=${encodeURIComponent(stranger)}`, { poolSize: 1 });
-    await expect(refused).rejects.toThrow(`cannot open database "postgres" on 127.0.0.1:${server.port}: self-signed certificate`);
+    const refused = openStore(`${server.url()}?sslmode=verify-full&sslrootcert=${encodeURIComponent(stranger)}`, {
+      poolSize: 1,
+    });
+    await expect(refused).rejects.toThrow(
+      `cannot open database "postgres" on 127.0.0.1:${server.port}: self-signed certificate`,
+    );
   });
 
   it('does not encrypt with sslmode=disable', async () => {

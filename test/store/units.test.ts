@@ -3,8 +3,9 @@
 import { sql } from 'kysely';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { openStore, StoreBusyError, type Store } from '../../src/lib/store/store.js';
-import { all, get, run, type Unit } from '../../src/lib/store/unit.js';
+import { all, get, run } from '../../src/lib/store/unit.js';
 import { ENGINE, freshStoreLocation } from '../helpers/engine.js';
+import { insertAccount } from '../helpers/store.js';
 
 const NOW = '2026-11-21T10:00:00.000Z';
 const stores: Store[] = [];
@@ -18,21 +19,13 @@ async function freshStore(): Promise<Store> {
   return store;
 }
 
-function* insertAccount(name: string): Unit<number> {
-  const row = yield* get((q) =>
-    q
-      .insertInto('accounts')
-      .values({ name, is_default: 0, webhook_secret: 's', invoice_prefix: 'INV-', time_zone: 'UTC', next_invoice_number: 1, created_at: NOW, updated_at: NOW })
-      .returning('id'),
-  );
-  return row!.id;
-}
-
 /** SQLite answers (and throws) at once, PostgreSQL through a promise: both as a promise here. */
 const later = <T>(fn: () => T | Promise<T>): Promise<T> => Promise.resolve().then(fn);
 
-const accountNames = (store: Store) => store.read(() => all((q) => q.selectFrom('accounts').select('name').orderBy('id')));
-const counter = (store: Store) => store.read(() => get((q) => q.selectFrom('accounts').select('next_invoice_number').where('name', '=', 'a')));
+const accountNames = (store: Store) =>
+  store.read(() => all((q) => q.selectFrom('accounts').select('name').orderBy('id')));
+const counter = (store: Store) =>
+  store.read(() => get((q) => q.selectFrom('accounts').select('next_invoice_number').where('name', '=', 'a')));
 
 describe(`units on ${ENGINE}`, () => {
   let store: Store;
@@ -124,7 +117,12 @@ describe.runIf(ENGINE === 'postgres')('units on PostgreSQL: isolation, retries',
         runs++;
         const row = yield* get((q) => q.selectFrom('accounts').select('next_invoice_number').where('name', '=', 'a'));
         yield* sleep(0.2); // both read the same value before either writes
-        yield* run((q) => q.updateTable('accounts').set({ next_invoice_number: row!.next_invoice_number + 1 }).where('name', '=', 'a'));
+        yield* run((q) =>
+          q
+            .updateTable('accounts')
+            .set({ next_invoice_number: row!.next_invoice_number + 1 })
+            .where('name', '=', 'a'),
+        );
       });
     await Promise.all([increment(), increment()]);
     expect(await counter(store)).toEqual({ next_invoice_number: 3 });
@@ -160,7 +158,7 @@ describe.runIf(ENGINE === 'postgres')('units on PostgreSQL: isolation, retries',
       .catch((error: Error) => error);
     const error = await failure;
     expect(error).toBeInstanceOf(StoreBusyError);
-    expect((error as Error).message).toMatch(/concurrent writes 12 times \(could not serialize access\); it changed nothing/);
+    expect(error.message).toMatch(/concurrent writes 12 times \(could not serialize access\); it changed nothing/);
     expect(runs).toBe(12);
     // The waits between attempts grow but stay bounded (at most about 1.3 s in all).
     expect(Date.now() - started).toBeLessThan(5_000);

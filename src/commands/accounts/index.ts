@@ -14,7 +14,13 @@ export const accounts: Group = {
     show: { summary: "show an account's settings", load: () => import('./show.js') },
     create: { summary: 'create an account and its first API key (shown once)', load: () => import('./create.js') },
     update: { summary: "change an account's invoice prefix or time zone", load: () => import('./update.js') },
-    'rotate-key': { summary: 'replace the API keys of an account with a new one (shown once)', load: () => import('./rotate-key.js') },
-    'rotate-webhook-secret': { summary: "replace the secret an account's webhook deliveries are signed with", load: () => import('./rotate-webhook-secret.js') },
+    'rotate-key': {
+      summary: 'replace the API keys of an account with a new one (shown once)',
+      load: () => import('./rotate-key.js'),
+    },
+    'rotate-webhook-secret': {
+      summary: "replace the secret an account's webhook deliveries are signed with",
+      load: () => import('./rotate-webhook-secret.js'),
+    },
   },
 };

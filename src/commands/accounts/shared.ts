@@ -1,16 +1,21 @@
-// What the account verbs share: the core, refusals as API errors, and the two output shapes.
+// What the account verbs share: the runtime, and the two output shapes.
 import type { Command } from 'commander';
-import type { Account } from '../../lib/core/context.js';
-import type { Result } from '../../lib/core/result.js';
 import { embeddedOnly, type Deps } from '../../lib/command/deps.js';
-import { ApiError } from '../../lib/command/errors.js';
 import { renderPlain } from '../../lib/output/render.js';
-import { redact } from '../../lib/store/store.js';
-import type { EmbeddedCore } from '../../lib/transport/embedded.js';
+import type * as AccountsModule from '../../lib/runtime/accounts.js';
+import type { Account } from '../../lib/runtime/accounts.js';
+import { redact } from '../../lib/runtime/locations.js';
+import type { Runtime } from '../../lib/runtime/runtime.js';
+import { textOf } from '../../lib/schemas/json.js';
 
-/** The core; `accounts list` and `accounts show` only read (the store must exist), the others may create it. */
-export async function accountCore(deps: Deps, verb: string): Promise<EmbeddedCore> {
-  return deps.core(`accounts ${verb}`);
+/** The runtime; `accounts list` and `accounts show` only read (the store must exist), the others may create it. */
+export async function accountRuntime(
+  deps: Deps,
+  verb: string,
+  write: boolean,
+): Promise<{ runtime: Runtime; accounts: typeof AccountsModule }> {
+  const runtime = await deps.runtime(`accounts ${verb}`, { write });
+  return { runtime, accounts: await import('../../lib/runtime/accounts.js') };
 }
 
 /**
@@ -19,16 +24,9 @@ export async function accountCore(deps: Deps, verb: string): Promise<EmbeddedCor
  */
 export function printDryRun(deps: Deps, verb: string, would: string, details: Record<string, unknown> = {}): void {
   if (deps.settings.mode === 'remote') throw embeddedOnly(`accounts ${verb}`, deps.settings.baseUrl);
-  deps.io.out(`${JSON.stringify({ dry_run: true, would, ...details, store: redact(deps.settings.dbPath) }, null, 2)}\n`);
-}
-
-/** A refusal of the core, reported like the service's refusals (exit 1, error document with --json). */
-export async function unwrap<T>(pending: Result<T> | Promise<Result<T>>, attributes: Record<string, unknown>): Promise<T> {
-  const result = await pending;
-  if (result.ok) return result.value;
-  const { failureResponse } = await import('../../lib/api/errors.js');
-  const response = failureResponse(result.failure, { data: { type: 'account', attributes } });
-  throw new ApiError(response.status, response.body);
+  deps.io.out(
+    `${JSON.stringify({ dry_run: true, would, ...details, store: redact(deps.settings.dbPath) }, null, 2)}\n`,
+  );
 }
 
 export const settingsOf = (account: Account) => ({
@@ -43,20 +41,27 @@ export async function printObject(deps: Deps, value: Record<string, unknown>): P
   await renderPlain(value, deps.globals, deps.io, async () => {
     const { resourceTable, viewOf } = await import('../../lib/output/table.js');
     const { name, ...rest } = value;
-    return resourceTable({ type: 'account', id: String(name), attributes: rest }, viewOf(deps.globals, deps.io), 'name');
+    return resourceTable(
+      { type: 'account', id: String(name), attributes: rest },
+      viewOf(deps.globals, deps.io),
+      'name',
+    );
   });
 }
 
 /** The key is printed once; a person is told to keep it. */
 export async function printKey(deps: Deps, name: string, apiKey: string): Promise<void> {
-  if (deps.globals.output === 'table' && !deps.globals.quiet) deps.io.err(`API key of account "${name}" (shown only now; store it safely):\n`);
+  if (deps.globals.output === 'table' && !deps.globals.quiet)
+    deps.io.err(`API key of account "${name}" (shown only now; store it safely):\n`);
   await printObject(deps, { name, api_key: apiKey });
 }
 
 export const settingsOptions = (cmd: Command): Command =>
-  cmd.option('--invoice-prefix <prefix>', 'prefix of invoice references (default INV-)').option('--time-zone <tz>', 'IANA time zone of dates and days (default Europe/Amsterdam)');
+  cmd
+    .option('--invoice-prefix <prefix>', 'prefix of invoice references (default INV-)')
+    .option('--time-zone <tz>', 'IANA time zone of dates and days (default Europe/Amsterdam)');
 
 export const settingsFrom = (opts: Record<string, unknown>) => ({
-  ...(opts.invoicePrefix === undefined ? {} : { invoice_prefix: String(opts.invoicePrefix) }),
-  ...(opts.timeZone === undefined ? {} : { time_zone: String(opts.timeZone) }),
+  ...(opts.invoicePrefix === undefined ? {} : { invoice_prefix: textOf(opts.invoicePrefix) }),
+  ...(opts.timeZone === undefined ? {} : { time_zone: textOf(opts.timeZone) }),
 });

@@ -1,9 +1,7 @@
 import type { Command } from 'commander';
-import { DEFAULT_ACCOUNT_NAME, defaultAccount, findAccount } from '../../lib/core/accounts.js';
-import { notFound } from '../../lib/core/result.js';
 import type { Invoke } from '../../lib/command/registry.js';
 import { examples } from '../../lib/command/registry.js';
-import { accountCore, printObject, settingsOf, unwrap } from './shared.js';
+import { accountRuntime, printObject, settingsOf } from './shared.js';
 
 export function configure(cmd: Command, invoke: Invoke): void {
   cmd
@@ -11,9 +9,8 @@ export function configure(cmd: Command, invoke: Invoke): void {
     .addHelpText('after', examples('billing accounts show default', 'billing accounts show acme --json'))
     .action((name: string, _opts: unknown, command: Command) =>
       invoke(command, async (deps) => {
-        const core = await accountCore(deps, 'show');
-        const account = name === DEFAULT_ACCOUNT_NAME ? await defaultAccount(core.store, core.clock) : await core.store.read(() => findAccount(name));
-        await printObject(deps, settingsOf(await unwrap(account ? { ok: true, value: account } : notFound(`no account named "${name}"`), { name })));
+        const { runtime, accounts } = await accountRuntime(deps, 'show', false);
+        await printObject(deps, settingsOf(await accounts.showAccount(runtime, name)));
       }),
     );
 }

@@ -1,7 +1,8 @@
 // `billing api METHOD PATH`: any request through the current mode, the document printed as is.
 import type { Command } from 'commander';
+import { dataText } from '../../lib/command/data.js';
 import type { Deps } from '../../lib/command/deps.js';
-import { ApiError, UsageError } from '../../lib/command/errors.js';
+import { ApiError, UsageError } from '../../lib/cli/errors.js';
 import type { Invoke } from '../../lib/command/registry.js';
 import { examples } from '../../lib/command/registry.js';
 import { render, type Document } from '../../lib/output/render.js';
@@ -16,13 +17,15 @@ export interface ApiOptions {
 
 export async function run(options: ApiOptions, deps: Deps): Promise<void> {
   const method = options.method.toUpperCase();
-  if (!METHODS.includes(method)) throw new UsageError(`METHOD must be one of ${METHODS.join(', ')}, not "${options.method}"`);
-  if (!options.path.startsWith('/') && !/^https?:\/\//.test(options.path)) throw new UsageError('PATH must start with / (for example /customers/1)');
+  if (!METHODS.includes(method))
+    throw new UsageError(`METHOD must be one of ${METHODS.join(', ')}, not "${options.method}"`);
+  if (!options.path.startsWith('/') && !/^https?:\/\//.test(options.path))
+    throw new UsageError('PATH must start with / (for example /customers/1)');
   let body: unknown;
   if (options.data !== undefined) {
-    const text = options.data === '-' ? await deps.io.readStdin() : options.data.startsWith('@') ? await (await import('node:fs/promises')).readFile(options.data.slice(1), 'utf8') : options.data;
+    const text = await dataText(options.data, deps.io);
     // The service refuses more than 64 levels anyway; past that the document is not even sent.
-    const { MAX_DEPTH, nestedDeeperThan } = await import('../../lib/api/body.js');
+    const { MAX_DEPTH, nestedDeeperThan } = await import('../../lib/schemas/json.js');
     if (nestedDeeperThan(text, MAX_DEPTH)) throw new UsageError(`--data is nested deeper than ${MAX_DEPTH} levels`);
     try {
       body = JSON.parse(text);
@@ -52,6 +55,15 @@ export function configure(cmd: Command, invoke: Invoke): void {
     .argument('<method>', 'GET, POST, PATCH or DELETE')
     .argument('<path>', 'path with query, e.g. "/customers?page[size]=5"')
     .option('--data <json>', 'request document as JSON, @file, or - for stdin')
-    .addHelpText('after', examples('billing api GET /customers/1', 'billing api GET "/customers?page[number]=2&page[size]=5"', `billing api POST /customers --data '{"data":{"type":"customer","attributes":{"first_name":"Jan","last_name":"Jansen","email":"jan@example.com"}}}'`))
-    .action((method: string, path: string, opts: { data?: string }, command: Command) => invoke(command, (deps) => run({ method, path, data: opts.data }, deps)));
+    .addHelpText(
+      'after',
+      examples(
+        'billing api GET /customers/1',
+        'billing api GET "/customers?page[number]=2&page[size]=5"',
+        `billing api POST /customers --data '{"data":{"type":"customer","attributes":{"first_name":"Jan","last_name":"Jansen","email":"jan@example.com"}}}'`,
+      ),
+    )
+    .action((method: string, path: string, opts: { data?: string }, command: Command) =>
+      invoke(command, (deps) => run({ method, path, data: opts.data }, deps)),
+    );
 }

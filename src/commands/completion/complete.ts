@@ -3,9 +3,9 @@
 // server, a refusal, the deadline), it prints nothing and ends with 0: a Tab must never print an error.
 import type { Command } from 'commander';
 import type { Deps } from '../../lib/command/deps.js';
-import { UsageError } from '../../lib/command/errors.js';
+import { UsageError } from '../../lib/cli/errors.js';
 import type { Invoke } from '../../lib/command/registry.js';
-import { ID_DEADLINE_MS, ID_KINDS, listIds, type Candidate } from '../../lib/completion/ids.js';
+import { ID_KINDS, idDeadlineMs, listIds, type Candidate } from '../../lib/completion/ids.js';
 
 export interface CompleteOptions {
   what: string;
@@ -16,11 +16,12 @@ export async function run(options: CompleteOptions, deps: Deps): Promise<void> {
   if (options.what !== 'ids' || !Object.hasOwn(ID_KINDS, options.kind)) {
     throw new UsageError(`billing __complete takes: ids ${Object.keys(ID_KINDS).join('|')}`);
   }
+  const deadlineMs = idDeadlineMs(deps.env);
   let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<undefined>((resolve) => (timer = setTimeout(resolve, ID_DEADLINE_MS, undefined)));
+  const expired = new Promise<undefined>((resolve) => (timer = setTimeout(resolve, deadlineMs, undefined)));
   const reading = (async (): Promise<Candidate[] | undefined> => {
     // Remote: one attempt, within the deadline (the usual transport retries for half a minute).
-    const transport = await deps.transport({ timeoutMs: ID_DEADLINE_MS, retries: 0 });
+    const transport = await deps.transport({ timeoutMs: deadlineMs, retries: 0 });
     return listIds(transport, options.kind);
   })().catch(() => undefined);
   try {
@@ -35,5 +36,7 @@ export function configure(cmd: Command, invoke: Invoke): void {
   cmd
     .argument('<what>', 'ids')
     .argument('<kind>', Object.keys(ID_KINDS).join(', '))
-    .action((what: string, kind: string, _opts: unknown, command: Command) => invoke(command, (deps) => run({ what, kind }, deps)));
+    .action((what: string, kind: string, _opts: unknown, command: Command) =>
+      invoke(command, (deps) => run({ what, kind }, deps)),
+    );
 }

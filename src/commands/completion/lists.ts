@@ -1,7 +1,7 @@
 // The enumerations a flag's value may come from, gathered where they are defined: the vocabulary,
 // every enum of the resource schemas, the output formats and the config keys. A flag is completed
 // with the one its help spells out (lib/completion/tree.ts), so no list is written twice.
-import { OUTPUT_FORMATS } from '../../lib/command/globals.js';
+import { OUTPUT_FORMATS } from '../../lib/cli/globals.js';
 import { CONFIG_KEYS } from '../../lib/config/file.js';
 import { metaOf } from '../../lib/schemas/common.js';
 import * as customer from '../../lib/schemas/customer.js';
@@ -11,7 +11,8 @@ import * as subscription from '../../lib/schemas/subscription.js';
 import * as vocabulary from '../../lib/schemas/vocabulary.js';
 import type { z } from 'zod';
 
-const isStrings = (value: unknown): value is readonly string[] => Array.isArray(value) && value.length > 0 && value.every((item) => typeof item === 'string');
+const isStrings = (value: unknown): value is readonly string[] =>
+  Array.isArray(value) && value.length > 0 && value.every((item) => typeof item === 'string');
 
 interface Schemaish {
   safeParse?: unknown;
@@ -38,7 +39,9 @@ function fieldsOf(value: unknown): Schemaish[] {
   if (typeof value !== 'object' || value === null) return [];
   const shape = (value as Schemaish).shape ?? value;
   const fields = Object.values(shape) as Schemaish[];
-  return fields.every((field) => typeof field === 'object' && field !== null && typeof field.safeParse === 'function') ? fields : [];
+  return fields.every((field) => typeof field === 'object' && field !== null && typeof field.safeParse === 'function')
+    ? fields
+    : [];
 }
 
 export function enumerations(): (readonly string[])[] {

@@ -3,10 +3,7 @@ import type { Group } from '../../lib/command/registry.js';
 export const config: Group = {
   name: 'config',
   summary: 'defaults for every command (below flags, environment and profile)',
-  examples: [
-    'billing config set timeout 60',
-    'billing config list',
-  ],
+  examples: ['billing config set timeout 60', 'billing config list'],
   verbs: {
     get: { summary: 'print one setting', load: () => import('./verbs.js').then((m) => m.get) },
     set: { summary: 'save a setting', load: () => import('./verbs.js').then((m) => m.set) },

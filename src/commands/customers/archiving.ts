@@ -13,7 +13,14 @@ export function configureArchiving(cmd: Command, invoke: Invoke, archived: boole
     .action((idText: string, _opts: unknown, command: Command) =>
       invoke(command, async (deps) => {
         const id = parseId(idText);
-        await runWrite(deps, { method: 'PATCH', path: `${CUSTOMER.path}/${id}`, type: CUSTOMER.type, id, attributes: { archived }, done: `${verb}d customer` });
+        await runWrite(deps, {
+          method: 'PATCH',
+          path: `${CUSTOMER.path}/${id}`,
+          type: CUSTOMER.type,
+          id,
+          attributes: { archived },
+          done: `${verb}d customer`,
+        });
       }),
     );
 }

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { UsageError } from '../../lib/command/errors.js';
+import { UsageError } from '../../lib/cli/errors.js';
 import type { Invoke } from '../../lib/command/registry.js';
 import { examples } from '../../lib/command/registry.js';
 import { addListOptions, listOptions, runList } from '../../lib/command/resource.js';
@@ -11,12 +11,17 @@ const SORTS = CUSTOMER_SORT_FIELDS.join(', ');
 export function configure(cmd: Command, invoke: Invoke): void {
   addListOptions(cmd, ['subscriptions'])
     .option('--email <email>', 'only the customer with this email address (in any case)')
-    .option('--search <text>', 'only customers with this text in their first, middle, last or company name or email (in any case)')
+    .option(
+      '--search <text>',
+      'only customers with this text in their first, middle, last or company name or email (in any case)',
+    )
     .option('--archived', 'only archived customers')
     .option('--active', 'only customers that are not archived')
     .option('--sort <field>', `order by ${SORTS}; -field for descending, e.g. -created_at (default: id)`)
     .action((opts: Record<string, unknown>, command: Command) =>
-      invoke(command, (deps) => runList(deps, CUSTOMER.path, CUSTOMER.type, { ...listOptions(opts), find: findOptions(opts) })),
+      invoke(command, (deps) =>
+        runList(deps, CUSTOMER.path, CUSTOMER.type, { ...listOptions(opts), find: findOptions(opts) }),
+      ),
     );
   cmd.addHelpText(
     'after',
@@ -34,13 +39,16 @@ export function configure(cmd: Command, invoke: Invoke): void {
 
 /** The filter[…] and sort parameters of the flags, checked here so a mistake costs no request. */
 export function findOptions(opts: Record<string, unknown>): Record<string, string | undefined> {
-  if (opts.archived && opts.active) throw new UsageError('--archived and --active exclude each other: give one of them, or neither for both');
+  if (opts.archived && opts.active)
+    throw new UsageError('--archived and --active exclude each other: give one of them, or neither for both');
   for (const flag of ['email', 'search'] as const) {
     if (typeof opts[flag] === 'string' && !opts[flag].trim()) throw new UsageError(`--${flag} must not be empty`);
   }
   const sort = opts.sort as string | undefined;
   if (sort !== undefined && !(CUSTOMER_SORT_FIELDS as readonly string[]).includes(sort.replace(/^-/, ''))) {
-    throw new UsageError(`--sort takes one of ${SORTS}, with a leading - for descending order (e.g. -created_at), not "${sort}"`);
+    throw new UsageError(
+      `--sort takes one of ${SORTS}, with a leading - for descending order (e.g. -created_at), not "${sort}"`,
+    );
   }
   return {
     'filter[email]': opts.email as string | undefined,

@@ -6,5 +6,8 @@ import { CUSTOMER } from './index.js';
 
 export function configure(cmd: Command, invoke: Invoke): void {
   configureRelatedList(cmd, CUSTOMER, { path: 'subscriptions', type: 'subscription' }, invoke);
-  cmd.addHelpText('after', examples('billing customers subscriptions 42', 'billing customers subscriptions 42 --all --json'));
+  cmd.addHelpText(
+    'after',
+    examples('billing customers subscriptions 42', 'billing customers subscriptions 42 --all --json'),
+  );
 }

@@ -9,6 +9,10 @@ export function configure(cmd: Command, invoke: Invoke): void {
   configureUpdate(cmd, CUSTOMER, customerUpdateSchema.shape, invoke);
   cmd.addHelpText(
     'after',
-    examples('billing customers update 42 --email new@example.com', 'billing customers update 42 --iban NL91ABNA0417164300 --bank-holder "J. Jansen"', 'billing customers update 42 --middle-name ""   # clears it'),
+    examples(
+      'billing customers update 42 --email new@example.com',
+      'billing customers update 42 --iban NL91ABNA0417164300 --bank-holder "J. Jansen"',
+      'billing customers update 42 --middle-name ""   # clears it',
+    ),
   );
 }

@@ -3,18 +3,20 @@
 // shows them.
 import type { Command } from 'commander';
 import type { Deps } from '../../lib/command/deps.js';
-import { UsageError } from '../../lib/command/errors.js';
+import { UsageError } from '../../lib/cli/errors.js';
 import type { Invoke } from '../../lib/command/registry.js';
 import { examples, prose, refusesDryRun } from '../../lib/command/registry.js';
 import { runList, send } from '../../lib/command/resource.js';
+import { textOf } from '../../lib/schemas/json.js';
 
 const DEFAULT_SIZE = 20;
 const MAX_SIZE = 1_000_000;
 
 export function sizeFlag(value: unknown): number {
   if (value === undefined) return DEFAULT_SIZE;
-  const text = String(value).trim();
-  if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > MAX_SIZE) throw new UsageError(`--size must be a whole number from 1 to ${MAX_SIZE}, not "${String(value)}"`);
+  const text = textOf(value).trim();
+  if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > MAX_SIZE)
+    throw new UsageError(`--size must be a whole number from 1 to ${MAX_SIZE}, not "${textOf(value)}"`);
   return Number(text);
 }
 
@@ -22,18 +24,23 @@ const count = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' :
 
 export async function run(opts: Record<string, unknown>, deps: Deps): Promise<void> {
   const size = sizeFlag(opts.size);
-  const core = await deps.core('demo');
-  const existing = (await send(deps, { method: 'GET', path: '/customers', query: { 'page[size]': 1 } })).body as { meta: { total: number } };
+  const runtime = await deps.runtime('demo', { write: true });
+  const existing = (await send(deps, { method: 'GET', path: '/customers', query: { 'page[size]': 1 } })).body as {
+    meta: { total: number };
+  };
   let next: string[];
   if (existing.meta.total > 0) {
-    if (!deps.globals.quiet) deps.io.err(`the store already has ${existing.meta.total} customers; showing them (store: ${core.store.location})\n`);
+    if (!deps.globals.quiet)
+      deps.io.err(
+        `the store already has ${existing.meta.total} customers; showing them (store: ${runtime.store.location})\n`,
+      );
     next = ['billing subscriptions list --status paused', 'billing invoices list --status open', 'billing clock show'];
   } else {
-    const { play } = await import('./play.js');
-    const played = await play(core, size);
+    const { play } = await import('../../lib/runtime/demo/play.js');
+    const played = await play(runtime, size);
     if (!deps.globals.quiet) {
       const added = `${count(played.plans, 'plan')}, ${count(played.customers, 'customer')}, ${count(played.subscriptions, 'subscription')} and ${count(played.invoices, 'invoice')}`;
-      deps.io.err(`added ${added}, with their history since ${played.since}, to ${core.store.location}\n`);
+      deps.io.err(`added ${added}, with their history since ${played.since}, to ${runtime.store.location}\n`);
     }
     // Customer 5 has a collection that failed after its retries, customer 8 a draft invoice (stories.ts).
     const failed = played.ids(5).subscription;
@@ -58,13 +65,19 @@ export async function run(opts: Record<string, unknown>, deps: Deps): Promise<vo
 
 export function configure(cmd: Command, invoke: Invoke): void {
   refusesDryRun(cmd, 'it writes a whole sample; try it on a throwaway store instead: billing --db /tmp/try.db demo')
-    .option('--size <n>', `customers to make, 1 to ${MAX_SIZE} (default ${DEFAULT_SIZE}); every size has the same mix of statuses`)
+    .option(
+      '--size <n>',
+      `customers to make, 1 to ${MAX_SIZE} (default ${DEFAULT_SIZE}); every size has the same mix of statuses`,
+    )
     .addHelpText(
       'after',
       prose(
-        'Fills an empty store with six plans (weekly to yearly, and one collected once) and customers in the Netherlands and Belgium, with half a year of history played on the service itself: collections fulfilled, charged back and retried, some failed for good; subscriptions active, paused, cancelled and awaiting their mandate; invoices draft, open, paid, charged back, cancelled and credited. The store\'s clock is left as it was. On a store that has customers, it only shows them.',
+        "Fills an empty store with six plans (weekly to yearly, and one collected once) and customers in the Netherlands and Belgium, with half a year of history played on the service itself: collections fulfilled, charged back and retried, some failed for good; subscriptions active, paused, cancelled and awaiting their mandate; invoices draft, open, paid, charged back, cancelled and credited. The store's clock is left as it was. On a store that has customers, it only shows them.",
       ),
     )
-    .addHelpText('after', examples('billing demo', 'billing --db /tmp/try.db demo', 'billing demo --size 10000', 'billing demo --json'))
+    .addHelpText(
+      'after',
+      examples('billing demo', 'billing --db /tmp/try.db demo', 'billing demo --size 10000', 'billing demo --json'),
+    )
     .action((opts: Record<string, unknown>, command: Command) => invoke(command, (deps) => run(opts, deps)));
 }

@@ -8,15 +8,29 @@ import type { Command } from 'commander';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import type { Deps } from '../../lib/command/deps.js';
-import { ApiError, CliError, errorLines, UsageError } from '../../lib/command/errors.js';
+import { ApiError, CliError, errorLines, UsageError } from '../../lib/cli/errors.js';
 import type { Invoke } from '../../lib/command/registry.js';
 import { examples, refusesDryRun } from '../../lib/command/registry.js';
 import { safeText } from '../../lib/output/format.js';
 import { progressBar } from '../../lib/output/progress.js';
+import type { CsvOptions } from '../../lib/output/csv.js';
 import { RejectsFile, rejectsPathFor } from '../../lib/import/rejects.js';
-import { csvHeader, formatByExtension, hashFile, IMPORT_FORMATS, readRows, spool, type ImportFormat, type SourceRow } from '../../lib/import/source.js';
-import type { ImportKind, ImportProgress, RowOutcome } from '../../lib/core/imports.js';
+import {
+  csvHeader,
+  formatByExtension,
+  hashFile,
+  IMPORT_FORMATS,
+  readRows,
+  spool,
+  utf8ProblemIn,
+  type Content,
+  type ImportFormat,
+  type SourceRow,
+} from '../../lib/import/source.js';
+import { describeUtf8Problem } from '../../lib/schemas/utf8.js';
+import type { ImportKind, ImportProgress, RowOutcome } from '../../lib/runtime/imports.js';
 import type { TransportResponse } from '../../lib/transport/types.js';
 
 const RESOURCES: Record<ImportKind, { path: string; type: string; noun: string }> = {
@@ -55,13 +69,16 @@ interface Job {
   hash: string;
   size: number;
   rejects: RejectsFile;
+  /** How CSV cells are read and rejected ones written: --csv-raw. */
+  csv: CsvOptions;
   /** Says a rejected row on stderr and writes it to the rejects file. */
   reject(row: SourceRow, reasons: string[]): void;
 }
 
 const wholeNumber = (text: string | undefined, flag: string, min: number, max: number, fallback: number): number => {
   if (text === undefined) return fallback;
-  if (!/^\d+$/.test(text.trim()) || Number(text) < min || Number(text) > max) throw new UsageError(`${flag} must be a whole number from ${min} to ${max}, not "${text}"`);
+  if (!/^\d+$/.test(text.trim()) || Number(text) < min || Number(text) > max)
+    throw new UsageError(`${flag} must be a whole number from ${min} to ${max}, not "${text}"`);
   return Number(text);
 };
 
@@ -70,23 +87,39 @@ export async function runImport(deps: Deps, kind: ImportKind, file: string, opti
 
   const concurrency = wholeNumber(options.concurrency, '--concurrency', 1, 64, 4);
   const batchSize = wholeNumber(options.batchSize, '--batch-size', 1, 10_000, BATCH[kind]);
-  if (options.format !== undefined && !(IMPORT_FORMATS as readonly string[]).includes(options.format)) throw new UsageError(`--format must be one of: ${IMPORT_FORMATS.join(', ')}`);
+  if (options.format !== undefined && !(IMPORT_FORMATS as readonly string[]).includes(options.format))
+    throw new UsageError(`--format must be one of: ${IMPORT_FORMATS.join(', ')}`);
   const stdin = file === '-';
   const format = (options.format as ImportFormat | undefined) ?? (stdin ? undefined : formatByExtension(file));
-  if (!format) throw new UsageError(stdin ? 'reading stdin (-) needs --format ndjson or --format csv' : `cannot tell the format of ${file} by its extension: name it .ndjson, .jsonl or .csv, or give --format`);
+  if (!format)
+    throw new UsageError(
+      stdin
+        ? 'reading stdin (-) needs --format ndjson or --format csv'
+        : `cannot tell the format of ${file} by its extension: name it .ndjson, .jsonl or .csv, or give --format`,
+    );
   // Standard input is spooled to a file first (in constant memory): read like any file, hashed, resumable.
   const spooled = stdin ? mkdtempSync(join(tmpdir(), 'billing-import-')) : undefined;
   try {
     const path = spooled ? join(spooled, `stdin.${format}`) : file;
-    let content: { hash: string; size: number };
+    let content: Content;
     try {
-      content = spooled ? await spool(deps.io.stdinStream?.() ?? stringStream(await deps.io.readStdin()), path) : await hashFile(path);
+      content = spooled
+        ? await spool(deps.io.stdinStream?.() ?? bytesStream(await deps.io.readStdin()), path)
+        : await hashFile(path);
     } catch (error) {
       throw new UsageError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
     }
-    const header = format === 'csv' ? (await csvHeader(path))?.names : undefined;
+    // Found in the pass that hashed it, before any row is read: nothing of the file is taken.
+    if (content.invalidAt >= 0) {
+      const where = describeUtf8Problem(await utf8ProblemIn(path, content.invalidAt));
+      throw new UsageError(
+        `${stdin ? 'standard input (-)' : file} is not UTF-8 text at ${where}: save it as UTF-8 and import it again; nothing was imported`,
+      );
+    }
+    const csv = { raw: deps.globals.csvRaw };
+    const header = format === 'csv' ? (await csvHeader(path, csv))?.names : undefined;
     const rejectsPath = options.rejects ?? (stdin ? `${kind}.rejects.${format}` : rejectsPathFor(file, format));
-    const rejects = new RejectsFile(rejectsPath, format, header);
+    const rejects = new RejectsFile(rejectsPath, format, header, csv);
     const quiet = deps.globals.quiet;
     const job: Job = {
       deps,
@@ -96,6 +129,7 @@ export async function runImport(deps: Deps, kind: ImportKind, file: string, opti
       hash: content.hash,
       size: content.size,
       rejects,
+      csv,
       reject(row, reasons) {
         if (!quiet) deps.io.err(safeText(`line ${row.line}: ${reasons.join('; ')}\n`));
         rejects.write(row, `line ${row.line}: ${reasons.join('; ')}`);
@@ -107,27 +141,43 @@ export async function runImport(deps: Deps, kind: ImportKind, file: string, opti
     } finally {
       rejects.close();
     }
-    report(deps, { kind, file, ...summary, rejects_file: summary.rejected > 0 ? rejectsPath : null, seconds: (Date.now() - started) / 1000 });
+    report(deps, {
+      kind,
+      file,
+      ...summary,
+      rejects_file: summary.rejected > 0 ? rejectsPath : null,
+      seconds: (Date.now() - started) / 1000,
+    });
   } finally {
     if (spooled) rmSync(spooled, { recursive: true, force: true });
   }
 }
 
-async function* stringStream(text: string): AsyncGenerator<Uint8Array> {
-  yield Buffer.from(text, 'utf8');
+function bytesStream(bytes: Uint8Array): AsyncIterable<Uint8Array> {
+  return Readable.from([bytes]);
 }
 
 function report(deps: Deps, summary: Summary): void {
   const { io, globals } = deps;
   if (globals.output === 'json' || globals.output === 'ndjson') io.out(`${JSON.stringify(summary)}\n`);
   if (!globals.quiet) {
-    const rate = summary.seconds > 0 ? `, ${Math.round((summary.imported + summary.rejected) / summary.seconds).toLocaleString('en')} rows/s` : '';
-    const parts = [`imported ${summary.imported.toLocaleString('en')} ${summary.kind}`, `rejected ${summary.rejected.toLocaleString('en')}${summary.rejects_file ? ` (see ${summary.rejects_file})` : ''}`];
+    const rate =
+      summary.seconds > 0
+        ? `, ${Math.round((summary.imported + summary.rejected) / summary.seconds).toLocaleString('en')} rows/s`
+        : '';
+    const parts = [
+      `imported ${summary.imported.toLocaleString('en')} ${summary.kind}`,
+      `rejected ${summary.rejected.toLocaleString('en')}${summary.rejects_file ? ` (see ${summary.rejects_file})` : ''}`,
+    ];
     if (summary.already > 0) parts.push(`${summary.already.toLocaleString('en')} already imported by an earlier run`);
     io.err(safeText(`${parts.join(', ')}; ${summary.seconds.toFixed(2)} s${rate}\n`));
   }
   // Every row was handled; any refused one makes the run a failure a nightly job notices.
-  if (summary.rejected > 0) throw new CliError(`${summary.rejected} of the rows were rejected; fix them in ${summary.rejects_file} and import that file`, 1);
+  if (summary.rejected > 0)
+    throw new CliError(
+      `${summary.rejected} of the rows were rejected; fix them in ${summary.rejects_file} and import that file`,
+      1,
+    );
 }
 
 // ---- embedded: batches with the progress in the same transaction ----
@@ -144,19 +194,25 @@ function stopWithLauncher(): void {
 
 async function embedded(job: Job, batchSize: number): Promise<{ imported: number; rejected: number; already: number }> {
   const { deps, kind } = job;
-  const { findImport, importBatch } = await import('../../lib/core/imports.js');
-  const { DEFAULT_EMBEDDED_BASE_URL } = await import('../../lib/transport/embedded.js');
-  const core = await deps.core(`import ${kind}`);
-  const ctx = { store: core.store, clock: core.clock, account: await core.account(), baseUrl: DEFAULT_EMBEDDED_BASE_URL };
-  const before = await findImport(ctx, kind, job.hash);
+  const { findImport, importBatch } = await import('../../lib/runtime/imports.js');
+  const runtime = await deps.runtime(`import ${kind}`, { write: true });
+  const before = await findImport(runtime, kind, job.hash);
   if (before?.done) {
     if (!deps.globals.quiet) deps.io.err(`this file was imported before (same content): nothing to do\n`);
     return { imported: 0, rejected: before.rejected, already: before.imported };
   }
-  const state: ImportProgress = before ?? { offset: 0, line: 0, imported: 0, rejected: 0, rejectsBytes: 0, done: false };
+  const state: ImportProgress = before ?? {
+    offset: 0,
+    line: 0,
+    imported: 0,
+    rejected: 0,
+    rejectsBytes: 0,
+    done: false,
+  };
   job.rejects.keep(state.rejectsBytes);
   const already = state.imported;
-  if (state.line > 0 && !deps.globals.quiet) deps.io.err(`going on after line ${state.line}: the rows before were committed by an earlier run\n`);
+  if (state.line > 0 && !deps.globals.quiet)
+    deps.io.err(`going on after line ${state.line}: the rows before were committed by an earlier run\n`);
   const bar = await progressBar(deps.io, job.size, kind, deps.globals.quiet);
   let committed = state;
   const flush = async (rows: SourceRow[], last: boolean) => {
@@ -173,7 +229,10 @@ async function embedded(job: Job, batchSize: number): Promise<{ imported: number
         const problems = row.attributes ? outcomes[at++] : [{ attribute: '', detail: row.error! }];
         if (problems) {
           rejected++;
-          job.reject(row, problems.map((p) => (p.attribute ? `${p.attribute}: ${p.detail}` : p.detail)));
+          job.reject(
+            row,
+            problems.map((p) => (p.attribute ? `${p.attribute}: ${p.detail}` : p.detail)),
+          );
         } else imported++;
       }
       const end = rows.at(-1);
@@ -187,13 +246,19 @@ async function embedded(job: Job, batchSize: number): Promise<{ imported: number
       };
     };
     let progress: ImportProgress | undefined;
-    await importBatch(ctx, kind, job.hash, parsed.map((row) => ({ line: row.line, attributes: row.attributes! })), (outcomes) => (progress = next(outcomes)));
+    await importBatch(
+      runtime,
+      kind,
+      job.hash,
+      parsed.map((row) => ({ line: row.line, attributes: row.attributes! })),
+      (outcomes) => (progress = next(outcomes)),
+    );
     committed = progress!;
     bar.update(committed.offset, committed.imported + committed.rejected - state.imported - state.rejected);
   };
   try {
     let batch: SourceRow[] = [];
-    for await (const row of readRows(job.path, job.format, state)) {
+    for await (const row of readRows(job.path, job.format, state, job.csv)) {
       batch.push(row);
       if (batch.length >= batchSize) {
         await flush(batch, false);
@@ -223,12 +288,24 @@ async function remote(job: Job, concurrency: number): Promise<{ imported: number
   const transport = await deps.transport();
   const { path, type } = RESOURCES[kind];
   const key = (row: SourceRow, part = '') => `import-${job.hash.slice(0, 32)}-${row.line}${part}`;
-  const post = (row: SourceRow, resourcePath: string, resourceType: string, attributes: Record<string, unknown>, part?: string) =>
-    transport.request({ method: 'POST', path: resourcePath, body: { data: { type: resourceType, attributes } }, idempotencyKey: key(row, part) });
+  const post = (
+    row: SourceRow,
+    resourcePath: string,
+    resourceType: string,
+    attributes: Record<string, unknown>,
+    part?: string,
+  ) =>
+    transport.request({
+      method: 'POST',
+      path: resourcePath,
+      body: { data: { type: resourceType, attributes } },
+      idempotencyKey: key(row, part),
+    });
   const refusal = (response: TransportResponse): string[] | undefined => {
     if (response.status < 400) return undefined;
     // Not the row's fault: stop, and say so; a rerun goes on safely (every row has its key).
-    if (response.status === 401 || response.status === 409 || response.status === 429 || response.status >= 500) throw new ApiError(response.status, response.body);
+    if (response.status === 401 || response.status === 409 || response.status === 429 || response.status >= 500)
+      throw new ApiError(response.status, response.body);
     return errorLines(response.body, response.status);
   };
   const send = async (row: SourceRow): Promise<Sent> => {
@@ -242,9 +319,19 @@ async function remote(job: Job, concurrency: number): Promise<{ imported: number
       if (kind === 'invoices' && Array.isArray(lines)) {
         const id = Number((response.body as { data?: { id?: string } }).data?.id);
         for (const [i, line] of lines.entries()) {
-          const added = await post(row, '/invoice-lines', 'invoice-line', { ...(line as Record<string, unknown>), invoice_id: id }, `-l${i}`);
+          const added = await post(
+            row,
+            '/invoice-lines',
+            'invoice-line',
+            { ...(line as Record<string, unknown>), invoice_id: id },
+            `-l${i}`,
+          );
           const bad = refusal(added);
-          if (bad) return { row, reasons: [`invoice ${id} was made as a draft, but its line ${i + 1} was refused: ${bad.join('; ')}`] };
+          if (bad)
+            return {
+              row,
+              reasons: [`invoice ${id} was made as a draft, but its line ${i + 1} was refused: ${bad.join('; ')}`],
+            };
         }
       }
       return { row, replayed };
@@ -273,7 +360,7 @@ async function remote(job: Job, concurrency: number): Promise<{ imported: number
     bar.update(done, imported + rejected + replayed);
   };
   try {
-    for await (const row of readRows(job.path, job.format, { offset: 0, line: 0 })) {
+    for await (const row of readRows(job.path, job.format, { offset: 0, line: 0 }, job.csv)) {
       if (fatal) break;
       window.push(send(row));
       if (window.length >= concurrency) settle(await window.shift()!);
@@ -284,7 +371,8 @@ async function remote(job: Job, concurrency: number): Promise<{ imported: number
   }
   if (fatal) {
     const { row, error } = fatal;
-    const why = error instanceof ApiError ? errorLines(error.document, error.status).join('; ') : (error as Error).message;
+    const why =
+      error instanceof ApiError ? errorLines(error.document, error.status).join('; ') : (error as Error).message;
     deps.io.err(
       safeText(
         `stopped at line ${row.line}: ${why}\nimported ${imported}, rejected ${rejected}, ${replayed} already imported before; the rows from line ${row.line} on were not all sent. Run the same command again to go on: rows already imported are not imported twice (each carries its Idempotency-Key)\n`,
@@ -297,7 +385,10 @@ async function remote(job: Job, concurrency: number): Promise<{ imported: number
 
 export function configureImport(cmd: Command, invoke: Invoke, kind: ImportKind): void {
   const { noun } = RESOURCES[kind];
-  refusesDryRun(cmd, 'every row is checked by the service as it is imported; try it on a snapshot instead: billing store snapshot before-import')
+  refusesDryRun(
+    cmd,
+    'every row is checked by the service as it is imported; try it on a snapshot instead: billing store snapshot before-import',
+  )
     .argument('<file>', `an NDJSON (.ndjson, .jsonl) or CSV (.csv) file of ${noun}, or - for stdin (with --format)`)
     .option('--format <format>', `ndjson or csv (default: by the file's extension)`)
     .option('--rejects <path>', 'where the rejected rows go (default: beside the input, e.g. customers.rejects.ndjson)')
@@ -312,5 +403,7 @@ export function configureImport(cmd: Command, invoke: Invoke, kind: ImportKind):
         `billing --base-url https://billing.example.com import ${kind} ${kind}.ndjson --concurrency 8`,
       ),
     )
-    .action((file: string, opts: ImportOptions, command: Command) => invoke(command, (deps) => runImport(deps, kind, file, opts)));
+    .action((file: string, opts: ImportOptions, command: Command) =>
+      invoke(command, (deps) => runImport(deps, kind, file, opts)),
+    );
 }

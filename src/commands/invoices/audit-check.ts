@@ -35,7 +35,8 @@ export function referenceNumber(reference: string): number | undefined {
   return Number.isSafeInteger(number) && number >= 1 ? number : undefined;
 }
 
-const isDraft = (invoice: Referenced): boolean => invoice.status === 'draft' || (invoice.status === undefined && invoice.reference === 'DRAFT');
+const isDraft = (invoice: Referenced): boolean =>
+  invoice.status === 'draft' || (invoice.status === undefined && invoice.reference === 'DRAFT');
 
 export function auditReferences(invoices: readonly Referenced[]): Audit {
   const byNumber = new Map<number, Named[]>();
@@ -57,7 +58,9 @@ export function auditReferences(invoices: readonly Referenced[]): Audit {
     if (number > expected) gaps.push([expected, number - 1]);
     expected = number + 1;
   }
-  const duplicates = numbers.filter((n) => byNumber.get(n)!.length > 1).map((number) => ({ number, invoices: byNumber.get(number)! }));
+  const duplicates = numbers
+    .filter((n) => byNumber.get(n)!.length > 1)
+    .map((number) => ({ number, invoices: byNumber.get(number)! }));
   return {
     invoices: count,
     first: numbers[0] ?? null,
@@ -69,8 +72,10 @@ export function auditReferences(invoices: readonly Referenced[]): Audit {
   };
 }
 
-const ranges = (gaps: [number, number][]): string => gaps.map(([from, to]) => (from === to ? String(from) : `${from}-${to}`)).join(', ');
-const named = (invoices: Named[]): string => invoices.map((i) => `${oneLine(i.id)} (${i.reference === null ? 'no reference' : oneLine(i.reference)})`).join(', ');
+const ranges = (gaps: [number, number][]): string =>
+  gaps.map(([from, to]) => (from === to ? String(from) : `${from}-${to}`)).join(', ');
+const named = (invoices: Named[]): string =>
+  invoices.map((i) => `${oneLine(i.id)} (${i.reference === null ? 'no reference' : oneLine(i.reference)})`).join(', ');
 const plural = (count: number, one: string, many = `${one}s`): string => `${count} ${count === 1 ? one : many}`;
 
 /** The audit as a person reads it: a summary line, then one line per kind of problem. */
@@ -81,8 +86,10 @@ export function auditReport(audit: Audit): string {
   if (audit.ok) return `${summary}: no gaps, no duplicates\n`;
   const lines = [summary];
   if (audit.gaps.length) lines.push(`missing: ${ranges(audit.gaps)}`);
-  for (const duplicate of audit.duplicates) lines.push(`duplicate ${duplicate.number}: invoices ${named(duplicate.invoices)}`);
-  if (audit.malformed.length) lines.push(`malformed: ${audit.malformed.length === 1 ? 'invoice' : 'invoices'} ${named(audit.malformed)}`);
+  for (const duplicate of audit.duplicates)
+    lines.push(`duplicate ${duplicate.number}: invoices ${named(duplicate.invoices)}`);
+  if (audit.malformed.length)
+    lines.push(`malformed: ${audit.malformed.length === 1 ? 'invoice' : 'invoices'} ${named(audit.malformed)}`);
   return `${lines.join('\n')}\n`;
 }
 

@@ -17,13 +17,27 @@ export function configure(cmd: Command, invoke: Invoke): void {
         "Finalising a draft gives it its reference (the account's prefix and its next number, without gaps) and makes it open, with a transaction for its amount due on its transaction date; an invoice of zero or less becomes completed. It needs at least one line, and cannot be undone: a finalised invoice is corrected by crediting it.",
       ),
     )
-    .addHelpText('after', examples('billing invoices finalise 12', 'billing invoices finalise 12 --no-send-email', 'billing invoices finalise 12 --query data.attributes.reference'))
+    .addHelpText(
+      'after',
+      examples(
+        'billing invoices finalise 12',
+        'billing invoices finalise 12 --no-send-email',
+        'billing invoices finalise 12 --query data.attributes.reference',
+      ),
+    )
     .action((idText: string, opts: { sendEmail?: boolean }, command: Command) =>
       invoke(command, async (deps) => {
         const id = parseId(idText);
         // No flag, no body: the invoice's own send_email decides.
         const attributes = opts.sendEmail === undefined ? undefined : { send_email: opts.sendEmail };
-        await runWrite(deps, { method: 'PATCH', path: `${INVOICE.path}/${id}/finalise`, type: INVOICE.type, id, attributes, done: 'finalised invoice' });
+        await runWrite(deps, {
+          method: 'PATCH',
+          path: `${INVOICE.path}/${id}/finalise`,
+          type: INVOICE.type,
+          id,
+          attributes,
+          done: 'finalised invoice',
+        });
       }),
     );
 }

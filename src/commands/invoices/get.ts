@@ -6,5 +6,12 @@ import { INVOICE } from './index.js';
 
 export function configure(cmd: Command, invoke: Invoke): void {
   configureGet(cmd, INVOICE, [], invoke);
-  cmd.addHelpText('after', examples('billing invoices get 12', 'billing invoices get 12 --json', 'billing invoices get 12 --query data.attributes.reference'));
+  cmd.addHelpText(
+    'after',
+    examples(
+      'billing invoices get 12',
+      'billing invoices get 12 --json',
+      'billing invoices get 12 --query data.attributes.reference',
+    ),
+  );
 }

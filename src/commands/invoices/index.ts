@@ -16,12 +16,21 @@ export const invoices: Group = {
     get: { summary: 'show one invoice', load: () => import('./get.js') },
     create: { summary: 'create a draft invoice of a subscription', load: () => import('./create.js') },
     update: { summary: 'change a draft invoice', load: () => import('./update.js') },
-    finalise: { summary: 'finalise a draft: its reference, and a transaction for its amount', load: () => import('./finalise.js') },
-    credit: { summary: 'make a draft credit invoice of an invoice (its lines negated)', load: () => import('./credit.js') },
+    finalise: {
+      summary: 'finalise a draft: its reference, and a transaction for its amount',
+      load: () => import('./finalise.js'),
+    },
+    credit: {
+      summary: 'make a draft credit invoice of an invoice (its lines negated)',
+      load: () => import('./credit.js'),
+    },
     pay: { summary: 'mark an invoice paid (paid outside the service)', load: () => import('./pay.js') },
     delete: { summary: 'delete a draft invoice and its lines', load: () => import('./delete.js') },
     lines: { summary: "list an invoice's lines", load: () => import('./lines.js') },
-    audit: { summary: 'check the references of finalised invoices for gaps and duplicates', load: () => import('./audit.js') },
+    audit: {
+      summary: 'check the references of finalised invoices for gaps and duplicates',
+      load: () => import('./audit.js'),
+    },
   },
 };
 

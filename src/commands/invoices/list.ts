@@ -12,9 +12,14 @@ export function configure(cmd: Command, invoke: Invoke): void {
     .option('--customer-id <n>', "only this customer's invoices")
     .option('--subscription-id <n>', "only this subscription's invoices")
     .option('--search <text>', 'only invoices whose reference holds this text (in any case)')
-    .option('--sort <field>', `order by ${INVOICE_SORT_FIELDS.join(', ')}; -field for descending, e.g. -invoice_date (default: id)`)
+    .option(
+      '--sort <field>',
+      `order by ${INVOICE_SORT_FIELDS.join(', ')}; -field for descending, e.g. -invoice_date (default: id)`,
+    )
     .action((opts: Record<string, unknown>, command: Command) =>
-      invoke(command, (deps) => runList(deps, INVOICE.path, INVOICE.type, { ...listOptions(opts), find: invoiceFind(opts) })),
+      invoke(command, (deps) =>
+        runList(deps, INVOICE.path, INVOICE.type, { ...listOptions(opts), find: invoiceFind(opts) }),
+      ),
     );
   cmd.addHelpText(
     'after',

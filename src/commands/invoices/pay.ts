@@ -7,12 +7,23 @@ import { INVOICE } from './index.js';
 export function configure(cmd: Command, invoke: Invoke): void {
   cmd
     .argument('<id>', 'invoice id')
-    .addHelpText('after', prose('For an invoice paid outside the service (a bank transfer, cash): an open or charged-back invoice becomes paid.'))
+    .addHelpText(
+      'after',
+      prose(
+        'For an invoice paid outside the service (a bank transfer, cash): an open or charged-back invoice becomes paid.',
+      ),
+    )
     .addHelpText('after', examples('billing invoices pay 12', 'billing invoices pay 12 --json'))
     .action((idText: string, _opts: unknown, command: Command) =>
       invoke(command, async (deps) => {
         const id = parseId(idText);
-        await runWrite(deps, { method: 'PATCH', path: `${INVOICE.path}/${id}/pay`, type: INVOICE.type, id, done: 'recorded the payment of invoice' });
+        await runWrite(deps, {
+          method: 'PATCH',
+          path: `${INVOICE.path}/${id}/pay`,
+          type: INVOICE.type,
+          id,
+          done: 'recorded the payment of invoice',
+        });
       }),
     );
 }

@@ -11,6 +11,10 @@ export function configure(cmd: Command, invoke: Invoke): void {
     .addHelpText('after', prose('Only a draft can be changed; its lines are changed with billing lines update.'))
     .addHelpText(
       'after',
-      examples('billing invoices update 12 --invoice-date 2026-12-01', 'billing invoices update 12 --transaction-date 2026-12-10 --send-email', 'billing invoices update 12 --invoice-date ""   # clears it'),
+      examples(
+        'billing invoices update 12 --invoice-date 2026-12-01',
+        'billing invoices update 12 --transaction-date 2026-12-10 --send-email',
+        'billing invoices update 12 --invoice-date ""   # clears it',
+      ),
     );
 }

@@ -8,6 +8,13 @@ import { LINE } from './index.js';
 export function configure(cmd: Command, invoke: Invoke): void {
   configureUpdate(cmd, LINE, lineUpdateShape, invoke);
   cmd
-    .addHelpText('after', prose('Only a line of a draft invoice can be changed; the invoice\'s amounts follow.'))
-    .addHelpText('after', examples('billing lines update 31 --quantity 3', 'billing lines update 31 --amount 9,95 --tax-rate 9', 'billing lines update 31 --description "Lunchbox (large)"'));
+    .addHelpText('after', prose("Only a line of a draft invoice can be changed; the invoice's amounts follow."))
+    .addHelpText(
+      'after',
+      examples(
+        'billing lines update 31 --quantity 3',
+        'billing lines update 31 --amount 9,95 --tax-rate 9',
+        'billing lines update 31 --description "Lunchbox (large)"',
+      ),
+    );
 }

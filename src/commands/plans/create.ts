@@ -1,9 +1,8 @@
 // plans create: the embedded store's stand-in for the hosted dashboard. Not an API call (plans are
-// read-only over the API), so it goes to the core directly; it prints the plan as GET shows it.
+// read-only over the API), so it is a named operation of the runtime; it prints the plan as GET shows it.
 import type { Command } from 'commander';
 import { planCreateShape } from '../../lib/schemas/plan.js';
 import type { Deps } from '../../lib/command/deps.js';
-import { ApiError } from '../../lib/command/errors.js';
 import { addAttributeFlags, collectAttributes } from '../../lib/command/flags.js';
 import { askMissing } from '../../lib/command/prompting.js';
 import type { Invoke } from '../../lib/command/registry.js';
@@ -12,21 +11,16 @@ import { runGet } from '../../lib/command/resource.js';
 import { PLAN } from './index.js';
 
 export async function run(attributes: Record<string, unknown>, deps: Deps): Promise<void> {
-  const core = await deps.core('plans create');
+  const runtime = await deps.runtime('plans create', { write: true });
   await askMissing(deps, planCreateShape, attributes);
   if (deps.globals.dryRun) {
     deps.io.out(`${JSON.stringify({ create: PLAN.type, attributes }, null, 2)}\n`);
     return;
   }
-  const { createPlan } = await import('../../lib/core/plan-writes.js');
-  const { failureResponse } = await import('../../lib/api/errors.js');
-  const result = await createPlan({ store: core.store, clock: core.clock, account: await core.account() }, attributes);
-  if (!result.ok) {
-    const response = failureResponse(result.failure, { data: { type: PLAN.type, attributes } });
-    throw new ApiError(response.status, response.body);
-  }
-  if (!deps.globals.quiet) deps.io.err(`created plan ${result.value.id}\n`);
-  await runGet(deps, `${PLAN.path}/${result.value.id}`, { fields: {} });
+  const { createPlan } = await import('../../lib/runtime/dashboard.js');
+  const plan = await createPlan(runtime, attributes);
+  if (!deps.globals.quiet) deps.io.err(`created plan ${plan.id}\n`);
+  await runGet(deps, `${PLAN.path}/${plan.id}`, { fields: {} });
 }
 
 export function configure(cmd: Command, invoke: Invoke): void {
@@ -39,5 +33,7 @@ export function configure(cmd: Command, invoke: Invoke): void {
         'billing plans create --name "Yearly box" --amount 99 --frequency yearly --storno-retries 1 --mandate-authentication-method first_payment',
       ),
     )
-    .action((opts: Record<string, unknown>, command: Command) => invoke(command, async (deps) => run(await collectAttributes(opts, planCreateShape, deps.io), deps)));
+    .action((opts: Record<string, unknown>, command: Command) =>
+      invoke(command, async (deps) => run(await collectAttributes(opts, planCreateShape, deps.io), deps)),
+    );
 }

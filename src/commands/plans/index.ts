@@ -12,7 +12,10 @@ export const plans: Group = {
     list: { summary: 'list subscription plans', load: () => import('./list.js') },
     get: { summary: 'show one plan', load: () => import('./get.js') },
     subscriptions: { summary: "list a plan's subscriptions", load: () => import('./subscriptions.js') },
-    create: { summary: 'create a plan (embedded store only; the hosted service makes plans in its dashboard)', load: () => import('./create.js') },
+    create: {
+      summary: 'create a plan (embedded store only; the hosted service makes plans in its dashboard)',
+      load: () => import('./create.js'),
+    },
   },
 };
 

@@ -11,7 +11,10 @@ export const profiles: Group = {
   verbs: {
     list: { summary: 'list profiles (keys hidden)', load: () => import('./verbs.js').then((m) => m.list) },
     add: { summary: 'save a profile', load: () => import('./verbs.js').then((m) => m.add) },
-    use: { summary: 'make a profile the one used when none is named', load: () => import('./verbs.js').then((m) => m.use) },
+    use: {
+      summary: 'make a profile the one used when none is named',
+      load: () => import('./verbs.js').then((m) => m.use),
+    },
     remove: { summary: 'delete a profile', load: () => import('./verbs.js').then((m) => m.remove) },
   },
 };

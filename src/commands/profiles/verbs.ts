@@ -3,14 +3,22 @@
 // existence checks are made again inside it, so a profile another process changed meanwhile is
 // never overwritten unasked.
 import type { Command } from 'commander';
-import { configPath, emptyRecord, own, readConfig, updateConfig, type ConfigFile, type ProfileEntry } from '../../lib/config/file.js';
-import { isSendableKey, unsendableKey } from '../../lib/config/settings.js';
+import {
+  configPath,
+  emptyRecord,
+  own,
+  readConfig,
+  updateConfig,
+  type ConfigFile,
+  type ProfileEntry,
+} from '../../lib/config/file.js';
+import { isSendableKey, unsendableKey } from '../../lib/transport/keys.js';
 import { confirmAction, DeclinedError } from '../../lib/command/confirm.js';
 import type { Deps } from '../../lib/command/deps.js';
-import { UsageError } from '../../lib/command/errors.js';
+import { UsageError } from '../../lib/cli/errors.js';
 import type { Invoke, VerbModule } from '../../lib/command/registry.js';
 import { examples } from '../../lib/command/registry.js';
-import { parseLocation, redact } from '../../lib/store/store.js';
+import { parseLocation, redact } from '../../lib/runtime/locations.js';
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/;
 
@@ -40,26 +48,37 @@ const shownProfile = (name: string, p: ProfileEntry, current: boolean) => ({
 });
 
 /** --dry-run: what would change, as one JSON document on stdout; nothing is written. */
-const printDryRun = (deps: Deps, document: Record<string, unknown>): void => deps.io.out(`${JSON.stringify({ dry_run: true, ...document }, null, 2)}\n`);
+const printDryRun = (deps: Deps, document: Record<string, unknown>): void =>
+  deps.io.out(`${JSON.stringify({ dry_run: true, ...document }, null, 2)}\n`);
 
 export const list: VerbModule = {
   configure(cmd: Command, invoke: Invoke) {
-    cmd.addHelpText('after', examples('billing profiles list', 'billing profiles list --json')).action((_o: unknown, command: Command) =>
-      invoke(command, async (deps) => {
-        const config = readConfig(deps.env);
-        const rows = Object.entries(config.profiles ?? {}).map(([name, p]) => shownProfile(name, p, config.current_profile === name));
-        if (deps.globals.output === 'json') {
-          deps.io.out(`${JSON.stringify(rows, null, 2)}\n`);
-          return;
-        }
-        if (rows.length === 0) {
-          deps.io.err('no profiles (add one: billing profiles add NAME --base-url URL --api-key KEY)\n');
-          return;
-        }
-        const { listTable, viewOf } = await import('../../lib/output/table.js');
-        deps.io.out(await listTable(rows.map(({ name, ...attributes }) => ({ type: 'profile', id: name, attributes })), 'profile', viewOf(deps.globals, deps.io)));
-      }),
-    );
+    cmd
+      .addHelpText('after', examples('billing profiles list', 'billing profiles list --json'))
+      .action((_o: unknown, command: Command) =>
+        invoke(command, async (deps) => {
+          const config = readConfig(deps.env);
+          const rows = Object.entries(config.profiles ?? {}).map(([name, p]) =>
+            shownProfile(name, p, config.current_profile === name),
+          );
+          if (deps.globals.output === 'json') {
+            deps.io.out(`${JSON.stringify(rows, null, 2)}\n`);
+            return;
+          }
+          if (rows.length === 0) {
+            deps.io.err('no profiles (add one: billing profiles add NAME --base-url URL --api-key KEY)\n');
+            return;
+          }
+          const { listTable, viewOf } = await import('../../lib/output/table.js');
+          deps.io.out(
+            await listTable(
+              rows.map(({ name, ...attributes }) => ({ type: 'profile', id: name, attributes })),
+              'profile',
+              viewOf(deps.globals, deps.io),
+            ),
+          );
+        }),
+      );
   },
 };
 
@@ -72,24 +91,49 @@ export const add: VerbModule = {
       .option('--db <path|url>', 'an embedded store instead: a SQLite file or a postgres:// URL')
       .option('--use', 'also make it the current profile')
       .option('--force', 'replace a profile of the same name without asking')
-      .addHelpText('after', examples('billing profiles add prod --base-url https://api.example.com --api-key "$KEY" --use', 'billing profiles add test --db ~/billing/test.db', 'billing profiles add shared --db postgres://billing:secret@db.example.com/billing', 'billing profiles add prod --base-url https://api2.example.com --api-key "$KEY" --force'))
+      .addHelpText(
+        'after',
+        examples(
+          'billing profiles add prod --base-url https://api.example.com --api-key "$KEY" --use',
+          'billing profiles add test --db ~/billing/test.db',
+          'billing profiles add shared --db postgres://billing:secret@db.example.com/billing',
+          'billing profiles add prod --base-url https://api2.example.com --api-key "$KEY" --force',
+        ),
+      )
       .action((name: string, _o: unknown, command: Command) =>
         invoke(command, async (deps) => {
           checkName(name);
           // --base-url, --api-key and --db are also global options; read them from either level.
-          const opts = command.optsWithGlobals() as { baseUrl?: string; apiKey?: string; db?: string; use?: boolean; force?: boolean };
-          if (!opts.baseUrl && !opts.db) throw new UsageError('give --base-url URL (remote) or --db PATH|URL (embedded)');
-          if (opts.baseUrl && opts.db) throw new UsageError('a profile is remote (--base-url) or embedded (--db), not both: give one of them');
+          const opts = command.optsWithGlobals<{
+            baseUrl?: string;
+            apiKey?: string;
+            db?: string;
+            use?: boolean;
+            force?: boolean;
+          }>();
+          if (!opts.baseUrl && !opts.db)
+            throw new UsageError('give --base-url URL (remote) or --db PATH|URL (embedded)');
+          if (opts.baseUrl && opts.db)
+            throw new UsageError('a profile is remote (--base-url) or embedded (--db), not both: give one of them');
           if (opts.db) parseLocation(opts.db);
-          if (opts.baseUrl && !/^https?:\/\/[^/]+/i.test(opts.baseUrl)) throw new UsageError('--base-url must be an absolute http(s) URL');
+          if (opts.baseUrl && !/^https?:\/\/[^/]+/i.test(opts.baseUrl))
+            throw new UsageError('--base-url must be an absolute http(s) URL');
           if (opts.apiKey) {
-            if (!opts.baseUrl) throw new UsageError('--api-key goes with --base-url: the key of an embedded profile would never be sent');
+            if (!opts.baseUrl)
+              throw new UsageError(
+                '--api-key goes with --base-url: the key of an embedded profile would never be sent',
+              );
             if (!isSendableKey(opts.apiKey)) throw new UsageError(unsendableKey('from --api-key'));
           }
-          const entry: ProfileEntry = opts.baseUrl ? { base_url: opts.baseUrl.replace(/\/+$/, ''), ...(opts.apiKey ? { api_key: opts.apiKey } : {}) } : { db: opts.db };
+          const entry: ProfileEntry = opts.baseUrl
+            ? { base_url: opts.baseUrl.replace(/\/+$/, ''), ...(opts.apiKey ? { api_key: opts.apiKey } : {}) }
+            : { db: opts.db };
           const existing = profileOf(readConfig(deps.env), name);
           if (deps.globals.dryRun) {
-            printDryRun(deps, { would: `${existing ? 'replace' : 'add'} profile ${name}`, profile: shownProfile(name, entry, Boolean(opts.use)) });
+            printDryRun(deps, {
+              would: `${existing ? 'replace' : 'add'} profile ${name}`,
+              profile: shownProfile(name, entry, Boolean(opts.use)),
+            });
             return;
           }
           const replace = existing !== undefined && (await confirmReplace(deps, name, existing, Boolean(opts.force)));
@@ -100,7 +144,10 @@ export const add: VerbModule = {
             profiles[name] = entry;
             if (opts.use) config.current_profile = name;
           });
-          if (!deps.globals.quiet) deps.io.err(`${replace ? 'replaced' : 'saved'} profile ${name}${opts.use ? ' (now current)' : ''} in ${configPath(deps.env)}\n`);
+          if (!deps.globals.quiet)
+            deps.io.err(
+              `${replace ? 'replaced' : 'saved'} profile ${name}${opts.use ? ' (now current)' : ''} in ${configPath(deps.env)}\n`,
+            );
         }),
       );
   },
@@ -112,8 +159,14 @@ const exists = (name: string) => new UsageError(`a profile named "${name}" exist
 async function confirmReplace(deps: Deps, name: string, existing: ProfileEntry, force: boolean): Promise<boolean> {
   if (force || deps.globals.yes) return true;
   if (!deps.canPrompt) throw exists(name);
-  const what = existing.base_url === undefined ? (existing.db === undefined ? '' : ` (${redact(existing.db)})`) : ` (${redact(existing.base_url)}${existing.api_key ? ', with an API key' : ''})`;
-  if (!(await deps.prompter.confirm({ message: `Profile ${name}${what} exists already. Replace it?`, default: false }))) throw new DeclinedError(`replace profile ${name}`);
+  const what =
+    existing.base_url === undefined
+      ? existing.db === undefined
+        ? ''
+        : ` (${redact(existing.db)})`
+      : ` (${redact(existing.base_url)}${existing.api_key ? ', with an API key' : ''})`;
+  if (!(await deps.prompter.confirm({ message: `Profile ${name}${what} exists already. Replace it?`, default: false })))
+    throw new DeclinedError(`replace profile ${name}`);
   return true;
 }
 
@@ -143,16 +196,31 @@ export const remove: VerbModule = {
   configure(cmd: Command, invoke: Invoke) {
     cmd
       .argument('<name>', 'profile name')
-      .addHelpText('after', examples('billing profiles remove old', 'billing profiles remove old --yes   # without asking (scripts)'))
+      .addHelpText(
+        'after',
+        examples('billing profiles remove old', 'billing profiles remove old --yes   # without asking (scripts)'),
+      )
       .action((name: string, _o: unknown, command: Command) =>
         invoke(command, async (deps) => {
           const profile = requireProfile(deps.env, name);
           if (deps.globals.dryRun) {
-            printDryRun(deps, { would: `remove profile ${name}`, profile: shownProfile(name, profile, readConfig(deps.env).current_profile === name) });
+            printDryRun(deps, {
+              would: `remove profile ${name}`,
+              profile: shownProfile(name, profile, readConfig(deps.env).current_profile === name),
+            });
             return;
           }
-          const where = profile.base_url === undefined ? (profile.db === undefined ? '' : ` (${redact(profile.db)})`) : ` (${redact(profile.base_url)})`;
-          await confirmAction(deps, `remove profile ${name}`, `Remove profile ${name}${where}${profile.api_key ? ' and its saved API key' : ''}? This cannot be undone.`);
+          const where =
+            profile.base_url === undefined
+              ? profile.db === undefined
+                ? ''
+                : ` (${redact(profile.db)})`
+              : ` (${redact(profile.base_url)})`;
+          await confirmAction(
+            deps,
+            `remove profile ${name}`,
+            `Remove profile ${name}${where}${profile.api_key ? ' and its saved API key' : ''}? This cannot be undone.`,
+          );
           await updateConfig(deps.env, (config) => {
             if (!profileOf(config, name)) throw noProfile(name); // removed meanwhile
             delete config.profiles![name];

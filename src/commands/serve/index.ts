@@ -1,9 +1,8 @@
 // `billing serve`: the embedded store behind the HTTP API, until SIGINT or SIGTERM.
-import type { Clock } from '../../lib/core/clock.js';
-import type { Store } from '../../lib/store/store.js';
+import { DEFAULT_BUSY_MS } from '../../lib/runtime/locations.js';
 import type { Command } from 'commander';
 import type { Deps } from '../../lib/command/deps.js';
-import { UsageError } from '../../lib/command/errors.js';
+import { UsageError } from '../../lib/cli/errors.js';
 import type { Invoke } from '../../lib/command/registry.js';
 import { examples, prose, refusesDryRun } from '../../lib/command/registry.js';
 import {
@@ -16,7 +15,8 @@ import {
   MAX_DEFAULT_CONNECTIONS,
   openFilesLimit,
   RESERVED_FDS,
-} from '../../lib/server/limits.js';
+} from '../../lib/runtime/serve.js';
+import type { MailSender } from '../../lib/runtime/serve.js';
 
 export interface ServeOptions {
   host: string;
@@ -73,9 +73,11 @@ export const DEFAULT_HOST = '127.0.0.1';
 export function parseServeOptions(flags: ServeFlags): ServeOptions {
   const portText = flags.port ?? String(DEFAULT_PORT);
   const port = Number(portText);
-  if (!/^\d{1,5}$/.test(portText.trim()) || port > 65535) throw new UsageError(`--port must be an integer from 0 to 65535 (0 picks a free port), not "${portText}"`);
+  if (!/^\d{1,5}$/.test(portText.trim()) || port > 65535)
+    throw new UsageError(`--port must be an integer from 0 to 65535 (0 picks a free port), not "${portText}"`);
   const host = (flags.host ?? DEFAULT_HOST).trim();
-  if (host === '') throw new UsageError('--host must not be empty (for example 127.0.0.1, or 0.0.0.0 for every interface)');
+  if (host === '')
+    throw new UsageError('--host must not be empty (for example 127.0.0.1, or 0.0.0.0 for every interface)');
   let publicUrl: string | undefined;
   if (flags.publicUrl !== undefined) {
     let parsed: URL | undefined;
@@ -84,8 +86,17 @@ export function parseServeOptions(flags: ServeFlags): ServeOptions {
     } catch {
       parsed = undefined;
     }
-    if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || parsed.search || parsed.hash || parsed.username || parsed.password) {
-      throw new UsageError(`--public-url must be an absolute http(s) URL without query or credentials, e.g. https://billing.example.com, not "${flags.publicUrl}"`);
+    if (
+      !parsed ||
+      (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') ||
+      parsed.search ||
+      parsed.hash ||
+      parsed.username ||
+      parsed.password
+    ) {
+      throw new UsageError(
+        `--public-url must be an absolute http(s) URL without query or credentials, e.g. https://billing.example.com, not "${flags.publicUrl}"`,
+      );
     }
     publicUrl = `${parsed.origin}${parsed.pathname}`.replace(/\/+$/, '');
   }
@@ -94,9 +105,20 @@ export function parseServeOptions(flags: ServeFlags): ServeOptions {
   const requestTimeout = secondsFlag('--request-timeout', flags.requestTimeout, DEFAULT_REQUEST_TIMEOUT_S);
   const keepAliveTimeout = secondsFlag('--keep-alive-timeout', flags.keepAliveTimeout, DEFAULT_KEEP_ALIVE_TIMEOUT_S);
   if (headersTimeout > requestTimeout) {
-    throw new UsageError(`--headers-timeout (${headersTimeout} s) must not be longer than --request-timeout (${requestTimeout} s): the headers are part of the request`);
+    throw new UsageError(
+      `--headers-timeout (${headersTimeout} s) must not be longer than --request-timeout (${requestTimeout} s): the headers are part of the request`,
+    );
   }
-  return { host, port, publicUrl, allowPrivateWebhooks: Boolean(flags.allowPrivateWebhooks), maxConnections, headersTimeout, requestTimeout, keepAliveTimeout };
+  return {
+    host,
+    port,
+    publicUrl,
+    allowPrivateWebhooks: Boolean(flags.allowPrivateWebhooks),
+    maxConnections,
+    headersTimeout,
+    requestTimeout,
+    keepAliveTimeout,
+  };
 }
 
 /**
@@ -122,13 +144,16 @@ function deliveryTuning(env: NodeJS.ProcessEnv): { sender?: { leaseMs: number } 
   const raw = env.BILLING_WEBHOOK_LEASE_MS;
   if (raw === undefined || raw === '') return {};
   const leaseMs = Number(raw);
-  if (!Number.isSafeInteger(leaseMs) || leaseMs < 1_000) throw new UsageError(`BILLING_WEBHOOK_LEASE_MS must be a whole number of milliseconds, at least 1000, not "${raw}"`);
+  if (!Number.isSafeInteger(leaseMs) || leaseMs < 1_000)
+    throw new UsageError(
+      `BILLING_WEBHOOK_LEASE_MS must be a whole number of milliseconds, at least 1000, not "${raw}"`,
+    );
   return { sender: { leaseMs } };
 }
 
 /** The customers' emails go out with the webhooks when BILLING_SMTP_URL is set (a bad one is a usage error, before listening). */
-async function mailer(env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<((store: Store, clock: Clock) => Promise<unknown>) | undefined> {
-  const { smtpUrlFromEnv, describeSmtpUrl, sendDueMail } = await import('../../lib/outbox/mail.js');
+async function mailer(env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<MailSender | undefined> {
+  const { smtpUrlFromEnv, describeSmtpUrl, sendDueMail } = await import('../../lib/runtime/mail.js');
   let smtpUrl: string | undefined;
   try {
     smtpUrl = smtpUrlFromEnv(env);
@@ -138,7 +163,7 @@ async function mailer(env: NodeJS.ProcessEnv, log: (line: string) => void): Prom
   if (!smtpUrl) return undefined;
   log(`billing serve: customer emails go out through ${describeSmtpUrl(smtpUrl)}`);
   const from = env.BILLING_SMTP_FROM?.trim() || undefined;
-  return (store, clock) => sendDueMail(store, clock, { smtpUrl, from, log });
+  return (store, clock, claims) => sendDueMail(store, clock, { smtpUrl, from, log, claims });
 }
 
 /** Where shutdown signals come from; `process` in the CLI, an emitter in tests. */
@@ -149,22 +174,24 @@ export interface SignalSource {
 
 /** Serves until the first SIGINT or SIGTERM, then shuts down gracefully (a second signal cuts connections). */
 export async function run(options: ServeOptions, deps: Deps, signals: SignalSource = process): Promise<void> {
-  const core = await deps.core('serve');
+  const runtime = await deps.runtime('serve', {
+    write: true,
+    serving: { allowPrivateWebhooks: options.allowPrivateWebhooks },
+  });
+  const { serveRuntime, storeDescriptors, lineBuffer } = await import('../../lib/runtime/serve.js');
   // A PostgreSQL store holds one descriptor per pooled connection (the pool is open by now).
-  const storeFds = core.store.engine === 'postgres' ? (deps.globals.poolSize ?? (await import('../../lib/store/postgres.js')).DEFAULT_POOL_SIZE) : 0;
-  const maxConnections = connectionCap(options.maxConnections, openFilesLimit(), storeFds);
-  const { startServer } = await import('../../lib/server/serve.js');
-  const { lineBuffer } = await import('../../lib/server/line-buffer.js');
+  const maxConnections = connectionCap(
+    options.maxConnections,
+    openFilesLimit(),
+    await storeDescriptors(runtime, deps.globals.poolSize),
+  );
   const log = lineBuffer((text) => deps.io.err(text));
-  let server: Awaited<ReturnType<typeof startServer>>;
+  let server: Awaited<ReturnType<typeof serveRuntime>>;
   try {
-    server = await startServer({
-      store: core.store,
-      clock: core.clock,
+    server = await serveRuntime(runtime, {
       host: options.host,
       port: options.port,
       publicUrl: options.publicUrl,
-      allowPrivateWebhooks: options.allowPrivateWebhooks,
       ...deliveryTuning(deps.env),
       mail: await mailer(deps.env, log.line),
       log: log.line,
@@ -176,9 +203,14 @@ export async function run(options: ServeOptions, deps: Deps, signals: SignalSour
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     const where = `${options.host}:${options.port}`;
-    if (code === 'EADDRINUSE') throw new UsageError(`cannot listen on ${where}: the port is in use (choose another with --port, or --port 0 for a free one)`);
-    if (code === 'EACCES') throw new UsageError(`cannot listen on ${where}: permission denied (ports below 1024 need privileges)`);
-    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') throw new UsageError(`cannot listen on ${where}: --host is not an address of this machine`);
+    if (code === 'EADDRINUSE')
+      throw new UsageError(
+        `cannot listen on ${where}: the port is in use (choose another with --port, or --port 0 for a free one)`,
+      );
+    if (code === 'EACCES')
+      throw new UsageError(`cannot listen on ${where}: permission denied (ports below 1024 need privileges)`);
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+      throw new UsageError(`cannot listen on ${where}: --host is not an address of this machine`);
     throw error;
   }
   log.flush(); // the listening line, at once
@@ -213,17 +245,50 @@ export function configure(cmd: Command, invoke: Invoke): void {
   refusesDryRun(cmd, 'a server answers requests as they come; there is nothing to show in advance')
     .option('--port <port>', `port to listen on, 0 for a free one (default ${DEFAULT_PORT})`)
     .option('--host <host>', `address to listen on (default ${DEFAULT_HOST})`)
-    .option('--public-url <url>', 'base URL of links in documents, as clients reach this server (default http://HOST:PORT)')
+    .option(
+      '--public-url <url>',
+      'base URL of links in documents, as clients reach this server (default http://HOST:PORT)',
+    )
     .option('--allow-private-webhooks', 'allow webhook URLs on loopback and private networks')
     .option(
       '--max-connections <n>',
       `most connections at once; at the limit, one doing nothing (idle, else stalled in its first request) is closed for a newcomer, else the newcomer gets 503 (default: the open-files limit, ulimit -n, less ${RESERVED_FDS}, at most ${MAX_DEFAULT_CONNECTIONS}; ${FALLBACK_MAX_CONNECTIONS} where the limit cannot be read)`,
     )
-    .option('--headers-timeout <seconds>', `time a request's headers may take to arrive, from their first byte (default ${DEFAULT_HEADERS_TIMEOUT_S})`)
-    .option('--request-timeout <seconds>', `time a whole request, body included, may take to arrive (default ${DEFAULT_REQUEST_TIMEOUT_S})`)
-    .option('--keep-alive-timeout <seconds>', `time an idle connection is kept open between requests (default ${DEFAULT_KEEP_ALIVE_TIMEOUT_S})`)
-    .addHelpText('after', prose("Serves the embedded store (--db, BILLING_DB) over HTTP. Every request needs an account's API key in X-Authorization (see: billing accounts create, billing accounts rotate-key). Stops on Ctrl-C or SIGTERM, after finishing requests in progress."))
-    .addHelpText('after', examples('billing serve', 'billing serve --port 0', 'billing serve --host 0.0.0.0 --port 8080 --public-url https://billing.example.com', 'billing serve --max-connections 500 --headers-timeout 5'))
+    .option(
+      '--headers-timeout <seconds>',
+      `time a request's headers may take to arrive, from their first byte (default ${DEFAULT_HEADERS_TIMEOUT_S})`,
+    )
+    .option(
+      '--request-timeout <seconds>',
+      `time a whole request, body included, may take to arrive (default ${DEFAULT_REQUEST_TIMEOUT_S})`,
+    )
+    .option(
+      '--keep-alive-timeout <seconds>',
+      `time an idle connection is kept open between requests (default ${DEFAULT_KEEP_ALIVE_TIMEOUT_S})`,
+    )
+    .addHelpText(
+      'after',
+      prose(
+        "Serves the embedded store (--db, BILLING_DB) over HTTP. Every request needs an account's API key in X-Authorization (see: billing accounts create, billing accounts rotate-key). Stops on Ctrl-C or SIGTERM, after finishing requests in progress.",
+      ),
+    )
+    .addHelpText(
+      'after',
+      prose(
+        "While another process holds a SQLite store's write lock, reads go on being answered and a write waits for " +
+          `the lock on its own, for at most BILLING_BUSY_MS milliseconds (default ${DEFAULT_BUSY_MS}), then is ` +
+          'answered 503 with Retry-After, having changed nothing.',
+      ),
+    )
+    .addHelpText(
+      'after',
+      examples(
+        'billing serve',
+        'billing serve --port 0',
+        'billing serve --host 0.0.0.0 --port 8080 --public-url https://billing.example.com',
+        'billing serve --max-connections 500 --headers-timeout 5',
+      ),
+    )
     .action((flags: ServeFlags, command: Command) =>
       invoke(command, async (deps) => {
         await run(parseServeOptions(flags), deps);

@@ -1,54 +1,58 @@
 // store copy --to PATH|URL: the whole store into an empty store of either engine, in one
-// transaction on the target (see lib/store/copy.ts). Progress on stderr when it is a terminal.
+// transaction on the target (see lib/store/copy.ts, through lib/runtime/maintenance.ts). Progress on stderr when it is a terminal.
 import type { Command } from 'commander';
 import type { Deps } from '../../lib/command/deps.js';
-import { CliError, UsageError } from '../../lib/command/errors.js';
-import type { IO } from '../../lib/command/io.js';
+import { CliError, UsageError } from '../../lib/cli/errors.js';
+import type { IO } from '../../lib/cli/io.js';
 import type { Invoke } from '../../lib/command/registry.js';
 import { examples, prose } from '../../lib/command/registry.js';
 import { renderPlain } from '../../lib/output/render.js';
-import type { CopyProgress, CopyResult } from '../../lib/store/copy.js';
-import { redact } from '../../lib/store/store.js';
+import { redact } from '../../lib/runtime/locations.js';
+import type { CopyProgress, CopyResult } from '../../lib/runtime/maintenance.js';
 
 /** Errors of the store layer keep their own exit codes (2, 3, 4). */
 const STORE_ERRORS = new Set(['StoreOpenError', 'StoreUnreachableError', 'StoreAuthError']);
 
 export async function run(deps: Deps, to: string): Promise<void> {
   if (to.trim() === '') throw new UsageError('--to needs a file path or a postgres:// URL');
-  const core = await deps.core('store copy');
-  const source = core.store;
-  const { copyStore, sameStore, CopyRefusedError } = await import('../../lib/store/copy.js');
-  const { openStore, parseLocation } = await import('../../lib/store/store.js');
-  parseLocation(to); // a URL of another engine is a usage error before anything is opened
+  const runtime = await deps.runtime('store copy', { write: false });
+  const maintenance = await import('../../lib/runtime/maintenance.js');
+  const source = runtime.store;
   // Before the target is opened (a missing file would be made): a store is never copied onto itself.
-  if (await sameStore(source.location, to)) throw new UsageError(`cannot copy the store ${source.location} onto itself: give --to another file or database`);
+  if (await maintenance.copiesOntoItself(runtime, to))
+    throw new UsageError(`cannot copy the store ${source.location} onto itself: give --to another file or database`);
 
   if (deps.globals.dryRun) {
     // Nothing is opened or made at the target: what would be copied, from the source's counts.
-    const { storeInfo } = await import('../../lib/store/info.js');
-    const result: CopyResult = { from: source.location, to: redact(to), rows: (await storeInfo(source)).counts };
-    if (!deps.globals.quiet) deps.io.err(`dry run: would copy ${total(result)} rows from ${result.from} to ${result.to} (which must be empty); nothing written\n`);
+    const result: CopyResult = {
+      from: source.location,
+      to: redact(to),
+      rows: (await maintenance.storeInfo(runtime)).counts,
+    };
+    if (!deps.globals.quiet)
+      deps.io.err(
+        `dry run: would copy ${total(result)} rows from ${result.from} to ${result.to} (which must be empty); nothing written\n`,
+      );
     await print(deps, result);
     return;
   }
 
   const started = Date.now();
-  const target = await openStore(to, { poolSize: deps.globals.poolSize });
   const bar = deps.io.stderrIsTTY && !deps.globals.quiet ? progressBar(deps.io) : undefined;
   let result: CopyResult;
   try {
-    result = await copyStore(source, target, { onProgress: bar?.update });
+    result = await maintenance.copyStore(runtime, to, { poolSize: deps.globals.poolSize, onProgress: bar?.update });
   } catch (error) {
     bar?.interrupt();
-    if (error instanceof CopyRefusedError) throw new UsageError(error.message);
+    if (error instanceof maintenance.CopyRefusedError) throw new UsageError(error.message);
     if (error instanceof Error && STORE_ERRORS.has(error.name)) throw error;
-    throw new CliError(`the copy into ${target.location} failed and wrote nothing there: ${(error as Error).message}`, 1);
-  } finally {
-    await target.close();
+    throw new CliError(`the copy into ${redact(to)} failed and wrote nothing there: ${(error as Error).message}`, 1);
   }
   if (!deps.globals.quiet) {
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
-    deps.io.err(`copied ${total(result)} rows in ${Object.keys(result.rows).length} tables from ${result.from} to ${result.to} in ${seconds} s\n`);
+    deps.io.err(
+      `copied ${total(result)} rows in ${Object.keys(result.rows).length} tables from ${result.from} to ${result.to} in ${seconds} s\n`,
+    );
   }
   await print(deps, result);
 }
@@ -58,7 +62,11 @@ const total = (result: CopyResult): number => Object.values(result.rows).reduce(
 async function print(deps: Deps, result: CopyResult): Promise<void> {
   await renderPlain({ ...result }, deps.globals, deps.io, async () => {
     const { resourceTable, viewOf } = await import('../../lib/output/table.js');
-    return resourceTable({ type: 'copy', id: result.from, attributes: { to: result.to, ...result.rows } }, viewOf(deps.globals, deps.io), 'from');
+    return resourceTable(
+      { type: 'copy', id: result.from, attributes: { to: result.to, ...result.rows } },
+      viewOf(deps.globals, deps.io),
+      'from',
+    );
   });
 }
 
@@ -74,7 +82,7 @@ export function progressLine({ table, copied, total }: CopyProgress, nameWidth =
 function progressBar(io: IO) {
   let open = false;
   return {
-    update(progress: CopyProgress): void {
+    update: (progress: CopyProgress): void => {
       io.err(`\r\u001b[2K${progressLine(progress)}${progress.done ? '\n' : ''}`);
       open = !progress.done;
     },
@@ -88,7 +96,10 @@ function progressBar(io: IO) {
 
 export function configure(cmd: Command, invoke: Invoke): void {
   cmd
-    .requiredOption('--to <path|url>', 'the store to copy into: a SQLite file (made if missing) or a postgres:// URL; it must be empty')
+    .requiredOption(
+      '--to <path|url>',
+      'the store to copy into: a SQLite file (made if missing) or a postgres:// URL; it must be empty',
+    )
     .addHelpText(
       'after',
       prose(

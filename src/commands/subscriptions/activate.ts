@@ -1,7 +1,7 @@
 // activate ID [--mandate-accepted-date D]: status active, and with the date the mandate's acceptance,
 // in the same request (the service activates only a subscription whose mandate is accepted).
 import type { Command } from 'commander';
-import { ApiError } from '../../lib/command/errors.js';
+import { ApiError } from '../../lib/cli/errors.js';
 import type { Invoke } from '../../lib/command/registry.js';
 import { examples, prose } from '../../lib/command/registry.js';
 import { parseId } from '../../lib/command/resource.js';
@@ -21,22 +21,38 @@ export function refusedForMandate(error: unknown): boolean {
 export function configure(cmd: Command, invoke: Invoke): void {
   cmd
     .argument('<id>', 'subscription id')
-    .option('--mandate-accepted-date <date>', 'the day the customer accepted the mandate; sends mandate_accepted with it, in the same request')
+    .option(
+      '--mandate-accepted-date <date>',
+      'the day the customer accepted the mandate; sends mandate_accepted with it, in the same request',
+    )
     .addHelpText(
       'after',
-      prose('The service activates a subscription only when its mandate is accepted: by the customer on the confirmation page, or by you with --mandate-accepted-date. Activating schedules the plan\'s transactions.'),
+      prose(
+        "The service activates a subscription only when its mandate is accepted: by the customer on the confirmation page, or by you with --mandate-accepted-date. Activating schedules the plan's transactions.",
+      ),
     )
-    .addHelpText('after', examples('billing subscriptions activate 7 --mandate-accepted-date 2026-12-01', 'billing subscriptions activate 7   # the customer accepted the mandate already'))
+    .addHelpText(
+      'after',
+      examples(
+        'billing subscriptions activate 7 --mandate-accepted-date 2026-12-01',
+        'billing subscriptions activate 7   # the customer accepted the mandate already',
+      ),
+    )
     .action((idText: string, opts: Record<string, unknown>, command: Command) =>
       invoke(command, async (deps) => {
         const id = parseId(idText);
         const date = dateFlag(opts.mandateAcceptedDate, '--mandate-accepted-date');
-        const attributes = date === undefined ? { status: 'active' } : { status: 'active', mandate_accepted: true, mandate_accepted_date: date };
+        const attributes =
+          date === undefined
+            ? { status: 'active' }
+            : { status: 'active', mandate_accepted: true, mandate_accepted_date: date };
         try {
           await patchSubscription(deps, id, attributes, 'activated');
         } catch (error) {
           if (date === undefined && refusedForMandate(error)) {
-            Object.assign(error as ApiError, { hint: `accept the mandate in the same request: billing subscriptions activate ${id} --mandate-accepted-date YYYY-MM-DD (the day the customer accepted it)` });
+            Object.assign(error as ApiError, {
+              hint: `accept the mandate in the same request: billing subscriptions activate ${id} --mandate-accepted-date YYYY-MM-DD (the day the customer accepted it)`,
+            });
           }
           throw error;
         }

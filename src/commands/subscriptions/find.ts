@@ -2,30 +2,40 @@
 // lists share, checked here so a mistake costs no request (exit 2 naming the flag). Free of zod:
 // the read verbs load this.
 import type { Command } from 'commander';
-import { UsageError } from '../../lib/command/errors.js';
+import { UsageError } from '../../lib/cli/errors.js';
 import { parseId } from '../../lib/command/resource.js';
-import { SUBSCRIPTION_SORT_FIELDS, SUBSCRIPTION_STATUSES, TRANSACTION_SORT_FIELDS, TRANSACTION_STATUSES } from '../../lib/schemas/vocabulary.js';
+import {
+  SUBSCRIPTION_SORT_FIELDS,
+  SUBSCRIPTION_STATUSES,
+  TRANSACTION_SORT_FIELDS,
+  TRANSACTION_STATUSES,
+} from '../../lib/schemas/vocabulary.js';
+import { textOf } from '../../lib/schemas/json.js';
 
 /** A flag's value from a fixed set, or undefined when the flag was not given. */
 export function choiceFlag(value: unknown, flag: string, choices: readonly string[]): string | undefined {
   if (value === undefined) return undefined;
-  const text = String(value).trim();
-  if (!choices.includes(text)) throw new UsageError(`${flag}: must be one of: ${choices.join(', ')} (not "${String(value)}")`);
+  const text = textOf(value).trim();
+  if (!choices.includes(text))
+    throw new UsageError(`${flag}: must be one of: ${choices.join(', ')} (not "${textOf(value)}")`);
   return text;
 }
 
 /** --sort FIELD or -FIELD, FIELD one of `fields`. */
 export function sortFlag(value: unknown, fields: readonly string[]): string | undefined {
   if (value === undefined) return undefined;
-  const sort = String(value).trim();
+  const sort = textOf(value).trim();
   if (!fields.includes(sort.replace(/^-/, ''))) {
-    throw new UsageError(`--sort takes one of ${fields.join(', ')}, with a leading - for descending order (e.g. -${fields[fields.length - 1]}), not "${String(value)}"`);
+    throw new UsageError(
+      `--sort takes one of ${fields.join(', ')}, with a leading - for descending order (e.g. -${fields[fields.length - 1]}), not "${textOf(value)}"`,
+    );
   }
   return sort;
 }
 
 /** An id given as a flag (--customer-id 42), or undefined when the flag was not given. */
-export const idFlag = (value: unknown, flag: string): number | undefined => (value === undefined ? undefined : parseId(String(value), flag));
+export const idFlag = (value: unknown, flag: string): number | undefined =>
+  value === undefined ? undefined : parseId(textOf(value), flag);
 
 /** An id flag as the value of its filter[…] parameter. */
 export const idFilter = (value: unknown, flag: string): string | undefined => idFlag(value, flag)?.toString();
@@ -45,7 +55,10 @@ export function addSubscriptionFindOptions(cmd: Command): Command {
     .option('--customer-id <n>', "only this customer's subscriptions")
     .option('--plan-id <n>', 'only subscriptions on this plan')
     .option('--search <text>', 'only subscriptions whose mandate code holds this text (in any case)')
-    .option('--sort <field>', `order by ${SUBSCRIPTION_SORT_FIELDS.join(', ')}; -field for descending, e.g. -created_at (default: id)`);
+    .option(
+      '--sort <field>',
+      `order by ${SUBSCRIPTION_SORT_FIELDS.join(', ')}; -field for descending, e.g. -created_at (default: id)`,
+    );
 }
 
 export function subscriptionFind(opts: Record<string, unknown>): Record<string, string | undefined> {
@@ -64,9 +77,15 @@ export function subscriptionFind(opts: Record<string, unknown>): Record<string, 
 export function addTransactionFindOptions(cmd: Command): Command {
   return cmd
     .option('--status <status>', `only transactions in this status (${TRANSACTION_STATUSES.join(', ')})`)
-    .option('--sort <field>', `order by ${TRANSACTION_SORT_FIELDS.join(', ')}; -field for descending (default: -due_date, newest first)`);
+    .option(
+      '--sort <field>',
+      `order by ${TRANSACTION_SORT_FIELDS.join(', ')}; -field for descending (default: -due_date, newest first)`,
+    );
 }
 
 export function transactionFind(opts: Record<string, unknown>): Record<string, string | undefined> {
-  return { 'filter[status]': choiceFlag(opts.status, '--status', TRANSACTION_STATUSES), sort: sortFlag(opts.sort, TRANSACTION_SORT_FIELDS) };
+  return {
+    'filter[status]': choiceFlag(opts.status, '--status', TRANSACTION_STATUSES),
+    sort: sortFlag(opts.sort, TRANSACTION_SORT_FIELDS),
+  };
 }

@@ -6,5 +6,12 @@ import { SUBSCRIPTION } from './index.js';
 
 export function configure(cmd: Command, invoke: Invoke): void {
   configureGet(cmd, SUBSCRIPTION, ['customer', 'subscription-plan'], invoke);
-  cmd.addHelpText('after', examples('billing subscriptions get 7', 'billing subscriptions get 7 --json', 'billing subscriptions get 7 --include customer,subscription-plan --json'));
+  cmd.addHelpText(
+    'after',
+    examples(
+      'billing subscriptions get 7',
+      'billing subscriptions get 7 --json',
+      'billing subscriptions get 7 --include customer,subscription-plan --json',
+    ),
+  );
 }

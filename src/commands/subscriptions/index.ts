@@ -16,9 +16,18 @@ export const subscriptions: Group = {
     get: { summary: 'show one subscription', load: () => import('./get.js') },
     create: { summary: 'create a subscription of a customer on a plan', load: () => import('./create.js') },
     update: { summary: 'change a subscription', load: () => import('./update.js') },
-    transactions: { summary: "list a subscription's transactions, newest due date first", load: () => import('./transactions.js') },
-    activate: { summary: 'activate a subscription (with the day its mandate was accepted)', load: () => import('./activate.js') },
-    pause: { summary: 'pause a subscription: what is not yet collected is cancelled', load: () => import('./pause.js') },
+    transactions: {
+      summary: "list a subscription's transactions, newest due date first",
+      load: () => import('./transactions.js'),
+    },
+    activate: {
+      summary: 'activate a subscription (with the day its mandate was accepted)',
+      load: () => import('./activate.js'),
+    },
+    pause: {
+      summary: 'pause a subscription: what is not yet collected is cancelled',
+      load: () => import('./pause.js'),
+    },
     resume: { summary: 'resume a paused subscription', load: () => import('./resume.js') },
     cancel: { summary: 'cancel a subscription now, or on a day (--on)', load: () => import('./cancel.js') },
   },

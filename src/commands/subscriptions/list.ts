@@ -6,8 +6,11 @@ import { addSubscriptionFindOptions, subscriptionFind } from './find.js';
 import { SUBSCRIPTION } from './index.js';
 
 export function configure(cmd: Command, invoke: Invoke): void {
-  addSubscriptionFindOptions(addListOptions(cmd, ['customer'])).action((opts: Record<string, unknown>, command: Command) =>
-    invoke(command, (deps) => runList(deps, SUBSCRIPTION.path, SUBSCRIPTION.type, { ...listOptions(opts), find: subscriptionFind(opts) })),
+  addSubscriptionFindOptions(addListOptions(cmd, ['customer'])).action(
+    (opts: Record<string, unknown>, command: Command) =>
+      invoke(command, (deps) =>
+        runList(deps, SUBSCRIPTION.path, SUBSCRIPTION.type, { ...listOptions(opts), find: subscriptionFind(opts) }),
+      ),
   );
   cmd.addHelpText(
     'after',

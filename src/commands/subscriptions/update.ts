@@ -13,6 +13,7 @@ export function configure(cmd: Command, invoke: Invoke): void {
       'billing subscriptions update 7 --transaction-webhook-url https://example.com/hooks/billing',
       'billing subscriptions update 7 --cancel-date 2027-06-30',
       'billing subscriptions update 7 --cancel-date ""   # clears it',
+      'billing subscriptions update 7 --no-confirmation-sent   # was true: a new confirmation_page, sent again',
       'billing subscriptions update 7 --data \'{"metadata": {"member": "A-17"}}\'',
     ),
   );

@@ -12,8 +12,19 @@ import { TRANSACTION } from './index.js';
 export function configure(cmd: Command, invoke: Invoke): void {
   cmd
     .argument('<id>', 'transaction id (a UUID)')
-    .addHelpText('after', prose('Only a transaction not yet collected (queued, scheduled or rescheduled) can be cancelled. Asks for confirmation on a terminal; needs --yes without one.'))
-    .addHelpText('after', examples('billing transactions cancel ffa38848-6abc-4d22-b6b0-63fe1780969c', 'billing transactions cancel ffa38848-6abc-4d22-b6b0-63fe1780969c --yes --json'))
+    .addHelpText(
+      'after',
+      prose(
+        'Only a transaction not yet collected (queued, scheduled or rescheduled) can be cancelled. Asks for confirmation on a terminal; needs --yes without one.',
+      ),
+    )
+    .addHelpText(
+      'after',
+      examples(
+        'billing transactions cancel ffa38848-6abc-4d22-b6b0-63fe1780969c',
+        'billing transactions cancel ffa38848-6abc-4d22-b6b0-63fe1780969c --yes --json',
+      ),
+    )
     .action((idText: string, _opts: unknown, command: Command) =>
       invoke(command, async (deps) => {
         const id = parseTransactionId(idText);

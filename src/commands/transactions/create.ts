@@ -8,7 +8,12 @@ import { TRANSACTION } from './index.js';
 export function configure(cmd: Command, invoke: Invoke): void {
   configureCreate(cmd, TRANSACTION, transactionCreateShape, invoke);
   cmd
-    .addHelpText('after', prose('On a terminal, a missing subscription is picked from a list (type part of its mandate code to search). The transaction is retried as often as the plan says when it is returned.'))
+    .addHelpText(
+      'after',
+      prose(
+        'On a terminal, a missing subscription is picked from a list (type part of its mandate code to search). The transaction is retried as often as the plan says when it is returned.',
+      ),
+    )
     .addHelpText(
       'after',
       examples(

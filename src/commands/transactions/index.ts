@@ -11,13 +11,21 @@ export const transactions: Group = {
     'billing transactions simulate ffa38848-6abc-4d22-b6b0-63fe1780969c --outcome charged_back --reason-code AM04',
   ],
   verbs: {
-    list: { summary: "list a subscription's transactions (--subscription-id), newest due date first", load: () => import('./list.js') },
+    list: {
+      summary: "list a subscription's transactions (--subscription-id), newest due date first",
+      load: () => import('./list.js'),
+    },
     get: { summary: 'show one transaction, with its history', load: () => import('./get.js') },
-    create: { summary: 'create a transaction outside the plan (a one-off collection)', load: () => import('./create.js') },
+    create: {
+      summary: 'create a transaction outside the plan (a one-off collection)',
+      load: () => import('./create.js'),
+    },
     cancel: { summary: 'cancel a transaction not yet collected', load: () => import('./cancel.js') },
-    simulate: { summary: 'set the outcome of a collection: charged back or failed (embedded store only)', load: () => import('./simulate.js') },
+    simulate: {
+      summary: 'set the outcome of a collection: charged back or failed (embedded store only)',
+      load: () => import('./simulate.js'),
+    },
   },
 };
 
 export const TRANSACTION = { type: 'transaction', path: '/transactions', noun: 'transaction' } as const;
-

@@ -1,9 +1,9 @@
 // simulate ID --outcome charged_back|failed [--reason-code CODE]: the embedded store collects by
 // simulation (every due transaction succeeds); an operator sets another outcome here, before the due
-// date or after it. Not an API call: it goes to the core, and prints the transaction as GET shows it.
+// date or after it. Not an API call: it is a named operation of the runtime, and prints the transaction as GET shows it.
 import type { Command } from 'commander';
 import { embeddedOnly, type Deps } from '../../lib/command/deps.js';
-import { ApiError, UsageError } from '../../lib/command/errors.js';
+import { UsageError } from '../../lib/cli/errors.js';
 import type { Invoke } from '../../lib/command/registry.js';
 import { examples, prose } from '../../lib/command/registry.js';
 import { runGet } from '../../lib/command/resource.js';
@@ -12,16 +12,19 @@ import { OUTCOMES, type Outcome } from '../../lib/schemas/vocabulary.js';
 import { choiceFlag } from '../subscriptions/find.js';
 import { parseTransactionId } from './ids.js';
 import { TRANSACTION } from './index.js';
+import { textOf } from '../../lib/schemas/json.js';
 
 /** The codes a refusal names as examples. */
 const SOME_CODES = ['AM04', 'MD06', 'AC04', 'MS02', 'MD01'];
 
 export function reasonCodeFlag(value: unknown, outcome: Outcome): string {
   if (value === undefined) return DEFAULT_REASON[outcome];
-  const code = String(value).trim().toUpperCase();
+  const code = textOf(value).trim().toUpperCase();
   if (!REASON_CODES.has(code)) {
     const some = SOME_CODES.map((c) => `${c} (${REASON_CODES.get(c)})`).join(', ');
-    throw new UsageError(`--reason-code: must be a SEPA reason code, such as ${some}; not "${String(value)}" (see billing transactions simulate --help)`);
+    throw new UsageError(
+      `--reason-code: must be a SEPA reason code, such as ${some}; not "${textOf(value)}" (see billing transactions simulate --help)`,
+    );
   }
   return code;
 }
@@ -33,18 +36,16 @@ export async function run(idText: string, opts: Record<string, unknown>, deps: D
   const outcome = choiceFlag(opts.outcome, '--outcome', OUTCOMES) as Outcome;
   const reasonCode = reasonCodeFlag(opts.reasonCode, outcome);
   if (deps.globals.dryRun) {
-    deps.io.out(`${JSON.stringify({ simulate: TRANSACTION.type, id, outcome, reason_code: reasonCode, reason: REASON_CODES.get(reasonCode) }, null, 2)}\n`);
+    deps.io.out(
+      `${JSON.stringify({ simulate: TRANSACTION.type, id, outcome, reason_code: reasonCode, reason: REASON_CODES.get(reasonCode) }, null, 2)}\n`,
+    );
     return;
   }
-  const core = await deps.core('transactions simulate');
-  const { simulateOutcome } = await import('../../lib/core/transaction-writes.js');
-  const result = await simulateOutcome({ store: core.store, clock: core.clock, account: await core.account() }, id, outcome, reasonCode);
-  if (!result.ok) {
-    const { failureResponse } = await import('../../lib/api/errors.js');
-    const response = failureResponse(result.failure, { data: { type: TRANSACTION.type, id, attributes: { outcome, reason_code: reasonCode } } });
-    throw new ApiError(response.status, response.body);
-  }
-  if (!deps.globals.quiet) deps.io.err(`transaction ${id}: ${outcome.replace('_', ' ')} (${reasonCode} ${REASON_CODES.get(reasonCode)})\n`);
+  const runtime = await deps.runtime('transactions simulate', { write: true });
+  const { simulateOutcome } = await import('../../lib/runtime/dashboard.js');
+  await simulateOutcome(runtime, id, outcome, reasonCode);
+  if (!deps.globals.quiet)
+    deps.io.err(`transaction ${id}: ${outcome.replace('_', ' ')} (${reasonCode} ${REASON_CODES.get(reasonCode)})\n`);
   await runGet(deps, `${TRANSACTION.path}/${id}`, { fields: {} });
 }
 
@@ -53,7 +54,10 @@ export function configure(cmd: Command, invoke: Invoke): void {
   cmd
     .argument('<id>', 'transaction id (a UUID)')
     .option('--outcome <outcome>', `what happens to the collection: ${OUTCOMES.join(' or ')} (required)`)
-    .option('--reason-code <code>', `SEPA reason code (default: ${DEFAULT_REASON.charged_back} when charged back, ${DEFAULT_REASON.failed} when failed)`)
+    .option(
+      '--reason-code <code>',
+      `SEPA reason code (default: ${DEFAULT_REASON.charged_back} when charged back, ${DEFAULT_REASON.failed} when failed)`,
+    )
     .addHelpText(
       'after',
       prose(
@@ -67,5 +71,7 @@ export function configure(cmd: Command, invoke: Invoke): void {
         'billing transactions simulate ffa38848-6abc-4d22-b6b0-63fe1780969c --outcome failed --reason-code AC04',
       ),
     )
-    .action((idText: string, opts: Record<string, unknown>, command: Command) => invoke(command, (deps) => run(idText, opts, deps)));
+    .action((idText: string, opts: Record<string, unknown>, command: Command) =>
+      invoke(command, (deps) => run(idText, opts, deps)),
+    );
 }

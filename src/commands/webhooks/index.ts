@@ -6,7 +6,10 @@ export const webhooks: Group = {
   examples: ['billing webhooks list --status failed', 'billing webhooks retry 31'],
   verbs: {
     list: { summary: 'list webhook deliveries, a page at a time', load: () => import('./list.js') },
-    retry: { summary: 'send a delivery again now (a failed one gets another day of retries)', load: () => import('./retry.js') },
+    retry: {
+      summary: 'send a delivery again now (a failed one gets another day of retries)',
+      load: () => import('./retry.js'),
+    },
   },
 };
 

@@ -10,7 +10,19 @@ export function configure(cmd: Command, invoke: Invoke): void {
   addListOptions(cmd, [])
     .addOption(new Option('--status <status>', 'only deliveries in this state').choices(DELIVERY_STATUSES))
     .action((opts: Record<string, unknown>, command: Command) =>
-      invoke(command, (deps) => runList(deps, DELIVERY.path, DELIVERY.type, { ...listOptions(opts), find: { 'filter[status]': opts.status as string | undefined } })),
+      invoke(command, (deps) =>
+        runList(deps, DELIVERY.path, DELIVERY.type, {
+          ...listOptions(opts),
+          find: { 'filter[status]': opts.status as string | undefined },
+        }),
+      ),
     );
-  cmd.addHelpText('after', examples('billing webhooks list', 'billing webhooks list --status failed', 'billing webhooks list --status pending --json'));
+  cmd.addHelpText(
+    'after',
+    examples(
+      'billing webhooks list',
+      'billing webhooks list --status failed',
+      'billing webhooks list --status pending --json',
+    ),
+  );
 }

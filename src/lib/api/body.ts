@@ -4,6 +4,7 @@
 // parsed: nesting deeper than MAX_DEPTH is refused without building it (a document 100,000 levels
 // deep parses, but echoing it in meta.original, cloning or stringifying it overflows the stack).
 import { fail, ok, type Failure, type Result } from '../core/result.js';
+import { isWellFormed, MAX_DEPTH, nestedDeeperThan } from '../schemas/json.js';
 
 export interface RequestDocument {
   attributes: Record<string, unknown>;
@@ -11,42 +12,8 @@ export interface RequestDocument {
   original: unknown;
 }
 
-/** The deepest nesting of arrays and objects a request document may have. */
-export const MAX_DEPTH = 64;
-
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-
-/** Whether a string is valid Unicode: no lone surrogate (String#isWellFormed, Node 20 and later). */
-export const isWellFormed = (text: string): boolean => (text as unknown as { isWellFormed(): boolean }).isWellFormed();
-
-/**
- * Whether the text opens more than `max` arrays or objects inside one another, counting `[` and `{`
- * outside strings. One pass, no recursion; text that is not JSON may be answered either way (the
- * parser refuses it next).
- */
-export function nestedDeeperThan(text: string, max: number): boolean {
-  let depth = 0;
-  const length = text.length;
-  for (let i = 0; i < length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x22 /* " */) {
-      // Skip the string: to the next quote not escaped by an odd run of backslashes.
-      for (;;) {
-        const end = text.indexOf('"', i + 1);
-        if (end < 0) return false; // unterminated: not JSON
-        let slashes = 0;
-        while (text.charCodeAt(end - 1 - slashes) === 0x5c) slashes++;
-        i = end;
-        if (slashes % 2 === 0) break;
-      }
-    } else if (c === 0x5b /* [ */ || c === 0x7b /* { */) {
-      if (++depth > max) return true;
-    } else if (c === 0x5d /* ] */ || c === 0x7d /* } */) {
-      depth--;
-    }
-  }
-  return false;
-}
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * Whether the text may hold a lone surrogate once parsed: a raw one, or an escape of a surrogate
@@ -100,33 +67,53 @@ type Read = Result<RequestDocument> & { original: unknown };
 /**
  * The document of a POST (no id) or a PATCH (the path's id), or why it is refused: 400 Invalid
  * Document for what is not a resource document; 409 Conflict for another type, or another id than
- * the path's; 403 Forbidden for a POST that brings its own id.
+ * the path's; 403 Forbidden for a POST that brings its own id. `idOptional`: an action on the
+ * path's resource (finalise), whose documented request form has no data.id; one given must match.
  */
-export function readDocument(raw: string | undefined, type: string, id?: string): Read {
+export function readDocument(raw: string | undefined, type: string, id?: string, idOptional = false): Read {
   const { original, parsed, tooDeep } = parseBody(raw);
   const refuse = (failure: Failure): Read => ({ ...fail<RequestDocument>(failure), original });
   const invalid = (pointer: string, detail: string) => refuse({ kind: 'invalid_document', pointer, detail });
   if (!parsed) {
-    const detail = original === null ? 'a request body with data is required' : tooDeep ? `the body is nested deeper than ${MAX_DEPTH} levels` : 'the body is not valid JSON';
+    const detail =
+      original === null
+        ? 'a request body with data is required'
+        : tooDeep
+          ? `the body is nested deeper than ${MAX_DEPTH} levels`
+          : 'the body is not valid JSON';
     return invalid('/data', detail);
   }
-  if (!isObject(original) || !isObject(original.data)) return invalid('/data', 'the body must be an object with a data object');
+  if (!isObject(original) || !isObject(original.data))
+    return invalid('/data', 'the body must be an object with a data object');
   if (maySurrogate(raw!)) {
     const at = loneSurrogateOutsideAttributes(original);
     if (at !== undefined) return invalid(at, 'the document holds text that is not valid Unicode (a lone surrogate)');
   }
   const { data } = original;
   if (typeof data.type !== 'string') return invalid('/data/type', `data.type must be "${type}"`);
-  if (data.type !== type) return refuse({ kind: 'conflict', pointer: '/data/type', detail: `data.type must be "${type}", the type of this endpoint` });
+  if (data.type !== type)
+    return refuse({
+      kind: 'conflict',
+      pointer: '/data/type',
+      detail: `data.type must be "${type}", the type of this endpoint`,
+    });
   if (id === undefined) {
     // null is no id; any other value is an id the client made up.
-    if (data.id !== undefined && data.id !== null) return refuse({ kind: 'forbidden', pointer: '/data/id', detail: 'client-generated ids are not supported: leave data.id out, the service assigns it' });
-  } else {
-    if (typeof data.id !== 'string' && typeof data.id !== 'number') return invalid('/data/id', `data.id must be "${id}", the id in the path`);
+    if (data.id !== undefined && data.id !== null)
+      return refuse({
+        kind: 'forbidden',
+        pointer: '/data/id',
+        detail: 'client-generated ids are not supported: leave data.id out, the service assigns it',
+      });
+  } else if (!(idOptional && (data.id === undefined || data.id === null))) {
+    if (typeof data.id !== 'string' && typeof data.id !== 'number')
+      return invalid('/data/id', `data.id must be "${id}", the id in the path`);
     // A number must be that very integer: one above 2^53 - 1 was rounded by JSON.parse, and is never taken for another.
     const same = typeof data.id === 'string' ? data.id === id : Number.isSafeInteger(data.id) && String(data.id) === id;
-    if (!same) return refuse({ kind: 'conflict', pointer: '/data/id', detail: `data.id must be "${id}", the id in the path` });
+    if (!same)
+      return refuse({ kind: 'conflict', pointer: '/data/id', detail: `data.id must be "${id}", the id in the path` });
   }
-  if (data.attributes !== undefined && !isObject(data.attributes)) return invalid('/data/attributes', 'data.attributes must be an object');
-  return { ...ok({ attributes: (data.attributes ?? {}) as Record<string, unknown>, original }), original };
+  if (data.attributes !== undefined && !isObject(data.attributes))
+    return invalid('/data/attributes', 'data.attributes must be an object');
+  return { ...ok({ attributes: data.attributes ?? {}, original }), original };
 }

@@ -1,9 +1,20 @@
 // JSON:API documents: resource objects for each type, and the single and collection documents.
-import { formatAmount } from '../schemas/money.js';
+import { amountNumber, formatAmount } from '../schemas/money.js';
 import { hostedInvoiceUrl } from '../core/invoices.js';
+import { confirmationPage } from '../core/notifications.js';
 import { formatInstant, formatNullableInstant } from '../core/time.js';
 import { eventName } from '../core/outbox.js';
-import type { EventRow, WebhookDeliveryRow, CustomerRow, InvoiceLineRow, InvoiceRow, NotificationRow, PlanRow, SubscriptionRow, TransactionRow } from '../store/schema.js';
+import type {
+  EventRow,
+  WebhookDeliveryRow,
+  CustomerRow,
+  InvoiceLineRow,
+  InvoiceRow,
+  NotificationRow,
+  PlanRow,
+  SubscriptionRow,
+  TransactionRow,
+} from '../store/schema.js';
 import { afterUrl, pageUrl, type GetQuery } from './query.js';
 import type { PageOf } from '../core/paging.js';
 import type { ResourceType } from '../schemas/vocabulary.js';
@@ -40,7 +51,13 @@ const PATHS: Record<ResourceType, string> = {
   'webhook-delivery': 'webhook-deliveries',
 };
 
-function resource(type: ResourceType, id: number | string, attributes: Record<string, unknown>, r: Rendering, relationships?: ResourceObject['relationships']): ResourceObject {
+function resource(
+  type: ResourceType,
+  id: number | string,
+  attributes: Record<string, unknown>,
+  r: Rendering,
+  relationships?: ResourceObject['relationships'],
+): ResourceObject {
   const wanted = r.fields?.[type];
   const self = `${r.baseUrl}/${PATHS[type]}/${id}`;
   const object: ResourceObject = { type, id: String(id), links: { self }, attributes };
@@ -92,7 +109,12 @@ export function customerResource(row: Row<CustomerRow>, subscriptionIds: number[
       updated_at: formatInstant(row.updated_at, tz),
     },
     r,
-    { subscriptions: { links: { related: `${r.baseUrl}/customers/${row.id}/subscriptions` }, data: ids('subscription', subscriptionIds) } },
+    {
+      subscriptions: {
+        links: { related: `${r.baseUrl}/customers/${row.id}/subscriptions` },
+        data: ids('subscription', subscriptionIds),
+      },
+    },
   );
 }
 
@@ -117,11 +139,20 @@ export function planResource(row: Row<PlanRow>, subscriptionIds: number[], r: Re
       updated_at: formatInstant(row.updated_at, tz),
     },
     r,
-    { subscriptions: { links: { related: `${r.baseUrl}/subscription-plans/${row.id}/subscriptions` }, data: ids('subscription', subscriptionIds) } },
+    {
+      subscriptions: {
+        links: { related: `${r.baseUrl}/subscription-plans/${row.id}/subscriptions` },
+        data: ids('subscription', subscriptionIds),
+      },
+    },
   );
 }
 
-export function subscriptionResource(row: Row<SubscriptionRow>, transactionIds: readonly string[], r: Rendering): ResourceObject {
+export function subscriptionResource(
+  row: Row<SubscriptionRow>,
+  transactionIds: readonly string[],
+  r: Rendering,
+): ResourceObject {
   const { timeZone: tz } = r;
   return resource(
     'subscription',
@@ -134,7 +165,7 @@ export function subscriptionResource(row: Row<SubscriptionRow>, transactionIds: 
       status: row.status,
       cancel_date: formatNullableInstant(row.cancel_date, tz),
       resume_date: formatNullableInstant(row.resume_date, tz),
-      confirmation_page: `${r.baseUrl}/mandate/accept/${row.id}/${encodeURIComponent(row.mandate_code)}`,
+      confirmation_page: confirmationPage(r.baseUrl, row.id, row.confirmation_token),
       confirmation_sent: row.confirmation_sent === 1,
       subscription_webhook_url: row.subscription_webhook_url,
       transaction_webhook_url: row.transaction_webhook_url,
@@ -146,9 +177,18 @@ export function subscriptionResource(row: Row<SubscriptionRow>, transactionIds: 
     },
     r,
     {
-      'subscription-plan': { links: { related: `${r.baseUrl}/subscription-plans/${row.subscription_plan_id}` }, data: { type: 'subscription-plan', id: String(row.subscription_plan_id) } },
-      customer: { links: { related: `${r.baseUrl}/customers/${row.customer_id}` }, data: { type: 'customer', id: String(row.customer_id) } },
-      transactions: { links: { related: `${r.baseUrl}/subscriptions/${row.id}/transactions` }, data: transactionIds.map((id) => ({ type: 'transaction', id })) },
+      'subscription-plan': {
+        links: { related: `${r.baseUrl}/subscription-plans/${row.subscription_plan_id}` },
+        data: { type: 'subscription-plan', id: String(row.subscription_plan_id) },
+      },
+      customer: {
+        links: { related: `${r.baseUrl}/customers/${row.customer_id}` },
+        data: { type: 'customer', id: String(row.customer_id) },
+      },
+      transactions: {
+        links: { related: `${r.baseUrl}/subscriptions/${row.id}/transactions` },
+        data: transactionIds.map((id) => ({ type: 'transaction', id })),
+      },
     },
   );
 }
@@ -173,49 +213,63 @@ export function transactionResource(row: Omit<TransactionRow, 'seq'>, r: Renderi
     status: item.status,
     new_due_date: formatNullableInstant(item.new_due_date, tz),
   }));
-  return resource('transaction', row.id, {
-    status: row.status,
-    scheduled_on: formatNullableInstant(row.scheduled_on, tz),
-    due_date: formatInstant(row.due_date, tz),
-    // Exact: the decimal text of the cents, read as a number (12.5, never 12.499999).
-    amount: Number(formatAmount(row.amount_cents)),
-    canceled_on: formatNullableInstant(row.canceled_on, tz),
-    webhook_url: row.webhook_url,
-    payment_method: row.payment_method,
-    description: row.description,
-    history,
-  }, r);
+  return resource(
+    'transaction',
+    row.id,
+    {
+      status: row.status,
+      scheduled_on: formatNullableInstant(row.scheduled_on, tz),
+      due_date: formatInstant(row.due_date, tz),
+      amount: amountNumber(row.amount_cents),
+      canceled_on: formatNullableInstant(row.canceled_on, tz),
+      webhook_url: row.webhook_url,
+      payment_method: row.payment_method,
+      description: row.description,
+      history,
+    },
+    r,
+  );
 }
 
 /** A status change as it was recorded (GET /events, an extension of this implementation). */
 export function eventResource(row: Row<EventRow>, r: Rendering): ResourceObject {
-  return resource('event', row.id, {
-    event: eventName(row),
-    subscription_id: String(row.subscription_id),
-    transaction_id: row.transaction_id,
-    status: row.status,
-    occurred_at: formatInstant(row.occurred_at, r.timeZone),
-    uid: row.uid,
-  }, r);
+  return resource(
+    'event',
+    row.id,
+    {
+      event: eventName(row),
+      subscription_id: String(row.subscription_id),
+      transaction_id: row.transaction_id,
+      status: row.status,
+      occurred_at: formatInstant(row.occurred_at, r.timeZone),
+      uid: row.uid,
+    },
+    r,
+  );
 }
 
 /** One event's delivery to one URL (GET /webhook-deliveries): its state, tries and the last answer. */
 export function deliveryResource(row: Row<WebhookDeliveryRow>, r: Rendering): ResourceObject {
-  return resource('webhook-delivery', row.id, {
-    event: row.event,
-    event_uid: row.event_uid,
-    delivery_id: row.delivery_id,
-    url: row.url,
-    body: row.body,
-    status: row.status,
-    attempts: row.attempts,
-    next_attempt_at: row.status === 'pending' ? formatInstant(row.next_at, r.timeZone) : null,
-    last_status: row.last_status,
-    last_error: row.last_error,
-    delivered_at: formatNullableInstant(row.delivered_at, r.timeZone),
-    created_at: formatInstant(row.created_at, r.timeZone),
-    updated_at: formatInstant(row.updated_at, r.timeZone),
-  }, r);
+  return resource(
+    'webhook-delivery',
+    row.id,
+    {
+      event: row.event,
+      event_uid: row.event_uid,
+      delivery_id: row.delivery_id,
+      url: row.url,
+      body: row.body,
+      status: row.status,
+      attempts: row.attempts,
+      next_attempt_at: row.status === 'pending' ? formatInstant(row.next_at, r.timeZone) : null,
+      last_status: row.last_status,
+      last_error: row.last_error,
+      delivered_at: formatNullableInstant(row.delivered_at, r.timeZone),
+      created_at: formatInstant(row.created_at, r.timeZone),
+      updated_at: formatInstant(row.updated_at, r.timeZone),
+    },
+    r,
+  );
 }
 
 export function notificationResource(row: Row<NotificationRow>, r: Rendering): ResourceObject {
@@ -237,8 +291,14 @@ export function notificationResource(row: Row<NotificationRow>, r: Rendering): R
     },
     r,
     {
-      customer: { links: { related: `${r.baseUrl}/customers/${row.customer_id}` }, data: { type: 'customer', id: String(row.customer_id) } },
-      subscription: { links: { related: `${r.baseUrl}/subscriptions/${row.subscription_id}` }, data: { type: 'subscription', id: String(row.subscription_id) } },
+      customer: {
+        links: { related: `${r.baseUrl}/customers/${row.customer_id}` },
+        data: { type: 'customer', id: String(row.customer_id) },
+      },
+      subscription: {
+        links: { related: `${r.baseUrl}/subscriptions/${row.subscription_id}` },
+        data: { type: 'subscription', id: String(row.subscription_id) },
+      },
     },
   );
 }
@@ -255,7 +315,10 @@ export function invoiceResource(row: Row<InvoiceRow>, lineIds: readonly number[]
       reference: row.reference ?? 'DRAFT',
       amount_excl: formatAmount(row.amount_excl_cents),
       amount_incl: formatAmount(row.amount_excl_cents + row.tax_amount_cents),
-      tax_rates: (JSON.parse(row.tax_rates) as [number, number][]).map(([rate, cents]) => ({ amount: formatAmount(cents), rate: formatAmount(rate) })),
+      tax_rates: (JSON.parse(row.tax_rates) as [number, number][]).map(([rate, cents]) => ({
+        amount: formatAmount(cents),
+        rate: formatAmount(rate),
+      })),
       tax_amount: formatAmount(row.tax_amount_cents),
       invoice_date: formatNullableInstant(row.invoice_date, tz),
       transaction_date: formatNullableInstant(row.transaction_date, tz),
@@ -266,11 +329,16 @@ export function invoiceResource(row: Row<InvoiceRow>, lineIds: readonly number[]
     },
     r,
     {
-      subscription: { links: { related: `${self}/subscription` }, data: { type: 'subscription', id: String(row.subscription_id) } },
+      subscription: {
+        links: { related: `${self}/subscription` },
+        data: { type: 'subscription', id: String(row.subscription_id) },
+      },
       customer: { links: { related: `${self}/customer` }, data: { type: 'customer', id: String(row.customer_id) } },
       'invoice-lines': { links: { related: `${self}/lines` }, data: ids('invoice-line', lineIds as number[]) },
       transaction: { data: row.transaction_id === null ? null : { type: 'transaction', id: row.transaction_id } },
-      'original-invoice': { data: row.original_invoice_id === null ? null : { type: 'invoice', id: String(row.original_invoice_id) } },
+      'original-invoice': {
+        data: row.original_invoice_id === null ? null : { type: 'invoice', id: String(row.original_invoice_id) },
+      },
     },
   );
 }
@@ -278,17 +346,22 @@ export function invoiceResource(row: Row<InvoiceRow>, lineIds: readonly number[]
 /** An invoice line: unit amounts and the rate as decimal strings; no relationships (the hosted service shows none). */
 export function lineResource(row: Row<InvoiceLineRow>, r: Rendering): ResourceObject {
   const { timeZone: tz } = r;
-  return resource('invoice-line', row.id, {
-    description: row.description,
-    amount_excl: formatAmount(row.unit_excl_cents),
-    amount_incl: formatAmount(row.unit_excl_cents + row.unit_tax_cents),
-    tax_rate: formatAmount(row.tax_rate),
-    tax_amount: formatAmount(row.unit_tax_cents),
-    tax_included: row.tax_included === 1,
-    quantity: row.quantity,
-    created_at: formatInstant(row.created_at, tz),
-    updated_at: formatInstant(row.updated_at, tz),
-  }, r);
+  return resource(
+    'invoice-line',
+    row.id,
+    {
+      description: row.description,
+      amount_excl: formatAmount(row.unit_excl_cents),
+      amount_incl: formatAmount(row.unit_excl_cents + row.unit_tax_cents),
+      tax_rate: formatAmount(row.tax_rate),
+      tax_amount: formatAmount(row.unit_tax_cents),
+      tax_included: row.tax_included === 1,
+      quantity: row.quantity,
+      created_at: formatInstant(row.created_at, tz),
+      updated_at: formatInstant(row.updated_at, tz),
+    },
+    r,
+  );
 }
 
 export interface SingleDocument {
@@ -325,7 +398,13 @@ export function collectionDocument(
     // uncounted, does not know its last page (null).
     const url = (id: number | string) => afterUrl(r.baseUrl, path, query, id);
     const keyset: CollectionDocument = {
-      links: { self: url(after), first: url(0), last: null, prev: null, next: page.more && data.length ? url(data[data.length - 1].id) : null },
+      links: {
+        self: url(after),
+        first: url(0),
+        last: null,
+        prev: null,
+        next: page.more && data.length ? url(data[data.length - 1].id) : null,
+      },
       data,
     };
     if (included) keyset.included = included;

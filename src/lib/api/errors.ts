@@ -9,7 +9,11 @@ export interface ErrorObject {
   source?: { pointer?: string; parameter?: string };
 }
 
-export function errorResponse(status: number, errors: ErrorObject[], extra: { headers?: Record<string, string>; original?: unknown } = {}): ApiResponse {
+export function errorResponse(
+  status: number,
+  errors: ErrorObject[],
+  extra: { headers?: Record<string, string>; original?: unknown } = {},
+): ApiResponse {
   const body: Record<string, unknown> = { errors };
   if (status === 400) body.meta = { original: extra.original ?? null };
   return { status, headers: { 'content-type': JSONAPI, ...extra.headers }, body };
@@ -53,16 +57,42 @@ export function failureResponse(failure: Failure, original: unknown): ApiRespons
     case 'invalid_state':
       return errorResponse(
         400,
-        [{ status: '400', title: 'Invalid State', detail: failure.detail, source: { pointer: failure.attribute ? `/data/attributes/${failure.attribute}` : '/data' } }],
+        [
+          {
+            status: '400',
+            title: 'Invalid State',
+            detail: failure.detail,
+            source: { pointer: failure.attribute ? `/data/attributes/${failure.attribute}` : '/data' },
+          },
+        ],
         { original },
       );
     case 'invalid_document':
-      return errorResponse(400, [{ status: '400', title: 'Invalid Document', detail: failure.detail, source: { pointer: failure.pointer } }], { original });
+      return errorResponse(
+        400,
+        [{ status: '400', title: 'Invalid Document', detail: failure.detail, source: { pointer: failure.pointer } }],
+        { original },
+      );
     case 'conflict':
-      return errorResponse(409, [{ status: '409', title: TITLES[409], detail: failure.detail, source: { pointer: failure.pointer } }]);
+      return errorResponse(409, [
+        { status: '409', title: TITLES[409], detail: failure.detail, source: { pointer: failure.pointer } },
+      ]);
     case 'forbidden':
-      return errorResponse(403, [{ status: '403', title: TITLES[403], detail: failure.detail, source: { pointer: failure.pointer } }]);
+      return errorResponse(403, [
+        { status: '403', title: TITLES[403], detail: failure.detail, source: { pointer: failure.pointer } },
+      ]);
     case 'invalid_parameter':
-      return errorResponse(400, [{ status: '400', title: 'Invalid Parameter', detail: failure.detail, source: { parameter: failure.parameter } }], { original });
+      return errorResponse(
+        400,
+        [
+          {
+            status: '400',
+            title: 'Invalid Parameter',
+            detail: failure.detail,
+            source: { parameter: failure.parameter },
+          },
+        ],
+        { original },
+      );
   }
 }

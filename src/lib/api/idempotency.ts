@@ -2,126 +2,209 @@
 // The same key within 24 hours gets the first answer again (with `Idempotent-Replayed: true`) and
 // creates nothing; with another request (method, path, query or body) it is 422.
 //
-// Exactly once even across a crash: the key's row is inserted inside the request's own first write
-// transaction (the store handed to the handler adds it to whichever write commits first), so the
-// write and the key commit together or not at all. The answer is stored just after; a key whose
-// write committed but whose answer is not stored yet (in flight, or lost in a crash in between) is
-// 409 with Retry-After, never done twice. A request refused before writing stores no key: sent
-// again, it is judged again.
+// Exactly once even across a crash. Every write of a keyed request records, inside its own
+// transaction, what it gave back: the first inserts the key's row, each later one appends to it
+// only if nobody appended meanwhile. So a write and its record commit together or not at all. The
+// answer is stored just after. A key whose answer is missing (its request still in flight, or cut
+// off by a crash in between) is answered by running the request again with each recorded write
+// standing in for its own: nothing recorded is done again, a write not reached is done once, and
+// the answer is made from the same values at the same instant (a keyed request runs at the instant
+// its key was first seen). A request refused before writing stores no key: sent again, it is
+// judged again.
 import { createHash } from 'node:crypto';
-import type { Clock } from '../core/clock.js';
+import { fixedClock, type Clock } from '../core/clock.js';
 import type { Account } from '../core/context.js';
-import type { Store } from '../store/store.js';
-import { get, run, type Unit } from '../store/unit.js';
+import {
+  appendWrites,
+  findKey,
+  KeyTakenError,
+  storeAnswer,
+  sweepKeys,
+  takeKey,
+  type KeyOf,
+  type KeyRow,
+} from '../core/idempotency-keys.js';
+import { isLockBusy, skippedTurn, withoutWaiting, type Store } from '../store/store.js';
+import { andThen, get, type Build, type MaybePromise, type Unit } from '../store/unit.js';
 import { simpleError } from './errors.js';
 import type { ApiRequest, ApiResponse } from './http.js';
 
+export { KeyTakenError };
+
 export const KEY_LIFETIME_MS = 24 * 60 * 60 * 1000;
 const VALID_KEY = /^[\x21-\x7e]{1,255}$/;
-
-/** The first write found the key taken (another request with it committed meanwhile): answered from the row. */
-export class KeyTakenError extends Error {
-  override name = 'KeyTakenError';
-}
-
-interface KeyRow {
-  request_hash: string;
-  status: number | null;
-  headers: string | null;
-  body: string | null;
-}
+/** Runs of one request in a row that another run of its key overtook (recorded a write first). */
+const MAX_RUNS = 5;
 
 const requestHash = (request: ApiRequest): string =>
-  createHash('sha256').update(`${request.method.toUpperCase()} ${request.path}?${request.query ?? ''}\n${request.body ?? ''}`).digest('hex');
+  createHash('sha256')
+    .update(`${request.method.toUpperCase()} ${request.path}?${request.query ?? ''}\n${request.body ?? ''}`)
+    .digest('hex');
 
 /** Expired rows go in passing: at most once a minute per process, for every account. */
 let lastSweep = 0;
 
 /**
- * Answers a keyed request once. `handle` answers it against the store it is given (the router with
- * that store); it must rethrow KeyTakenError.
+ * Answers a keyed request once. `handle` answers it against the store and clock it is given (the
+ * router with them); it must rethrow KeyTakenError.
  */
-export async function answerOnce(store: Store, clock: Clock, account: Account, request: ApiRequest, handle: (store: Store) => Promise<ApiResponse>): Promise<ApiResponse> {
+export async function answerOnce(
+  store: Store,
+  clock: Clock,
+  account: Account,
+  request: ApiRequest,
+  handle: (store: Store, clock: Clock) => Promise<ApiResponse>,
+): Promise<ApiResponse> {
   const key = request.idempotencyKey!;
-  if (!VALID_KEY.test(key)) return simpleError(400, 'the Idempotency-Key header must be 1 to 255 visible ASCII characters');
+  if (!VALID_KEY.test(key)) {
+    return simpleError(400, 'the Idempotency-Key header must be 1 to 255 visible ASCII characters');
+  }
   const hash = requestHash(request);
   const now = clock.now();
   const cutoff = new Date(now.getTime() - KEY_LIFETIME_MS).toISOString();
-  const found = await store.read(() => findKey(account.id, key, cutoff));
-  if (found) return echo(answerFrom(found, hash), key);
-
-  let claimed = false;
-  const claim = function* (): Unit<void> {
-    // Inside the write: a key taken meanwhile (SQLite: by the writer before; PostgreSQL: a commit
-    // this transaction now sees, or its insert conflicting) answers from that row instead.
-    if (yield* findKey(account.id, key, cutoff)) throw new KeyTakenError(key);
-    yield* run((q) => q.deleteFrom('idempotency_keys').where('account_id', '=', account.id).where('key', '=', key));
-    try {
-      yield* run((q) => q.insertInto('idempotency_keys').values({ account_id: account.id, key, request_hash: hash, status: null, headers: null, body: null, created_at: now.toISOString() }));
-    } catch (error) {
-      if (isUniqueViolation(error)) throw new KeyTakenError(key);
-      throw error;
+  const lookup = () => store.read(() => findKey(account.id, key, cutoff));
+  let found = await lookup();
+  for (let runs = 1; ; runs++) {
+    if (found) {
+      if (found.request_hash !== hash) return echo(otherRequest(), key);
+      if (found.status !== null) return echo(storedAnswer(found), key);
+      // A key stored before writes were recorded has nothing to answer from: its first answer may still come.
+      if (found.writes === null || runs > MAX_RUNS) return echo(inFlight(), key);
     }
-  };
-  const claiming = <T>(unit: () => Unit<T>, keep?: (value: T) => boolean) =>
+    const at = found?.created_at ?? now.toISOString();
+    const keyed = keyedRun(store, { accountId: account.id, key, hash, at, cutoff }, found?.writes ?? null);
+    let response: ApiResponse;
+    try {
+      response = await handle(keyed.store, fixedClock(at));
+    } catch (error) {
+      if (!(error instanceof KeyTakenError)) throw error;
+      found = await lookup();
+      continue;
+    }
+    if (keyed.unreached()) return echo(diverged(), key);
+    // A 5xx is no answer to keep: sent again, the request goes on from its recorded writes.
+    if (keyed.recorded() && response.status < 500) {
+      const answer = {
+        status: response.status,
+        headers: JSON.stringify(response.headers),
+        body: response.body === undefined ? null : JSON.stringify(response.body),
+      };
+      // The request's writes have committed: its answer is what it did, whatever the store says.
+      // Kept from storing it by another process's lock on SQLite, the key is answered next time
+      // from its recorded writes.
+      try {
+        await store.write(() => storeAnswer(account.id, key, answer));
+      } catch (error) {
+        if (!isLockBusy(error)) throw error;
+      }
+    }
+    if (now.getTime() - lastSweep > 60_000) {
+      lastSweep = now.getTime();
+      try {
+        await withoutWaiting(store).write(() => sweepKeys(cutoff));
+      } catch (error) {
+        if (!skippedTurn(error)) throw error; // a sweep is never worth waiting for: the next one will do
+      }
+    }
+    return echo(keyed.replayed() ? replayedAs(response) : response, key);
+  }
+}
+
+/**
+ * One run of a keyed request: a store whose writes record their values in the key's row (the
+ * first write inserts it), and give back the values `writes` recorded instead of running again.
+ */
+function keyedRun(store: Store, the: KeyOf, writes: string | null) {
+  const { accountId, key, hash, at, cutoff } = the;
+  const recorded = writes === null ? [] : (JSON.parse(writes) as unknown[]);
+  let text = writes;
+  let made = 0;
+  let calls = 0;
+  /** The row's writes with this value appended, as the attempt now running would commit them. */
+  let pending: string | null = null;
+
+  function* record(value: unknown): Unit<void> {
+    const item = JSON.stringify(value ?? null);
+    const next = text === null ? `[${item}]` : `${text.slice(0, -1)},${item}]`;
+    if (text === null) yield* takeKey({ accountId, key, hash, at, cutoff }, next);
+    else yield* appendWrites(accountId, key, text, next);
+    pending = next;
+  }
+
+  const recording = <T>(unit: () => Unit<T>, keep?: (value: T) => boolean) =>
     function* (): Unit<T> {
       const value = yield* unit();
-      if (!keep || keep(value)) yield* claim();
+      if (!keep || keep(value)) yield* record(value);
       return value;
     };
   const settled = <T>(value: T, keep?: (value: T) => boolean): T => {
-    if (!keep || keep(value)) claimed = true;
+    if (!keep || keep(value)) {
+      text = pending;
+      made++;
+    }
     return value;
   };
-  const after = <T>(answer: T | Promise<T>, keep?: (value: T) => boolean): T | Promise<T> =>
-    answer instanceof Promise ? answer.then((value) => settled(value, keep)) : settled(answer, keep);
-  // The first write that commits carries the key; any later one of the same request runs as it is.
+  const lift = <T>(value: T): MaybePromise<T> => (store.engine === 'postgres' ? Promise.resolve(value) : value);
+  type Keep<T> = ((value: T) => boolean) | undefined;
+  type Write<T> = (unit: () => Unit<T>, keep: Keep<T>) => MaybePromise<T>;
+  const once = <T>(unit: () => Unit<T>, keep: Keep<T>, write: Write<T>): MaybePromise<T> => {
+    const n = calls++;
+    if (n < recorded.length) return lift(recorded[n] as T);
+    return andThen(write(recording(unit, keep), keep), (value) => settled(value, keep));
+  };
   const keyed: Store = Object.assign(Object.create(store) as Store, {
-    write: <T>(unit: () => Unit<T>, keep?: (value: T) => boolean) => (claimed ? store.write(unit, keep) : after(store.write(claiming(unit, keep), keep), keep)),
-    work: <T>(unit: () => Unit<T>, keep?: (value: T) => boolean) => (claimed ? store.work(unit, keep) : after(store.work(claiming(unit, keep), keep), keep)),
-    writeOne: (build: Parameters<Store['writeOne']>[0]) => (claimed ? store.writeOne(build) : after(store.write(claiming(() => get(build))))),
+    write: <T>(unit: () => Unit<T>, keep?: (value: T) => boolean) => once(unit, keep, (u, k) => store.write(u, k)),
+    work: <T>(unit: () => Unit<T>, keep?: (value: T) => boolean) => once(unit, keep, (u, k) => store.work(u, k)),
+    writeOne: <R>(build: Build<R>) =>
+      once(
+        () => get(build),
+        undefined,
+        (u) => store.write(u),
+      ),
   });
-
-  let response: ApiResponse;
-  try {
-    response = await handle(keyed);
-  } catch (error) {
-    if (!(error instanceof KeyTakenError)) throw error;
-    const taken = await store.read(() => findKey(account.id, key, cutoff));
-    return echo(taken ? answerFrom(taken, hash) : inFlight(), key);
-  }
-  if (claimed) {
-    const { status, headers, body } = response;
-    await store.write(() => run((q) => q.updateTable('idempotency_keys').set({ status, headers: JSON.stringify(headers), body: body === undefined ? null : JSON.stringify(body) }).where('account_id', '=', account.id).where('key', '=', key)));
-  }
-  if (now.getTime() - lastSweep > 60_000) {
-    lastSweep = now.getTime();
-    await store.write(() => run((q) => q.deleteFrom('idempotency_keys').where('created_at', '<', cutoff)));
-  }
-  return echo(response, key);
+  return {
+    store: keyed,
+    /** Whether the key has a row: a write of the request committed, in this run or before. */
+    recorded: () => recorded.length + made > 0,
+    replayed: () => recorded.length > 0,
+    /** Whether this run ended before making as many writes as were recorded: it took another course. */
+    unreached: () => calls < recorded.length,
+  };
 }
 
-function* findKey(accountId: number, key: string, cutoff: string): Unit<KeyRow | undefined> {
-  return yield* get((q) =>
-    q.selectFrom('idempotency_keys').select(['request_hash', 'status', 'headers', 'body']).where('account_id', '=', accountId).where('key', '=', key).where('created_at', '>=', cutoff),
+function storedAnswer(row: KeyRow): ApiResponse {
+  const headers = JSON.parse(row.headers ?? '{}') as Record<string, string>;
+  const answer: ApiResponse = { status: row.status!, headers };
+  if (row.body !== null) answer.body = JSON.parse(row.body);
+  return replayedAs(answer);
+}
+
+const replayedAs = (response: ApiResponse): ApiResponse => ({
+  ...response,
+  headers: { ...response.headers, 'idempotent-replayed': 'true' },
+});
+
+const otherRequest = (): ApiResponse =>
+  simpleError(
+    422,
+    'this Idempotency-Key was used with a different request (method, path or body) in the last 24 hours; use a new key for a new request',
   );
-}
-
-function answerFrom(row: KeyRow, hash: string): ApiResponse {
-  if (row.request_hash !== hash) return simpleError(422, 'this Idempotency-Key was used with a different request (method, path or body) in the last 24 hours; use a new key for a new request');
-  if (row.status === null) return inFlight();
-  const replayed: ApiResponse = { status: row.status, headers: { ...(JSON.parse(row.headers ?? '{}') as Record<string, string>), 'idempotent-replayed': 'true' } };
-  if (row.body !== null) replayed.body = JSON.parse(row.body);
-  return replayed;
-}
 
 const inFlight = (): ApiResponse =>
-  simpleError(409, 'a request with this Idempotency-Key was carried out and its answer is not stored yet; it was not done again, ask again shortly', { 'retry-after': '1' });
+  simpleError(
+    409,
+    'a request with this Idempotency-Key was carried out and its answer is not stored yet; it was not done again, ask again shortly',
+    { 'retry-after': '1' },
+  );
+
+const diverged = (): ApiResponse =>
+  simpleError(
+    409,
+    'a request with this Idempotency-Key was carried out, but its answer cannot be made again (the request is now judged differently); it was not done again',
+  );
 
 /** Every answer to a keyed request names the key: how a client learns that this server honours keys. */
-const echo = (response: ApiResponse, key: string): ApiResponse => ({ ...response, headers: { ...response.headers, 'idempotency-key': key } });
-
-const isUniqueViolation = (error: unknown): boolean => {
-  const code = (error as { code?: string } | undefined)?.code;
-  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE';
-};
+const echo = (response: ApiResponse, key: string): ApiResponse => ({
+  ...response,
+  headers: { ...response.headers, 'idempotency-key': key },
+});

@@ -1,13 +1,13 @@
 // Query parameters of GET requests: pagination, include, sparse fieldsets, filters and sort, all
 // checked strictly: a parameter this route does not know is refused, never ignored.
+import { isWellFormed } from '../schemas/json.js';
 import type { Sort } from '../core/paging.js';
 import { fail, ok, type Result } from '../core/result.js';
-import { FIELDS, type ResourceType } from '../schemas/vocabulary.js';
+import { FIELDS, MAX_PAGE_SIZE, type ResourceType } from '../schemas/vocabulary.js';
 
 export type { Sort } from '../core/paging.js';
 
 export const DEFAULT_PAGE_SIZE = 10;
-export const MAX_PAGE_SIZE = 100;
 
 export interface Page {
   number: number;
@@ -45,13 +45,20 @@ export const TEXT_FILTER: FilterKind<string> = {
     return text && !text.includes('\0') ? text : undefined;
   },
 };
-export const BOOLEAN_FILTER: FilterKind<boolean> = { expects: 'true or false', parse: (raw) => (raw === 'true' ? true : raw === 'false' ? false : undefined) };
+export const BOOLEAN_FILTER: FilterKind<boolean> = {
+  expects: 'true or false',
+  parse: (raw) => (raw === 'true' ? true : raw === 'false' ? false : undefined),
+};
 /** An id: a whole number from 1 to 2^53 - 1. */
 export const ID_FILTER: FilterKind<number> = {
   expects: 'an id (a whole number of at least 1)',
-  parse: (raw) => (/^[1-9]\d{0,15}$/.test(raw.trim()) && Number.isSafeInteger(Number(raw.trim())) ? Number(raw.trim()) : undefined),
+  parse: (raw) =>
+    /^[1-9]\d{0,15}$/.test(raw.trim()) && Number.isSafeInteger(Number(raw.trim())) ? Number(raw.trim()) : undefined,
 };
-export const oneOf = <T extends string>(values: readonly T[]): FilterKind<T> => ({ expects: `one of ${values.join(', ')}`, parse: (raw) => values.find((value) => value === raw) });
+export const oneOf = <T extends string>(values: readonly T[]): FilterKind<T> => ({
+  expects: `one of ${values.join(', ')}`,
+  parse: (raw) => values.find((value) => value === raw),
+});
 
 type Filters = Record<string, FilterKind<unknown>>;
 
@@ -71,9 +78,19 @@ export interface CollectionQuery<F extends Filters = Filters, S extends string =
   readonly [TYPES]?: { filter: F; sort: S };
 }
 
-export function collectionQuery<F extends Filters, const S extends string>(declared: { include: readonly string[]; filter: F; sort: readonly S[]; keyset?: boolean }): CollectionQuery<F, S> {
+export function collectionQuery<F extends Filters, const S extends string>(declared: {
+  include: readonly string[];
+  filter: F;
+  sort: readonly S[];
+  keyset?: boolean;
+}): CollectionQuery<F, S> {
   // Maps and sets: a name such as "constructor" or "__proto__" is never taken for a known one.
-  return Object.freeze({ include: declared.include, filters: new Map(Object.entries(declared.filter)), sorts: new Set<string>(declared.sort), keyset: declared.keyset ?? true });
+  return Object.freeze({
+    include: declared.include,
+    filters: new Map(Object.entries(declared.filter)),
+    sorts: new Set<string>(declared.sort),
+    keyset: declared.keyset ?? true,
+  });
 }
 
 export type FilterValues<F extends Filters> = { [K in keyof F]?: F[K] extends FilterKind<infer V> ? V : never };
@@ -81,12 +98,18 @@ export type FilterValues<F extends Filters> = { [K in keyof F]?: F[K] extends Fi
 const NO_FILTER: ReadonlyMap<string, unknown> = new Map();
 
 /** The query's filters, typed by the route's declaration (which parsed them). */
-export function filtersOf<F extends Filters, S extends string>(query: GetQuery, _declared: CollectionQuery<F, S>): FilterValues<F> {
+export function filtersOf<F extends Filters, S extends string>(
+  query: GetQuery,
+  _declared: CollectionQuery<F, S>,
+): FilterValues<F> {
   return (query.filter.size === 0 ? {} : Object.fromEntries(query.filter)) as FilterValues<F>;
 }
 
 /** The query's sort, typed by the route's declaration (which checked it). */
-export function sortOf<F extends Filters, S extends string>(query: GetQuery, _declared: CollectionQuery<F, S>): Sort<S> | undefined {
+export function sortOf<F extends Filters, S extends string>(
+  query: GetQuery,
+  _declared: CollectionQuery<F, S>,
+): Sort<S> | undefined {
   return query.sort as Sort<S> | undefined;
 }
 
@@ -99,11 +122,20 @@ function positiveInt(raw: string | null, fallback: number): number | null {
   return Number.isSafeInteger(value) ? value : null;
 }
 
-const NO_QUERY: GetQuery = Object.freeze({ page: Object.freeze({ number: 1, size: DEFAULT_PAGE_SIZE }), include: [], fields: {}, filter: NO_FILTER, sort: undefined, kept: [] }) as GetQuery;
+const NO_QUERY: GetQuery = Object.freeze({
+  page: Object.freeze({ number: 1, size: DEFAULT_PAGE_SIZE }),
+  include: [],
+  fields: {},
+  filter: NO_FILTER,
+  sort: undefined,
+  kept: [],
+});
 
-const isDeclaration = (accepted: readonly string[] | CollectionQuery): accepted is CollectionQuery => !Array.isArray(accepted);
+const isDeclaration = (accepted: readonly string[] | CollectionQuery): accepted is CollectionQuery =>
+  !Array.isArray(accepted);
 
-const invalid = (parameter: string, detail: string): Result<never> => fail({ kind: 'invalid_parameter', parameter, detail });
+const invalid = (parameter: string, detail: string): Result<never> =>
+  fail({ kind: 'invalid_parameter', parameter, detail });
 
 /** "a, b or c" */
 const either = (names: Iterable<string>): string => {
@@ -122,7 +154,6 @@ function decode(text: string): string | undefined {
   }
 }
 
-const isWellFormed = (text: string): boolean => (text as unknown as { isWellFormed(): boolean }).isWellFormed();
 /** A name fit to be shown in an answer: a lone surrogate shown as U+FFFD (the name itself is refused). */
 const shown = (text: string): string => (text as unknown as { toWellFormed(): string }).toWellFormed();
 
@@ -136,7 +167,10 @@ const KNOWN = 'page[number], page[size], page[after], include, fields[TYPE], fil
  * page[after] beside page[number], beside a sort other than ascending id, or where the collection
  * is not in id order. No query is the frozen default.
  */
-export function parseGetQuery(raw: string | undefined, accepted: readonly string[] | CollectionQuery): Result<GetQuery> {
+export function parseGetQuery(
+  raw: string | undefined,
+  accepted: readonly string[] | CollectionQuery,
+): Result<GetQuery> {
   if (!raw) return ok(NO_QUERY); // the common case, and every default
   const declaration = isDeclaration(accepted) ? accepted : undefined;
   const allowed = declaration ? declaration.include : (accepted as readonly string[]);
@@ -157,8 +191,10 @@ export function parseGetQuery(raw: string | undefined, accepted: readonly string
     const eq = pair.indexOf('=');
     const rawKey = eq < 0 ? pair : pair.slice(0, eq);
     const key = decode(rawKey);
-    if (key === undefined) return invalid(shown(rawKey), `"${shown(rawKey)}" is not a parameter name: its %-escapes are not UTF-8`);
-    if (!isWellFormed(key)) return invalid(shown(key), 'a parameter name must be valid Unicode text (it holds a lone surrogate)');
+    if (key === undefined)
+      return invalid(shown(rawKey), `"${shown(rawKey)}" is not a parameter name: its %-escapes are not UTF-8`);
+    if (!isWellFormed(key))
+      return invalid(shown(key), 'a parameter name must be valid Unicode text (it holds a lone surrogate)');
     const value = decode(eq < 0 ? '' : pair.slice(eq + 1));
     if (value === undefined) return invalid(key, `${key} has a value whose %-escapes are not UTF-8`);
     if (!isWellFormed(value)) return invalid(key, `${key} must be valid Unicode text (it holds a lone surrogate)`);
@@ -173,22 +209,28 @@ export function parseGetQuery(raw: string | undefined, accepted: readonly string
     }
     if (key === 'page[size]') {
       const parsed = positiveInt(value, DEFAULT_PAGE_SIZE);
-      if (parsed === null || parsed < 1 || parsed > MAX_PAGE_SIZE) return invalid(key, `page[size] must be a whole number from 1 to ${MAX_PAGE_SIZE}`);
+      if (parsed === null || parsed < 1 || parsed > MAX_PAGE_SIZE)
+        return invalid(key, `page[size] must be a whole number from 1 to ${MAX_PAGE_SIZE}`);
       size = parsed;
       continue;
     }
     if (key === 'page[after]') {
       // 0 is before every id: where a keyset walk starts.
       const parsed = /^\d{1,16}$/.test(value.trim()) ? Number(value.trim()) : NaN;
-      if (!Number.isSafeInteger(parsed)) return invalid(key, 'page[after] must be an id (a whole number, 0 for the start)');
+      if (!Number.isSafeInteger(parsed))
+        return invalid(key, 'page[after] must be an id (a whole number, 0 for the start)');
       after = parsed;
       continue;
     }
-    if (key === 'page' || key.startsWith('page[')) return invalid(key, `"${key}" is not a page parameter: page[number], page[size] and page[after] are`);
+    if (key === 'page' || key.startsWith('page['))
+      return invalid(key, `"${key}" is not a page parameter: page[number], page[size] and page[after] are`);
     kept.push([key, value]);
 
     if (key === 'include') {
-      for (const name of value.split(',').map((s) => s.trim()).filter(Boolean)) {
+      for (const name of value
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)) {
         if (!allowed.includes(name)) {
           const may = allowed.length ? `allowed here: ${allowed.join(', ')}` : 'nothing can be included here';
           return invalid('include', `cannot include "${name}"; ${may}`);
@@ -201,7 +243,11 @@ export function parseGetQuery(raw: string | undefined, accepted: readonly string
       if (!declaration?.sorts.size) return invalid(key, `${key} is not available here: nothing here can be sorted`);
       const descending = value.startsWith('-');
       const field = descending ? value.slice(1) : value;
-      if (!declaration.sorts.has(field)) return invalid(key, `cannot sort by "${value}": sort by ${either(declaration.sorts)}, with a leading - for descending order`);
+      if (!declaration.sorts.has(field))
+        return invalid(
+          key,
+          `cannot sort by "${value}": sort by ${either(declaration.sorts)}, with a leading - for descending order`,
+        );
       sort = { field, descending };
       continue;
     }
@@ -209,8 +255,13 @@ export function parseGetQuery(raw: string | undefined, accepted: readonly string
       const name = /^filter\[([^[\]]*)\]$/.exec(key)?.[1];
       const kind = name === undefined ? undefined : declaration?.filters.get(name);
       if (name === undefined || !kind) {
-        const may = declaration?.filters.size ? `filters here: ${[...declaration.filters.keys()].map((n) => `filter[${n}]`).join(', ')}` : 'nothing can be filtered here';
-        return invalid(key, `${name === undefined ? `"${key}" is not a filter[NAME] parameter` : `"${name}" is not a filter`}; ${may}`);
+        const may = declaration?.filters.size
+          ? `filters here: ${[...declaration.filters.keys()].map((n) => `filter[${n}]`).join(', ')}`
+          : 'nothing can be filtered here';
+        return invalid(
+          key,
+          `${name === undefined ? `"${key}" is not a filter[NAME] parameter` : `"${name}" is not a filter`}; ${may}`,
+        );
       }
       const parsed = kind.parse(value);
       if (parsed === undefined) return invalid(key, `${key} must be ${kind.expects}, not "${value}"`);
@@ -223,18 +274,32 @@ export function parseGetQuery(raw: string | undefined, accepted: readonly string
       const type = match[1] as ResourceType;
       if (!Object.hasOwn(FIELDS, type)) return invalid(key, `"${match[1]}" is not a resource type`);
       const known = FIELDS[type];
-      const names = value.split(',').map((s) => s.trim()).filter(Boolean);
+      const names = value
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
       const unknown = names.filter((n) => !known.includes(n));
-      if (unknown.length) return invalid(key, `unknown field${unknown.length > 1 ? 's' : ''} of ${type}: ${unknown.join(', ')}`);
+      if (unknown.length)
+        return invalid(key, `unknown field${unknown.length > 1 ? 's' : ''} of ${type}: ${unknown.join(', ')}`);
       fields[type] = new Set(names);
       continue;
     }
     return invalid(key, `"${key}" is not a parameter of this API; it knows ${KNOWN}`);
   }
-  if (after === undefined) return ok({ page: { number, size }, include, fields, filter: filter ?? NO_FILTER, sort, kept });
-  if (declaration && !declaration.keyset) return invalid('page[after]', 'page[after] is not available here: this collection is not in id order; page it with page[number]');
-  if (seen.has('page[number]')) return invalid('page[after]', 'page[after] and page[number] exclude each other: give one of them');
-  if (sort && (sort.field !== 'id' || sort.descending)) return invalid('page[after]', `page[after] pages in ascending id order; it cannot be combined with sort=${sort.descending ? '-' : ''}${sort.field}`);
+  if (after === undefined)
+    return ok({ page: { number, size }, include, fields, filter: filter ?? NO_FILTER, sort, kept });
+  if (declaration && !declaration.keyset)
+    return invalid(
+      'page[after]',
+      'page[after] is not available here: this collection is not in id order; page it with page[number]',
+    );
+  if (seen.has('page[number]'))
+    return invalid('page[after]', 'page[after] and page[number] exclude each other: give one of them');
+  if (sort && (sort.field !== 'id' || sort.descending))
+    return invalid(
+      'page[after]',
+      `page[after] pages in ascending id order; it cannot be combined with sort=${sort.descending ? '-' : ''}${sort.field}`,
+    );
   return ok({ page: { number, size, after }, include, fields, filter: filter ?? NO_FILTER, sort, kept });
 }
 

@@ -2,7 +2,7 @@
 // Both doors (the embedded transport and `billing serve`) call handle(); neither adds behaviour.
 import type { Clock } from '../core/clock.js';
 import type { Account } from '../core/context.js';
-import type { KeyGuard, Store } from '../store/store.js';
+import { isLockBusy, type KeyGuard, type Store } from '../store/store.js';
 import { andThen, type MaybePromise, type Unit } from '../store/unit.js';
 import { simpleError } from './errors.js';
 import type { ApiRequest, ApiResponse } from './http.js';
@@ -90,13 +90,19 @@ const ROUTES: Record<string, Methods> = {
 };
 
 /** What a path parameter matches: ids are numeric, transaction ids UUIDs (either case). */
-const PARAMETERS: Record<string, string> = { id: '[1-9][0-9]{0,15}', uuid: '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}' };
+const PARAMETERS: Record<string, string> = {
+  id: '[1-9][0-9]{0,15}',
+  uuid: '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}',
+};
 
 const COMPILED = Object.entries(ROUTES).map(([pattern, methods]) => ({
   pattern,
   regex: new RegExp(`^${pattern.replace(/:(\w+)/g, (_, name: string) => `(?<${name}>${PARAMETERS[name]})`)}/?$`),
   methods,
 }));
+
+/** A write another process's SQLite lock outlasted (503): what the client is told, the file left unsaid. */
+const LOCKED = 'the store is busy: another process holds its write lock; the request changed nothing, send it again';
 
 export interface RouterOptions {
   store: Store;
@@ -107,6 +113,11 @@ export interface RouterOptions {
   onError?: (error: unknown) => void;
   /** Whether webhook URLs may name loopback and private hosts (the embedded CLI: yes; billing serve: only when started so). Default true. */
   allowPrivateWebhooks?: boolean;
+  /**
+   * The embedded door: a SQLite store another process kept locked past the wait ends the command
+   * (the StoreBusyError, naming the file, is thrown: exit 1) instead of being answered 503.
+   */
+  throwWhenLocked?: boolean;
 }
 
 export interface Router {
@@ -125,19 +136,39 @@ export function createRouter(options: RouterOptions): Router {
   const failed = (error: unknown): ApiResponse => {
     // A cached key found stale inside the read: the door authenticates again (billing serve).
     // So is a key found taken inside the write: the idempotency layer answers from its row.
-    if ((error as Error | undefined)?.name === 'KeyGuardError' || (error as Error | undefined)?.name === 'KeyTakenError') throw error;
-    // Concurrent writes outlasted the store's retries: nothing broke, the client may send it again.
-    if ((error as Error | undefined)?.name === 'StoreBusyError') return simpleError(503, 'the store is busy with concurrent writes; the request changed nothing, send it again', { 'retry-after': '1' });
+    if (
+      (error as Error | undefined)?.name === 'KeyGuardError' ||
+      (error as Error | undefined)?.name === 'KeyTakenError'
+    )
+      throw error;
+    // Concurrent writes outlasted the store's retries, or another process kept SQLite's lock past
+    // the wait: nothing broke, the client may send it again.
+    if (isLockBusy(error)) {
+      if (options.throwWhenLocked) throw error;
+      return simpleError(503, LOCKED, { 'retry-after': '1' });
+    }
+    if ((error as Error | undefined)?.name === 'StoreBusyError')
+      return simpleError(503, 'the store is busy with concurrent writes; the request changed nothing, send it again', {
+        'retry-after': '1',
+      });
     options.onError?.(error);
     return simpleError(500, 'an internal error occurred; the request changed nothing');
   };
-  const dispatch = (request: ApiRequest, account: Account, guard: KeyGuard | undefined, store: Store): MaybePromise<ApiResponse> => {
+  // A keyed POST runs at the instant its key was first seen (idempotency.ts): its own store and clock.
+  const dispatch = (
+    request: ApiRequest,
+    account: Account,
+    guard: KeyGuard | undefined,
+    store: Store,
+    clock: Clock = options.clock,
+  ): MaybePromise<ApiResponse> => {
     for (const route of COMPILED) {
       const match = route.regex.exec(request.path);
       if (!match) continue;
       // A 16-digit id above 2^53 - 1 would round to another id: no resource has it.
       const id = match.groups?.id;
-      if (id !== undefined && id.length > 15 && !Number.isSafeInteger(Number(id))) return simpleError(404, `no such path: ${request.path}`);
+      if (id !== undefined && id.length > 15 && !Number.isSafeInteger(Number(id)))
+        return simpleError(404, `no such path: ${request.path}`);
       const method = request.method.toUpperCase() as keyof Methods;
       const handler = route.methods[method];
       if (!handler) {
@@ -145,7 +176,7 @@ export function createRouter(options: RouterOptions): Router {
         return simpleError(405, `${method} is not allowed on ${request.path}; allowed: ${allow}`, { allow });
       }
       const context: RequestContext = {
-        core: { store, clock: options.clock, account, baseUrl, allowPrivateWebhooks: options.allowPrivateWebhooks ?? true },
+        core: { store, clock, account, baseUrl, allowPrivateWebhooks: options.allowPrivateWebhooks ?? true },
         params: match.groups ?? {},
         path: request.path,
         query: request.query,
@@ -155,7 +186,11 @@ export function createRouter(options: RouterOptions): Router {
       if (method !== 'GET') return (handler as WriteHandler)(context).catch(failed);
       try {
         // Reads with a query (include, pages) may make more queries than the same read without.
-        const answer = store.read(() => (handler as ReadHandler)(context), request.query ? `${route.pattern}?` : route.pattern, guard);
+        const answer = store.read(
+          () => (handler as ReadHandler)(context),
+          request.query ? `${route.pattern}?` : route.pattern,
+          guard,
+        );
         return answer instanceof Promise ? answer.catch(failed) : answer;
       } catch (error) {
         return failed(error);
@@ -167,9 +202,14 @@ export function createRouter(options: RouterOptions): Router {
     handle(request, account, guard) {
       if (request.idempotencyKey === undefined) return dispatch(request, account, guard, store);
       // Any request with a key gets it named in the answer (how a client learns keys are honoured); a POST is carried out once.
-      if (request.method.toUpperCase() !== 'POST') return andThen(dispatch(request, account, guard, store), (response) => ({ ...response, headers: { ...response.headers, 'idempotency-key': request.idempotencyKey! } }));
+      if (request.method.toUpperCase() !== 'POST')
+        return andThen(dispatch(request, account, guard, store), (response) => ({
+          ...response,
+          headers: { ...response.headers, 'idempotency-key': request.idempotencyKey! },
+        }));
+      const keyedDispatch = async (keyed: Store, at: Clock) => dispatch(request, account, guard, keyed, at);
       return import('./idempotency.js').then(({ answerOnce }) =>
-        answerOnce(store, options.clock, account, request, async (keyed) => dispatch(request, account, guard, keyed)).catch(failed),
+        answerOnce(store, options.clock, account, request, keyedDispatch).catch(failed),
       );
     },
   };

@@ -2,13 +2,13 @@
 // never opens SQLite and remote mode never loads the store.
 import { readConfig } from '../config/file.js';
 import { resolveSettings, type Settings } from '../config/settings.js';
-import type { EmbeddedCore } from '../transport/embedded.js';
+import type { MailSettings, Runtime } from '../runtime/runtime.js';
 import type { Transport } from '../transport/types.js';
 import type { Prompter } from '../prompts/prompter.js';
 import { inquirerPrompter } from '../prompts/inquirer.js';
-import { UsageError } from './errors.js';
-import type { GlobalOptions } from './globals.js';
-import type { IO } from './io.js';
+import { UsageError } from '../cli/errors.js';
+import type { GlobalOptions } from '../cli/globals.js';
+import type { IO } from '../cli/io.js';
 
 export interface Deps {
   io: IO;
@@ -27,11 +27,18 @@ export interface Deps {
    */
   transport(limits?: TransportLimits): Promise<Transport>;
   /**
-   * The embedded core itself, for embedded-only commands; a usage error in remote mode. The
-   * commands of READING need an existing store; every other one may create it.
+   * The runtime of the embedded store, for embedded-only commands; a usage error in remote mode.
+   * A command that only reads (`write: false`) needs an existing store and makes nothing.
    */
-  core(commandName: string): Promise<EmbeddedCore>;
+  runtime(commandName: string, needs: RuntimeNeeds): Promise<Runtime>;
   close(): Promise<void>;
+}
+
+export interface RuntimeNeeds {
+  /** Whether the command may change the store (and so make it); otherwise it must exist. */
+  write: boolean;
+  /** billing serve: webhook URLs on private networks refused unless allowed, and nothing sent at close (its own dispatcher sends). */
+  serving?: { allowPrivateWebhooks: boolean };
 }
 
 export interface TransportLimits {
@@ -41,51 +48,91 @@ export interface TransportLimits {
 
 export interface DepsOverrides {
   transport?: Transport;
-  core?: EmbeddedCore;
+  runtime?: Runtime;
   prompter?: Prompter;
   /** Tests: treat the fake terminal as one a person may be asked at. */
   canPrompt?: boolean;
 }
 
-/** Embedded-only commands that only read: they find the store or stop (exit 2), and make nothing. */
-const READING = new Set(['accounts list', 'accounts show', 'store info', 'store copy', 'store snapshot', 'store snapshots', 'clock show']);
-
 /** The usage error of an embedded-only command in remote mode. */
 export const embeddedOnly = (commandName: string, baseUrl: string | undefined): UsageError =>
-  new UsageError(`${commandName} works only on the embedded store; it cannot run against ${baseUrl} (drop --base-url / BILLING_BASE_URL)`);
+  new UsageError(
+    `${commandName} works only on the embedded store; it cannot run against ${baseUrl} (drop --base-url / BILLING_BASE_URL)`,
+  );
+
+/** The most BILLING_BUSY_MS accepted: an hour. */
+const MAX_BUSY_MS = 3_600_000;
+
+/**
+ * BILLING_BUSY_MS: how long a write waits for the lock of a SQLite store another process holds
+ * before it gives up (exit 1; billing serve answers 503); undefined for the default.
+ */
+export function busyMsFromEnv(env: NodeJS.ProcessEnv): number | undefined {
+  const raw = env.BILLING_BUSY_MS?.trim();
+  if (raw === undefined || raw === '') return undefined;
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || value > MAX_BUSY_MS) {
+    throw new UsageError(
+      `BILLING_BUSY_MS must be a whole number of milliseconds from 0 to ${MAX_BUSY_MS}, not "${raw}"`,
+    );
+  }
+  return value;
+}
 
 /** BILLING_SMTP_URL for the emails an embedded command caused; a bad one is warned about (the command's own work is done by then). */
-async function mailUrl(env: NodeJS.ProcessEnv, io: IO): Promise<string | undefined> {
+async function mailSettings(env: NodeJS.ProcessEnv, io: IO): Promise<MailSettings | undefined> {
   if (!env.BILLING_SMTP_URL?.trim()) return undefined;
-  const { smtpUrlFromEnv } = await import('../outbox/mail.js');
+  const { smtpUrlFromEnv } = await import('../runtime/mail.js');
   try {
-    return smtpUrlFromEnv(env);
+    const smtpUrl = smtpUrlFromEnv(env);
+    return smtpUrl ? { smtpUrl, from: env.BILLING_SMTP_FROM?.trim() || undefined } : undefined;
   } catch (error) {
     io.err(`warning: ${(error as Error).message}; customer emails were not sent\n`);
     return undefined;
   }
 }
 
-export function createDeps(io: IO, globals: GlobalOptions, env: NodeJS.ProcessEnv, overrides: DepsOverrides = {}): Deps {
+export function createDeps(
+  io: IO,
+  globals: GlobalOptions,
+  env: NodeJS.ProcessEnv,
+  overrides: DepsOverrides = {},
+): Deps {
   // Resolved on first use: `profiles add` and `config set` must work even when the profile in use
   // does not exist yet.
   let settings: Settings | undefined;
   const resolved = () => (settings ??= resolveSettings(globals, env, readConfig(env)));
-  let core: EmbeddedCore | undefined = overrides.core;
+  let runtime: Runtime | undefined = overrides.runtime;
   let transport: Transport | undefined = overrides.transport;
 
-  /** The first opening decides: a command that writes may make the store (its folders too, at the default location only). */
-  const openCore = async (write: boolean) => {
-    if (!core) {
-      const { openCore } = await import('../transport/embedded.js');
+  /**
+   * The first opening decides: a command that writes may make the store (its folders too, at the
+   * default location only); billing serve's store yields when busy.
+   */
+  const openRuntime = async (write: boolean, serving?: RuntimeNeeds['serving']) => {
+    if (!runtime) {
+      const busyMs = busyMsFromEnv(env);
+      const { openRuntime } = await import('../runtime/runtime.js');
       // With --verbose, a failure inside the core shows its stack; the answer is a 500 either way.
-      const { redact } = await import('../store/store.js');
-      const onError = globals.verbose ? (error: unknown) => io.err(`${redact(error instanceof Error ? (error.stack ?? error.message) : String(error))}\n`) : undefined;
+      const { redact } = await import('../runtime/locations.js');
+      const onError = globals.verbose
+        ? (error: unknown) =>
+            io.err(`${redact(error instanceof Error ? (error.stack ?? error.message) : String(error))}\n`)
+        : undefined;
       const { dbPath, dbSource, account } = resolved();
       const create = !write ? 'nothing' : dbSource === 'default' ? 'folders' : 'file';
-      core = await openCore({ dbPath, poolSize: globals.poolSize, account, onError, create });
+      runtime = await openRuntime({
+        location: dbPath,
+        poolSize: globals.poolSize,
+        account,
+        onError,
+        create,
+        busyMs,
+        serving: serving !== undefined,
+        allowPrivateWebhooks: serving ? serving.allowPrivateWebhooks : true,
+      });
     }
-    return core;
+    return runtime;
   };
 
   return {
@@ -101,17 +148,23 @@ export function createDeps(io: IO, globals: GlobalOptions, env: NodeJS.ProcessEn
       if (!transport) {
         const settings = resolved();
         if (settings.mode === 'remote') {
-          if (!/^https?:\/\/[^/]+/i.test(settings.baseUrl!)) throw new UsageError(`the base URL must be an absolute http(s) URL, not "${settings.baseUrl}"`);
+          if (!/^https?:\/\/[^/]+/i.test(settings.baseUrl!))
+            throw new UsageError(`the base URL must be an absolute http(s) URL, not "${settings.baseUrl}"`);
           if (settings.refusal !== undefined) throw new UsageError(settings.refusal);
           const { httpTransport } = await import('../transport/http.js');
-          transport = httpTransport({ baseUrl: settings.baseUrl!, apiKey: settings.apiKey, timeoutMs: Math.min(settings.timeoutMs, limits?.timeoutMs ?? Infinity), retries: limits?.retries });
+          transport = httpTransport({
+            baseUrl: settings.baseUrl!,
+            apiKey: settings.apiKey,
+            timeoutMs: Math.min(settings.timeoutMs, limits?.timeoutMs ?? Infinity),
+            retries: limits?.retries,
+          });
         } else {
           const { embeddedTransport } = await import('../transport/embedded.js');
           let embedded: Transport | undefined;
           transport = {
             mode: 'embedded',
             async request(request) {
-              embedded ??= embeddedTransport(await openCore(request.method.toUpperCase() !== 'GET'));
+              embedded ??= embeddedTransport(await openRuntime(request.method.toUpperCase() !== 'GET'));
               return embedded.request(request);
             },
             async close() {
@@ -121,27 +174,30 @@ export function createDeps(io: IO, globals: GlobalOptions, env: NodeJS.ProcessEn
         }
         if (globals.verbose) {
           const { verbose } = await import('../transport/verbose.js');
-          transport = verbose(transport, io.err);
+          transport = verbose(transport, (text) => io.err(text));
         }
       }
       return transport;
     },
-    async core(commandName) {
+    async runtime(commandName, needs) {
       const settings = resolved();
       if (settings.mode === 'remote') throw embeddedOnly(commandName, settings.baseUrl);
-      const opened = await openCore(!READING.has(commandName));
-      // billing serve sends its webhooks itself, under its own rules (private addresses refused): nothing is left to send on its way out.
-      opened.changed = commandName !== 'serve' && (opened.changed || !READING.has(commandName));
+      const opened = await openRuntime(needs.write, needs.serving);
+      // billing serve sends its webhooks itself, under its own rules: nothing is left to send on its way out.
+      opened.changed = !needs.serving && (opened.changed || needs.write);
       return opened;
     },
     async close() {
-      // What this command caused goes out before the store closes (the transport's close would send the webhooks alone).
-      if (core?.changed) {
-        const { settle } = await import('../transport/embedded.js');
-        await settle(core, { smtpUrl: await mailUrl(env, io), from: env.BILLING_SMTP_FROM?.trim() || undefined, onError: globals.verbose ? (error) => io.err(`billing: sending left for later: ${error instanceof Error ? error.message : String(error)}\n`) : undefined });
-      }
+      // What this command caused goes out before the store closes.
+      const sending = {
+        mail: () => mailSettings(env, io),
+        onError: globals.verbose
+          ? (error: unknown) =>
+              io.err(`billing: sending left for later: ${error instanceof Error ? error.message : String(error)}\n`)
+          : undefined,
+      };
+      await runtime?.close(sending);
       await transport?.close();
-      await core?.store.close();
     },
   };
 }

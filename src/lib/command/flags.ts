@@ -1,11 +1,11 @@
 // Flags from a resource's zod schema: one flag per request attribute, named after it in kebab-case,
 // with the schema's description, choices and default as help. --data supplies a JSON object.
 import type { Command } from 'commander';
-import { readFile } from 'node:fs/promises';
 import type { z } from 'zod';
 import { isRequired, metaOf } from '../schemas/common.js';
-import { UsageError } from './errors.js';
-import type { IO } from './io.js';
+import { dataText } from './data.js';
+import { UsageError } from '../cli/errors.js';
+import type { IO } from '../cli/io.js';
 
 export type Shape = Record<string, z.ZodType>;
 
@@ -22,12 +22,25 @@ export function addAttributeFlags(cmd: Command, shape: Shape, options: { create:
       meta?.choices ? `(${meta.choices.join(', ')})` : '',
       options.create && meta?.default ? `[default: ${meta.default}]` : '',
       options.create && isRequired(schema) ? '(required)' : '',
-    ].filter(Boolean).join(' ');
+    ]
+      .filter(Boolean)
+      .join(' ');
     if (meta?.kind === 'boolean') {
       cmd.option(flag, help);
       cmd.option(`--no-${kebab(name)}`, `the opposite of ${flag}`);
     } else {
-      const placeholder = meta?.kind === 'enum' ? 'value' : meta?.kind === 'date' ? 'date' : meta?.kind === 'amount' ? 'euro' : meta?.kind === 'percent' ? 'percent' : meta?.kind === 'integer' || meta?.kind === 'id' ? 'n' : 'text';
+      const placeholder =
+        meta?.kind === 'enum'
+          ? 'value'
+          : meta?.kind === 'date'
+            ? 'date'
+            : meta?.kind === 'amount'
+              ? 'euro'
+              : meta?.kind === 'percent'
+                ? 'percent'
+                : meta?.kind === 'integer' || meta?.kind === 'id'
+                  ? 'n'
+                  : 'text';
       cmd.option(`${flag} <${placeholder}>`, help);
     }
   }
@@ -35,15 +48,7 @@ export function addAttributeFlags(cmd: Command, shape: Shape, options: { create:
 }
 
 async function readData(source: string, io: IO): Promise<Record<string, unknown>> {
-  let text: string;
-  if (source === '-') text = await io.readStdin();
-  else if (source.startsWith('@')) {
-    try {
-      text = await readFile(source.slice(1), 'utf8');
-    } catch (error) {
-      throw new UsageError(`--data ${source}: cannot read the file (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
-    }
-  } else text = source;
+  const text = await dataText(source, io);
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -67,7 +72,7 @@ export const isDecimal = (kind: string | undefined): boolean => kind === 'amount
  * schema refuses it, as it does anything else that is not an amount.
  */
 export function amountInput(value: string): string {
-  const text = value.trim().replace(/^€\s*/, '');
+  const text = value.trim().replace(/^\u20ac\s*/, ''); // €, escaped: the bundle stays ASCII (bin/billing.js)
   if (/^-?\d+,\d{1,2}$/.test(text)) return text.replace(',', '.');
   if (/^-?\d{1,3}(\.\d{3})+,\d{1,2}$/.test(text)) return text.replace(/\./g, '').replace(',', '.');
   if (/^-?\d{1,3}(,\d{3})+\.\d{1,2}$/.test(text)) return text.replace(/,/g, '');
@@ -79,7 +84,11 @@ export function amountInput(value: string): string {
  * attribute's own schema, so a value the CLI can judge (`--language xx`) is exit 2 naming the flag
  * before anything is sent; --data is the service's to judge (its 400 names the attribute).
  */
-export async function collectAttributes(opts: Record<string, unknown>, shape: Shape, io: IO): Promise<Record<string, unknown>> {
+export async function collectAttributes(
+  opts: Record<string, unknown>,
+  shape: Shape,
+  io: IO,
+): Promise<Record<string, unknown>> {
   const attributes = typeof opts.data === 'string' ? await readData(opts.data, io) : {};
   const problems: string[] = [];
   for (const [name, schema] of Object.entries(shape)) {
@@ -97,12 +106,15 @@ export async function collectAttributes(opts: Record<string, unknown>, shape: Sh
 /** Why a value breaks an attribute's rule, or undefined when it keeps it. */
 export function checkValue(schema: z.ZodType, value: unknown): string | undefined {
   const parsed = schema.safeParse(value);
-  return parsed.success ? undefined : parsed.error.issues[0]?.message ?? 'is not valid';
+  return parsed.success ? undefined : (parsed.error.issues[0]?.message ?? 'is not valid');
 }
 
 /** Required attributes that are absent, e.g. ["first_name", "email"]. */
 export function missingNames(shape: Shape, attributes: Record<string, unknown>): string[] {
   return Object.entries(shape)
-    .filter(([name, schema]) => isRequired(schema) && (attributes[name] === undefined || attributes[name] === null || attributes[name] === ''))
+    .filter(
+      ([name, schema]) =>
+        isRequired(schema) && (attributes[name] === undefined || attributes[name] === null || attributes[name] === ''),
+    )
     .map(([name]) => name);
 }

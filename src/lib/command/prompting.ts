@@ -5,10 +5,11 @@ import type { z } from 'zod';
 import { isRequired, metaOf, type FieldMeta } from '../schemas/common.js';
 import type { Choice, Prompter } from '../prompts/prompter.js';
 import type { Deps } from './deps.js';
-import { UsageError } from './errors.js';
+import { UsageError } from '../cli/errors.js';
 import { amountInput, checkValue, isDecimal, kebab, missingNames, type Shape } from './flags.js';
 import { safeText } from '../output/format.js';
 import { send } from './resource.js';
+import { textOf } from '../schemas/json.js';
 
 const label = (name: string, meta: FieldMeta | undefined): string => meta?.description ?? name.replace(/_/g, ' ');
 
@@ -30,11 +31,20 @@ export async function askMissing(deps: Deps, shape: Shape, attributes: Record<st
  * An update without flags on a terminal: which attributes to change, then each one, offered with
  * its current value. Without a terminal, exit 2.
  */
-export async function askChanges(deps: Deps, shape: Shape, current: Record<string, unknown>, usage: string): Promise<Record<string, unknown>> {
+export async function askChanges(
+  deps: Deps,
+  shape: Shape,
+  current: Record<string, unknown>,
+  usage: string,
+): Promise<Record<string, unknown>> {
   if (!deps.canPrompt) throw new UsageError(`nothing to change: give at least one flag (see ${usage})`);
   const names = await deps.prompter.checkbox({
     message: 'Which attributes to change?',
-    choices: Object.entries(shape).map(([name, schema]) => ({ value: name, name: label(name, metaOf(schema)), description: shown(current[name]) })),
+    choices: Object.entries(shape).map(([name, schema]) => ({
+      value: name,
+      name: label(name, metaOf(schema)),
+      description: shown(current[name]),
+    })),
   });
   if (names.length === 0) throw new UsageError('nothing to change: no attribute chosen');
   const changes: Record<string, unknown> = {};
@@ -42,7 +52,8 @@ export async function askChanges(deps: Deps, shape: Shape, current: Record<strin
   return changes;
 }
 
-const shown = (value: unknown): string | undefined => (value === null || value === undefined ? undefined : typeof value === 'object' ? JSON.stringify(value) : String(value));
+const shown = (value: unknown): string | undefined =>
+  value === null || value === undefined ? undefined : textOf(value);
 
 async function ask(deps: Deps, name: string, schema: z.ZodType, current?: unknown): Promise<unknown> {
   const meta = metaOf(schema);
@@ -54,8 +65,13 @@ async function ask(deps: Deps, name: string, schema: z.ZodType, current?: unknow
     case 'enum': {
       const choices: Choice[] = (meta.choices ?? []).map((value) => ({ value, name: value }));
       // An optional enumeration can be left empty (the service's default, or cleared).
-      if (!isRequired(schema)) choices.unshift({ value: '', name: meta.default ? `(default: ${meta.default})` : '(none)' });
-      const answer = await prompter.select({ message, choices, default: typeof current === 'string' ? current : meta.default });
+      if (!isRequired(schema))
+        choices.unshift({ value: '', name: meta.default ? `(default: ${meta.default})` : '(none)' });
+      const answer = await prompter.select({
+        message,
+        choices,
+        default: typeof current === 'string' ? current : meta.default,
+      });
       return answer === '' ? null : answer;
     }
     case 'id':
@@ -84,15 +100,30 @@ interface Listed {
 /** "Jan Jansen <jan@example.com>", "Monthly membership (12.50)", "INV-7 (12.10)": what a person recognises a resource by. */
 function describe(resource: Listed): string {
   const a = resource.attributes ?? {};
-  const name = a.name ?? ([a.first_name, a.middle_name, a.last_name].filter(Boolean).join(' ') || a.company_name || a.mandate_code || a.reference || '');
+  const name =
+    a.name ??
+    ([a.first_name, a.middle_name, a.last_name].filter(Boolean).join(' ') ||
+      a.company_name ||
+      a.mandate_code ||
+      a.reference ||
+      '');
   // A plan's amount, or an invoice's total (a draft's is 0.00 until it has lines).
   const amount = a.amount ?? a.amount_incl;
-  const extra = a.email ? ` <${a.email}>` : amount !== undefined && amount !== null && amount !== '' ? ` (${amount})` : '';
-  return `${resource.id}  ${String(name)}${extra}`;
+  const extra = a.email
+    ? ` <${textOf(a.email)}>`
+    : amount !== undefined && amount !== null && amount !== ''
+      ? ` (${textOf(amount)})`
+      : '';
+  return `${resource.id}  ${textOf(name)}${extra}`;
 }
 
 /** A searchable list of the related resources: what is typed narrows it by filter[search]. */
-async function pickRelated(deps: Deps, prompter: Prompter, message: string, related: NonNullable<FieldMeta['related']>): Promise<string> {
+async function pickRelated(
+  deps: Deps,
+  prompter: Prompter,
+  message: string,
+  related: NonNullable<FieldMeta['related']>,
+): Promise<string> {
   return prompter.search({
     message: `${message}: type to search`,
     source: async (term) => {

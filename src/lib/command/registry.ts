@@ -61,7 +61,12 @@ export function wrapWords(text: string, width = 80): string {
 }
 
 /** A help paragraph, wrapped at words to the help's width when it is shown. */
-export const prose = (text: string) => (context: { command: Command }): string => {
-  const width = (context.command as unknown as { _outputConfiguration?: { getOutHelpWidth?: () => number } })._outputConfiguration?.getOutHelpWidth?.() ?? 80;
-  return `\n${wrapWords(text, width)}`;
-};
+export const prose =
+  (text: string) =>
+  (context: { command: Command }): string => {
+    const width =
+      (
+        context.command as unknown as { _outputConfiguration?: { getOutHelpWidth?: () => number } }
+      )._outputConfiguration?.getOutHelpWidth?.() ?? 80;
+    return `\n${wrapWords(text, width)}`;
+  };

@@ -13,7 +13,13 @@ export function configureCreate(cmd: Command, info: ResourceInfo, shape: Shape, 
     invoke(command, async (deps) => {
       const attributes = await collectAttributes(opts, shape, deps.io);
       await askMissing(deps, shape, attributes);
-      await runWrite(deps, { method: 'POST', path: info.path, type: info.type, attributes, done: `created ${info.noun}` });
+      await runWrite(deps, {
+        method: 'POST',
+        path: info.path,
+        type: info.type,
+        attributes,
+        done: `created ${info.noun}`,
+      });
     }),
   );
 }
@@ -31,10 +37,23 @@ export function configureUpdate(cmd: Command, info: ResourceInfo, shape: Shape, 
       let attributes = await collectAttributes(opts, shape, deps.io);
       if (Object.keys(attributes).length === 0) {
         const usage = `billing ${command.parent?.name()} update --help`;
-        const current = deps.canPrompt ? ((await send(deps, { method: 'GET', path: `${info.path}/${id}` })).body as { data: { attributes?: Record<string, unknown> } }).data.attributes : {};
+        const current = deps.canPrompt
+          ? (
+              (await send(deps, { method: 'GET', path: `${info.path}/${id}` })).body as {
+                data: { attributes?: Record<string, unknown> };
+              }
+            ).data.attributes
+          : {};
         attributes = await askChanges(deps, shape, current ?? {}, usage);
       }
-      await runWrite(deps, { method: 'PATCH', path: `${info.path}/${id}`, type: info.type, id, attributes, done: `updated ${info.noun}` });
+      await runWrite(deps, {
+        method: 'PATCH',
+        path: `${info.path}/${id}`,
+        type: info.type,
+        id,
+        attributes,
+        done: `updated ${info.noun}`,
+      });
     }),
   );
 }

@@ -9,9 +9,11 @@ import { safeText } from '../output/format.js';
 import type { TransportRequest, TransportResponse } from '../transport/types.js';
 import type { Deps } from './deps.js';
 import { ProtocolError } from '../transport/types.js';
-import { ApiError, InterruptedError, UsageError } from './errors.js';
-import type { Interruption } from './io.js';
+import { ApiError, InterruptedError, UsageError } from '../cli/errors.js';
+import type { Interruption } from '../cli/io.js';
 import type { Invoke } from './registry.js';
+import { MAX_PAGE_SIZE } from '../schemas/vocabulary.js';
+import { textOf } from '../schemas/json.js';
 
 export interface ResourceInfo {
   /** JSON:API type, e.g. `customer`. */
@@ -31,21 +33,21 @@ export async function send(deps: Deps, request: TransportRequest): Promise<Trans
 }
 
 export function parseId(value: string, what = 'ID'): number {
-  if (!/^[1-9]\d{0,15}$/.test(value.trim())) throw new UsageError(`${what} must be a positive whole number, not "${value}"`);
+  if (!/^[1-9]\d{0,15}$/.test(value.trim()))
+    throw new UsageError(`${what} must be a positive whole number, not "${value}"`);
   return Number(value.trim());
 }
 
 function positive(value: unknown, flag: string, max = Number.MAX_SAFE_INTEGER): number | undefined {
   if (value === undefined) return undefined;
-  const text = String(value).trim();
+  const text = textOf(value).trim();
   if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > max) {
-    throw new UsageError(`${flag} must be a whole number ${max === Number.MAX_SAFE_INTEGER ? 'of at least 1' : `from 1 to ${max}`}`);
+    throw new UsageError(
+      `${flag} must be a whole number ${max === Number.MAX_SAFE_INTEGER ? 'of at least 1' : `from 1 to ${max}`}`,
+    );
   }
   return Number(text);
 }
-
-/** The service's largest page. */
-const MAX_PAGE_SIZE = 100;
 
 // ---- reading ----
 
@@ -67,7 +69,11 @@ export interface ListOptions extends ReadOptions {
 
 export function addReadOptions(cmd: Command, includes: readonly string[]): Command {
   if (includes.length) cmd.option('--include <rel>', `embed related resources (${includes.join(', ')})`);
-  return cmd.option('--fields <type=a,b...>', 'only these attributes of a type, e.g. customer=first_name,email (repeatable)', (v: string, prev: string[] = []) => [...prev, v]);
+  return cmd.option(
+    '--fields <type=a,b...>',
+    'only these attributes of a type, e.g. customer=first_name,email (repeatable)',
+    (v: string, prev: string[] = []) => [...prev, v],
+  );
 }
 
 export function addListOptions(cmd: Command, includes: readonly string[]): Command {
@@ -91,16 +97,23 @@ export function readOptions(opts: Record<string, unknown>): ReadOptions {
 /** --after: an id, or 0 for the start (a resumed script may pass what it has, none yet). */
 function afterId(value: unknown): number | undefined {
   if (value === undefined) return undefined;
-  const text = String(value).trim();
-  if (!/^\d{1,16}$/.test(text) || !Number.isSafeInteger(Number(text))) throw new UsageError(`--after must be an id (a whole number, 0 for the start), not "${String(value)}"`);
+  const text = textOf(value).trim();
+  if (!/^\d{1,16}$/.test(text) || !Number.isSafeInteger(Number(text)))
+    throw new UsageError(`--after must be an id (a whole number, 0 for the start), not "${textOf(value)}"`);
   return Number(text);
 }
 
 export function listOptions(opts: Record<string, unknown>): ListOptions {
-  const options: ListOptions = { ...readOptions(opts), page: positive(opts.page, '--page'), pageSize: positive(opts.pageSize, '--page-size', MAX_PAGE_SIZE), all: Boolean(opts.all) };
+  const options: ListOptions = {
+    ...readOptions(opts),
+    page: positive(opts.page, '--page'),
+    pageSize: positive(opts.pageSize, '--page-size', MAX_PAGE_SIZE),
+    all: Boolean(opts.all),
+  };
   const after = afterId(opts.after);
   if (after === undefined) return options;
-  if (options.page !== undefined) throw new UsageError('--after and --page exclude each other: --after starts after an id, --page at a page number');
+  if (options.page !== undefined)
+    throw new UsageError('--after and --page exclude each other: --after starts after an id, --page at a page number');
   return { ...options, after };
 }
 
@@ -116,7 +129,12 @@ interface Collection extends Document {
 type Query = NonNullable<TransportRequest['query']>;
 
 /** The request of a page: the list's parameters, then the page's own (page[number] or page[after]), then page[size]. */
-const pageQuery = (options: ListOptions, page: Query, size = options.pageSize): Query => ({ ...readQuery(options), ...options.find, ...page, 'page[size]': size });
+const pageQuery = (options: ListOptions, page: Query, size = options.pageSize): Query => ({
+  ...readQuery(options),
+  ...options.find,
+  ...page,
+  'page[size]': size,
+});
 
 /** Waits for a request, or stops when the run is interrupted (streaming); as it is otherwise. */
 type Guard = <T>(pending: Promise<T>) => Promise<T>;
@@ -144,13 +162,17 @@ function honoursAfter(page: Collection, after: number): boolean {
   const { self, next } = page.links ?? {};
   if (param(self, 'page[after]') !== String(after) || param(self, 'page[number]') !== null) return false;
   if (!Array.isArray(page.data) || !page.data.every((resource) => Number(resource.id) > after)) return false;
-  return !next || (param(next, 'page[after]') === page.data[page.data.length - 1]?.id && param(next, 'page[number]') === null);
+  return (
+    !next ||
+    (param(next, 'page[after]') === page.data[page.data.length - 1]?.id && param(next, 'page[number]') === null)
+  );
 }
 
 /** The service's words when it refused page[after] as a parameter it does not take (400 naming it). */
 function refusedAfter(error: unknown): string | undefined {
   if (!(error instanceof ApiError) || error.status !== 400) return undefined;
-  const errors = (error.document as { errors?: { detail?: unknown; source?: { parameter?: unknown } }[] } | undefined)?.errors;
+  const errors = (error.document as { errors?: { detail?: unknown; source?: { parameter?: unknown } }[] } | undefined)
+    ?.errors;
   const refusal = Array.isArray(errors) ? errors.find((e) => e?.source?.parameter === 'page[after]') : undefined;
   return refusal && (typeof refusal.detail === 'string' ? refusal.detail : 'Invalid Parameter');
 }
@@ -161,8 +183,18 @@ function refusedAfter(error: unknown): string | undefined {
  * page by id is a usage error (exit 2, like an embedded-only command in remote mode): the export
  * it would give is not the one asked for, and nothing has been written yet.
  */
-async function firstPage(deps: Deps, path: string, options: ListOptions, size: number | undefined, keyset: { after: number; required: boolean } | undefined, guard: Guard): Promise<{ page: Collection; keyset: boolean }> {
-  const byNumber = async () => ({ page: await getPage(deps, path, pageQuery(options, { 'page[number]': 1 }, size), guard), keyset: false });
+async function firstPage(
+  deps: Deps,
+  path: string,
+  options: ListOptions,
+  size: number | undefined,
+  keyset: { after: number; required: boolean } | undefined,
+  guard: Guard,
+): Promise<{ page: Collection; keyset: boolean }> {
+  const byNumber = async () => ({
+    page: await getPage(deps, path, pageQuery(options, { 'page[number]': 1 }, size), guard),
+    keyset: false,
+  });
   if (!keyset) return byNumber();
   let page: Collection;
   try {
@@ -170,11 +202,17 @@ async function firstPage(deps: Deps, path: string, options: ListOptions, size: n
   } catch (error) {
     const refusal = refusedAfter(error);
     if (refusal === undefined) throw error;
-    if (keyset.required) throw new UsageError(`--after cannot be used with this list: the service refused page[after] (${refusal}); list it without --after`);
+    if (keyset.required)
+      throw new UsageError(
+        `--after cannot be used with this list: the service refused page[after] (${refusal}); list it without --after`,
+      );
     return byNumber();
   }
   if (honoursAfter(page, keyset.after)) return { page, keyset: true };
-  if (keyset.required) throw new UsageError('--after cannot be used with this list: the service does not page by id (it ignored page[after]); list it without --after');
+  if (keyset.required)
+    throw new UsageError(
+      '--after cannot be used with this list: the service does not page by id (it ignored page[after]); list it without --after',
+    );
   // It ignored page[after]: its answer is page 1 by number, with links to follow by number.
   return { page, keyset: false };
 }
@@ -185,7 +223,13 @@ async function firstPage(deps: Deps, path: string, options: ListOptions, size: n
  * whose links loop cannot keep this running; by id, every page must start after the last id of
  * the one before, which ends any loop and any repeat.
  */
-async function followPages(deps: Deps, first: Collection, keyset: boolean, each: (page: Collection) => Promise<void>, guard: Guard): Promise<void> {
+async function followPages(
+  deps: Deps,
+  first: Collection,
+  keyset: boolean,
+  each: (page: Collection) => Promise<void>,
+  guard: Guard,
+): Promise<void> {
   const size = first.data.length || 1;
   const total = first.meta?.total;
   let budget = total === undefined ? MAX_PAGES : Math.ceil(total / size) + 1;
@@ -193,7 +237,10 @@ async function followPages(deps: Deps, first: Collection, keyset: boolean, each:
   await each(page);
   for (let next = page.links?.next; next; next = page.links?.next) {
     if (keyset && page.data.length === 0) throw new ProtocolError('the service gave a links.next after an empty page');
-    if (!keyset && budget-- <= 0) throw new ProtocolError(`stopped following links.next after ${total === undefined ? MAX_PAGES : 'the announced number of'} pages; the service keeps announcing more`);
+    if (!keyset && budget-- <= 0)
+      throw new ProtocolError(
+        `stopped following links.next after ${total === undefined ? MAX_PAGES : 'the announced number of'} pages; the service keeps announcing more`,
+      );
     const lastId = Number(page.data[page.data.length - 1]?.id);
     page = await getPage(deps, next, undefined, guard);
     if (keyset && !page.data.every((resource) => Number(resource.id) > lastId)) {
@@ -210,11 +257,14 @@ async function followPages(deps: Deps, first: Collection, keyset: boolean, each:
 export async function runList(deps: Deps, path: string, type: string, options: ListOptions): Promise<void> {
   const sort = options.find?.sort;
   const byId = sort === undefined || sort === 'id';
-  if (options.after !== undefined && !byId) throw new UsageError(`--after lists in ascending id order: it cannot be combined with --sort ${sort}`);
+  if (options.after !== undefined && !byId)
+    throw new UsageError(`--after lists in ascending id order: it cannot be combined with --sort ${sort}`);
   if (options.all && streams(deps.globals)) return streamList(deps, path, type, options, byId);
   const after = options.after === undefined ? undefined : { after: options.after, required: true };
   if (!options.all) {
-    const page = after ? (await firstPage(deps, path, options, options.pageSize, after, unguarded)).page : await getPage(deps, path, pageQuery(options, { 'page[number]': options.page }), unguarded);
+    const page = after
+      ? (await firstPage(deps, path, options, options.pageSize, after, unguarded)).page
+      : await getPage(deps, path, pageQuery(options, { 'page[number]': options.page }), unguarded);
     return render(page, deps.globals, deps.io, { type, all: false, pageSize: options.pageSize });
   }
   const first = await firstPage(deps, path, options, options.pageSize, after, unguarded);
@@ -224,7 +274,7 @@ export async function runList(deps: Deps, path: string, type: string, options: L
     deps,
     first.page,
     first.keyset,
-    async (page) => {
+    (page) => {
       document.data.push(...page.data);
       for (const resource of page.included ?? []) {
         if (!seen.has(`${resource.type}/${resource.id}`)) {
@@ -232,6 +282,7 @@ export async function runList(deps: Deps, path: string, type: string, options: L
           (document.included ??= []).push(resource);
         }
       }
+      return Promise.resolve();
     },
     unguarded,
   );
@@ -252,7 +303,7 @@ class ReaderGone extends Error {}
  */
 async function streamList(deps: Deps, path: string, type: string, options: ListOptions, byId: boolean): Promise<void> {
   const { io } = deps;
-  const format = await pageFormat(deps.globals.output as 'ndjson' | 'csv');
+  const format = await pageFormat(deps.globals.output as 'ndjson' | 'csv', deps.globals.csvRaw);
   const done = { count: 0, lastId: undefined as string | undefined, keyset: false };
   let interrupted: Interruption | undefined;
   const stopError = () => (interrupted === 'pipe' ? new ReaderGone() : new InterruptedError());
@@ -266,7 +317,12 @@ async function streamList(deps: Deps, path: string, type: string, options: ListO
       pending.then(resolve, reject).finally(() => (waiting = undefined));
     });
   const stopHint = () => {
-    if (done.count > 0) io.err(safeText(`${resumeHint(done.count, done.lastId!, type, done.keyset ? undefined : byId ? 'by-number' : 'sorted')}\n`));
+    if (done.count > 0)
+      io.err(
+        safeText(
+          `${resumeHint(done.count, done.lastId!, type, done.keyset ? undefined : byId ? 'by-number' : 'sorted')}\n`,
+        ),
+      );
   };
   const stopListening = io.onInterrupt?.((cause) => {
     if (interrupted) return;
@@ -303,14 +359,21 @@ async function streamList(deps: Deps, path: string, type: string, options: ListO
   } finally {
     stopListening?.();
   }
-  if (format.dropped.size) io.err(safeText(`warning: left out of the CSV, first seen after its header was written: ${[...format.dropped].join(', ')}\n`));
+  if (format.dropped.size)
+    io.err(
+      safeText(
+        `warning: left out of the CSV, first seen after its header was written: ${[...format.dropped].join(', ')}\n`,
+      ),
+    );
 }
 
 /** What to do after an export that stopped: go on after the last id, where the service pages by id. */
 function resumeHint(count: number, lastId: string, type: string, cannot?: 'by-number' | 'sorted'): string {
   const stoppedAt = `stopped after ${count} ${noun(type, count)}, the last written with id ${lastId}`;
-  if (cannot === 'sorted') return `${stoppedAt}; sorted by another field than id, the export cannot go on from an id: run it again whole`;
-  if (cannot === 'by-number') return `${stoppedAt}; this service pages by number only (no page[after]), so --after cannot go on from it: run it again whole`;
+  if (cannot === 'sorted')
+    return `${stoppedAt}; sorted by another field than id, the export cannot go on from an id: run it again whole`;
+  if (cannot === 'by-number')
+    return `${stoppedAt}; this service pages by number only (no page[after]), so --after cannot go on from it: run it again whole`;
   return `${stoppedAt}; to go on from there, run the same command with --after ${lastId}`;
 }
 
@@ -336,7 +399,13 @@ export async function runWrite(deps: Deps, request: WriteRequest): Promise<void>
   const body =
     request.attributes === undefined
       ? undefined
-      : { data: { type: request.type, ...(request.id === undefined ? {} : { id: String(request.id) }), attributes: request.attributes } };
+      : {
+          data: {
+            type: request.type,
+            ...(request.id === undefined ? {} : { id: String(request.id) }),
+            attributes: request.attributes,
+          },
+        };
   if (deps.globals.dryRun) {
     deps.io.out(`${JSON.stringify({ method: request.method, path: request.path, body: body ?? null }, null, 2)}\n`);
     return;
@@ -344,7 +413,8 @@ export async function runWrite(deps: Deps, request: WriteRequest): Promise<void>
   const response = await send(deps, { method: request.method, path: request.path, body });
   const document = response.body as Document | undefined;
   const resource = document?.data && !Array.isArray(document.data) ? document.data : undefined;
-  if (!deps.globals.quiet) deps.io.err(safeText(`${request.done}${resource ? ` ${resource.id}` : request.id ? ` ${request.id}` : ''}\n`));
+  if (!deps.globals.quiet)
+    deps.io.err(safeText(`${request.done}${resource ? ` ${resource.id}` : request.id ? ` ${request.id}` : ''}\n`));
   if (document) await render(document, deps.globals, deps.io);
 }
 
@@ -355,14 +425,23 @@ export function configureList(cmd: Command, info: ResourceInfo, includes: readon
 }
 
 export function configureGet(cmd: Command, info: ResourceInfo, includes: readonly string[], invoke: Invoke): void {
-  addReadOptions(cmd.argument('<id>', `${info.noun} id`), includes).action((idText: string, opts: Record<string, unknown>, command: Command) =>
-    invoke(command, (deps) => runGet(deps, `${info.path}/${parseId(idText)}`, readOptions(opts))),
+  addReadOptions(cmd.argument('<id>', `${info.noun} id`), includes).action(
+    (idText: string, opts: Record<string, unknown>, command: Command) =>
+      invoke(command, (deps) => runGet(deps, `${info.path}/${parseId(idText)}`, readOptions(opts))),
   );
 }
 
 /** A to-many collection of one resource, e.g. `customers subscriptions ID`. */
-export function configureRelatedList(cmd: Command, info: ResourceInfo, relation: { path: string; type: string }, invoke: Invoke): void {
-  addListOptions(cmd.argument('<id>', `${info.noun} id`), []).action((idText: string, opts: Record<string, unknown>, command: Command) =>
-    invoke(command, (deps) => runList(deps, `${info.path}/${parseId(idText)}/${relation.path}`, relation.type, listOptions(opts))),
+export function configureRelatedList(
+  cmd: Command,
+  info: ResourceInfo,
+  relation: { path: string; type: string },
+  invoke: Invoke,
+): void {
+  addListOptions(cmd.argument('<id>', `${info.noun} id`), []).action(
+    (idText: string, opts: Record<string, unknown>, command: Command) =>
+      invoke(command, (deps) =>
+        runList(deps, `${info.path}/${parseId(idText)}/${relation.path}`, relation.type, listOptions(opts)),
+      ),
   );
 }

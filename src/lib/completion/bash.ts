@@ -1,6 +1,15 @@
 // The bash completion script: the tree as case statements, and a walk over COMP_WORDS. Written for
 // bash 3.2 too (macOS): no associative arrays, mapfile or ((…)) that could trip `set -e`.
-import { argValues, flagValues, globalValues, HARD_STOP_SECONDS, pathOf, shQuote, varArg } from './shells.js';
+import {
+  argValues,
+  flagValues,
+  globalValues,
+  DEFAULT_SECONDS,
+  MAX_SECONDS,
+  pathOf,
+  shQuote,
+  varArg,
+} from './shells.js';
 import type { CompletionTree } from './tree.js';
 
 export function bashScript(tree: CompletionTree): string {
@@ -12,7 +21,8 @@ export function bashScript(tree: CompletionTree): string {
       return `    ${shQuote(pathOf(node))}) ${p}_cmds=${shQuote(node.commands.map((c) => c.name).join(' '))} ${p}_flags=${shQuote(flags)}${vararg} ;;`;
     })
     .join('\n');
-  const cases = (entries: [string, string][], indent: string) => entries.map(([key, value]) => `${indent}${shQuote(key)}) ${p}_v=${shQuote(value)} ;;`).join('\n');
+  const cases = (entries: [string, string][], indent: string) =>
+    entries.map(([key, value]) => `${indent}${shQuote(key)}) ${p}_v=${shQuote(value)} ;;`).join('\n');
   const globals = tree.globals.flatMap((flag) => flag.names).join(' ');
 
   return `# bash completion for ${tree.name}, written by \`${tree.name} completion bash\`: do not edit, write it again.
@@ -69,8 +79,10 @@ ${p}_keep() {
 ${p}_run() {
   local bin=\${COMP_WORDS[0]}
   case $bin in '~/'*) bin=$HOME/\${bin:2} ;; esac
+  local s=\${BILLING_COMPLETION_SECONDS:-}
+  [[ $s =~ ^[1-9][0-9]?$ ]] && (( s <= ${MAX_SECONDS} )) || s=${DEFAULT_SECONDS}
   if type timeout >/dev/null 2>&1; then
-    timeout ${HARD_STOP_SECONDS} "$bin" "\${${p}_context[@]}" "$@"
+    timeout $((s + 1)) "$bin" "\${${p}_context[@]}" "$@"
   else
     "$bin" "\${${p}_context[@]}" "$@"
   fi

@@ -1,16 +1,29 @@
 // The fish completion script: one `complete` whose candidates come from a walk over the command
 // line (as cobra's scripts do), rather than a condition per flag that fish would run at every key.
-import { argValues, fishQuote, flagValues, globalValues, HARD_STOP_SECONDS, pathOf, varArg } from './shells.js';
+import {
+  argValues,
+  fishQuote,
+  flagValues,
+  globalValues,
+  DEFAULT_SECONDS,
+  MAX_SECONDS,
+  pathOf,
+  varArg,
+} from './shells.js';
 import type { CompletionTree, FlagSpec } from './tree.js';
 
 /** name<TAB>description, as fish shows a candidate. */
 const described = (name: string, description: string): string => `${fishQuote(name)}\\t${fishQuote(description)}`;
-const flagEntries = (flags: FlagSpec[]): string => flags.flatMap((flag) => flag.names.map((name) => described(name, flag.description))).join(' ');
+const flagEntries = (flags: FlagSpec[]): string =>
+  flags.flatMap((flag) => flag.names.map((name) => described(name, flag.description))).join(' ');
 
 export function fishScript(tree: CompletionTree): string {
   const p = `__${tree.name}`;
   // fish's switch takes a value starting with - for an option of its own: every key starts with x.
-  const cases = (entries: [string, string][], indent: string) => entries.map(([key, value]) => `${indent}case ${fishQuote(`x${key}`)}\n${indent}    echo ${fishQuote(value)}`).join('\n');
+  const cases = (entries: [string, string][], indent: string) =>
+    entries
+      .map(([key, value]) => `${indent}case ${fishQuote(`x${key}`)}\n${indent}    echo ${fishQuote(value)}`)
+      .join('\n');
   const nodes = tree.nodes
     .map((node) =>
       [
@@ -75,8 +88,12 @@ end
 function ${p}_run
     set -l bin $${p}_bin
     string match -q -- '~/*' $bin; and set bin $HOME/(string sub -s 3 -- $bin)
+    set -l s ${DEFAULT_SECONDS}
+    if string match -qr '^[1-9][0-9]?$' -- "$BILLING_COMPLETION_SECONDS"; and test "$BILLING_COMPLETION_SECONDS" -le ${MAX_SECONDS}
+        set s $BILLING_COMPLETION_SECONDS
+    end
     if command -sq timeout
-        timeout ${HARD_STOP_SECONDS} $bin $${p}_context $argv
+        timeout (math $s + 1) $bin $${p}_context $argv
     else
         $bin $${p}_context $argv
     end

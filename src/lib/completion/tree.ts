@@ -63,7 +63,9 @@ export function listIn(text: string, lists: readonly (readonly string[])[]): rea
   let found: readonly string[] | undefined;
   for (const list of lists) {
     if (list.length < 2 || (found && found.length >= list.length)) continue;
-    const pattern = new RegExp(`(?<![\\w-]|,\\s*|\\sor\\s+)${list.map(escapeRegExp).join('(?:,? or |, |\\s*\\|\\s*)')}(?![\\w-]|,\\s*[\\w-]|\\s+or\\s)`);
+    const pattern = new RegExp(
+      `(?<![\\w-]|,\\s*|\\sor\\s+)${list.map(escapeRegExp).join('(?:,? or |, |\\s*\\|\\s*)')}(?![\\w-]|,\\s*[\\w-]|\\s+or\\s)`,
+    );
     if (pattern.test(text)) found = list;
   }
   return found;
@@ -103,7 +105,7 @@ function words(list: readonly string[]): Values {
 
 /** One line, short enough for a completion menu. */
 function menuLine(text: string): string {
-  const line = text.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ').trim();
+  const line = text.replace(/\p{Cc}+/gu, ' ').trim();
   if (line.length <= 80) return line;
   return `${line.slice(0, 79).replace(/\s+\S*$/, '')}…`;
 }
@@ -119,11 +121,15 @@ export function completionTree(program: Command, lists: readonly (readonly strin
     // A verb's `<id>` is one of its group's resources.
     const group = path.length === 2 ? path[0] : undefined;
     const subcommands = help.visibleCommands(cmd);
-    for (const sub of subcommands) if (!NAME.test(sub.name())) throw new Error(`cannot complete the command ${sub.name()}`);
+    for (const sub of subcommands)
+      if (!NAME.test(sub.name())) throw new Error(`cannot complete the command ${sub.name()}`);
     const args = cmd.registeredArguments.map((argument) => argumentValues(argument, group, lists));
     nodes.push({
       path,
-      commands: subcommands.map((sub) => ({ name: sub.name(), description: menuLine(sub.summary() || sub.description()) })),
+      commands: subcommands.map((sub) => ({
+        name: sub.name(),
+        description: menuLine(sub.summary() || sub.description()),
+      })),
       flags: help.visibleOptions(cmd).map((option) => flagSpec(option, lists)),
       args,
       variadic: cmd.registeredArguments.at(-1)?.variadic ?? false,
@@ -133,7 +139,8 @@ export function completionTree(program: Command, lists: readonly (readonly strin
   visit(program, []);
   const globals = nodes[0].flags.filter((flag) => !flag.names.some((name) => OWN_FLAGS.has(name)));
   for (const flag of CONTEXT_FLAGS) {
-    if (!globals.some((spec) => spec.names.includes(flag) && spec.values)) throw new Error(`the program has no global flag ${flag} with a value`);
+    if (!globals.some((spec) => spec.names.includes(flag) && spec.values))
+      throw new Error(`the program has no global flag ${flag} with a value`);
   }
   return { name: program.name(), nodes, globals, context: CONTEXT_FLAGS };
 }

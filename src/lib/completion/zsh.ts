@@ -1,11 +1,21 @@
 // The zsh completion script: the tree as case statements, a walk over $words that says what to
 // offer (kept apart from the completion system, so it can be run on its own), and _describe/compadd.
-import { argValues, flagValues, globalValues, HARD_STOP_SECONDS, pathOf, shQuote, varArg } from './shells.js';
+import {
+  argValues,
+  flagValues,
+  globalValues,
+  DEFAULT_SECONDS,
+  MAX_SECONDS,
+  pathOf,
+  shQuote,
+  varArg,
+} from './shells.js';
 import type { CompletionTree, FlagSpec } from './tree.js';
 
 /** "name:description" as _describe takes it. */
 const described = (name: string, description: string): string => shQuote(`${name.replace(/:/g, '\\:')}:${description}`);
-const flagEntries = (flags: FlagSpec[]): string => flags.flatMap((flag) => flag.names.map((name) => described(name, flag.description))).join(' ');
+const flagEntries = (flags: FlagSpec[]): string =>
+  flags.flatMap((flag) => flag.names.map((name) => described(name, flag.description))).join(' ');
 
 export function zshScript(tree: CompletionTree): string {
   const p = `__${tree.name}`;
@@ -15,7 +25,8 @@ export function zshScript(tree: CompletionTree): string {
       return `    ${shQuote(pathOf(node))}) ${p}_cmds=(${commands}) ${p}_flags=(${flagEntries(node.flags)}) ${p}_vararg=${varArg(node)} ;;`;
     })
     .join('\n');
-  const cases = (entries: [string, string][], indent: string) => entries.map(([key, value]) => `${indent}${shQuote(key)}) ${p}_v=${shQuote(value)} ;;`).join('\n');
+  const cases = (entries: [string, string][], indent: string) =>
+    entries.map(([key, value]) => `${indent}${shQuote(key)}) ${p}_v=${shQuote(value)} ;;`).join('\n');
 
   return `#compdef ${tree.name}
 # zsh completion for ${tree.name}, written by \`${tree.name} completion zsh\`: do not edit, write it again.
@@ -66,8 +77,10 @@ ${p}_keep() {
 
 # The program as typed, with the flags kept, bounded in time even if it hangs.
 ${p}_run() {
+  local s=\${BILLING_COMPLETION_SECONDS:-}
+  [[ $s == <1-${MAX_SECONDS}> && $s != 0* ]] || s=${DEFAULT_SECONDS}
   if (( $+commands[timeout] )); then
-    timeout ${HARD_STOP_SECONDS} "$${p}_bin" "\${${p}_context[@]}" "$@"
+    timeout $((s + 1)) "$${p}_bin" "\${${p}_context[@]}" "$@"
   else
     "$${p}_bin" "\${${p}_context[@]}" "$@"
   fi

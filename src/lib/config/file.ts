@@ -5,7 +5,20 @@
 // changing profiles at the same moment queue, none loses another's change), then a temporary
 // file renamed over the old one, mode 0600: it holds API keys. Messages never quote the file.
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, fchmodSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fchmodSync,
+  fsyncSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import { homedir, hostname } from 'node:os';
 import { join } from 'node:path';
 
@@ -55,8 +68,10 @@ export function own<T>(record: Record<string, T> | undefined, key: string): T | 
 /** An empty object without a prototype: nothing is in it that the file did not put there. */
 export const emptyRecord = <T>(): Record<string, T> => Object.create(null) as Record<string, T>;
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-const ordinal = (n: number): string => `${n}${n % 100 >= 11 && n % 100 <= 13 ? 'th' : (['th', 'st', 'nd', 'rd'][n % 10] ?? 'th')}`;
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+const ordinal = (n: number): string =>
+  `${n}${n % 100 >= 11 && n % 100 <= 13 ? 'th' : (['th', 'st', 'nd', 'rd'][n % 10] ?? 'th')}`;
 const PROFILE_FIELDS = ['base_url', 'api_key', 'db'] as const;
 
 /**
@@ -66,7 +81,8 @@ const PROFILE_FIELDS = ['base_url', 'api_key', 'db'] as const;
  */
 function shapeProblem(parsed: unknown): string | undefined {
   if (!isObject(parsed)) return 'is not a JSON object';
-  if (parsed.current_profile !== undefined && typeof parsed.current_profile !== 'string') return 'has a current_profile that is not a string';
+  if (parsed.current_profile !== undefined && typeof parsed.current_profile !== 'string')
+    return 'has a current_profile that is not a string';
   if (parsed.profiles !== undefined) {
     if (!isObject(parsed.profiles)) return 'has profiles that are not an object';
     let n = 0;
@@ -74,7 +90,8 @@ function shapeProblem(parsed: unknown): string | undefined {
       n++;
       if (!isObject(profile)) return `has a profile that is not an object (the ${ordinal(n)} in the file)`;
       for (const field of PROFILE_FIELDS) {
-        if (profile[field] !== undefined && typeof profile[field] !== 'string') return `has a profile whose ${field} is not a string (the ${ordinal(n)} in the file)`;
+        if (profile[field] !== undefined && typeof profile[field] !== 'string')
+          return `has a profile whose ${field} is not a string (the ${ordinal(n)} in the file)`;
       }
     }
   }
@@ -97,7 +114,9 @@ function parse(text: string, path: string): ConfigFile {
   let parsed: unknown;
   try {
     // Not the parser's message: it quotes the text around the error, which may be a key.
-    parsed = JSON.parse(text, (_key, value: unknown) => (isObject(value) ? Object.assign(emptyRecord(), value) : value));
+    parsed = JSON.parse(text, (_key, value: unknown) =>
+      isObject(value) ? Object.assign(emptyRecord(), value) : value,
+    );
   } catch {
     throw new ConfigFileError(`${path} is not valid JSON; fix or remove it`);
   }
@@ -134,13 +153,19 @@ const LOCK_TIMEOUT_MS = 10_000;
  * never overwritten), lets `change` edit it (a throw writes nothing), and writes it back atomically
  * with mode 0600. Returns what `change` returns.
  */
-export async function updateConfig<T>(env: NodeJS.ProcessEnv, change: (config: ConfigFile) => T, options: UpdateOptions = {}): Promise<T> {
+export async function updateConfig<T>(
+  env: NodeJS.ProcessEnv,
+  change: (config: ConfigFile) => T,
+  options: UpdateOptions = {},
+): Promise<T> {
   const dir = configDir(env);
   const path = configPath(env);
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
   } catch (error) {
-    throw new ConfigFileError(`cannot make the folder ${dir} of the config file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new ConfigFileError(
+      `cannot make the folder ${dir} of the config file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
   }
   return withLock(path, options.lockTimeoutMs ?? LOCK_TIMEOUT_MS, () => {
     const config = readAt(path);
@@ -165,7 +190,9 @@ function writeAtomically(path: string, text: string): void {
     renameSync(temporary, path);
   } catch (error) {
     rmSync(temporary, { force: true });
-    throw new ConfigFileError(`cannot write ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new ConfigFileError(
+      `cannot write ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
   }
 }
 
@@ -196,7 +223,9 @@ function alive(pid: number): boolean {
 function readHolder(text: string): Holder | undefined {
   try {
     const holder = JSON.parse(text) as Partial<Holder>;
-    return typeof holder.pid === 'number' && typeof holder.host === 'string' && typeof holder.token === 'string' ? (holder as Holder) : undefined;
+    return typeof holder.pid === 'number' && typeof holder.host === 'string' && typeof holder.token === 'string'
+      ? (holder as Holder)
+      : undefined;
   } catch {
     return undefined;
   }
@@ -217,7 +246,8 @@ async function withLock<T>(path: string, timeoutMs: number, fn: () => T): Promis
       fd = openSync(lockPath, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      if (code !== 'EEXIST') throw new ConfigFileError(`cannot lock ${path} (${lockPath}): ${code ?? (error as Error).message}`);
+      if (code !== 'EEXIST')
+        throw new ConfigFileError(`cannot lock ${path} (${lockPath}): ${code ?? (error as Error).message}`);
       if (breakIfStale(lockPath)) continue;
       if (Date.now() >= deadline) {
         let holder: Holder | undefined;
@@ -227,7 +257,9 @@ async function withLock<T>(path: string, timeoutMs: number, fn: () => T): Promis
           holder = undefined;
         }
         const by = holder ? ` by process ${holder.pid}${holder.host === me.host ? '' : ` on ${holder.host}`}` : '';
-        throw new ConfigLockError(`the config file ${path} is locked${by} (${lockPath}); try again, or remove the lock file if no billing command is running`);
+        throw new ConfigLockError(
+          `the config file ${path} is locked${by} (${lockPath}); try again, or remove the lock file if no billing command is running`,
+        );
       }
       await sleep(Math.min(5 * 2 ** attempt, 100) * (0.5 + Math.random() / 2));
       continue;
@@ -271,7 +303,12 @@ function breakIfStale(lockPath: string): boolean {
   }
   const holder = readHolder(text);
   const age = Date.now() - stat.mtimeMs;
-  const stale = holder === undefined ? age > EMPTY_LOCK_STALE_MS : holder.host === hostname() ? !alive(holder.pid) : age > FOREIGN_LOCK_STALE_MS;
+  const stale =
+    holder === undefined
+      ? age > EMPTY_LOCK_STALE_MS
+      : holder.host === hostname()
+        ? !alive(holder.pid)
+        : age > FOREIGN_LOCK_STALE_MS;
   if (!stale) return false;
   const aside = `${lockPath}.${randomBytes(4).toString('hex')}.stale`;
   try {

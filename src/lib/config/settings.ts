@@ -3,9 +3,10 @@
 // store and the base URL (an explicit --db is embedded mode whatever the profile says; at the same
 // rank the base URL wins, and --db with --base-url is a contradiction). A key saved in a profile
 // (or in the config defaults) is sent only to the base URL saved beside it.
-import type { GlobalOptions } from '../command/globals.js';
+import type { GlobalOptions } from '../cli/globals.js';
 import { own, type ConfigFile, type ProfileEntry } from './file.js';
 import { defaultDbPath } from './paths.js';
+import { isSendableKey, unsendableKey } from '../transport/keys.js';
 
 /** Where a setting came from, highest rank first. */
 export type Source = 'flag' | 'env' | 'profile' | 'config' | 'default';
@@ -46,17 +47,6 @@ export const DEFAULT_TIMEOUT_SECONDS = 30;
 /** The longest timer Node keeps (2^31 - 1 ms, about 24.8 days); a longer one fires after 1 ms. */
 export const MAX_TIMEOUT_MS = 2 ** 31 - 1;
 
-/**
- * Whether a key can travel in an HTTP header exactly as it is: printable ASCII only (no line
- * break, no other control character, nothing beyond ASCII), no space at either end (a header
- * drops those).
- */
-export const isSendableKey = (key: string): boolean => /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/.test(key);
-
-/** Why a key cannot be sent, naming where it came from and never quoting it. */
-export const unsendableKey = (where: string): string =>
-  `the API key ${where} has a character an HTTP header cannot carry (a line break, another control character, a space at an end, or a character beyond ASCII); check how it was copied`;
-
 /** A number of seconds above 0 from the environment or the config file; anything else is left out. */
 const seconds = (value: unknown): number | undefined => {
   // Hand-edited config files may hold a number rather than a string.
@@ -70,7 +60,8 @@ function pick<T>(...candidates: [Source, T | undefined | ''][]): { value: T; sou
   return undefined;
 }
 
-const first = <T>(...values: (T | undefined | '')[]): T | undefined => values.find((v) => v !== undefined && v !== '') as T | undefined;
+const first = <T>(...values: (T | undefined | '')[]): T | undefined =>
+  values.find((v) => v !== undefined && v !== '') as T | undefined;
 
 const trimUrl = (url: string): string => url.replace(/\/+$/, '');
 
@@ -98,37 +89,77 @@ export function resolveSettings(globals: GlobalOptions, env: NodeJS.ProcessEnv, 
     profile = found;
   }
   const defaults = config.defaults ?? {};
-  const fromDefaults = (key: 'base_url' | 'api_key' | 'db' | 'account' | 'timeout') => own(defaults as Record<string, string | undefined>, key);
+  const fromDefaults = (key: 'base_url' | 'api_key' | 'db' | 'account' | 'timeout') =>
+    own(defaults as Record<string, string | undefined>, key);
 
-  const db = pick<string>(['flag', globals.db], ['env', env.BILLING_DB], ['profile', profile.db], ['config', fromDefaults('db')]) ?? {
+  const db = pick<string>(
+    ['flag', globals.db],
+    ['env', env.BILLING_DB],
+    ['profile', profile.db],
+    ['config', fromDefaults('db')],
+  ) ?? {
     value: defaultDbPath(env),
     source: 'default' as const,
   };
-  const baseUrl = pick<string>(['flag', globals.baseUrl], ['env', env.BILLING_BASE_URL], ['profile', profile.base_url], ['config', fromDefaults('base_url')]);
+  const baseUrl = pick<string>(
+    ['flag', globals.baseUrl],
+    ['env', env.BILLING_BASE_URL],
+    ['profile', profile.base_url],
+    ['config', fromDefaults('base_url')],
+  );
   if (db.source === 'flag' && baseUrl?.source === 'flag') {
-    throw new ConflictingSettingsError('--db (an embedded store) and --base-url (a server) contradict each other: give one of them');
+    throw new ConflictingSettingsError(
+      '--db (an embedded store) and --base-url (a server) contradict each other: give one of them',
+    );
   }
   const mode = baseUrl !== undefined && RANK[baseUrl.source] >= RANK[db.source] ? 'remote' : 'embedded';
-  const apiKey = pick<string>(['flag', globals.apiKey], ['env', env.BILLING_API_KEY], ['profile', profile.api_key], ['config', fromDefaults('api_key')]);
-  const account = pick<string>(['flag', globals.account], ['env', env.BILLING_ACCOUNT], ['config', fromDefaults('account')]);
-  const timeoutSeconds = first(globals.timeout, seconds(env.BILLING_TIMEOUT), seconds(fromDefaults('timeout'))) ?? DEFAULT_TIMEOUT_SECONDS;
+  const apiKey = pick<string>(
+    ['flag', globals.apiKey],
+    ['env', env.BILLING_API_KEY],
+    ['profile', profile.api_key],
+    ['config', fromDefaults('api_key')],
+  );
+  const account = pick<string>(
+    ['flag', globals.account],
+    ['env', env.BILLING_ACCOUNT],
+    ['config', fromDefaults('account')],
+  );
+  const timeoutSeconds =
+    first(globals.timeout, seconds(env.BILLING_TIMEOUT), seconds(fromDefaults('timeout'))) ?? DEFAULT_TIMEOUT_SECONDS;
 
   let refusal: string | undefined;
   if (mode === 'remote') {
     const url = trimUrl(baseUrl!.value);
-    const urlWhere = baseUrl!.source === 'profile' ? `${URL_SOURCE_WORDS.profile} ${profileName}` : URL_SOURCE_WORDS[baseUrl!.source];
-    const keyWhere = apiKey && (apiKey.source === 'profile' ? `${KEY_SOURCE_WORDS.profile} ${profileName}` : KEY_SOURCE_WORDS[apiKey.source]);
+    const urlWhere =
+      baseUrl!.source === 'profile' ? `${URL_SOURCE_WORDS.profile} ${profileName}` : URL_SOURCE_WORDS[baseUrl!.source];
+    const keyWhere =
+      apiKey &&
+      (apiKey.source === 'profile' ? `${KEY_SOURCE_WORDS.profile} ${profileName}` : KEY_SOURCE_WORDS[apiKey.source]);
     // A stored key belongs to the base URL stored beside it; only a key given for this run goes anywhere.
-    const home = apiKey?.source === 'profile' ? profile.base_url : apiKey?.source === 'config' ? fromDefaults('base_url') : undefined;
+    const home =
+      apiKey?.source === 'profile'
+        ? profile.base_url
+        : apiKey?.source === 'config'
+          ? fromDefaults('base_url')
+          : undefined;
     if (apiKey && !isSendableKey(apiKey.value)) {
       refusal = unsendableKey(keyWhere!);
-    } else if (apiKey && (apiKey.source === 'profile' || apiKey.source === 'config') && (home === undefined || trimUrl(home) !== url)) {
-      const only = home === undefined ? 'is only sent to a base URL saved with it, and there is none' : `is only sent to ${trimUrl(home)}`;
+    } else if (
+      apiKey &&
+      (apiKey.source === 'profile' || apiKey.source === 'config') &&
+      (home === undefined || trimUrl(home) !== url)
+    ) {
+      const only =
+        home === undefined
+          ? 'is only sent to a base URL saved with it, and there is none'
+          : `is only sent to ${trimUrl(home)}`;
       refusal = `the API key ${keyWhere} ${only}; give --api-key or BILLING_API_KEY for ${url} (${urlWhere})`;
     } else if (account?.source === 'flag') {
-      refusal = '--account chooses an account of the embedded store; in remote mode the API key decides the account (drop --account)';
+      refusal =
+        '--account chooses an account of the embedded store; in remote mode the API key decides the account (drop --account)';
     } else if (account?.source === 'env') {
-      refusal = 'BILLING_ACCOUNT chooses an account of the embedded store; in remote mode the API key decides the account (unset BILLING_ACCOUNT)';
+      refusal =
+        'BILLING_ACCOUNT chooses an account of the embedded store; in remote mode the API key decides the account (unset BILLING_ACCOUNT)';
     }
   }
   return {

@@ -23,7 +23,10 @@ export interface AccountSettings {
 function checkSettings(settings: AccountSettings): AttributeProblem[] {
   const problems: AttributeProblem[] = [];
   if (settings.invoice_prefix !== undefined && !PREFIX.test(settings.invoice_prefix)) {
-    problems.push({ attribute: 'invoice_prefix', detail: 'must be 1 to 20 letters, digits or _ . / - (starting with a letter or digit)' });
+    problems.push({
+      attribute: 'invoice_prefix',
+      detail: 'must be 1 to 20 letters, digits or _ . / - (starting with a letter or digit)',
+    });
   }
   if (settings.time_zone !== undefined && !isValidTimeZone(settings.time_zone)) {
     problems.push({ attribute: 'time_zone', detail: `is not an IANA time zone (for example Europe/Amsterdam)` });
@@ -33,7 +36,10 @@ function checkSettings(settings: AccountSettings): AttributeProblem[] {
 
 /** Minutes east of UTC in timeZone at ms, as Intl (ICU, case-insensitive about zone names) sees it. */
 function intlOffsetMinutes(ms: number, timeZone: string): number {
-  const name = new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'longOffset' }).formatToParts(ms).find((p) => p.type === 'timeZoneName')?.value ?? 'GMT';
+  const name =
+    new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'longOffset' })
+      .formatToParts(ms)
+      .find((p) => p.type === 'timeZoneName')?.value ?? 'GMT';
   const match = /^GMT([+-])(\d{2}):(\d{2})/.exec(name);
   return match ? (match[1] === '-' ? -1 : 1) * (Number(match[2]) * 60 + Number(match[3])) : 0;
 }
@@ -49,10 +55,18 @@ function storedTimeZone(timeZone: string): string {
   return new Intl.DateTimeFormat('en-US', { timeZone }).resolvedOptions().timeZone;
 }
 
-const byName = prepared<Account, [string]>('accounts.by-name', (q, p) => q.selectFrom('accounts').selectAll().where('name', '=', p(0)));
-const byDefault = prepared<Account, []>('accounts.default', (q) => q.selectFrom('accounts').selectAll().where('is_default', '=', 1));
+const byName = prepared<Account, [string]>('accounts.by-name', (q, p) =>
+  q.selectFrom('accounts').selectAll().where('name', '=', p(0)),
+);
+const byDefault = prepared<Account, []>('accounts.default', (q) =>
+  q.selectFrom('accounts').selectAll().where('is_default', '=', 1),
+);
 const byKeyHash = prepared<Account, [string]>('accounts.by-key', (q, p) =>
-  q.selectFrom('api_keys').innerJoin('accounts', 'accounts.id', 'api_keys.account_id').selectAll('accounts').where('api_keys.key_hash', '=', p(0)),
+  q
+    .selectFrom('api_keys')
+    .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
+    .selectAll('accounts')
+    .where('api_keys.key_hash', '=', p(0)),
 );
 
 export function findAccount(name: string): Unit<Account | undefined> {
@@ -61,33 +75,71 @@ export function findAccount(name: string): Unit<Account | undefined> {
 
 /** The store's default account, made on first use (safe when several processes race to make it). */
 export function defaultAccount(store: Store, clock: Clock): MaybePromise<Account> {
-  return andThen(store.read(() => byDefault.get(), 'accounts.default'), (existing) =>
-    existing ??
-    store.write(function* () {
-      const now = clock.now().toISOString();
-      yield* run((q) =>
-        q
-          .insertInto('accounts')
-          .values({ name: DEFAULT_ACCOUNT_NAME, is_default: 1, webhook_secret: newSecret(), invoice_prefix: 'INV-', time_zone: 'Europe/Amsterdam', next_invoice_number: 1, created_at: now, updated_at: now })
-          .onConflict((oc) => oc.doNothing()),
-      );
-      return (yield* byDefault.get())!;
-    }),
+  return andThen(
+    store.read(() => byDefault.get(), 'accounts.default'),
+    (existing) =>
+      existing ??
+      store.write(function* () {
+        const now = clock.now().toISOString();
+        yield* run((q) =>
+          q
+            .insertInto('accounts')
+            .values({
+              name: DEFAULT_ACCOUNT_NAME,
+              is_default: 1,
+              webhook_secret: newSecret(),
+              invoice_prefix: 'INV-',
+              time_zone: 'Europe/Amsterdam',
+              next_invoice_number: 1,
+              created_at: now,
+              updated_at: now,
+            })
+            .onConflict((oc) => oc.doNothing()),
+        );
+        return (yield* byDefault.get())!;
+      }),
   );
+}
+
+/** Whether the account has an API key: replacing it locks out whoever uses it. */
+export function* accountHasKey(name: string): Unit<boolean> {
+  const account = yield* findAccount(name);
+  if (!account) return false;
+  return (
+    (yield* get((q) => q.selectFrom('api_keys').select('id').where('account_id', '=', account.id).limit(1))) !==
+    undefined
+  );
+}
+
+/** An account by name; the default one is made on first use, as every command makes it. */
+export async function showAccount(store: Store, clock: Clock, name: string): Promise<Result<Account>> {
+  const account =
+    name === DEFAULT_ACCOUNT_NAME ? await defaultAccount(store, clock) : await store.read(() => findAccount(name));
+  return account ? ok(account) : notFound(`no account named "${name}"`);
 }
 
 export function listAccounts(store: Store): MaybePromise<Account[]> {
   return store.read(() => all((q) => q.selectFrom('accounts').selectAll().orderBy('id')));
 }
 
-export async function createAccount(store: Store, clock: Clock, name: string, settings: AccountSettings = {}): Promise<Result<{ account: Account; apiKey: string }>> {
+export async function createAccount(
+  store: Store,
+  clock: Clock,
+  name: string,
+  settings: AccountSettings = {},
+): Promise<Result<{ account: Account; apiKey: string }>> {
   const problems = checkSettings(settings);
-  if (!NAME.test(name)) problems.unshift({ attribute: 'name', detail: 'must be 1 to 63 letters, digits, _ or -, starting with a letter or digit' });
+  if (!NAME.test(name))
+    problems.unshift({
+      attribute: 'name',
+      detail: 'must be 1 to 63 letters, digits, _ or -, starting with a letter or digit',
+    });
   if (problems.length) return invalidAttributes(problems);
   await defaultAccount(store, clock); // the first account of a store is always the default one
   const timeZone = settings.time_zone === undefined ? 'Europe/Amsterdam' : storedTimeZone(settings.time_zone);
   return transact(store, function* () {
-    if (yield* findAccount(name)) return invalidAttributes([{ attribute: 'name', detail: `an account named "${name}" already exists` }]);
+    if (yield* findAccount(name))
+      return invalidAttributes([{ attribute: 'name', detail: `an account named "${name}" already exists` }]);
     const now = clock.now().toISOString();
     const account = (yield* get((q) =>
       q
@@ -105,16 +157,27 @@ export async function createAccount(store: Store, clock: Clock, name: string, se
         .returningAll(),
     )) as Account;
     const apiKey = newKey();
-    yield* run((q) => q.insertInto('api_keys').values({ account_id: account.id, key_hash: hashKey(apiKey), created_at: now }));
+    yield* run((q) =>
+      q.insertInto('api_keys').values({ account_id: account.id, key_hash: hashKey(apiKey), created_at: now }),
+    );
     return ok({ account, apiKey });
   });
 }
 
-export async function updateAccount(store: Store, clock: Clock, name: string, settings: AccountSettings): Promise<Result<Account>> {
+export async function updateAccount(
+  store: Store,
+  clock: Clock,
+  name: string,
+  settings: AccountSettings,
+): Promise<Result<Account>> {
   const problems = checkSettings(settings);
   if (problems.length) return invalidAttributes(problems);
   if (name === DEFAULT_ACCOUNT_NAME) await defaultAccount(store, clock);
-  const changes = { ...settings, ...(settings.time_zone === undefined ? {} : { time_zone: storedTimeZone(settings.time_zone) }), updated_at: clock.now().toISOString() };
+  const changes = {
+    ...settings,
+    ...(settings.time_zone === undefined ? {} : { time_zone: storedTimeZone(settings.time_zone) }),
+    updated_at: clock.now().toISOString(),
+  };
   return transact(store, function* () {
     const account = yield* findAccount(name);
     if (!account) return notFound(`no account named "${name}"`);
@@ -124,14 +187,22 @@ export async function updateAccount(store: Store, clock: Clock, name: string, se
 }
 
 /** Replaces every key of the account with one new key, returned once. */
-export async function rotateKey(store: Store, clock: Clock, name: string): Promise<Result<{ account: Account; apiKey: string }>> {
+export async function rotateKey(
+  store: Store,
+  clock: Clock,
+  name: string,
+): Promise<Result<{ account: Account; apiKey: string }>> {
   if (name === DEFAULT_ACCOUNT_NAME) await defaultAccount(store, clock);
   return transact(store, function* () {
     const account = yield* findAccount(name);
     if (!account) return notFound(`no account named "${name}"`);
     const apiKey = newKey();
     yield* run((q) => q.deleteFrom('api_keys').where('account_id', '=', account.id));
-    yield* run((q) => q.insertInto('api_keys').values({ account_id: account.id, key_hash: hashKey(apiKey), created_at: clock.now().toISOString() }));
+    yield* run((q) =>
+      q
+        .insertInto('api_keys')
+        .values({ account_id: account.id, key_hash: hashKey(apiKey), created_at: clock.now().toISOString() }),
+    );
     return ok({ account, apiKey });
   });
 }

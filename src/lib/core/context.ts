@@ -24,10 +24,23 @@ export interface CoreContext {
 
 export const nowIso = (ctx: { clock: Clock }): string => ctx.clock.now().toISOString();
 
+/** The context's policy for the deliveries its changes write: absent is the embedded CLI's (allowed). */
+export const allowsPrivateWebhooks = (ctx: Pick<CoreContext, 'allowPrivateWebhooks'>): boolean =>
+  ctx.allowPrivateWebhooks !== false;
+
 /**
  * One write transaction for a use case: a failure it returns rolls back whatever it wrote, so a
  * refused request changes nothing even when a rule is only found to fail halfway.
  */
 export function transact<T>(store: Store, unit: () => Unit<Result<T>>): MaybePromise<Result<T>> {
   return store.write(unit, (result) => result.ok);
+}
+
+/**
+ * As transact, READ COMMITTED on PostgreSQL (Store.work): for a use case whose every check is held
+ * by a row lock or a constraint until it commits, so that it needs no SERIALIZABLE (whose
+ * predicate locks on index pages fail concurrent writes of neighbouring rows for nothing).
+ */
+export function transactLocked<T>(store: Store, unit: () => Unit<Result<T>>): MaybePromise<Result<T>> {
+  return store.work(unit, (result) => result.ok);
 }

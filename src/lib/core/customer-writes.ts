@@ -11,8 +11,8 @@ import { validateAttributes } from '../schemas/common.js';
 import type { CustomerRow } from '../store/schema.js';
 import type { MaybePromise } from '../store/unit.js';
 import { andThen, run } from '../store/unit.js';
-import { nowIso, transact, type CoreContext } from './context.js';
-import { findCustomer, findCustomerWithSubscriptionIds, type Customer } from './customers.js';
+import { nowIso, transactLocked, type CoreContext } from './context.js';
+import { findCustomerWithSubscriptionIds, lockCustomer, type Customer } from './customers.js';
 import { invalidAttributes, notFound, ok, type Result } from './result.js';
 import { formatInstant, parseDateInput } from './time.js';
 
@@ -50,7 +50,10 @@ export interface CustomerWithSubscriptions {
   subscriptionIds: number[];
 }
 
-export function createCustomer(ctx: CoreContext, attributes: Record<string, unknown>): MaybePromise<Result<CustomerWithSubscriptions>> {
+export function createCustomer(
+  ctx: CoreContext,
+  attributes: Record<string, unknown>,
+): MaybePromise<Result<CustomerWithSubscriptions>> {
   const checked = checkCustomer(attributes);
   if (!checked.ok) return checked;
   const row = customerRow(ctx.account.id, checked.value, nowIso(ctx));
@@ -63,7 +66,9 @@ export type CustomerInput = z.output<typeof customerCreateSchema>;
 
 /** The create rules of a customer: a customer needs nothing from the store to be accepted. */
 export function checkCustomer(attributes: Record<string, unknown>): Result<CustomerInput> {
-  const { value, problems } = validateAttributes(customerCreateSchema, attributes, { readOnly: CUSTOMER_READ_ONLY_ON_CREATE });
+  const { value, problems } = validateAttributes(customerCreateSchema, attributes, {
+    readOnly: CUSTOMER_READ_ONLY_ON_CREATE,
+  });
   return problems.length ? invalidAttributes(problems) : ok(value);
 }
 
@@ -99,10 +104,19 @@ export function customerRow(accountId: number, value: CustomerInput, now: string
   };
 }
 
-export function updateCustomer(ctx: CoreContext, id: number, attributes: Record<string, unknown>): MaybePromise<Result<CustomerWithSubscriptions>> {
+/**
+ * READ COMMITTED (transactLocked): every rule is about the customer row itself, locked first, so
+ * concurrent changes of it queue and each sees the one before, where SERIALIZABLE failed changes of
+ * different customers for sharing an index page.
+ */
+export function updateCustomer(
+  ctx: CoreContext,
+  id: number,
+  attributes: Record<string, unknown>,
+): MaybePromise<Result<CustomerWithSubscriptions>> {
   const { store } = ctx;
-  return transact(store, function* () {
-    const customer = yield* findCustomer(ctx, id);
+  return transactLocked(store, function* () {
+    const customer = yield* lockCustomer(ctx, id);
     if (!customer) return notFound(`no customer with id ${id}`);
     const tz = ctx.account.time_zone;
     const { value, problems } = validateAttributes(customerUpdateSchema, attributes, {
@@ -111,9 +125,16 @@ export function updateCustomer(ctx: CoreContext, id: number, attributes: Record<
     });
     // PATCH rules 1 and 2 of the reference: a new IBAN needs direct debit and a holder name. The
     // IBAN the customer has, sent back as it was read, is not a new one.
-    if (typeof attributes.iban === 'string' && attributes.iban.trim() !== '' && normaliseIban(attributes.iban) !== customer.iban) {
+    if (
+      typeof attributes.iban === 'string' &&
+      attributes.iban.trim() !== '' &&
+      normaliseIban(attributes.iban) !== customer.iban
+    ) {
       if (customer.payment_method !== 'directdebit') {
-        problems.push({ attribute: 'iban', detail: `can be changed only for a customer paying by direct debit (this one pays by ${customer.payment_method})` });
+        problems.push({
+          attribute: 'iban',
+          detail: `can be changed only for a customer paying by direct debit (this one pays by ${customer.payment_method})`,
+        });
       }
       if (attributes.bank_holder === undefined && !problems.some((p) => p.attribute === 'bank_holder')) {
         problems.push({ attribute: 'bank_holder', detail: 'is required when iban is given' });

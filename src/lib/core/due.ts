@@ -9,9 +9,11 @@
 // batch. So the order holds however far the clock moves in one step.
 import type { Store } from '../store/store.js';
 import { all, prepared, type Unit } from '../store/unit.js';
-import { endOfDay, finalise, loadInvoices, newInvoicing, type Invoicing } from './invoicing.js';
-import { doWork, flush, Ledger, loadTransactions, type DueItem } from './lifecycle.js';
+import { finaliseDue, loadInvoices, newInvoicing } from './invoice-rules.js';
+import { flush, Ledger, loadTransactions, type WorkKind } from './ledger.js';
 import { DEFAULT_BASE_URL } from './notifications.js';
+import { activate, cancel } from './subscription-rules.js';
+import { cancelTransaction, collect, fulfil, schedule } from './transaction-rules.js';
 
 /** Pieces of work per transaction: big enough that PostgreSQL's round trips are few, small enough to keep memory flat. */
 export const BATCH = 500;
@@ -24,14 +26,18 @@ export interface DueReport {
   changes: Record<string, number>;
 }
 
-const nextDue = prepared<{ due_at: string }, []>('due.next', (q) => q.selectFrom('due_work').select('due_at').orderBy('due_at').limit(1));
+const earliestWork = prepared<{ due_at: string }, []>('due.next', (q) =>
+  q.selectFrom('due_work').select('due_at').orderBy('due_at').limit(1),
+);
 
 /** The earliest due time of any work, or undefined: one index lookup, the whole cost of a catch-up when nothing is due. */
 export function* earliestDue(): Unit<string | undefined> {
-  return (yield* nextDue.get())?.due_at;
+  return (yield* earliestWork.get())?.due_at;
 }
 
 export interface DueOptions {
+  /** The running process's policy on webhooks to private addresses, recorded on the deliveries the work writes. */
+  allowPrivateWebhooks: boolean;
   batchSize?: number;
   /** The public base URL, for links in what due work sends (an invoice's email). */
   baseUrl?: string;
@@ -39,11 +45,53 @@ export interface DueOptions {
   earliest?: string;
 }
 
-/** A draft whose invoice date has ended is finalised; one that no longer is (finalised by hand, its date moved or cleared, no lines yet) stays as it is. */
-function finaliseDue(l: Ledger, invoicing: Invoicing, item: DueItem, baseUrl: string): void {
-  const invoice = l.invoices.get(Number(item.subject));
-  if (invoice?.status !== 'draft' || invoice.invoice_date === null || endOfDay(invoice.invoice_date, l.zone(invoice.account_id)) > item.due_at) return;
-  finalise(l, invoicing, invoice, item.due_at, baseUrl);
+interface DueItem {
+  id: number;
+  account_id: number;
+  due_at: string;
+  rank: number;
+  kind: string;
+  subject: string;
+}
+
+/**
+ * Does one piece of due work at its moment (invoice.finalise: finaliseDue). Work that no longer applies (a canceled
+ * transaction, a moved date) is dropped.
+ */
+function doWork(l: Ledger, item: DueItem): void {
+  const at = item.due_at;
+  switch (item.kind as WorkKind) {
+    case 'transaction.schedule': {
+      const tx = l.txns.get(item.subject);
+      if (tx?.status !== 'queued') return;
+      // Collected under an active subscription only: one paused or cancelled since (after the
+      // transaction was made without its lock, as a finalised invoice's is) cancels it instead.
+      const sub = l.subs.get(tx.subscription_id);
+      if (sub && sub.status !== 'active') cancelTransaction(l, tx, at);
+      else schedule(l, tx, at);
+      return;
+    }
+    case 'transaction.collect': {
+      const tx = l.txns.get(item.subject);
+      if (tx) collect(l, tx, at);
+      return;
+    }
+    case 'transaction.fulfil': {
+      const tx = l.txns.get(item.subject);
+      if (tx) fulfil(l, tx, at);
+      return;
+    }
+    case 'subscription.resume': {
+      const sub = l.subs.get(Number(item.subject));
+      if (sub?.status === 'paused' && sub.resume_date !== null && sub.resume_date <= at) activate(l, sub, at);
+      return;
+    }
+    case 'subscription.cancel': {
+      const sub = l.subs.get(Number(item.subject));
+      if (sub && sub.status !== 'cancelled' && sub.cancel_date !== null && sub.cancel_date <= at) cancel(l, sub, at);
+      return;
+    }
+  }
 }
 
 /**
@@ -51,19 +99,37 @@ function finaliseDue(l: Ledger, invoicing: Invoicing, item: DueItem, baseUrl: st
  * transactions hold all of it. `whole`: the batch claimed every row due by `until` it could see
  * (fewer than it may take, its window reaching `until`), and what it set up by then it did itself.
  */
-function* batch(until: string, size: number, baseUrl: string, known?: string): Unit<DueReport & { blocked?: boolean; whole?: boolean }> {
+function* batch(
+  until: string,
+  size: number,
+  baseUrl: string,
+  allowPrivateWebhooks: boolean,
+  known?: string,
+): Unit<DueReport & { blocked?: boolean; whole?: boolean }> {
   const first = known ?? (yield* earliestDue());
   if (first === undefined || first > until) return { done: 0, changes: {} };
   const windowEnd = new Date(Math.min(Date.parse(until), Date.parse(first) + DAY_MS - 1)).toISOString();
   const claimed = (yield* all((q, d) =>
     q
       .deleteFrom('due_work')
-      .where('id', 'in', (eb) => d.locked(eb.selectFrom('due_work').select('id').where('due_at', '<=', windowEnd).orderBy('due_at').orderBy('rank').orderBy('id').limit(size), true))
+      .where('id', 'in', (eb) =>
+        d.locked(
+          eb
+            .selectFrom('due_work')
+            .select('id')
+            .where('due_at', '<=', windowEnd)
+            .orderBy('due_at')
+            .orderBy('rank')
+            .orderBy('id')
+            .limit(size),
+          true,
+        ),
+      )
       .returningAll(),
   )) as DueItem[];
   if (claimed.length === 0) return { done: 0, changes: {}, blocked: true };
   claimed.sort(inOrder);
-  const l = new Ledger();
+  const l = new Ledger(allowPrivateWebhooks);
   const txIds: string[] = [];
   const subIds: number[] = [];
   const collecting = new Set<string>();
@@ -86,9 +152,10 @@ function* batch(until: string, size: number, baseUrl: string, known?: string): U
   let added = 0;
   for (let i = 0; i < pending.length; i++) {
     const before = l.work.length;
-    if (pending[i].kind === 'invoice.finalise') finaliseDue(l, invoicing, pending[i], baseUrl);
-    else doWork(l, pending[i]);
-    for (let w = before; w < l.work.length; ) {
+    const piece = pending[i];
+    if (piece.kind === 'invoice.finalise') finaliseDue(l, invoicing, Number(piece.subject), piece.due_at, baseUrl);
+    else doWork(l, piece);
+    for (let w = before; w < l.work.length;) {
       const work = l.work[w];
       if (work.due_at > horizon) {
         w++;
@@ -102,11 +169,16 @@ function* batch(until: string, size: number, baseUrl: string, known?: string): U
     }
   }
   yield* flush(l);
-  return { done: pending.length, changes: l.changes, whole: claimed.length < size && Date.parse(windowEnd) === Date.parse(until) };
+  return {
+    done: pending.length,
+    changes: l.changes,
+    whole: claimed.length < size && Date.parse(windowEnd) === Date.parse(until),
+  };
 }
 
 /** Date order; of work due at the same instant, the lower rank first, then the older. */
-const inOrder = (a: DueItem, b: DueItem): number => (a.due_at < b.due_at ? -1 : a.due_at > b.due_at ? 1 : a.rank - b.rank || a.id - b.id);
+const inOrder = (a: DueItem, b: DueItem): number =>
+  a.due_at < b.due_at ? -1 : a.due_at > b.due_at ? 1 : a.rank - b.rank || a.id - b.id;
 
 const merge = (into: DueReport, report: DueReport): void => {
   into.done += report.done;
@@ -121,14 +193,15 @@ const BLOCKED_WAIT_MS = 60_000;
  * claimed (PostgreSQL) is waited for, so a catch-up returns only when nothing is due: what the
  * caller reads next is current.
  */
-export async function runDue(store: Store, until: string, options: DueOptions = {}): Promise<DueReport> {
+export async function runDue(store: Store, until: string, options: DueOptions): Promise<DueReport> {
   const total: DueReport = { done: 0, changes: {} };
   let waited = 0;
   let earliest = options.earliest;
   for (;;) {
     const known = earliest;
     earliest = undefined;
-    const report = await store.work(() => batch(until, options.batchSize ?? BATCH, options.baseUrl ?? DEFAULT_BASE_URL, known));
+    const { batchSize = BATCH, baseUrl = DEFAULT_BASE_URL, allowPrivateWebhooks } = options;
+    const report = await store.work(() => batch(until, batchSize, baseUrl, allowPrivateWebhooks, known));
     if (report.blocked) {
       if (waited >= BLOCKED_WAIT_MS) return total;
       const pause = 10 + Math.random() * 20;

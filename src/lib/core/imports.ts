@@ -36,12 +36,30 @@ export interface ImportRow {
 /** Why a row was not imported, one problem per attribute; none when it was. */
 export type RowOutcome = AttributeProblem[] | undefined;
 
-export function findImport(ctx: CoreContext, kind: ImportKind, contentHash: string): MaybePromise<ImportProgress | undefined> {
+export function findImport(
+  ctx: CoreContext,
+  kind: ImportKind,
+  contentHash: string,
+): MaybePromise<ImportProgress | undefined> {
   return ctx.store.read(function* () {
     const row = yield* get((q) =>
-      q.selectFrom('imports').select(['position', 'line', 'imported', 'rejected', 'rejects_bytes', 'done']).where('account_id', '=', ctx.account.id).where('kind', '=', kind).where('content_hash', '=', contentHash),
+      q
+        .selectFrom('imports')
+        .select(['position', 'line', 'imported', 'rejected', 'rejects_bytes', 'done'])
+        .where('account_id', '=', ctx.account.id)
+        .where('kind', '=', kind)
+        .where('content_hash', '=', contentHash),
     );
-    return row && { offset: row.position, line: row.line, imported: row.imported, rejected: row.rejected, rejectsBytes: row.rejects_bytes, done: row.done === 1 };
+    return (
+      row && {
+        offset: row.position,
+        line: row.line,
+        imported: row.imported,
+        rejected: row.rejected,
+        rejectsBytes: row.rejects_bytes,
+        done: row.done === 1,
+      }
+    );
   });
 }
 
@@ -49,10 +67,31 @@ const CUSTOMER_ROWS: RowsSpec = {
   key: 'import.customers',
   table: 'customers',
   columns: {
-    account_id: 'integer', first_name: 'text', last_name: 'text', email: 'text', gender: 'text', middle_name: 'text', company_name: 'text', vat_number: 'text',
-    bank_holder: 'text', iban: 'text', payment_method: 'text', bank_verification_method: 'text', card_holder: 'text', card_number: 'text', postalcode: 'text',
-    house_number: 'text', house_number_add: 'text', street: 'text', city: 'text', country_iso2: 'text', language: 'text', telephone: 'text', archived: 'flag',
-    created_at: 'instant', updated_at: 'instant',
+    account_id: 'integer',
+    first_name: 'text',
+    last_name: 'text',
+    email: 'text',
+    gender: 'text',
+    middle_name: 'text',
+    company_name: 'text',
+    vat_number: 'text',
+    bank_holder: 'text',
+    iban: 'text',
+    payment_method: 'text',
+    bank_verification_method: 'text',
+    card_holder: 'text',
+    card_number: 'text',
+    postalcode: 'text',
+    house_number: 'text',
+    house_number_add: 'text',
+    street: 'text',
+    city: 'text',
+    country_iso2: 'text',
+    language: 'text',
+    telephone: 'text',
+    archived: 'flag',
+    created_at: 'instant',
+    updated_at: 'instant',
   },
 };
 
@@ -63,7 +102,13 @@ const CUSTOMER_ROWS: RowsSpec = {
  * from the store and are written with one bulk insert; subscriptions and invoices run their
  * create's unit each, behind a savepoint, so a row refused halfway leaves nothing of itself.
  */
-export function importBatch(ctx: CoreContext, kind: ImportKind, contentHash: string, rows: readonly ImportRow[], settle: (outcomes: RowOutcome[]) => ImportProgress): MaybePromise<RowOutcome[]> {
+export function importBatch(
+  ctx: CoreContext,
+  kind: ImportKind,
+  contentHash: string,
+  rows: readonly ImportRow[],
+  settle: (outcomes: RowOutcome[]) => ImportProgress,
+): MaybePromise<RowOutcome[]> {
   const now = nowIso(ctx);
   if (kind === 'customers') {
     const outcomes: RowOutcome[] = [];
@@ -87,7 +132,9 @@ export function importBatch(ctx: CoreContext, kind: ImportKind, contentHash: str
     });
   }
   // Checked before the transaction: what needs no store costs it no time.
-  const prepared = rows.map((row) => (kind === 'subscriptions' ? prepareSubscription(ctx, row.attributes) : prepareInvoiceWithLines(ctx, row.attributes)));
+  const prepared = rows.map((row) =>
+    kind === 'subscriptions' ? prepareSubscription(ctx, row.attributes) : prepareInvoiceWithLines(ctx, row.attributes),
+  );
   return ctx.store.write(function* () {
     const outcomes: RowOutcome[] = [];
     for (const ready of prepared) {
@@ -120,7 +167,9 @@ const insertTextFor = (rows: number): string => {
   return text;
 };
 /** A statement and its parameters, compiled as they are (no query builder: a batch has 50,000 of them). */
-const withParameters = (text: string, parameters: unknown[]): Build<unknown> => () => ({ compile: () => CompiledQuery.raw(text, parameters) });
+const withParameters =
+  (text: string, parameters: unknown[]): Build<unknown> =>
+  () => ({ compile: () => CompiledQuery.raw(text, parameters) });
 
 /**
  * A batch of customers into SQLite, as fast as the store allows without weakening it:
@@ -139,7 +188,7 @@ function* sqliteCustomerRows(values: readonly Record<string, unknown>[]): Unit<v
   const before = (yield* get((q) => q.selectFrom('customers').select((e) => e.fn.max('id').as('id'))))?.id ?? 0;
   yield* run(statement('INSERT INTO search_deferred (id) VALUES (1)'));
   const width = CUSTOMER_COLUMNS.length;
-  for (let at = 0; at < values.length; ) {
+  for (let at = 0; at < values.length;) {
     let rows = ROWS_PER_STATEMENT;
     while (rows > values.length - at) rows >>= 1;
     const parameters: unknown[] = new Array(rows * width);
@@ -150,24 +199,39 @@ function* sqliteCustomerRows(values: readonly Record<string, unknown>[]): Unit<v
     yield* run(withParameters(insertTextFor(rows), parameters));
     at += rows;
   }
-  yield* run(statement(`INSERT INTO customers_search (rowid, first_name, middle_name, last_name, company_name, email)
-    SELECT id, lower(first_name), lower(middle_name), lower(last_name), lower(company_name), lower(email) FROM customers WHERE id > ${Number(before)}`));
+  yield* run(
+    statement(`INSERT INTO customers_search (rowid, first_name, middle_name, last_name, company_name, email)
+    SELECT id, lower(first_name), lower(middle_name), lower(last_name), lower(company_name), lower(email) FROM customers WHERE id > ${Number(before)}`),
+  );
   yield* run(statement('DELETE FROM search_deferred'));
 }
 
 /** An invoice row may carry its lines (`lines`: an array of line attributes): a draft made with them. */
-function prepareInvoiceWithLines(ctx: CoreContext, attributes: Record<string, unknown>): Result<() => Unit<Result<unknown>>> {
+function prepareInvoiceWithLines(
+  ctx: CoreContext,
+  attributes: Record<string, unknown>,
+): Result<() => Unit<Result<unknown>>> {
   const { lines, ...invoice } = attributes;
-  if (lines !== undefined && !Array.isArray(lines)) return { ok: false, failure: { kind: 'invalid_attribute', problems: [{ attribute: 'lines', detail: 'must be an array of invoice lines' }] } };
+  if (lines !== undefined && !Array.isArray(lines))
+    return {
+      ok: false,
+      failure: {
+        kind: 'invalid_attribute',
+        problems: [{ attribute: 'lines', detail: 'must be an array of invoice lines' }],
+      },
+    };
   const made = prepareInvoice(ctx, invoice);
   if (!made.ok) return made;
   // Each line's own rules first, so a bad line refuses the row before anything is written.
   const lineProblems: AttributeProblem[] = [];
   ((lines as unknown[] | undefined) ?? []).forEach((line, i) => {
-    if (typeof line !== 'object' || line === null || Array.isArray(line)) lineProblems.push({ attribute: `lines/${i}`, detail: 'must be an object of line attributes' });
+    if (typeof line !== 'object' || line === null || Array.isArray(line))
+      lineProblems.push({ attribute: `lines/${i}`, detail: 'must be an object of line attributes' });
     else {
       const checked = prepareLine(ctx, { ...(line as Record<string, unknown>), invoice_id: 1 });
-      if (!checked.ok) for (const p of problemsOf(checked.failure)) lineProblems.push({ attribute: `lines/${i}/${p.attribute}`, detail: p.detail });
+      if (!checked.ok)
+        for (const p of problemsOf(checked.failure))
+          lineProblems.push({ attribute: `lines/${i}/${p.attribute}`, detail: p.detail });
     }
   });
   if (lineProblems.length) return { ok: false, failure: { kind: 'invalid_attribute', problems: lineProblems } };
@@ -179,7 +243,17 @@ function prepareInvoiceWithLines(ctx: CoreContext, attributes: Record<string, un
       for (const [i, line] of ((lines as Record<string, unknown>[] | undefined) ?? []).entries()) {
         const unit = prepareLine(ctx, { ...line, invoice_id: created.value.invoice.id });
         const added: Result<unknown> = unit.ok ? yield* unit.value() : unit;
-        if (!added.ok) return { ok: false, failure: { kind: 'invalid_attribute', problems: problemsOf(added.failure).map((p) => ({ attribute: `lines/${i}/${p.attribute}`, detail: p.detail })) } } as Result<unknown>;
+        if (!added.ok)
+          return {
+            ok: false,
+            failure: {
+              kind: 'invalid_attribute',
+              problems: problemsOf(added.failure).map((p) => ({
+                attribute: `lines/${i}/${p.attribute}`,
+                detail: p.detail,
+              })),
+            },
+          };
       }
       return created;
     },
@@ -187,12 +261,40 @@ function prepareInvoiceWithLines(ctx: CoreContext, attributes: Record<string, un
 }
 
 /** A statement the same on both engines, with no parameters (savepoints). */
-const statement = (text: string): Build<unknown> => (q) => ({ compile: () => sql.raw(text).compile(q) });
+const statement =
+  (text: string): Build<unknown> =>
+  (q) => ({ compile: () => sql.raw(text).compile(q) });
 
-function* saveProgress(ctx: CoreContext, kind: ImportKind, contentHash: string, progress: ImportProgress, now: string): Unit<void> {
-  const values = { position: progress.offset, line: progress.line, imported: progress.imported, rejected: progress.rejected, rejects_bytes: progress.rejectsBytes, done: progress.done ? 1 : 0, updated_at: now };
-  const changed = yield* run((q) => q.updateTable('imports').set(values).where('account_id', '=', ctx.account.id).where('kind', '=', kind).where('content_hash', '=', contentHash));
-  if (changed === 0) yield* run((q) => q.insertInto('imports').values({ account_id: ctx.account.id, kind, content_hash: contentHash, ...values, created_at: now }));
+function* saveProgress(
+  ctx: CoreContext,
+  kind: ImportKind,
+  contentHash: string,
+  progress: ImportProgress,
+  now: string,
+): Unit<void> {
+  const values = {
+    position: progress.offset,
+    line: progress.line,
+    imported: progress.imported,
+    rejected: progress.rejected,
+    rejects_bytes: progress.rejectsBytes,
+    done: progress.done ? 1 : 0,
+    updated_at: now,
+  };
+  const changed = yield* run((q) =>
+    q
+      .updateTable('imports')
+      .set(values)
+      .where('account_id', '=', ctx.account.id)
+      .where('kind', '=', kind)
+      .where('content_hash', '=', contentHash),
+  );
+  if (changed === 0)
+    yield* run((q) =>
+      q
+        .insertInto('imports')
+        .values({ account_id: ctx.account.id, kind, content_hash: contentHash, ...values, created_at: now }),
+    );
 }
 
 /** A failure as per-attribute problems, the shape a rejects report gives. */

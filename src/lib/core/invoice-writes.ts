@@ -8,17 +8,17 @@ import {
   INVOICE_READ_ONLY_ON_UPDATE,
 } from '../schemas/invoice.js';
 import { all, get, run, writeRows, type MaybePromise, type RowsSpec, type Unit } from '../store/unit.js';
-import { nowIso, transact, type CoreContext } from './context.js';
+import { allowsPrivateWebhooks, nowIso, transact, type CoreContext } from './context.js';
 import { findSubscription } from './subscriptions.js';
-import { lockInvoice, notDraft, type InvoiceWithLines } from './invoice-finalise.js';
-import { endOfDay } from './invoicing.js';
+import { endOfDay, lockInvoice, moveInvoice, notDraft, type InvoiceWithLines } from './invoice-rules.js';
 import { findInvoice, findInvoiceWithLines, type Invoice, type InvoiceLine } from './invoices.js';
-import { cancelTransaction, flush, Ledger, loadTransactions, moveInvoice, WORK, type Inv } from './lifecycle.js';
+import { flush, Ledger, loadTransactions, WORK, type Inv } from './ledger.js';
 import { getPlan } from './plans.js';
 import { fail, invalidAttributes, notFound, ok, type Result } from './result.js';
 import { dayAt } from './schedule.js';
 import { lineUnits, totalsOf, type Totals } from './tax.js';
 import { readInstants } from './time.js';
+import { cancelTransaction } from './transaction-rules.js';
 import { OPEN_STATUSES } from './transitions.js';
 
 export type { InvoiceWithLines };
@@ -37,27 +37,48 @@ export function* answer(ctx: CoreContext, id: number): Unit<Result<InvoiceWithLi
 function checkDates(ctx: CoreContext, given: Dates, final: Dates, problems: AttributeProblem[]): void {
   const tz = ctx.account.time_zone;
   const today = dayAt(nowIso(ctx), tz);
-  if (given.invoice_date && dayAt(given.invoice_date, tz) > today) problems.push({ attribute: 'invoice_date', detail: `must be on or before today (${today})` });
-  if (final.invoice_date && final.transaction_date && dayAt(final.transaction_date, tz) < dayAt(final.invoice_date, tz)) {
-    problems.push({ attribute: given.transaction_date ? 'transaction_date' : 'invoice_date', detail: `the transaction date must be on or after the invoice date (${dayAt(final.invoice_date, tz)})` });
+  if (given.invoice_date && dayAt(given.invoice_date, tz) > today)
+    problems.push({ attribute: 'invoice_date', detail: `must be on or before today (${today})` });
+  if (
+    final.invoice_date &&
+    final.transaction_date &&
+    dayAt(final.transaction_date, tz) < dayAt(final.invoice_date, tz)
+  ) {
+    problems.push({
+      attribute: given.transaction_date ? 'transaction_date' : 'invoice_date',
+      detail: `the transaction date must be on or after the invoice date (${dayAt(final.invoice_date, tz)})`,
+    });
   }
 }
 
 /** The other date copies the one given when it is empty (the reference's rule, on create and update alike). */
 function copyDates(given: Dates, current: Dates): Dates {
-  const final = { invoice_date: given.invoice_date !== undefined ? given.invoice_date : current.invoice_date ?? null, transaction_date: given.transaction_date !== undefined ? given.transaction_date : current.transaction_date ?? null };
+  const final = {
+    invoice_date: given.invoice_date !== undefined ? given.invoice_date : (current.invoice_date ?? null),
+    transaction_date:
+      given.transaction_date !== undefined ? given.transaction_date : (current.transaction_date ?? null),
+  };
   if (given.invoice_date && final.transaction_date === null) final.transaction_date = given.invoice_date;
   if (given.transaction_date && final.invoice_date === null) final.invoice_date = given.transaction_date;
   return final;
 }
 
 /** An original invoice must be a finalised invoice of the account (a credit relates to what was invoiced). */
-function* checkOriginal(ctx: CoreContext, id: number | null | undefined, self: number | undefined, problems: AttributeProblem[]): Unit<void> {
+function* checkOriginal(
+  ctx: CoreContext,
+  id: number | null | undefined,
+  self: number | undefined,
+  problems: AttributeProblem[],
+): Unit<void> {
   if (id === null || id === undefined) return;
   if (id === self) return void problems.push({ attribute: 'original_invoice_id', detail: 'must be another invoice' });
   const original = yield* findInvoice(ctx, id);
   if (!original) problems.push({ attribute: 'original_invoice_id', detail: `no invoice with id ${id}` });
-  else if (original.status === 'draft') problems.push({ attribute: 'original_invoice_id', detail: `invoice ${id} is a draft: only a finalised invoice can be an original` });
+  else if (original.status === 'draft')
+    problems.push({
+      attribute: 'original_invoice_id',
+      detail: `invoice ${id} is a draft: only a finalised invoice can be an original`,
+    });
 }
 
 /** Due work: the draft is finalised when its invoice date's day has ended (a day already ended: at once). */
@@ -65,10 +86,21 @@ export function* finaliseWhenDue(ctx: CoreContext, invoice: Pick<Invoice, 'id' |
   if (invoice.invoice_date === null) return;
   const at = endOfDay(invoice.invoice_date, ctx.account.time_zone);
   const now = nowIso(ctx);
-  yield* run((q) => q.insertInto('due_work').values({ account_id: ctx.account.id, due_at: at > now ? at : now, rank: WORK['invoice.finalise'], kind: 'invoice.finalise', subject: String(invoice.id) }));
+  yield* run((q) =>
+    q.insertInto('due_work').values({
+      account_id: ctx.account.id,
+      due_at: at > now ? at : now,
+      rank: WORK['invoice.finalise'],
+      kind: 'invoice.finalise',
+      subject: String(invoice.id),
+    }),
+  );
 }
 
-type DraftFields = Pick<Invoice, 'subscription_id' | 'customer_id' | 'invoice_date' | 'transaction_date' | 'original_invoice_id' | 'send_email'> & { totals?: Totals };
+type DraftFields = Pick<
+  Invoice,
+  'subscription_id' | 'customer_id' | 'invoice_date' | 'transaction_date' | 'original_invoice_id' | 'send_email'
+> & { totals?: Totals };
 
 /** A new draft: DRAFT, no number, no transaction; totals zero unless given (a credit invoice's). */
 function* insertDraft(ctx: CoreContext, now: string, { totals, ...fields }: DraftFields): Unit<Invoice> {
@@ -94,14 +126,22 @@ function* insertDraft(ctx: CoreContext, now: string, { totals, ...fields }: Draf
   )) as Invoice;
 }
 
-export function createInvoice(ctx: CoreContext, attributes: Record<string, unknown>): MaybePromise<Result<InvoiceWithLines>> {
+export function createInvoice(
+  ctx: CoreContext,
+  attributes: Record<string, unknown>,
+): MaybePromise<Result<InvoiceWithLines>> {
   const prepared = prepareInvoice(ctx, attributes);
   return prepared.ok ? transact(ctx.store, prepared.value) : prepared;
 }
 
 /** createInvoice in two halves (see prepareSubscription): the unit refuses before its first write. */
-export function prepareInvoice(ctx: CoreContext, attributes: Record<string, unknown>): Result<() => Unit<Result<InvoiceWithLines>>> {
-  const { value, problems } = validateAttributes(invoiceCreateSchema, attributes, { readOnly: INVOICE_READ_ONLY_ON_CREATE });
+export function prepareInvoice(
+  ctx: CoreContext,
+  attributes: Record<string, unknown>,
+): Result<() => Unit<Result<InvoiceWithLines>>> {
+  const { value, problems } = validateAttributes(invoiceCreateSchema, attributes, {
+    readOnly: INVOICE_READ_ONLY_ON_CREATE,
+  });
   const given = readInstants(value, ['invoice_date', 'transaction_date'], ctx.account.time_zone, problems);
   const dates = copyDates(given, {});
   checkDates(ctx, given, dates, problems);
@@ -127,7 +167,11 @@ export function prepareInvoice(ctx: CoreContext, attributes: Record<string, unkn
   });
 }
 
-export function updateInvoice(ctx: CoreContext, id: number, attributes: Record<string, unknown>): MaybePromise<Result<InvoiceWithLines>> {
+export function updateInvoice(
+  ctx: CoreContext,
+  id: number,
+  attributes: Record<string, unknown>,
+): MaybePromise<Result<InvoiceWithLines>> {
   return transact(ctx.store, function* () {
     const invoice = yield* lockInvoice(ctx, id);
     if (!invoice) return notFound<InvoiceWithLines>(`no invoice with id ${id}`);
@@ -141,11 +185,16 @@ export function updateInvoice(ctx: CoreContext, id: number, attributes: Record<s
     checkDates(ctx, given, dates, problems);
     yield* checkOriginal(ctx, value.original_invoice_id, id, problems);
     if (problems.length) return invalidAttributes<InvoiceWithLines>(problems);
-    const changes: Partial<Invoice> = { invoice_date: dates.invoice_date ?? null, transaction_date: dates.transaction_date ?? null, updated_at: nowIso(ctx) };
+    const changes: Partial<Invoice> = {
+      invoice_date: dates.invoice_date ?? null,
+      transaction_date: dates.transaction_date ?? null,
+      updated_at: nowIso(ctx),
+    };
     if (value.original_invoice_id !== undefined) changes.original_invoice_id = value.original_invoice_id;
     if (value.send_email !== undefined) changes.send_email = value.send_email ? 1 : 0;
     yield* run((q) => q.updateTable('invoices').set(changes).where('id', '=', id));
-    if (changes.invoice_date !== invoice.invoice_date) yield* finaliseWhenDue(ctx, { id, invoice_date: changes.invoice_date! });
+    if (changes.invoice_date !== invoice.invoice_date)
+      yield* finaliseWhenDue(ctx, { id, invoice_date: changes.invoice_date! });
     return yield* answer(ctx, id);
   });
 }
@@ -166,8 +215,17 @@ export const LINE_INSERT: RowsSpec = {
   key: 'invoice_lines.insert',
   table: 'invoice_lines',
   columns: {
-    account_id: 'integer', invoice_id: 'integer', description: 'text', amount_cents: 'integer', tax_rate: 'integer', tax_included: 'flag',
-    quantity: 'integer', unit_excl_cents: 'integer', unit_tax_cents: 'integer', created_at: 'instant', updated_at: 'instant',
+    account_id: 'integer',
+    invoice_id: 'integer',
+    description: 'text',
+    amount_cents: 'integer',
+    tax_rate: 'integer',
+    tax_included: 'flag',
+    quantity: 'integer',
+    unit_excl_cents: 'integer',
+    unit_tax_cents: 'integer',
+    created_at: 'instant',
+    updated_at: 'instant',
   },
 };
 
@@ -180,8 +238,14 @@ export function creditInvoice(ctx: CoreContext, id: number): MaybePromise<Result
     const now = nowIso(ctx);
     const original = yield* findInvoice(ctx, id);
     if (!original) return notFound<InvoiceWithLines>(`no invoice with id ${id}`);
-    if (original.status === 'draft') return fail<InvoiceWithLines>({ kind: 'invalid_state', detail: `invoice ${id} is a draft: change or delete it; only a finalised invoice is credited` });
-    const lines = (yield* all((q) => q.selectFrom('invoice_lines').selectAll().where('invoice_id', '=', id).orderBy('id'))) as InvoiceLine[];
+    if (original.status === 'draft')
+      return fail<InvoiceWithLines>({
+        kind: 'invalid_state',
+        detail: `invoice ${id} is a draft: change or delete it; only a finalised invoice is credited`,
+      });
+    const lines = (yield* all((q) =>
+      q.selectFrom('invoice_lines').selectAll().where('invoice_id', '=', id).orderBy('id'),
+    )) as InvoiceLine[];
     const negated = lines.map((line) => {
       const units = lineUnits(-line.amount_cents, line.tax_rate, line.tax_included === 1);
       return { ...line, amount_cents: -line.amount_cents, unit_excl_cents: units.excl, unit_tax_cents: units.tax };
@@ -215,9 +279,12 @@ export function payInvoice(ctx: CoreContext, id: number): MaybePromise<Result<In
     const row = yield* lockInvoice(ctx, id);
     if (!row) return notFound<InvoiceWithLines>(`no invoice with id ${id}`);
     if (row.status !== 'open' && row.status !== 'charged_back') {
-      return fail<InvoiceWithLines>({ kind: 'invalid_state', detail: `invoice ${id} is ${row.status}: only an open or charged back invoice can be marked paid` });
+      return fail<InvoiceWithLines>({
+        kind: 'invalid_state',
+        detail: `invoice ${id} is ${row.status}: only an open or charged back invoice can be marked paid`,
+      });
     }
-    const l = new Ledger();
+    const l = new Ledger(allowsPrivateWebhooks(ctx));
     const invoice: Inv = row;
     l.invoices.set(id, invoice);
     moveInvoice(l, invoice, 'paid', now);

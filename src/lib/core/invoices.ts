@@ -4,8 +4,20 @@ import type { InvoiceSortField, InvoiceStatus } from '../schemas/vocabulary.js';
 import type { InvoiceLineRow, InvoiceRow } from '../store/schema.js';
 import { containing } from '../store/compile.js';
 import { all, prepared, type Unit } from '../store/unit.js';
-import type { CoreContext } from './context.js';
-import { findPage, ID_KEY, lowerAscii, orderOf, pageOf, type Condition, type PageOf, type PageRequest, type Sort, type SortKey } from './paging.js';
+import type { Account, CoreContext } from './context.js';
+import type { Customer } from './customers.js';
+import {
+  findPage,
+  ID_KEY,
+  lowerAscii,
+  orderOf,
+  pageOf,
+  type Condition,
+  type PageOf,
+  type PageRequest,
+  type Sort,
+  type SortKey,
+} from './paging.js';
 
 export type Invoice = Omit<InvoiceRow, 'id'> & { id: number };
 export type InvoiceLine = Omit<InvoiceLineRow, 'id'> & { id: number };
@@ -31,7 +43,8 @@ export function listInvoices(ctx: CoreContext, page: PageRequest, find: InvoiceF
   const { status, customer_id, subscription_id, search } = find;
   if (status !== undefined) where.push({ where: (eb) => eb('status', '=', status) }); // invoices_status
   if (customer_id !== undefined) where.push({ selective: true, where: (eb) => eb('customer_id', '=', customer_id) }); // invoices_customer
-  if (subscription_id !== undefined) where.push({ selective: true, where: (eb) => eb('subscription_id', '=', subscription_id) }); // invoices_subscription
+  if (subscription_id !== undefined)
+    where.push({ selective: true, where: (eb) => eb('subscription_id', '=', subscription_id) }); // invoices_subscription
   if (search !== undefined) {
     const pattern = containing(lowerAscii(search.trim()));
     where.push({ where: (_eb, d) => sql<SqlBool>`${d.lower('reference')} LIKE ${pattern} ESCAPE '\\'` });
@@ -39,7 +52,9 @@ export function listInvoices(ctx: CoreContext, page: PageRequest, find: InvoiceF
   return findPage('invoices', ctx.account.id, page, { where, order: orderOf(SORT_KEYS, find.sort) });
 }
 
-const byId = prepared<Invoice, [number, number]>('invoices.find', (q, p) => q.selectFrom('invoices').selectAll().where('id', '=', p(0)).where('account_id', '=', p(1)));
+const byId = prepared<Invoice, [number, number]>('invoices.find', (q, p) =>
+  q.selectFrom('invoices').selectAll().where('id', '=', p(0)).where('account_id', '=', p(1)),
+);
 
 export function findInvoice(ctx: CoreContext, id: number): Unit<Invoice | undefined> {
   return byId.get(id, ctx.account.id);
@@ -49,24 +64,36 @@ export function findInvoice(ctx: CoreContext, id: number): Unit<Invoice | undefi
 export function* lineIdsBy(invoiceIds: number[]): Unit<Map<number, number[]>> {
   const byInvoice = new Map<number, number[]>(invoiceIds.map((id) => [id, []]));
   if (invoiceIds.length === 0) return byInvoice;
-  for (const row of yield* all((q) => q.selectFrom('invoice_lines').select(['id', 'invoice_id']).where('invoice_id', 'in', invoiceIds).orderBy('invoice_id').orderBy('id'))) {
-    byInvoice.get(row.invoice_id)?.push(row.id as number);
+  for (const row of yield* all((q) =>
+    q
+      .selectFrom('invoice_lines')
+      .select(['id', 'invoice_id'])
+      .where('invoice_id', 'in', invoiceIds)
+      .orderBy('invoice_id')
+      .orderBy('id'),
+  )) {
+    byInvoice.get(row.invoice_id)?.push(row.id);
   }
   return byInvoice;
 }
 
 /** An invoice with the ids of its lines (the GET of one invoice, and the answer to a write). */
-export function* findInvoiceWithLines(ctx: CoreContext, id: number): Unit<{ invoice: Invoice; lineIds: number[] } | undefined> {
+export function* findInvoiceWithLines(
+  ctx: CoreContext,
+  id: number,
+): Unit<{ invoice: Invoice; lineIds: number[] } | undefined> {
   const invoice = yield* byId.get(id, ctx.account.id);
   if (!invoice) return undefined;
   return { invoice, lineIds: (yield* lineIdsBy([id])).get(id)! };
 }
 
 export function linesOf(ctx: CoreContext, invoiceId: number, page: PageRequest): Unit<PageOf<InvoiceLine>> {
-  return pageOf('invoice_lines', ctx.account.id, page, { column: 'invoice_id', value: invoiceId }) as Unit<PageOf<InvoiceLine>>;
+  return pageOf('invoice_lines', ctx.account.id, page, { column: 'invoice_id', value: invoiceId });
 }
 
-const lineById = prepared<InvoiceLine, [number, number]>('invoice-lines.find', (q, p) => q.selectFrom('invoice_lines').selectAll().where('id', '=', p(0)).where('account_id', '=', p(1)));
+const lineById = prepared<InvoiceLine, [number, number]>('invoice-lines.find', (q, p) =>
+  q.selectFrom('invoice_lines').selectAll().where('id', '=', p(0)).where('account_id', '=', p(1)),
+);
 
 export function findLine(ctx: CoreContext, id: number): Unit<InvoiceLine | undefined> {
   return lineById.get(id, ctx.account.id);
@@ -75,3 +102,45 @@ export function findLine(ctx: CoreContext, id: number): Unit<InvoiceLine | undef
 /** The printable page of a finalised invoice (billing serve serves it): the token is the secret, so the id is not in it. */
 export const hostedInvoiceUrl = (baseUrl: string, invoice: Pick<Invoice, 'hosted_token'>): string | null =>
   invoice.hosted_token === null ? null : `${baseUrl}/invoice/${invoice.hosted_token}`;
+
+/** What an invoice's hosted page shows, read in one snapshot. */
+export interface HostedInvoice {
+  invoice: Invoice;
+  lines: InvoiceLine[];
+  customer: Customer;
+  account: Account;
+  /** The reference of the invoice a credit note credits. */
+  originalReference: string | null;
+}
+
+// The token is unique (an index): one indexed lookup; a finalised invoice never changes, so the
+// page's rows are read in one snapshot and need no lock.
+const byToken = prepared<Invoice, [string]>('pages.invoice', (q, p) =>
+  q.selectFrom('invoices').selectAll().where('hosted_token', '=', p(0)),
+);
+const customerById = prepared<Customer, [number]>('pages.invoice.customer', (q, p) =>
+  q.selectFrom('customers').selectAll().where('id', '=', p(0)),
+);
+const accountById = prepared<Account, [number]>('pages.invoice.account', (q, p) =>
+  q.selectFrom('accounts').selectAll().where('id', '=', p(0)),
+);
+const referenceById = prepared<{ reference: string | null }, [number]>('pages.invoice.original', (q, p) =>
+  q.selectFrom('invoices').select('reference').where('id', '=', p(0)),
+);
+
+export function* findHostedInvoice(token: string): Unit<HostedInvoice | undefined> {
+  const invoice = yield* byToken.get(token);
+  // Only a finalised invoice has a page (a draft has no token; this guards the rule).
+  if (!invoice || invoice.status === 'draft') return undefined;
+  const lines = (yield* all((q) =>
+    q.selectFrom('invoice_lines').selectAll().where('invoice_id', '=', invoice.id).orderBy('id'),
+  )) as InvoiceLine[];
+  const customer = yield* customerById.get(invoice.customer_id);
+  const account = yield* accountById.get(invoice.account_id);
+  if (!customer || !account) return undefined;
+  const originalReference =
+    invoice.original_invoice_id === null
+      ? null
+      : ((yield* referenceById.get(invoice.original_invoice_id))?.reference ?? null);
+  return { invoice, lines, customer, account, originalReference };
+}

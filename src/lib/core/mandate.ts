@@ -1,13 +1,16 @@
 // The customer's side of a mandate: what the confirmation page shows, and accepting it there.
 //
-// The page is reached without an API key: its URL (subscription id and mandate code) is the
-// credential, so the account is the subscription's own, never one a request names.
-import { createHash, timingSafeEqual } from 'node:crypto';
+// The page is reached without an API key: its URL (subscription id and confirmation token) is the
+// credential, so the account is the subscription's own, never one a request names. The row is found
+// by its id, which is no secret, and the token compared in constant time: an index on the token
+// itself would leak through timing how much of a guess matched.
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Clock } from './clock.js';
 import type { Account, CoreContext } from './context.js';
 import { nowIso, transact } from './context.js';
 import type { Customer } from './customers.js';
-import { activate, flush, Ledger, loadSubscriptions } from './lifecycle.js';
+import { flush, Ledger, loadSubscriptions } from './ledger.js';
+import { activate } from './subscription-rules.js';
 import type { Plan } from './plans.js';
 import { fail, notFound, ok, type Result } from './result.js';
 import type { Store } from '../store/store.js';
@@ -38,26 +41,48 @@ export function mandateState(sub: Pick<MandateSubscription, 'status' | 'mandate_
   return 'accepted';
 }
 
+/** What a confirmation token looks like (its URL segment): anything else is not looked up. */
+export const CONFIRMATION_TOKEN = /^[0-9a-f]{64}$/;
+
 /**
- * Whether the code from the URL is the subscription's, in time independent of where they differ:
+ * A new confirmation token: 32 random bytes, 64 hex digits (the migration that gave every older
+ * subscription one makes the same shape). Random, not derived: nothing the API returns but
+ * confirmation_page gives it away, and one subscription's can be replaced alone.
+ */
+export const newConfirmationToken = (): string => randomBytes(32).toString('hex');
+
+/**
+ * Whether the token from the URL is the subscription's, in time independent of where they differ:
  * both are hashed first, so neither their lengths nor a common prefix show in the timing.
  */
-export function sameMandateCode(given: string, actual: string): boolean {
+export function sameToken(given: string, actual: string): boolean {
   const a = createHash('sha256').update(given, 'utf8').digest();
   const b = createHash('sha256').update(actual, 'utf8').digest();
   return timingSafeEqual(a, b);
 }
 
-// By id alone: the account is not known yet (it is the subscription's).
-const subscriptionById = prepared<MandateSubscription, [number]>('mandate.subscription', (q, p) => q.selectFrom('subscriptions').selectAll().where('id', '=', p(0)));
-const customerById = prepared<Customer, [number]>('mandate.customer', (q, p) => q.selectFrom('customers').selectAll().where('id', '=', p(0)));
-const planById = prepared<Plan, [number]>('mandate.plan', (q, p) => q.selectFrom('subscription_plans').selectAll().where('id', '=', p(0)));
-const accountById = prepared<Account, [number]>('mandate.account', (q, p) => q.selectFrom('accounts').selectAll().where('id', '=', p(0)));
+/** The subscription when the token is its own; the comparison is made even for an unknown id. */
+const owning = (sub: MandateSubscription | undefined, token: string): MandateSubscription | undefined =>
+  sameToken(token, sub?.confirmation_token ?? '') && sub ? sub : undefined;
 
-/** The page's data, or undefined for an unknown subscription or a code that is not its own. */
-export function* findMandate(id: number, code: string): Unit<MandateView | undefined> {
-  const subscription = yield* subscriptionById.get(id);
-  if (!subscription || !sameMandateCode(code, subscription.mandate_code)) return undefined;
+// By id alone: the account is not known yet (it is the subscription's).
+const subscriptionById = prepared<MandateSubscription, [number]>('mandate.subscription', (q, p) =>
+  q.selectFrom('subscriptions').selectAll().where('id', '=', p(0)),
+);
+const customerById = prepared<Customer, [number]>('mandate.customer', (q, p) =>
+  q.selectFrom('customers').selectAll().where('id', '=', p(0)),
+);
+const planById = prepared<Plan, [number]>('mandate.plan', (q, p) =>
+  q.selectFrom('subscription_plans').selectAll().where('id', '=', p(0)),
+);
+const accountById = prepared<Account, [number]>('mandate.account', (q, p) =>
+  q.selectFrom('accounts').selectAll().where('id', '=', p(0)),
+);
+
+/** The page's data, or undefined for an unknown subscription or a token that is not its own. */
+export function* findMandate(id: number, token: string): Unit<MandateView | undefined> {
+  const subscription = owning(yield* subscriptionById.get(id), token);
+  if (!subscription) return undefined;
   const customer = yield* customerById.get(subscription.customer_id);
   const plan = yield* planById.get(subscription.subscription_plan_id);
   const account = yield* accountById.get(subscription.account_id);
@@ -69,6 +94,8 @@ export interface MandateCore {
   store: Store;
   clock: Clock;
   baseUrl?: string;
+  /** The serving process's policy on webhooks to private addresses, kept on the deliveries an acceptance writes. */
+  allowPrivateWebhooks: boolean;
 }
 
 export interface Accepted {
@@ -84,25 +111,36 @@ export interface Accepted {
  * activated through the transition table (scheduling its first transaction; the event and its
  * webhook deliveries are written by the ledger). Safe to repeat: a second accept changes nothing.
  * Refused (invalid_state, nothing changed) for a cancelled subscription; not_found for an unknown
- * id or a code that is not the subscription's.
+ * id or a token that is not the subscription's (a new one may have replaced it meanwhile).
  */
-export async function acceptMandate(core: MandateCore, id: number, code: string): Promise<Result<Accepted>> {
+export async function acceptMandate(core: MandateCore, id: number, token: string): Promise<Result<Accepted>> {
   const owner = await core.store.read(function* () {
-    const sub = yield* subscriptionById.get(id);
-    if (!sub || !sameMandateCode(code, sub.mandate_code)) return undefined;
+    const sub = owning(yield* subscriptionById.get(id), token);
+    if (!sub) return undefined;
     return yield* accountById.get(sub.account_id);
   }, 'mandate.owner');
   if (!owner) return notFound(`no mandate page here`);
-  const ctx: CoreContext = { store: core.store, clock: core.clock, account: owner, baseUrl: core.baseUrl };
+  const ctx: CoreContext = {
+    store: core.store,
+    clock: core.clock,
+    account: owner,
+    baseUrl: core.baseUrl,
+    allowPrivateWebhooks: core.allowPrivateWebhooks,
+  };
   const result: MaybePromise<Result<Accepted>> = transact(ctx.store, function* () {
     const now = nowIso(ctx);
-    const l = new Ledger();
+    const l = new Ledger(core.allowPrivateWebhooks);
     l.zones.set(owner.id, owner.time_zone);
     // Locked until the transaction ends: a concurrent accept waits, then finds it accepted.
     yield* loadSubscriptions(l, [id], owner.id);
     const sub = l.subs.get(id);
-    if (!sub || !sameMandateCode(code, sub.mandate_code)) return notFound<Accepted>('no mandate page here');
-    if (sub.status === 'cancelled') return fail<Accepted>({ kind: 'invalid_state', attribute: 'status', detail: 'the subscription is cancelled: its mandate can no longer be accepted' });
+    if (!sub || !sameToken(token, sub.confirmation_token)) return notFound<Accepted>('no mandate page here');
+    if (sub.status === 'cancelled')
+      return fail<Accepted>({
+        kind: 'invalid_state',
+        attribute: 'status',
+        detail: 'the subscription is cancelled: its mandate can no longer be accepted',
+      });
     let changed = false;
     if (sub.mandate_accepted !== 1 || sub.mandate_accepted_date === null) {
       sub.mandate_accepted = 1;
@@ -116,7 +154,9 @@ export async function acceptMandate(core: MandateCore, id: number, code: string)
       changed = true;
     }
     if (changed) yield* flush(l);
-    const customer = (yield* get((q) => q.selectFrom('customers').selectAll().where('id', '=', sub.customer_id))) as Customer;
+    const customer = (yield* get((q) =>
+      q.selectFrom('customers').selectAll().where('id', '=', sub.customer_id),
+    )) as Customer;
     const { customer_payment_method: _, ...subscription } = sub;
     return ok<Accepted>({ changed, subscription, customer });
   });

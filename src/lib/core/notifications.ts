@@ -5,8 +5,8 @@ import type { Store } from '../store/store.js';
 import { all, get, run, type MaybePromise, type Unit } from '../store/unit.js';
 import type { CoreContext } from './context.js';
 import type { Customer } from './customers.js';
-import type { Inv, Sub } from './lifecycle.js';
-import type { Recipient } from './invoicing.js';
+import type { Recipient } from './invoice-rules.js';
+import type { Inv, Sub } from './ledger.js';
 import { formatAmount } from '../schemas/money.js';
 import { findPage, type Condition, type PageOf, type PageRequest } from './paging.js';
 import type { Plan } from './plans.js';
@@ -15,28 +15,57 @@ export type Notification = Omit<NotificationRow, 'id'> & { id: number };
 
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:8080';
 
-/** The page where the customer accepts the mandate (served by billing serve). */
-export const confirmationPage = (baseUrl: string, id: number, mandateCode: string): string => `${baseUrl}/mandate/accept/${id}/${encodeURIComponent(mandateCode)}`;
+/** The path of the page where the customer accepts the mandate (billing serve's): the token is the credential. */
+export const confirmationPath = (id: number, token: string): string => `/mandate/accept/${id}/${token}`;
+export const confirmationPage = (baseUrl: string, id: number, token: string): string =>
+  baseUrl + confirmationPath(id, token);
 
 /** A new message's sending state: one with an email address is due to be sent (when SMTP is set up). */
-const unsent = (email: string | null, now: string) => ({ sent_at: null, send_attempts: 0, send_error: null, next_send_at: email ? now : null, claimed_until: null });
+const unsent = (email: string | null, now: string) => ({
+  sent_at: null,
+  send_attempts: 0,
+  send_error: null,
+  next_send_at: email ? now : null,
+  claimed_until: null,
+});
 
 type Words = { subject: string; body: (name: string, plan: string, url: string) => string };
 
 const MANDATE_CONFIRMATION: Record<string, Words> = {
-  nl: { subject: 'Bevestig je machtiging', body: (n, p, u) => `Beste ${n},\n\nBevestig de machtiging voor ${p} op ${u}\n` },
-  'nl-be': { subject: 'Bevestig uw domiciliëring', body: (n, p, u) => `Beste ${n},\n\nBevestig de domiciliëring voor ${p} op ${u}\n` },
-  en: { subject: 'Please confirm your mandate', body: (n, p, u) => `Dear ${n},\n\nPlease confirm the direct debit mandate for ${p} at ${u}\n` },
-  de: { subject: 'Bitte bestätigen Sie Ihr Mandat', body: (n, p, u) => `Guten Tag ${n},\n\nbitte bestätigen Sie das Lastschriftmandat für ${p} unter ${u}\n` },
-  fr: { subject: 'Veuillez confirmer votre mandat', body: (n, p, u) => `Bonjour ${n},\n\nVeuillez confirmer le mandat de prélèvement pour ${p} sur ${u}\n` },
+  nl: {
+    subject: 'Bevestig je machtiging',
+    body: (n, p, u) => `Beste ${n},\n\nBevestig de machtiging voor ${p} op ${u}\n`,
+  },
+  'nl-be': {
+    subject: 'Bevestig uw domiciliëring',
+    body: (n, p, u) => `Beste ${n},\n\nBevestig de domiciliëring voor ${p} op ${u}\n`,
+  },
+  en: {
+    subject: 'Please confirm your mandate',
+    body: (n, p, u) => `Dear ${n},\n\nPlease confirm the direct debit mandate for ${p} at ${u}\n`,
+  },
+  de: {
+    subject: 'Bitte bestätigen Sie Ihr Mandat',
+    body: (n, p, u) => `Guten Tag ${n},\n\nbitte bestätigen Sie das Lastschriftmandat für ${p} unter ${u}\n`,
+  },
+  fr: {
+    subject: 'Veuillez confirmer votre mandat',
+    body: (n, p, u) => `Bonjour ${n},\n\nVeuillez confirmer le mandat de prélèvement pour ${p} sur ${u}\n`,
+  },
 };
 
 /** The mandate confirmation of a new subscription: by the plan's channel, in the customer's language. */
-export function mandateConfirmation(ctx: CoreContext, customer: Customer, plan: Plan, sub: Sub, now: string): Omit<NotificationRow, 'id'> {
+export function mandateConfirmation(
+  ctx: CoreContext,
+  customer: Customer,
+  plan: Plan,
+  sub: Sub,
+  now: string,
+): Omit<NotificationRow, 'id'> {
   const words = MANDATE_CONFIRMATION[customer.language] ?? MANDATE_CONFIRMATION.nl;
   const name = [customer.first_name, customer.middle_name, customer.last_name].filter(Boolean).join(' ');
   const channel = plan.mandate_authentication_method;
-  const url = confirmationPage(ctx.baseUrl ?? DEFAULT_BASE_URL, sub.id, sub.mandate_code);
+  const url = confirmationPage(ctx.baseUrl ?? DEFAULT_BASE_URL, sub.id, sub.confirmation_token);
   return {
     account_id: ctx.account.id,
     customer_id: customer.id,
@@ -53,14 +82,34 @@ export function mandateConfirmation(ctx: CoreContext, customer: Customer, plan: 
   };
 }
 
-type InvoiceWords = { subject: (reference: string) => string; body: (name: string, reference: string, total: string, url: string) => string };
+type InvoiceWords = {
+  subject: (reference: string) => string;
+  body: (name: string, reference: string, total: string, url: string) => string;
+};
 
 const INVOICE: Record<string, InvoiceWords> = {
-  nl: { subject: (r) => `Factuur ${r}`, body: (n, r, t, u) => `Beste ${n},\n\nHierbij factuur ${r} over € ${t}. Bekijk en print hem op ${u}\n` },
-  'nl-be': { subject: (r) => `Factuur ${r}`, body: (n, r, t, u) => `Beste ${n},\n\nHierbij factuur ${r} ten bedrage van € ${t}. U kunt ze bekijken en afdrukken op ${u}\n` },
-  en: { subject: (r) => `Invoice ${r}`, body: (n, r, t, u) => `Dear ${n},\n\nPlease find invoice ${r} for € ${t}. View and print it at ${u}\n` },
-  de: { subject: (r) => `Rechnung ${r}`, body: (n, r, t, u) => `Guten Tag ${n},\n\nanbei Rechnung ${r} über € ${t}. Ansehen und drucken unter ${u}\n` },
-  fr: { subject: (r) => `Facture ${r}`, body: (n, r, t, u) => `Bonjour ${n},\n\nVoici la facture ${r} d'un montant de € ${t}. Consultez-la et imprimez-la sur ${u}\n` },
+  nl: {
+    subject: (r) => `Factuur ${r}`,
+    body: (n, r, t, u) => `Beste ${n},\n\nHierbij factuur ${r} over € ${t}. Bekijk en print hem op ${u}\n`,
+  },
+  'nl-be': {
+    subject: (r) => `Factuur ${r}`,
+    body: (n, r, t, u) =>
+      `Beste ${n},\n\nHierbij factuur ${r} ten bedrage van € ${t}. U kunt ze bekijken en afdrukken op ${u}\n`,
+  },
+  en: {
+    subject: (r) => `Invoice ${r}`,
+    body: (n, r, t, u) => `Dear ${n},\n\nPlease find invoice ${r} for € ${t}. View and print it at ${u}\n`,
+  },
+  de: {
+    subject: (r) => `Rechnung ${r}`,
+    body: (n, r, t, u) => `Guten Tag ${n},\n\nanbei Rechnung ${r} über € ${t}. Ansehen und drucken unter ${u}\n`,
+  },
+  fr: {
+    subject: (r) => `Facture ${r}`,
+    body: (n, r, t, u) =>
+      `Bonjour ${n},\n\nVoici la facture ${r} d'un montant de € ${t}. Consultez-la et imprimez-la sur ${u}\n`,
+  },
 };
 
 /** The email of a finalised invoice, in the customer's language, with the link to its printable page. */
@@ -88,7 +137,11 @@ export interface NotificationFind {
   subscription_id?: number;
 }
 
-export function listNotifications(ctx: CoreContext, page: PageRequest, find: NotificationFind = {}): Unit<PageOf<Notification>> {
+export function listNotifications(
+  ctx: CoreContext,
+  page: PageRequest,
+  find: NotificationFind = {},
+): Unit<PageOf<Notification>> {
   const where: Condition[] = [];
   const { customer_id, subscription_id } = find;
   if (customer_id !== undefined) where.push({ where: (eb) => eb('customer_id', '=', customer_id) });
@@ -113,7 +166,10 @@ export const MAX_SEND_ATTEMPTS = SEND_DELAYS_S.length + 1;
 export const SEND_WINDOW_MS = 86_400_000;
 
 /** A claimed message: what goes into the email, and what identifies it across retries. */
-export type ClaimedMail = Pick<Notification, 'id' | 'subject' | 'body' | 'language' | 'created_at' | 'send_attempts'> & { recipient: string };
+export type ClaimedMail = Pick<
+  Notification,
+  'id' | 'subject' | 'body' | 'language' | 'created_at' | 'send_attempts'
+> & { recipient: string };
 
 export interface MailClaim {
   /** The store's clock now: messages due by then. */
@@ -153,7 +209,16 @@ export function claimMail(store: Store, o: MailClaim): MaybePromise<ClaimedMail[
       ),
     );
     if (rows.length === 0) return [];
-    yield* run((q) => q.updateTable('notifications').set({ claimed_until: o.until }).where('id', 'in', rows.map((r) => r.id)));
+    yield* run((q) =>
+      q
+        .updateTable('notifications')
+        .set({ claimed_until: o.until })
+        .where(
+          'id',
+          'in',
+          rows.map((r) => r.id),
+        ),
+    );
     return rows as ClaimedMail[];
   });
 }
@@ -172,30 +237,59 @@ export type MailOutcome =
  * as sent even when this sender outlived its claim (the recipient has it); anything else only while
  * the claim is still this sender's.
  */
-export function recordMail(store: Store, outcomes: readonly MailOutcome[], o: { now: string; until: string }): MaybePromise<unknown> {
+export function recordMail(
+  store: Store,
+  outcomes: readonly MailOutcome[],
+  o: { now: string; until: string },
+): MaybePromise<unknown> {
   return store.write(function* () {
     for (const outcome of outcomes) {
       if ('skipped' in outcome) {
-        yield* run((q) => q.updateTable('notifications').set({ claimed_until: null }).where('id', '=', outcome.id).where('claimed_until', '=', o.until));
+        yield* run((q) =>
+          q
+            .updateTable('notifications')
+            .set({ claimed_until: null })
+            .where('id', '=', outcome.id)
+            .where('claimed_until', '=', o.until),
+        );
         continue;
       }
       if (outcome.sent) {
         yield* run((q) =>
           q
             .updateTable('notifications')
-            .set((eb) => ({ sent_at: o.now, send_attempts: eb('send_attempts', '+', 1), send_error: null, next_send_at: null, claimed_until: null }))
+            .set((eb) => ({
+              sent_at: o.now,
+              send_attempts: eb('send_attempts', '+', 1),
+              send_error: null,
+              next_send_at: null,
+              claimed_until: null,
+            }))
             .where('id', '=', outcome.id)
             .where('sent_at', 'is', null),
         );
         continue;
       }
-      const row = yield* get((q) => q.selectFrom('notifications').select(['send_attempts', 'claimed_until', 'sent_at']).where('id', '=', outcome.id));
+      const row = yield* get((q) =>
+        q
+          .selectFrom('notifications')
+          .select(['send_attempts', 'claimed_until', 'sent_at'])
+          .where('id', '=', outcome.id),
+      );
       if (!row || row.sent_at !== null || row.claimed_until !== o.until) continue;
       const made = row.send_attempts + 1;
       const last = outcome.permanent || made >= MAX_SEND_ATTEMPTS;
-      const next = last ? null : new Date(Date.parse(o.now) + SEND_DELAYS_S[made - 1]! * 1000).toISOString();
+      const next = last ? null : new Date(Date.parse(o.now) + SEND_DELAYS_S[made - 1] * 1000).toISOString();
       yield* run((q) =>
-        q.updateTable('notifications').set({ send_attempts: made, send_error: outcome.error.slice(0, 500), next_send_at: next, claimed_until: null }).where('id', '=', outcome.id),
+        q
+          .updateTable('notifications')
+          .set({
+            send_attempts: made,
+            send_error: outcome.error.slice(0, 500),
+            next_send_at: next,
+            claimed_until: null,
+          })
+          .where('id', '=', outcome.id),
       );
     }
   });

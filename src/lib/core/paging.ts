@@ -23,7 +23,15 @@ export interface PageOf<T> {
   more?: boolean;
 }
 
-type Table = 'customers' | 'subscription_plans' | 'subscriptions' | 'notifications' | 'invoices' | 'invoice_lines' | 'events' | 'webhook_deliveries';
+type Table =
+  | 'customers'
+  | 'subscription_plans'
+  | 'subscriptions'
+  | 'notifications'
+  | 'invoices'
+  | 'invoice_lines'
+  | 'events'
+  | 'webhook_deliveries';
 type Filter = { column: 'customer_id' | 'subscription_plan_id' | 'invoice_id'; value: number };
 
 /**
@@ -31,7 +39,12 @@ type Filter = { column: 'customer_id' | 'subscription_plan_id' | 'invoice_id'; v
  * read by id, so the last page of 100,000 rows costs about what the first does. Run it inside one
  * read (Store.read), so the rows and the total come from one snapshot.
  */
-export function* pageOf<T extends Table>(table: T, accountId: number, page: PageRequest, filter?: Filter): Unit<PageOf<DB[T] & { id: number }>> {
+export function* pageOf<T extends Table>(
+  table: T,
+  accountId: number,
+  page: PageRequest,
+  filter?: Filter,
+): Unit<PageOf<DB[T] & { id: number }>> {
   if (page.after !== undefined) return yield* plainKeysetPage(table, accountId, page.after, page.size, filter);
   // Every paged table has id and account_id, and the filter's column where one is given. Kysely
   // types one table at a time, so the queries are typed against `subscriptions`.
@@ -109,16 +122,25 @@ export function orderOf<F extends string>(keys: ReadonlyMap<F, SortKey>, sort: S
 }
 
 /** Whether a find asks for nothing beyond pageOf: no condition, ascending id. */
-const plain = (find: Find): boolean => find.where.length === 0 && (!find.order || (find.order.key.column === 'id' && !find.order.descending));
+const plain = (find: Find): boolean =>
+  find.where.length === 0 && (!find.order || (find.order.key.column === 'id' && !find.order.descending));
 
 /**
  * A page of the rows that meet the conditions, in the order asked for. Nothing to find in id order
  * is pageOf itself (the hottest lists, unchanged); anything else is foundPage. Not a generator:
  * it hands back the unit that does the work, one level less for every query to pass through.
  */
-export function findPage<T extends Table>(table: T, accountId: number, page: PageRequest, find: Find): Unit<PageOf<DB[T] & { id: number }>> {
+export function findPage<T extends Table>(
+  table: T,
+  accountId: number,
+  page: PageRequest,
+  find: Find,
+): Unit<PageOf<DB[T] & { id: number }>> {
   // The API refuses page[after] beside any order but ascending id, so a keyset page is in id order.
-  if (page.after !== undefined) return find.where.length ? keysetPage(table, accountId, page.after, page.size, find.where) : plainKeysetPage(table, accountId, page.after, page.size);
+  if (page.after !== undefined)
+    return find.where.length
+      ? keysetPage(table, accountId, page.after, page.size, find.where)
+      : plainKeysetPage(table, accountId, page.after, page.size);
   return plain(find) ? pageOf(table, accountId, page) : foundPage(table, accountId, page, find);
 }
 
@@ -130,12 +152,22 @@ const keysetQueries = new Map<string, PreparedQuery<Row, [number, number, number
  * of an export goes through here, and a prepared query's rows cost about half what a built query's
  * do (a fixed-shape mapper over raw rows), besides building nothing per page.
  */
-function* plainKeysetPage<T extends Table>(table: T, accountId: number, after: number, size: number, filter?: Filter): Unit<PageOf<DB[T] & { id: number }>> {
+function* plainKeysetPage<T extends Table>(
+  table: T,
+  accountId: number,
+  after: number,
+  size: number,
+  filter?: Filter,
+): Unit<PageOf<DB[T] & { id: number }>> {
   const key = `paging.after.${table}${filter ? `.${filter.column}` : ''}`;
   let query = keysetQueries.get(key);
   if (!query) {
     query = prepared(key, (q, p) => {
-      let built = (q as unknown as Kysely<AnyDB>).selectFrom(table as string).selectAll().where('account_id', '=', p(0)).where('id', '>', p(1));
+      let built = (q as unknown as Kysely<AnyDB>)
+        .selectFrom(table as string)
+        .selectAll()
+        .where('account_id', '=', p(0))
+        .where('id', '>', p(1));
       if (filter) built = built.where(filter.column, '=', p(3));
       return built.orderBy('id').limit(p(2));
     });
@@ -153,7 +185,13 @@ function* plainKeysetPage<T extends Table>(table: T, accountId: number, after: n
  * starts at `after` whatever the depth. A selective condition is read through its own index and
  * the few rows sorted, fenced as foundPage does, so neither planner walks the id index instead.
  */
-function* keysetPage<T extends Table>(table: T, accountId: number, after: number, size: number, where: readonly Condition[]): Unit<PageOf<DB[T] & { id: number }>> {
+function* keysetPage<T extends Table>(
+  table: T,
+  accountId: number,
+  after: number,
+  size: number,
+  where: readonly Condition[],
+): Unit<PageOf<DB[T] & { id: number }>> {
   const scoped = (q: Kysely<DB>, dialect: Dialect) => {
     let query = (q as unknown as Kysely<AnyDB>).selectFrom(table as string).where('account_id', '=', accountId);
     for (const condition of where) query = query.where((eb) => condition.where(eb, dialect));
@@ -161,9 +199,20 @@ function* keysetPage<T extends Table>(table: T, accountId: number, after: number
   };
   let rows: unknown[];
   if (where.some((condition) => condition.selective)) {
-    rows = yield* all((q, d) => (q as unknown as Kysely<AnyDB>).selectFrom(d.fenced(scoped(q, d).selectAll()).as('found')).selectAll().orderBy('found.id').limit(size + 1));
+    rows = yield* all((q, d) =>
+      (q as unknown as Kysely<AnyDB>)
+        .selectFrom(d.fenced(scoped(q, d).selectAll()).as('found'))
+        .selectAll()
+        .orderBy('found.id')
+        .limit(size + 1),
+    );
   } else {
-    rows = yield* all((q, d) => scoped(q, d).selectAll().orderBy('id').limit(size + 1));
+    rows = yield* all((q, d) =>
+      scoped(q, d)
+        .selectAll()
+        .orderBy('id')
+        .limit(size + 1),
+    );
   }
   const more = rows.length > size;
   if (more) rows.pop();
@@ -181,7 +230,12 @@ function* keysetPage<T extends Table>(table: T, accountId: number, after: number
  *   (account_id, <condition column>, id), then the page read by id; in either direction.
  * - another key: ORDER BY key, id over the (account_id, key, id) index, LIMIT and OFFSET.
  */
-function* foundPage<T extends Table>(table: T, accountId: number, page: PageRequest, find: Find): Unit<PageOf<DB[T] & { id: number }>> {
+function* foundPage<T extends Table>(
+  table: T,
+  accountId: number,
+  page: PageRequest,
+  find: Find,
+): Unit<PageOf<DB[T] & { id: number }>> {
   const scoped = (q: Kysely<DB>, dialect: Dialect) => {
     let query = (q as unknown as Kysely<AnyDB>).selectFrom(table as string).where('account_id', '=', accountId);
     for (const condition of find.where) query = query.where((eb) => condition.where(eb, dialect));
@@ -196,7 +250,10 @@ function* foundPage<T extends Table>(table: T, accountId: number, page: PageRequ
   if (find.where.some((condition) => condition.selective)) {
     rows = yield* all((q, d) => {
       const found = d.fenced(scoped(q, d).selectAll());
-      let query = (q as unknown as Kysely<AnyDB>).selectFrom(found.as('found')).selectAll().orderBy(keyOf(key, d, 'found'), direction);
+      let query = (q as unknown as Kysely<AnyDB>)
+        .selectFrom(found.as('found'))
+        .selectAll()
+        .orderBy(keyOf(key, d, 'found'), direction);
       if (key.column !== 'id') query = query.orderBy('found.id', direction);
       return query.limit(page.size).offset(offset);
     });
@@ -204,12 +261,23 @@ function* foundPage<T extends Table>(table: T, accountId: number, page: PageRequ
     rows = yield* all((q, d) =>
       scoped(q, d)
         .selectAll()
-        .where('id', direction === 'asc' ? '>=' : '<=', scoped(q, d).select('id').orderBy('id', direction).limit(1).offset(offset))
+        .where(
+          'id',
+          direction === 'asc' ? '>=' : '<=',
+          scoped(q, d).select('id').orderBy('id', direction).limit(1).offset(offset),
+        )
         .orderBy('id', direction)
         .limit(page.size),
     );
   } else {
-    rows = yield* all((q, d) => scoped(q, d).selectAll().orderBy(keyOf(key, d), direction).orderBy('id', direction).limit(page.size).offset(offset));
+    rows = yield* all((q, d) =>
+      scoped(q, d)
+        .selectAll()
+        .orderBy(keyOf(key, d), direction)
+        .orderBy('id', direction)
+        .limit(page.size)
+        .offset(offset),
+    );
   }
   return { rows: rows as (DB[T] & { id: number })[], total };
 }

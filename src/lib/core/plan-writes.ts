@@ -9,7 +9,9 @@ import { invalidAttributes, ok, type Result } from './result.js';
 import { localDate, parseDateInput } from './time.js';
 
 export function createPlan(ctx: CoreContext, attributes: Record<string, unknown>): MaybePromise<Result<Plan>> {
-  const { value, problems } = validateAttributes(planCreateSchema, attributes, { readOnly: ['archived', 'created_at', 'updated_at'] });
+  const { value, problems } = validateAttributes(planCreateSchema, attributes, {
+    readOnly: ['archived', 'created_at', 'updated_at'],
+  });
   const tz = ctx.account.time_zone;
   const now = nowIso(ctx);
   // Read start_date from the input, not from `value`: when another attribute fails, zod gives no
@@ -23,22 +25,25 @@ export function createPlan(ctx: CoreContext, attributes: Record<string, unknown>
   const { store } = ctx;
   return transact(store, function* () {
     const plan = yield* get((q) =>
-      q.insertInto('subscription_plans').values({
-        account_id: ctx.account.id,
-        name: value.name,
-        description: value.description ?? null,
-        start_date: startDate!,
-        status: value.status ?? 'active',
-        mandate_authentication_method: value.mandate_authentication_method ?? 'email',
-        send_invoice: (value.send_invoice ?? true) ? 1 : 0,
-        storno_retries: value.storno_retries ?? 2,
-        terms: value.terms ?? null,
-        archived: 0,
-        amount_cents: value.amount,
-        frequency: value.frequency ?? 'monthly',
-        created_at: now,
-        updated_at: now,
-      }).returningAll(),
+      q
+        .insertInto('subscription_plans')
+        .values({
+          account_id: ctx.account.id,
+          name: value.name,
+          description: value.description ?? null,
+          start_date: startDate!,
+          status: value.status ?? 'active',
+          mandate_authentication_method: value.mandate_authentication_method ?? 'email',
+          send_invoice: (value.send_invoice ?? true) ? 1 : 0,
+          storno_retries: value.storno_retries ?? 2,
+          terms: value.terms ?? null,
+          archived: 0,
+          amount_cents: value.amount,
+          frequency: value.frequency ?? 'monthly',
+          created_at: now,
+          updated_at: now,
+        })
+        .returningAll(),
     );
     return ok(plan!);
   });

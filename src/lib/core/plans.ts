@@ -5,7 +5,17 @@ import { prepared, type Unit } from '../store/unit.js';
 import type { CoreContext } from './context.js';
 import { sql, type SqlBool } from 'kysely';
 import { containing } from '../store/compile.js';
-import { findPage, ID_KEY, lowerAscii, orderOf, type Condition, type PageOf, type PageRequest, type Sort, type SortKey } from './paging.js';
+import {
+  findPage,
+  ID_KEY,
+  lowerAscii,
+  orderOf,
+  type Condition,
+  type PageOf,
+  type PageRequest,
+  type Sort,
+  type SortKey,
+} from './paging.js';
 import { notFound, ok, type Result } from './result.js';
 
 export type Plan = Omit<PlanRow, 'id'> & { id: number };
@@ -34,9 +44,15 @@ export function listPlans(ctx: CoreContext, page: PageRequest, find: PlanFind = 
   return findPage('subscription_plans', ctx.account.id, page, { where, order: orderOf(SORT_KEYS, find.sort) });
 }
 
-const byId = prepared<Plan, [number, number]>('plans.find', (q, p) => q.selectFrom('subscription_plans').selectAll().where('id', '=', p(0)).where('account_id', '=', p(1)));
+const byId = prepared<Plan, [number, number]>('plans.find', (q, p) =>
+  q.selectFrom('subscription_plans').selectAll().where('id', '=', p(0)).where('account_id', '=', p(1)),
+);
+const sharedById = prepared<Plan, [number, number]>('plans.find.shared', (q, p, d) =>
+  d.shared(q.selectFrom('subscription_plans').selectAll().where('id', '=', p(0)).where('account_id', '=', p(1))),
+);
 
-export function* getPlan(ctx: CoreContext, id: number): Unit<Result<Plan>> {
-  const plan = yield* byId.get(id, ctx.account.id);
+/** `shared`: the plan kept as read until the transaction ends (Dialect.shared), for a write made on it. */
+export function* getPlan(ctx: CoreContext, id: number, options: { shared?: boolean } = {}): Unit<Result<Plan>> {
+  const plan = yield* (options.shared ? sharedById : byId).get(id, ctx.account.id);
   return plan ? ok(plan) : notFound(`no subscription plan with id ${id}`);
 }

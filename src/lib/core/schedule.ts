@@ -5,10 +5,21 @@ import { localDate, offsetMinutes, zonedToUtc } from './time.js';
 
 export type Frequency = 'weekly' | 'monthly' | 'quarterly' | 'half_yearly' | 'yearly' | 'once';
 
-const MONTHS: Readonly<Record<Frequency, number>> = { weekly: 0, monthly: 1, quarterly: 3, half_yearly: 6, yearly: 12, once: 0 };
+const MONTHS: Readonly<Record<Frequency, number>> = {
+  weekly: 0,
+  monthly: 1,
+  quarterly: 3,
+  half_yearly: 6,
+  yearly: 12,
+  once: 0,
+};
 
 const pad = (n: number, width = 2) => String(n).padStart(width, '0');
-const parts = (day: string): [number, number, number] => [Number(day.slice(0, 4)), Number(day.slice(5, 7)), Number(day.slice(8, 10))];
+const parts = (day: string): [number, number, number] => [
+  Number(day.slice(0, 4)),
+  Number(day.slice(5, 7)),
+  Number(day.slice(8, 10)),
+];
 const dayOf = (y: number, m: number, d: number): string => `${pad(y, 4)}-${pad(m)}-${pad(d)}`;
 const daysIn = (y: number, m: number): number => new Date(Date.UTC(y, m, 0)).getUTCDate();
 
@@ -39,7 +50,12 @@ export function cycleDay(anchor: string, frequency: Frequency, n: number): strin
 }
 
 /** The first cycle, from cycle `from` on, whose day is on or after `day`; null for a plan collected once whose cycle is past. */
-export function firstCycleOnOrAfter(anchor: string, frequency: Frequency, from: number, day: string): { n: number; day: string } | null {
+export function firstCycleOnOrAfter(
+  anchor: string,
+  frequency: Frequency,
+  from: number,
+  day: string,
+): { n: number; day: string } | null {
   if (frequency === 'once') return from === 0 ? { n: 0, day: anchor < day ? day : anchor } : null;
   // A guess from the distance in days, then corrected: cycles are never more than a year apart.
   const per = frequency === 'weekly' ? 7 : MONTHS[frequency] * 28;
@@ -78,7 +94,9 @@ export function addDuration(fromIso: string, duration: string, timeZone: string)
     let day = dayOf(local.getUTCFullYear(), local.getUTCMonth() + 1, local.getUTCDate());
     day = addDays(addMonths(day, years * 12 + months), weeks * 7 + days);
     const [y, m, d] = parts(day);
-    instant = zonedToUtc(y, m, d, local.getUTCHours(), local.getUTCMinutes(), local.getUTCSeconds(), timeZone).getTime() + local.getUTCMilliseconds();
+    instant =
+      zonedToUtc(y, m, d, local.getUTCHours(), local.getUTCMinutes(), local.getUTCSeconds(), timeZone).getTime() +
+      local.getUTCMilliseconds();
   }
   instant += ((hours * 60 + minutes) * 60 + seconds) * 1000;
   return Number.isFinite(instant) ? new Date(instant).toISOString() : null;

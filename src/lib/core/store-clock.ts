@@ -31,7 +31,7 @@ const state = prepared<{ test_time: string | null; next_due: string | null }, []
  * command does first. When nothing is due it is one indexed read. A store this process cannot write
  * is left as it is (its reads show what was last done).
  */
-export async function catchUp(store: Store, clock: StoreClock, options: DueOptions = {}): Promise<DueReport | undefined> {
+export async function catchUp(store: Store, clock: StoreClock, options: DueOptions): Promise<DueReport | undefined> {
   const row = await store.read(() => state.get(), 'clock.state');
   clock.test = row?.test_time ?? null;
   const now = clock.now().toISOString();
@@ -44,6 +44,8 @@ export interface ClockCore {
   clock: Clock;
   /** The public base URL, for links in what due work sends (an invoice's email). */
   baseUrl?: string;
+  /** The process's policy on webhooks to private addresses (the CLI: allowed), kept on what due work writes. */
+  allowPrivateWebhooks: boolean;
 }
 
 export interface AdvanceReport {
@@ -69,33 +71,54 @@ export async function showClock(core: ClockCore): Promise<{ now: string; test: b
 export async function setClock(core: ClockCore, toTime: string, timeZone = 'UTC'): Promise<Result<AdvanceReport>> {
   const to = new Date(toTime).toISOString();
   const real = baseOf(core).now().toISOString();
-  const moved = await core.store.write(function* () {
-    const test = (yield* get((q) => q.selectFrom('store_clock').select('test_time').where('id', '=', 1)))?.test_time ?? null;
-    const from = test ?? real;
-    if (to < from) return fail<string>({ kind: 'invalid_state', detail: `the clock is at ${formatInstant(from, timeZone)} and never goes back; give a time on or after it (to try things again, work on a copy of the store)` });
-    if (test === null) yield* run((q) => q.insertInto('store_clock').values({ id: 1, test_time: to }));
-    else yield* run((q) => q.updateTable('store_clock').set({ test_time: to }).where('id', '=', 1));
-    return ok(from);
-  }, (result) => result.ok);
+  const moved = await core.store.write(
+    function* () {
+      const test =
+        (yield* get((q) => q.selectFrom('store_clock').select('test_time').where('id', '=', 1)))?.test_time ?? null;
+      const from = test ?? real;
+      if (to < from)
+        return fail<string>({
+          kind: 'invalid_state',
+          detail: `the clock is at ${formatInstant(from, timeZone)} and never goes back; give a time on or after it (to try things again, work on a copy of the store)`,
+        });
+      if (test === null) yield* run((q) => q.insertInto('store_clock').values({ id: 1, test_time: to }));
+      else yield* run((q) => q.updateTable('store_clock').set({ test_time: to }).where('id', '=', 1));
+      return ok(from);
+    },
+    (result) => result.ok,
+  );
   if (!moved.ok) return moved;
   if (core.clock instanceof StoreClock) core.clock.test = to;
-  const report = await runDue(core.store, to, { baseUrl: core.baseUrl });
+  const report = await runDue(core.store, to, {
+    baseUrl: core.baseUrl,
+    allowPrivateWebhooks: core.allowPrivateWebhooks,
+  });
   return ok({ from: moved.value, to, test: true, changes: report.changes });
 }
 
 /** Back to real time: allowed once real time has caught up with the test time (the clock never goes back). */
 export async function resetClock(core: ClockCore, timeZone = 'UTC'): Promise<Result<AdvanceReport>> {
   const real = baseOf(core).now().toISOString();
-  const removed = await core.store.write(function* () {
-    const test = (yield* get((q) => q.selectFrom('store_clock').select('test_time').where('id', '=', 1)))?.test_time ?? null;
-    if (test !== null && test > real) {
-      return fail<string | null>({ kind: 'invalid_state', detail: `the test time ${formatInstant(test, timeZone)} is ahead of real time (${formatInstant(real, timeZone)}); going back to real time would move the clock back, which it never does (reset when real time has passed it, or work on a copy of the store)` });
-    }
-    yield* run((q) => q.deleteFrom('store_clock'));
-    return ok(test);
-  }, (result) => result.ok);
+  const removed = await core.store.write(
+    function* () {
+      const test =
+        (yield* get((q) => q.selectFrom('store_clock').select('test_time').where('id', '=', 1)))?.test_time ?? null;
+      if (test !== null && test > real) {
+        return fail<string | null>({
+          kind: 'invalid_state',
+          detail: `the test time ${formatInstant(test, timeZone)} is ahead of real time (${formatInstant(real, timeZone)}); going back to real time would move the clock back, which it never does (reset when real time has passed it, or work on a copy of the store)`,
+        });
+      }
+      yield* run((q) => q.deleteFrom('store_clock'));
+      return ok(test);
+    },
+    (result) => result.ok,
+  );
   if (!removed.ok) return removed;
   if (core.clock instanceof StoreClock) core.clock.test = null;
-  const report = await runDue(core.store, real, { baseUrl: core.baseUrl });
+  const report = await runDue(core.store, real, {
+    baseUrl: core.baseUrl,
+    allowPrivateWebhooks: core.allowPrivateWebhooks,
+  });
   return ok({ from: removed.value ?? real, to: real, test: false, changes: report.changes });
 }

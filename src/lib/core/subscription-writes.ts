@@ -9,9 +9,19 @@ import {
 } from '../schemas/subscription.js';
 import type { SubscriptionStatus } from '../schemas/vocabulary.js';
 import { get, run, type MaybePromise, type Unit } from '../store/unit.js';
-import { transact, nowIso, type CoreContext } from './context.js';
-import { activate, cancel, flush, Ledger, loadSubscriptions, moveSubscription, pause, restartCycles, setCancelDate, setResumeDate, type Sub } from './lifecycle.js';
-import { mandateConfirmation } from './notifications.js';
+import { allowsPrivateWebhooks, transactLocked, nowIso, type CoreContext } from './context.js';
+import { flush, Ledger, loadSubscriptions, type Sub } from './ledger.js';
+import {
+  activate,
+  cancel,
+  moveSubscription,
+  pause,
+  restartCycles,
+  setCancelDate,
+  setResumeDate,
+} from './subscription-rules.js';
+import { newConfirmationToken } from './mandate.js';
+import { confirmationPath, mandateConfirmation } from './notifications.js';
 import { getPlan } from './plans.js';
 import { fail, invalidAttributes, ok, type Result } from './result.js';
 import { dayAt, midnight } from './schedule.js';
@@ -31,17 +41,30 @@ const DATES = ['mandate_accepted_date', 'start_date', 'cancel_date', 'resume_dat
 type DateName = (typeof DATES)[number];
 
 /** Rules on the values themselves, alike for create and update. */
-function checkValues(ctx: CoreContext, value: Record<string, unknown>, dates: Partial<Record<DateName, string | null>>, problems: AttributeProblem[]): void {
+function checkValues(
+  ctx: CoreContext,
+  value: Record<string, unknown>,
+  dates: Partial<Record<DateName, string | null>>,
+  problems: AttributeProblem[],
+): void {
   const now = nowIso(ctx);
   const tz = ctx.account.time_zone;
   const today = midnight(dayAt(now, tz), tz);
-  if (dates.mandate_accepted_date && dates.mandate_accepted_date > now) problems.push({ attribute: 'mandate_accepted_date', detail: 'must not be in the future' });
-  if (dates.cancel_date && dates.cancel_date < today) problems.push({ attribute: 'cancel_date', detail: 'must be today or later (today cancels at once)' });
-  if (dates.resume_date && dates.resume_date <= now) problems.push({ attribute: 'resume_date', detail: 'must be in the future' });
+  if (dates.mandate_accepted_date && dates.mandate_accepted_date > now)
+    problems.push({ attribute: 'mandate_accepted_date', detail: 'must not be in the future' });
+  if (dates.cancel_date && dates.cancel_date < today)
+    problems.push({ attribute: 'cancel_date', detail: 'must be today or later (today cancels at once)' });
+  if (dates.resume_date && dates.resume_date <= now)
+    problems.push({ attribute: 'resume_date', detail: 'must be in the future' });
   if (ctx.allowPrivateWebhooks === false) {
     for (const name of URLS) {
       const url = value[name];
-      if (typeof url === 'string' && (isPrivateTarget(url) || ctx.privateHosts?.has(hostOf(url) ?? ''))) problems.push({ attribute: name, detail: 'must be reachable from outside: loopback, private and link-local addresses are refused by this server' });
+      if (typeof url === 'string' && (isPrivateTarget(url) || ctx.privateHosts?.has(hostOf(url) ?? '')))
+        problems.push({
+          attribute: name,
+          detail:
+            'must be reachable from outside: loopback, private and link-local addresses are refused by this server',
+        });
     }
   }
 }
@@ -53,17 +76,35 @@ function* answer(ctx: CoreContext, id: number): Unit<Result<SubscriptionWithTran
   return ok((yield* findSubscriptionWithTransactions(ctx, id))!);
 }
 
-export function createSubscription(ctx: CoreContext, attributes: Record<string, unknown>): MaybePromise<Result<SubscriptionWithTransactions>> {
+/**
+ * READ COMMITTED on PostgreSQL (transactLocked): it changes no row that exists, and what it reads
+ * holds until it commits: the plan by its shared lock (a change of it waits), the customer and the
+ * account by the foreign keys' locks (no delete meanwhile; a customer changed meanwhile is as if
+ * changed after), an unused mandate code by the unique index (a taken one fails the insert, and the
+ * store runs the create again to refuse it). SERIALIZABLE failed concurrent creates for nothing:
+ * each one's lookups of its new subscription by id (the updates of its mandate code and status, the
+ * foreign key check of its transaction) take predicate locks on the last page of the primary key,
+ * which every other create writes its new id into: 550 rollbacks in a race of 8 x 50 creates.
+ */
+export function createSubscription(
+  ctx: CoreContext,
+  attributes: Record<string, unknown>,
+): MaybePromise<Result<SubscriptionWithTransactions>> {
   const prepared = prepareSubscription(ctx, attributes);
-  return prepared.ok ? transact(ctx.store, prepared.value) : prepared;
+  return prepared.ok ? transactLocked(ctx.store, prepared.value) : prepared;
 }
 
 /**
  * A create in two halves: the rules that need no store, then the unit that checks the rest and
  * writes (refusing before its first write). An import runs many such units in one transaction.
  */
-export function prepareSubscription(ctx: CoreContext, attributes: Record<string, unknown>): Result<() => Unit<Result<SubscriptionWithTransactions>>> {
-  const { value, problems } = validateAttributes(subscriptionCreateSchema, attributes, { readOnly: SUBSCRIPTION_READ_ONLY_ON_CREATE });
+export function prepareSubscription(
+  ctx: CoreContext,
+  attributes: Record<string, unknown>,
+): Result<() => Unit<Result<SubscriptionWithTransactions>>> {
+  const { value, problems } = validateAttributes(subscriptionCreateSchema, attributes, {
+    readOnly: SUBSCRIPTION_READ_ONLY_ON_CREATE,
+  });
   const tz = ctx.account.time_zone;
   const dates = readInstants(value, DATES, tz, problems);
   checkValues(ctx, value, dates, problems);
@@ -71,21 +112,37 @@ export function prepareSubscription(ctx: CoreContext, attributes: Record<string,
   if (value.mandate_accepted === true && !dates.mandate_accepted_date && !has(problems, 'mandate_accepted_date')) {
     problems.push({ attribute: 'mandate_accepted_date', detail: 'is required when mandate_accepted is true' });
   }
-  if (dates.resume_date && status !== 'paused') problems.push({ attribute: 'resume_date', detail: 'applies only to a subscription created paused' });
+  if (dates.resume_date && status !== 'paused')
+    problems.push({ attribute: 'resume_date', detail: 'applies only to a subscription created paused' });
   if (problems.length) return invalidAttributes(problems);
 
   return ok(function* () {
     const now = nowIso(ctx);
     const customer = yield* findCustomer(ctx, value.customer_id);
-    const planFound = yield* getPlan(ctx, value.subscription_plan_id);
+    const planFound = yield* getPlan(ctx, value.subscription_plan_id, { shared: true });
     const plan = planFound.ok ? planFound.value : undefined;
     const found: AttributeProblem[] = [];
     if (!customer) found.push({ attribute: 'customer_id', detail: `no customer with id ${value.customer_id}` });
-    if (!plan) found.push({ attribute: 'subscription_plan_id', detail: `no subscription plan with id ${value.subscription_plan_id}` });
-    else if (plan.status !== 'active') found.push({ attribute: 'subscription_plan_id', detail: `the plan ${plan.id} is ${plan.status}: subscriptions are made only on active plans` });
+    if (!plan)
+      found.push({
+        attribute: 'subscription_plan_id',
+        detail: `no subscription plan with id ${value.subscription_plan_id}`,
+      });
+    else if (plan.status !== 'active')
+      found.push({
+        attribute: 'subscription_plan_id',
+        detail: `the plan ${plan.id} is ${plan.status}: subscriptions are made only on active plans`,
+      });
     if (value.mandate_code !== undefined) {
-      const taken = yield* get((q) => q.selectFrom('subscriptions').select('id').where('account_id', '=', ctx.account.id).where('mandate_code', '=', value.mandate_code!));
-      if (taken) found.push({ attribute: 'mandate_code', detail: `is already the mandate code of subscription ${taken.id}` });
+      const taken = yield* get((q) =>
+        q
+          .selectFrom('subscriptions')
+          .select('id')
+          .where('account_id', '=', ctx.account.id)
+          .where('mandate_code', '=', value.mandate_code!),
+      );
+      if (taken)
+        found.push({ attribute: 'mandate_code', detail: `is already the mandate code of subscription ${taken.id}` });
     }
     if (found.length) return invalidAttributes<SubscriptionWithTransactions>(found);
 
@@ -115,14 +172,17 @@ export function prepareSubscription(ctx: CoreContext, attributes: Record<string,
           updated_at: now,
           cycle_anchor: null,
           next_cycle: 0,
+          confirmation_token: newConfirmationToken(),
         })
         .returningAll(),
     ))!;
     if (value.mandate_code === undefined) {
       inserted.mandate_code = `MNDT-${inserted.id}`;
-      yield* run((q) => q.updateTable('subscriptions').set({ mandate_code: inserted.mandate_code }).where('id', '=', inserted.id));
+      yield* run((q) =>
+        q.updateTable('subscriptions').set({ mandate_code: inserted.mandate_code }).where('id', '=', inserted.id),
+      );
     }
-    const l = new Ledger();
+    const l = new Ledger(allowsPrivateWebhooks(ctx));
     l.zones.set(ctx.account.id, tz);
     l.plans.set(plan!.id, plan!);
     const sub: Sub = { ...inserted, customer_payment_method: customer!.payment_method };
@@ -142,7 +202,8 @@ export function prepareSubscription(ctx: CoreContext, attributes: Record<string,
       if (dates.cancel_date <= now) cancel(l, sub, now);
       else setCancelDate(l, sub, dates.cancel_date);
     }
-    if (!accepted && !value.confirmation_sent) l.notifications.push(mandateConfirmation(ctx, customer!, plan!, sub, now));
+    if (!accepted && !value.confirmation_sent)
+      l.notifications.push(mandateConfirmation(ctx, customer!, plan!, sub, now));
     yield* flush(l);
     // The answer from what was written, not read back: on PostgreSQL a read of the transactions
     // index would take predicate locks that concurrent creates conflict on (serialization failures).
@@ -164,7 +225,7 @@ function isCurrentValue(ctx: CoreContext, sub: Sub, name: string, given: unknown
     case 'archived':
       return given === (sub.archived === 1);
     case 'confirmation_page':
-      return typeof given === 'string' && given.endsWith(`/mandate/accept/${sub.id}/${encodeURIComponent(sub.mandate_code)}`);
+      return typeof given === 'string' && given.endsWith(confirmationPath(sub.id, sub.confirmation_token));
     case 'created_at':
     case 'updated_at': {
       if (typeof given !== 'string') return false;
@@ -176,13 +237,19 @@ function isCurrentValue(ctx: CoreContext, sub: Sub, name: string, given: unknown
   }
 }
 
-const stateFailure = (attribute: string | undefined, detail: string) => fail<SubscriptionWithTransactions>({ kind: 'invalid_state', attribute, detail });
+const stateFailure = (attribute: string | undefined, detail: string) =>
+  fail<SubscriptionWithTransactions>({ kind: 'invalid_state', attribute, detail });
 
-export function updateSubscription(ctx: CoreContext, id: number, attributes: Record<string, unknown>): MaybePromise<Result<SubscriptionWithTransactions>> {
+/** READ COMMITTED (transactLocked): what it changes it has locked (loadSubscriptions), as due work does. */
+export function updateSubscription(
+  ctx: CoreContext,
+  id: number,
+  attributes: Record<string, unknown>,
+): MaybePromise<Result<SubscriptionWithTransactions>> {
   const tz = ctx.account.time_zone;
-  return transact(ctx.store, function* () {
+  return transactLocked(ctx.store, function* () {
     const now = nowIso(ctx);
-    const l = new Ledger();
+    const l = new Ledger(allowsPrivateWebhooks(ctx));
     l.zones.set(ctx.account.id, tz);
     yield* loadSubscriptions(l, [id], ctx.account.id);
     const sub = l.subs.get(id);
@@ -196,24 +263,48 @@ export function updateSubscription(ctx: CoreContext, id: number, attributes: Rec
     const from = sub.status as SubscriptionStatus;
     const to = value.status ?? from;
     const accepted = value.mandate_accepted ?? sub.mandate_accepted === 1;
-    const acceptedDate = dates.mandate_accepted_date !== undefined ? dates.mandate_accepted_date : sub.mandate_accepted_date;
-    if (accepted && !acceptedDate && !has(problems, 'mandate_accepted_date')) problems.push({ attribute: 'mandate_accepted_date', detail: 'is required when mandate_accepted is true' });
-    if (dates.resume_date && to !== 'paused') problems.push({ attribute: 'resume_date', detail: 'applies only to a paused subscription (send status paused with it)' });
+    const acceptedDate =
+      dates.mandate_accepted_date !== undefined ? dates.mandate_accepted_date : sub.mandate_accepted_date;
+    if (accepted && !acceptedDate && !has(problems, 'mandate_accepted_date'))
+      problems.push({ attribute: 'mandate_accepted_date', detail: 'is required when mandate_accepted is true' });
+    if (dates.resume_date && to !== 'paused')
+      problems.push({
+        attribute: 'resume_date',
+        detail: 'applies only to a paused subscription (send status paused with it)',
+      });
     if (problems.length) return invalidAttributes<SubscriptionWithTransactions>(problems);
 
     // The state: what may change from where the subscription is.
     if (from === 'cancelled') {
-      if (to !== 'cancelled') return stateFailure('status', 'a cancelled subscription is cancelled for good: it cannot be activated, paused or resumed');
-      if (dates.cancel_date !== undefined || dates.resume_date !== undefined) return stateFailure(dates.cancel_date !== undefined ? 'cancel_date' : 'resume_date', 'the subscription is already cancelled');
+      if (to !== 'cancelled')
+        return stateFailure(
+          'status',
+          'a cancelled subscription is cancelled for good: it cannot be activated, paused or resumed',
+        );
+      if (dates.cancel_date !== undefined || dates.resume_date !== undefined)
+        return stateFailure(
+          dates.cancel_date !== undefined ? 'cancel_date' : 'resume_date',
+          'the subscription is already cancelled',
+        );
     }
-    if (to !== from && !canMove(SUBSCRIPTION_TRANSITIONS, from, to)) return stateFailure('status', `a subscription cannot go from ${from} to ${to}`);
+    if (to !== from && !canMove(SUBSCRIPTION_TRANSITIONS, from, to))
+      return stateFailure('status', `a subscription cannot go from ${from} to ${to}`);
     if (to === 'active' && from !== 'active' && !accepted) {
-      return stateFailure('status', 'activating needs an accepted mandate: send mandate_accepted true and mandate_accepted_date with it (or let the customer accept on the confirmation page)');
+      return stateFailure(
+        'status',
+        'activating needs an accepted mandate: send mandate_accepted true and mandate_accepted_date with it (or let the customer accept on the confirmation page)',
+      );
     }
     if (dates.start_date !== undefined && dates.start_date !== sub.start_date && sub.next_cycle > 0) {
-      return stateFailure('start_date', 'the start date cannot change once the plan has collected: transactions are planned from it');
+      return stateFailure(
+        'start_date',
+        'the start date cannot change once the plan has collected: transactions are planned from it',
+      );
     }
-    if (dates.start_date === null) return invalidAttributes<SubscriptionWithTransactions>([{ attribute: 'start_date', detail: 'must not be empty' }]);
+    if (dates.start_date === null)
+      return invalidAttributes<SubscriptionWithTransactions>([
+        { attribute: 'start_date', detail: 'must not be empty' },
+      ]);
     if (dates.start_date !== undefined && dates.start_date > sub.start_date) {
       // Nothing is collected before the start: a transaction that is (or was) due before the new one stands in the way.
       const before = yield* get((q) =>
@@ -229,16 +320,25 @@ export function updateSubscription(ctx: CoreContext, id: number, attributes: Rec
           .limit(1),
       );
       if (before) {
-        return stateFailure('start_date', `transaction ${before.id} is due on ${dayAt(before.due_date, tz)}, before the new start date: cancel it first (a collected one keeps the start where it is)`);
+        return stateFailure(
+          'start_date',
+          `transaction ${before.id} is due on ${dayAt(before.due_date, tz)}, before the new start date: cancel it first (a collected one keeps the start where it is)`,
+        );
       }
     }
 
     // Plain attributes.
     if (value.mandate_accepted !== undefined) sub.mandate_accepted = value.mandate_accepted ? 1 : 0;
     if (dates.mandate_accepted_date !== undefined) sub.mandate_accepted_date = dates.mandate_accepted_date;
-    for (const name of ['subscription_webhook_url', 'transaction_webhook_url', 'success_redirect_url'] as const) if (value[name] !== undefined) sub[name] = value[name] ?? null;
+    for (const name of ['subscription_webhook_url', 'transaction_webhook_url', 'success_redirect_url'] as const)
+      if (value[name] !== undefined) sub[name] = value[name] ?? null;
     if (value.metadata !== undefined) sub.metadata = value.metadata === null ? null : JSON.stringify(value.metadata);
     const confirmAgain = value.confirmation_sent === false && sub.confirmation_sent === 1 && !accepted;
+    // Back to false is the operator's way to replace a link that went astray: the page gets a new
+    // secret (the old URL answers 404 from now on), which a new confirmation, if one is due, carries.
+    if (value.confirmation_sent === false && sub.confirmation_sent === 1) {
+      sub.confirmation_token = newConfirmationToken();
+    }
     if (value.confirmation_sent !== undefined) sub.confirmation_sent = value.confirmation_sent ? 1 : 0;
     sub.updated_at = now;
     l.changedSubs.add(sub);

@@ -5,18 +5,43 @@ import { containing } from '../store/compile.js';
 import { all, prepared, type Unit } from '../store/unit.js';
 import type { CoreContext } from './context.js';
 import type { Subscription } from './customers.js';
-import { findPage, ID_KEY, lowerAscii, orderOf, pageOf, type Condition, type PageOf, type PageRequest, type Sort, type SortKey } from './paging.js';
+import {
+  findPage,
+  ID_KEY,
+  lowerAscii,
+  orderOf,
+  pageOf,
+  type Condition,
+  type PageOf,
+  type PageRequest,
+  type Sort,
+  type SortKey,
+} from './paging.js';
 
-export function subscriptionsOf(ctx: CoreContext, owner: 'customer_id' | 'subscription_plan_id', ownerId: number, page: PageRequest): Unit<PageOf<Subscription>> {
+export function subscriptionsOf(
+  ctx: CoreContext,
+  owner: 'customer_id' | 'subscription_plan_id',
+  ownerId: number,
+  page: PageRequest,
+): Unit<PageOf<Subscription>> {
   return pageOf('subscriptions', ctx.account.id, page, { column: owner, value: ownerId });
 }
 
 /** Subscription ids per owner, for the relationship data of a page of customers or plans (one query). */
-export function* subscriptionIdsBy(ctx: CoreContext, owner: 'customer_id' | 'subscription_plan_id', ownerIds: number[]): Unit<Map<number, number[]>> {
+export function* subscriptionIdsBy(
+  ctx: CoreContext,
+  owner: 'customer_id' | 'subscription_plan_id',
+  ownerIds: number[],
+): Unit<Map<number, number[]>> {
   const byOwner = new Map<number, number[]>(ownerIds.map((id) => [id, []]));
   if (ownerIds.length === 0) return byOwner;
   const rows = (yield* all((q) =>
-    q.selectFrom('subscriptions').select(['id', owner]).where('account_id', '=', ctx.account.id).where(owner, 'in', ownerIds).orderBy('id'),
+    q
+      .selectFrom('subscriptions')
+      .select(['id', owner])
+      .where('account_id', '=', ctx.account.id)
+      .where(owner, 'in', ownerIds)
+      .orderBy('id'),
   )) as { id: number; customer_id?: number; subscription_plan_id?: number }[];
   for (const row of rows) byOwner.get(row[owner]!)?.push(row.id);
   return byOwner;
@@ -24,7 +49,14 @@ export function* subscriptionIdsBy(ctx: CoreContext, owner: 'customer_id' | 'sub
 
 export function* subscriptionsByIds(ctx: CoreContext, ids: number[]): Unit<Subscription[]> {
   if (ids.length === 0) return [];
-  return yield* all((q) => q.selectFrom('subscriptions').selectAll().where('account_id', '=', ctx.account.id).where('id', 'in', ids).orderBy('id'));
+  return yield* all((q) =>
+    q
+      .selectFrom('subscriptions')
+      .selectAll()
+      .where('account_id', '=', ctx.account.id)
+      .where('id', 'in', ids)
+      .orderBy('id'),
+  );
 }
 
 /** Transaction ids per subscription (the relationship data), newest due date first, in one query. */
@@ -32,7 +64,12 @@ export function* transactionIdsBy(subscriptionIds: number[]): Unit<Map<number, s
   const bySubscription = new Map<number, string[]>(subscriptionIds.map((id) => [id, []]));
   if (subscriptionIds.length === 0) return bySubscription;
   const rows = yield* all((q) =>
-    q.selectFrom('transactions').select(['id', 'subscription_id']).where('subscription_id', 'in', subscriptionIds).orderBy('due_date', 'desc').orderBy('seq', 'desc'),
+    q
+      .selectFrom('transactions')
+      .select(['id', 'subscription_id'])
+      .where('subscription_id', 'in', subscriptionIds)
+      .orderBy('due_date', 'desc')
+      .orderBy('seq', 'desc'),
   );
   for (const row of rows) bySubscription.get(row.subscription_id)?.push(row.id);
   return bySubscription;
@@ -54,13 +91,17 @@ const SORT_KEYS: ReadonlyMap<SubscriptionSortField, SortKey> = new Map<Subscript
   ['start_date', { column: 'start_date', as: 'value' }], // subscriptions_start
 ]);
 
-
-export function listSubscriptions(ctx: CoreContext, page: PageRequest, find: SubscriptionFind = {}): Unit<PageOf<Subscription>> {
+export function listSubscriptions(
+  ctx: CoreContext,
+  page: PageRequest,
+  find: SubscriptionFind = {},
+): Unit<PageOf<Subscription>> {
   const where: Condition[] = [];
   const { status, customer_id, subscription_plan_id, search } = find;
   if (status !== undefined) where.push({ where: (eb) => eb('status', '=', status) }); // subscriptions_status
   if (customer_id !== undefined) where.push({ selective: true, where: (eb) => eb('customer_id', '=', customer_id) }); // subscriptions_customer
-  if (subscription_plan_id !== undefined) where.push({ where: (eb) => eb('subscription_plan_id', '=', subscription_plan_id) });
+  if (subscription_plan_id !== undefined)
+    where.push({ where: (eb) => eb('subscription_plan_id', '=', subscription_plan_id) });
   if (search !== undefined) {
     const pattern = containing(lowerAscii(search.trim()));
     where.push({ where: (_eb, d) => sql<SqlBool>`${d.lower('mandate_code')} LIKE ${pattern} ESCAPE '\\'` });
@@ -68,14 +109,19 @@ export function listSubscriptions(ctx: CoreContext, page: PageRequest, find: Sub
   return findPage('subscriptions', ctx.account.id, page, { where, order: orderOf(SORT_KEYS, find.sort) });
 }
 
-const byId = prepared<Subscription, [number, number]>('subscriptions.find', (q, p) => q.selectFrom('subscriptions').selectAll().where('id', '=', p(0)).where('account_id', '=', p(1)));
+const byId = prepared<Subscription, [number, number]>('subscriptions.find', (q, p) =>
+  q.selectFrom('subscriptions').selectAll().where('id', '=', p(0)).where('account_id', '=', p(1)),
+);
 
 export function findSubscription(ctx: CoreContext, id: number): Unit<Subscription | undefined> {
   return byId.get(id, ctx.account.id);
 }
 
 /** A subscription with the ids of its transactions (the GET of one subscription, and the answer to a write). */
-export function* findSubscriptionWithTransactions(ctx: CoreContext, id: number): Unit<{ subscription: Subscription; transactionIds: string[] } | undefined> {
+export function* findSubscriptionWithTransactions(
+  ctx: CoreContext,
+  id: number,
+): Unit<{ subscription: Subscription; transactionIds: string[] } | undefined> {
   const subscription = yield* byId.get(id, ctx.account.id);
   if (!subscription) return undefined;
   return { subscription, transactionIds: (yield* transactionIdsBy([id])).get(id)! };

@@ -46,6 +46,3 @@ export function totalsOf(lines: Iterable<LineAmounts>): Totals {
   const tax = taxRates.reduce((sum, [, cents]) => sum + cents, 0);
   return { excl, taxRates, tax, incl: excl + tax };
 }
-
-/** The most an invoice total may be, either way (10,000,000,000.00 euro): sums stay exact integers far below 2^53. */
-export const TOTAL_MAX = 1_000_000_000_000;

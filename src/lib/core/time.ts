@@ -42,7 +42,8 @@ export function formatInstant(utcIso: string, timeZone: string): string {
   // hours and minutes.
   if (utcIso.length === 24 && utcIso.charCodeAt(10) === 84 /* T */ && Number.isInteger(offset)) {
     const minute = Number(utcIso.slice(11, 13)) * 60 + Number(utcIso.slice(14, 16)) + offset;
-    if (minute >= 0 && minute < 1440) return `${utcIso.slice(0, 11)}${pad(Math.floor(minute / 60))}:${pad(minute % 60)}${utcIso.slice(16, 19)}${offsetText(offset)}`;
+    if (minute >= 0 && minute < 1440)
+      return `${utcIso.slice(0, 11)}${pad(Math.floor(minute / 60))}:${pad(minute % 60)}${utcIso.slice(16, 19)}${offsetText(offset)}`;
   }
   const local = new Date(ms + offset * 60_000);
   return (
@@ -69,7 +70,15 @@ export function isValidTimeZone(timeZone: string): boolean {
  * gives the earlier instant; a time that does not exist (clocks jump forward) moves forward by the
  * gap, so a day whose midnight is skipped starts at the first instant it has.
  */
-export function zonedToUtc(year: number, month: number, day: number, hour: number, minute: number, second: number, timeZone: string): Date {
+export function zonedToUtc(
+  year: number,
+  month: number,
+  day: number,
+  hour: number,
+  minute: number,
+  second: number,
+  timeZone: string,
+): Date {
   const wall = Date.UTC(year, month - 1, day, hour, minute, second);
   const before = offsetMillis(new Date(wall - 86_400_000 / 2), timeZone);
   const after = offsetMillis(new Date(wall + 86_400_000 / 2), timeZone);
@@ -116,7 +125,12 @@ export function localDate(utcIso: string, timeZone: string): string {
  * The date attributes of a request as UTC instants (a date is 00:00 in the zone): null clears,
  * absent keeps. One problem per date that is not one.
  */
-export function readInstants<N extends string>(value: Partial<Record<N, string | null>>, names: readonly N[], timeZone: string, problems: AttributeProblem[]): Partial<Record<N, string | null>> {
+export function readInstants<N extends string>(
+  value: Partial<Record<N, string | null>>,
+  names: readonly N[],
+  timeZone: string,
+  problems: AttributeProblem[],
+): Partial<Record<N, string | null>> {
   const instants: Partial<Record<N, string | null>> = {};
   for (const name of names) {
     const given = value[name];

@@ -2,7 +2,7 @@
 import type { TransactionSortField, TransactionStatus } from '../schemas/vocabulary.js';
 import { all, get, prepared, type Unit } from '../store/unit.js';
 import type { CoreContext } from './context.js';
-import type { Txn } from './lifecycle.js';
+import type { Txn } from './ledger.js';
 import type { PageOf, PageRequest, Sort } from './paging.js';
 
 export type Transaction = Txn;
@@ -10,7 +10,9 @@ export type Transaction = Txn;
 /** A transaction id as the API shows it: a UUID, lowercase. */
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-const byId = prepared<Transaction, [string, number]>('transactions.find', (q, p) => q.selectFrom('transactions').selectAll().where('id', '=', p(0)).where('account_id', '=', p(1)));
+const byId = prepared<Transaction, [string, number]>('transactions.find', (q, p) =>
+  q.selectFrom('transactions').selectAll().where('id', '=', p(0)).where('account_id', '=', p(1)),
+);
 
 export function findTransaction(ctx: CoreContext, id: string): Unit<Transaction | undefined> {
   return byId.get(id.toLowerCase(), ctx.account.id);
@@ -23,7 +25,11 @@ export interface TransactionFind {
 }
 
 /** A page of one subscription's transactions: a subscription has a few dozen, so an offset costs nothing. */
-export function* transactionsOf(subscriptionId: number, page: PageRequest, find: TransactionFind = {}): Unit<PageOf<Transaction>> {
+export function* transactionsOf(
+  subscriptionId: number,
+  page: PageRequest,
+  find: TransactionFind = {},
+): Unit<PageOf<Transaction>> {
   const { status } = find;
   const scoped = (q: Parameters<Parameters<typeof get>[0]>[0]) => {
     let query = q.selectFrom('transactions').where('subscription_id', '=', subscriptionId);
@@ -35,6 +41,8 @@ export function* transactionsOf(subscriptionId: number, page: PageRequest, find:
   if (offset >= total) return { rows: [], total };
   const field = find.sort?.field ?? 'due_date';
   const direction = (find.sort ? find.sort.descending : true) ? 'desc' : 'asc';
-  const rows = yield* all((q) => scoped(q).selectAll().orderBy(field, direction).orderBy('seq', direction).limit(page.size).offset(offset));
-  return { rows: rows as Transaction[], total };
+  const rows = yield* all((q) =>
+    scoped(q).selectAll().orderBy(field, direction).orderBy('seq', direction).limit(page.size).offset(offset),
+  );
+  return { rows, total };
 }

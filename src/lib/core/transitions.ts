@@ -1,7 +1,9 @@
-// Every status change of a subscription or a transaction goes through these tables: nothing else
-// assigns a status. A change the table does not list is refused (Invalid State for a request; a
-// bug, thrown, for the core's own work).
+// Every status change of a subscription, a transaction, an invoice or a webhook delivery goes through
+// these tables: nothing else assigns a status. A change the table does not list is refused (Invalid
+// State for a request; a bug, thrown, for the core's own work). They sit together, apart from the
+// rules that use them, so every lifecycle reads in one place.
 import type { InvoiceStatus, SubscriptionStatus, TransactionStatus } from '../schemas/vocabulary.js';
+import type { WebhookDeliveryRow } from '../store/schema.js';
 
 export const SUBSCRIPTION_TRANSITIONS: Readonly<Record<SubscriptionStatus, readonly SubscriptionStatus[]>> = {
   unverified: ['active', 'cancelled'],
@@ -43,11 +45,29 @@ export const INVOICE_TRANSITIONS: Readonly<Record<InvoiceStatus, readonly Invoic
   completed: [],
 };
 
+export type DeliveryStatus = WebhookDeliveryRow['status'];
+
+/**
+ * pending (due, or being tried) -> delivered (a 2xx answer), or failed (none after the last attempt).
+ * A success counts whatever the row became meanwhile (a sender whose claim lapsed still reached the
+ * receiver): failed -> delivered. Retried by hand, a failed or delivered delivery is pending again.
+ * An attempt that fails with attempts left, or is let go untried, rewrites a pending row: no change.
+ */
+export const DELIVERY_TRANSITIONS: Readonly<Record<DeliveryStatus, readonly DeliveryStatus[]>> = {
+  pending: ['delivered', 'failed'],
+  delivered: ['pending'],
+  failed: ['pending', 'delivered'],
+};
+
 /** Not yet collected: what a pause or a cancel cancels, and what DELETE /transactions may cancel. */
 export const OPEN_STATUSES: readonly TransactionStatus[] = ['queued', 'scheduled', 'rescheduled'];
 
 export const canMove = <S extends string>(table: Readonly<Record<S, readonly S[]>>, from: S, to: S): boolean =>
   Object.hasOwn(table, from) && table[from].includes(to);
+
+/** The statuses a row may have when written with `to`: `to` itself (no change), and those the table moves to it. */
+export const reaching = <S extends string>(table: Readonly<Record<S, readonly S[]>>, to: S): S[] =>
+  (Object.keys(table) as S[]).filter((from) => from === to || canMove(table, from, to));
 
 export class TransitionError extends Error {
   override name = 'TransitionError';

@@ -58,11 +58,28 @@ export function hostOf(url: string): string | undefined {
   }
 }
 
+/**
+ * The receiver a delivery counts against when senders share themselves out fairly: host:port of the
+ * URL as written (the scheme's port when none is given), before name resolution. It is known when
+ * the row is written, with no DNS in a claim; it is what a keep-alive pool and a receiver's operator
+ * go by; and two tenants behind one shared address (a CDN, a hosting platform) are not throttled
+ * together for the other's hanging endpoint. A URL that does not parse is its own receiver.
+ */
+export function hostKey(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.hostname}:${u.port || (u.protocol === 'https:' ? '443' : '80')}`;
+  } catch {
+    return url;
+  }
+}
+
 /** Whether a URL's host is loopback, private or link-local, as written. */
 export function isPrivateTarget(url: string): boolean {
   const host = hostOf(url);
   if (host === undefined) return false;
-  if (host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.local') || host.endsWith('.internal')) return true;
+  if (host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.local') || host.endsWith('.internal'))
+    return true;
   const kind = isIP(host);
   if (kind === 4) return v4Private(host);
   if (kind === 6) return v6Private(host);

@@ -1,10 +1,12 @@
 // The rejects file: every row an import did not take, in the input's own format, with the reasons
 // in one more member (NDJSON) or column (CSV) that an import ignores: fix the rows, import the file.
 // It is made at the first reject only, and cut back to what a committed batch left when an import
-// goes on after a kill, so no row is in it twice.
+// goes on after a kill, so no row is in it twice. A CSV one is fixed in a spreadsheet as often as
+// not, so its cells are escaped as every CSV export's are (a formula gets a leading '), and the
+// import drops that ' again when it reads the fixed file.
 import { closeSync, existsSync, ftruncateSync, openSync, rmSync, writeSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
-import { cell } from '../output/csv.js';
+import { cell, type CsvOptions } from '../output/csv.js';
 import { REJECTED, type ImportFormat, type SourceRow } from './source.js';
 
 /** `customers.ndjson` → `customers.rejects.ndjson`, beside it. */
@@ -18,11 +20,12 @@ export class RejectsFile {
   /** Bytes written so far (the header included). */
   size = 0;
 
-  /** `header`: a CSV input's column names, repeated (with the reasons column) at the top. */
+  /** `header`: a CSV input's column names, repeated (with the reasons column) at the top; `csv`: as --csv-raw says. */
   constructor(
     readonly path: string,
     readonly format: ImportFormat,
     private readonly header?: string[],
+    private readonly csv: CsvOptions = {},
   ) {}
 
   /** Keeps the first `bytes` of an existing file (what committed batches wrote), or none of it. */
@@ -49,7 +52,7 @@ export class RejectsFile {
     if (this.fd === undefined) {
       this.fd = openSync(this.path, 'w');
       this.size = 0;
-      if (this.format === 'csv' && this.header) this.append(`${this.csvColumns().map(cell).join(',')}\r\n`);
+      if (this.format === 'csv' && this.header) this.append(this.csvLine(this.csvColumns()));
     }
     this.append(this.format === 'csv' ? this.csvRow(row, reasons) : this.ndjsonRow(row, reasons));
   }
@@ -74,7 +77,11 @@ export class RejectsFile {
     const at = this.header?.indexOf(REJECTED) ?? -1;
     if (at >= 0 && at < cells.length) cells[at] = reasons;
     else cells.push(reasons);
-    return `${cells.map(cell).join(',')}\r\n`;
+    return this.csvLine(cells);
+  }
+
+  private csvLine(cells: string[]): string {
+    return `${cells.map((text) => cell(text, this.csv)).join(',')}\r\n`;
   }
 
   private ndjsonRow(row: SourceRow, reasons: string): string {

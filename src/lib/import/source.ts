@@ -3,9 +3,10 @@
 // offset just after it, so an import can record how far it got and go on from there.
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
 import { once } from 'node:events';
 import { extname } from 'node:path';
+import { unescapeFormula, type CsvOptions } from '../output/csv.js';
+import { Utf8Stream, type Utf8Problem } from '../schemas/utf8.js';
 
 export const IMPORT_FORMATS = ['ndjson', 'csv'] as const;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
@@ -28,7 +29,7 @@ export interface SourceRow {
   attributes?: Record<string, unknown>;
   /** Why the row could not be read as attributes (not JSON, not an object). */
   error?: string;
-  /** CSV: the cells as read, for the rejects file. */
+  /** CSV: the cells as read (as data: a formula's leading ' dropped), for the rejects file. */
   cells?: string[];
 }
 
@@ -37,33 +38,61 @@ const EXTENSIONS: Record<string, ImportFormat> = { '.ndjson': 'ndjson', '.jsonl'
 /** The format of a file, by its extension (.ndjson, .jsonl, .csv); undefined when it says none of these. */
 export const formatByExtension = (path: string): ImportFormat | undefined => EXTENSIONS[extname(path).toLowerCase()];
 
-/** The SHA-256 of a file's content and its size, read as a stream. */
-export async function hashFile(path: string): Promise<{ hash: string; size: number }> {
-  const hash = createHash('sha256');
-  let size = 0;
-  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) {
-    hash.update(chunk as Buffer);
-    size += (chunk as Buffer).length;
-  }
-  return { hash: hash.digest('hex'), size };
+/** What one pass over an import's bytes learns: the content's SHA-256, its size, and where it stops being UTF-8 (-1: nowhere). */
+export interface Content {
+  hash: string;
+  size: number;
+  invalidAt: number;
 }
 
-/** Standard input written to a file as it arrives (hashed on the way), so it is read like any file, in constant memory. */
-export async function spool(input: AsyncIterable<Uint8Array>, path: string): Promise<{ hash: string; size: number }> {
+/** Hashes and checks the bytes as they go by: the one pass an import makes before it takes any row. */
+function contentPass() {
   const hash = createHash('sha256');
-  const out = createWriteStream(path, { mode: 0o600 });
+  const utf8 = new Utf8Stream();
   let size = 0;
+  return {
+    take(chunk: Uint8Array) {
+      hash.update(chunk);
+      utf8.push(chunk);
+      size += chunk.length;
+    },
+    done: (): Content => ({ hash: hash.digest('hex'), size, invalidAt: utf8.end() }),
+  };
+}
+
+/** A file's content (hash, size, UTF-8 or not), read as a stream. */
+export async function hashFile(path: string): Promise<Content> {
+  const pass = contentPass();
+  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) pass.take(chunk as Buffer);
+  return pass.done();
+}
+
+/** Standard input written to a file as it arrives (hashed and checked on the way), so it is read like any file, in constant memory. */
+export async function spool(input: AsyncIterable<Uint8Array>, path: string): Promise<Content> {
+  const pass = contentPass();
+  const out = createWriteStream(path, { mode: 0o600 });
   try {
     for await (const chunk of input) {
-      hash.update(chunk);
-      size += chunk.length;
+      pass.take(chunk);
       if (!out.write(chunk)) await once(out, 'drain');
     }
   } finally {
     out.end();
     await once(out, 'close');
   }
-  return { hash: hash.digest('hex'), size };
+  return pass.done();
+}
+
+/** Where a file stops being UTF-8, from the offset its content pass found: the line is counted by reading up to it. */
+export async function utf8ProblemIn(path: string, offset: number): Promise<Utf8Problem> {
+  let line = 1;
+  let byte = 0;
+  // `end` is inclusive: the last byte read is the bad one (never a newline: a bad sequence starts above 0x7f).
+  for await (const chunk of createReadStream(path, { end: offset, highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
+    for (let at = chunk.indexOf(10); at >= 0; at = chunk.indexOf(10, at + 1)) line++;
+    byte = chunk[chunk.length - 1];
+  }
+  return { line, offset, byte };
 }
 
 /** Where a read starts: the first byte not yet committed, and the line before it. */
@@ -72,9 +101,14 @@ export interface Resume {
   line: number;
 }
 
-/** The rows of the file from `from` on. */
-export function readRows(path: string, format: ImportFormat, from: Resume): AsyncGenerator<SourceRow> {
-  return format === 'ndjson' ? ndjsonRows(path, from) : csvRows(path, from);
+/** The rows of the file from `from` on. `csv.raw` (--csv-raw): CSV cells as they are, a leading ' kept. */
+export function readRows(
+  path: string,
+  format: ImportFormat,
+  from: Resume,
+  csv: CsvOptions = {},
+): AsyncGenerator<SourceRow> {
+  return format === 'ndjson' ? ndjsonRows(path, from) : csvRows(path, from, csv);
 }
 
 async function* ndjsonRows(path: string, from: Resume): AsyncGenerator<SourceRow> {
@@ -104,7 +138,9 @@ async function* ndjsonRows(path: string, from: Resume): AsyncGenerator<SourceRow
 }
 
 function ndjsonRow(bytes: Buffer, line: number, end: number): SourceRow | undefined {
-  const raw = bytes.toString('utf8').replace(/\r$/, '');
+  let raw = bytes.toString('utf8').replace(/\r$/, '');
+  // A byte order mark before the first line is no part of it (a CSV file's is dropped by the parser).
+  if (line === 1 && raw.charCodeAt(0) === 0xfeff) raw = raw.slice(1);
   if (raw.trim() === '') return undefined; // blank lines are no rows
   let value: unknown;
   try {
@@ -112,15 +148,26 @@ function ndjsonRow(bytes: Buffer, line: number, end: number): SourceRow | undefi
   } catch (error) {
     return { line, lastLine: line, raw, end, error: `not a JSON object: ${(error as Error).message}` };
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { line, lastLine: line, raw, end, error: 'not a JSON object of attributes' };
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return { line, lastLine: line, raw, end, error: 'not a JSON object of attributes' };
   const attributes = value as Record<string, unknown>;
   delete attributes[REJECTED];
   return { line, lastLine: line, raw, end, attributes };
 }
 
+/**
+ * A CSV record's cells as data: the ' that an export (or a rejects file) puts before a cell a
+ * spreadsheet would run as a formula is dropped, so what was exported or rejected comes back as it was.
+ */
+const csvData = (cells: string[], csv: CsvOptions): string[] => (csv.raw ? cells : cells.map(unescapeFormula));
+
 /** The header of a CSV file: its first record. */
-export async function csvHeader(path: string): Promise<{ names: string[]; end: number; lines: number } | undefined> {
-  for await (const record of csvRecords(path, 0)) return { names: record.cells.map((n) => n.trim()), end: record.end, lines: record.lastLine };
+export async function csvHeader(
+  path: string,
+  csv: CsvOptions = {},
+): Promise<{ names: string[]; end: number; lines: number } | undefined> {
+  for await (const record of csvRecords(path, 0))
+    return { names: csvData(record.cells, csv).map((n) => n.trim()), end: record.end, lines: record.lastLine };
   return undefined;
 }
 
@@ -136,15 +183,27 @@ interface CsvRecord {
 async function* csvRecords(path: string, start: number): AsyncGenerator<CsvRecord> {
   const { parse } = await import('csv-parse');
   // relax_column_count: a row with too few or too many cells is a row to reject, not the end of the file.
-  const parser = createReadStream(path, { start, highWaterMark: 1 << 20 }).pipe(parse({ info: true, raw: true, relax_column_count: true, skip_empty_lines: true, bom: start === 0 }));
-  for await (const { record, raw, info } of parser as AsyncIterable<{ record: string[]; raw: string; info: { bytes: number; lines: number } }>) {
+  const parser = createReadStream(path, { start, highWaterMark: 1 << 20 }).pipe(
+    parse({ info: true, raw: true, relax_column_count: true, skip_empty_lines: true, bom: start === 0 }),
+  );
+  for await (const { record, raw, info } of parser as AsyncIterable<{
+    record: string[];
+    raw: string;
+    info: { bytes: number; lines: number };
+  }>) {
     const breaks = (raw.match(/\n/g) ?? []).length;
-    yield { cells: record, raw: raw.replace(/\r?\n$/, ''), end: info.bytes, firstLine: info.lines - breaks + (raw.endsWith('\n') ? 1 : 0), lastLine: info.lines };
+    yield {
+      cells: record,
+      raw: raw.replace(/\r?\n$/, ''),
+      end: info.bytes,
+      firstLine: info.lines - breaks + (raw.endsWith('\n') ? 1 : 0),
+      lastLine: info.lines,
+    };
   }
 }
 
-async function* csvRows(path: string, from: Resume): AsyncGenerator<SourceRow> {
-  const header = await csvHeader(path);
+async function* csvRows(path: string, from: Resume, csv: CsvOptions): AsyncGenerator<SourceRow> {
+  const header = await csvHeader(path, csv);
   if (!header) return;
   const names = header.names;
   // A first read starts after the header; a rerun where the last one committed.
@@ -157,15 +216,22 @@ async function* csvRows(path: string, from: Resume): AsyncGenerator<SourceRow> {
       continue; // the header itself
     }
     const line = lineBase + record.firstLine;
-    const row: SourceRow = { line, lastLine: lineBase + record.lastLine, raw: record.raw, end: start + record.end, cells: record.cells };
-    if (record.cells.length !== names.length) {
-      row.error = `has ${record.cells.length} cells where the header names ${names.length}`;
+    const cells = csvData(record.cells, csv);
+    const row: SourceRow = {
+      line,
+      lastLine: lineBase + record.lastLine,
+      raw: record.raw,
+      end: start + record.end,
+      cells,
+    };
+    if (cells.length !== names.length) {
+      row.error = `has ${cells.length} cells where the header names ${names.length}`;
       yield row;
       continue;
     }
     const attributes: Record<string, unknown> = {};
     for (const [i, name] of names.entries()) {
-      const text = record.cells[i];
+      const text = cells[i];
       // An empty cell is an attribute not given (a CSV cannot tell empty from absent).
       if (name === REJECTED || text === '') continue;
       if (JSON_CELLS.has(name) && /^\s*[[{]/.test(text)) {
@@ -179,14 +245,5 @@ async function* csvRows(path: string, from: Resume): AsyncGenerator<SourceRow> {
     }
     if (!row.error) row.attributes = attributes;
     yield row;
-  }
-}
-
-/** The size of a file, or 0 when there is none. */
-export async function sizeOf(path: string): Promise<number> {
-  try {
-    return (await stat(path)).size;
-  } catch {
-    return 0;
   }
 }

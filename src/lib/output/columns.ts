@@ -8,6 +8,7 @@
 // payment method is better left out whole than cut).
 // state: the value is a state (status, archived) and is coloured by its meaning on a terminal.
 import { formatDate, formatValue, label, MONEY } from './format.js';
+import { textOf } from '../schemas/json.js';
 
 export interface ResourceLike {
   type: string;
@@ -42,10 +43,13 @@ const column = (header: string, value: Column['value'], options: Options = {}): 
   hideWhenEmpty: options.hideWhenEmpty,
 });
 
-const attr = (name: string, header: string, options: Options = {}): Column => column(header, (r) => formatValue(name, r.attributes?.[name]), options);
-const money = (name: string, header: string, priority: number): Column => attr(name, header, { priority, align: 'right' });
+const attr = (name: string, header: string, options: Options = {}): Column =>
+  column(header, (r) => formatValue(name, r.attributes?.[name]), options);
+const money = (name: string, header: string, priority: number): Column =>
+  attr(name, header, { priority, align: 'right' });
 const status = (priority: number): Column => attr('status', 'status', { priority, state: true });
-const date = (name: string, header: string, priority: number): Column => column(header, (r) => formatDate(r.attributes?.[name]), { priority });
+const date = (name: string, header: string, priority: number): Column =>
+  column(header, (r) => formatDate(r.attributes?.[name]), { priority });
 const related = (name: string, header: string, priority: number): Column =>
   column(
     header,
@@ -62,7 +66,9 @@ const name = column('name', (r) => r.id, { priority: 0, truncate: true, minWidth
 /** A transaction's collection attempts (from its history), shown when it was retried: '' for the first. */
 const attempts = (r: ResourceLike): string => {
   const history = r.attributes?.history;
-  const highest = Array.isArray(history) ? Math.max(0, ...history.map((item) => Number((item as { attempt?: unknown } | null)?.attempt) || 0)) : 0;
+  const highest = Array.isArray(history)
+    ? Math.max(0, ...history.map((item) => Number((item as { attempt?: unknown } | null)?.attempt) || 0))
+    : 0;
   return highest > 1 ? String(highest) : '';
 };
 
@@ -82,7 +88,11 @@ export const COLUMNS: Record<string, Column[]> = {
     attr('email', 'email', { priority: 3, truncate: true, minWidth: 10 }),
     attr('payment_method', 'payment method', { priority: 5 }),
     date('created_at', 'created', 4),
-    column('state', (r) => (r.attributes?.archived === true ? 'archived' : ''), { priority: 2, state: true, hideWhenEmpty: true }),
+    column('state', (r) => (r.attributes?.archived === true ? 'archived' : ''), {
+      priority: 2,
+      state: true,
+      hideWhenEmpty: true,
+    }),
   ],
   'subscription-plan': [
     id,
@@ -162,11 +172,24 @@ export const COLUMNS: Record<string, Column[]> = {
     attr('url', 'URL', { priority: 3, truncate: true, minWidth: 12 }),
     attr('attempts', 'tries', { priority: 4, align: 'right' }),
     // What the receiver last said: its status, or why there was no answer.
-    column('last answer', (r) => String(r.attributes?.last_status ?? r.attributes?.last_error ?? ''), { priority: 5, truncate: true, minWidth: 8, hideWhenEmpty: true }),
+    column('last answer', (r) => textOf(r.attributes?.last_status ?? r.attributes?.last_error ?? ''), {
+      priority: 5,
+      truncate: true,
+      minWidth: 8,
+      hideWhenEmpty: true,
+    }),
   ],
   // What moving the store's clock changed (billing clock advance): a kind of status change and how many.
-  'clock-change': [column('change', (r) => r.id, { priority: 0 }), attr('count', 'count', { priority: 0, align: 'right' })],
-  account: [name, attr('invoice_prefix', 'invoice prefix', { priority: 3, truncate: true, minWidth: 6 }), attr('time_zone', 'time zone', { priority: 2, truncate: true, minWidth: 9 }), attr('default', 'default', { priority: 1 })],
+  'clock-change': [
+    column('change', (r) => r.id, { priority: 0 }),
+    attr('count', 'count', { priority: 0, align: 'right' }),
+  ],
+  account: [
+    name,
+    attr('invoice_prefix', 'invoice prefix', { priority: 3, truncate: true, minWidth: 6 }),
+    attr('time_zone', 'time zone', { priority: 2, truncate: true, minWidth: 9 }),
+    attr('default', 'default', { priority: 1 }),
+  ],
   profile: [
     name,
     attr('base_url', 'base URL', { priority: 2, truncate: true, minWidth: 12 }),
@@ -184,7 +207,11 @@ export function columnsFor(type: string, sample: ResourceLike | undefined): Colu
       ...Object.keys(sample?.attributes ?? {})
         .slice(0, 5)
         .map((key, i) =>
-          key === 'status' ? status(i + 1) : MONEY.has(key) ? money(key, label(key), i + 1) : attr(key, label(key), { priority: i + 1, truncate: true, minWidth: 8 }),
+          key === 'status'
+            ? status(i + 1)
+            : MONEY.has(key)
+              ? money(key, label(key), i + 1)
+              : attr(key, label(key), { priority: i + 1, truncate: true, minWidth: 8 }),
         ),
     ]
   );

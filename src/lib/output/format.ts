@@ -15,7 +15,8 @@ export function safeText(text: string): string {
 
 // Printable ASCII, tab and newline: nothing to do (the common case, tested first).
 const SAFE = /^[\t\n\x20-\x7e]*$/;
-const UNSAFE = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+// \p{Cc}: the C0 and C1 controls and DEL; [^\P{Cc}\t\n] is one of them but tab or newline.
+const UNSAFE = /[^\P{Cc}\t\n]|[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu;
 
 const escapeChar = (char: string): string => {
   const code = char.charCodeAt(0);
@@ -44,7 +45,8 @@ export function formatMoney(value: string | number): string {
   return `${sign ? '-' : ''}€ ${grouped}.${fraction.padEnd(2, '0')}`;
 }
 
-const isNumeric = (value: unknown): boolean => (typeof value === 'number' ? Number.isFinite(value) : typeof value === 'string' && DECIMAL.test(value));
+const isNumeric = (value: unknown): value is string | number =>
+  typeof value === 'number' ? Number.isFinite(value) : typeof value === 'string' && DECIMAL.test(value);
 
 export const isMoney = (name: string, value: unknown): boolean => MONEY.has(name) && isNumeric(value);
 
@@ -72,7 +74,13 @@ export function formatValue(name: string, value: unknown): string {
   // A list of objects (a transaction's history): one entry per line in the single view.
   if (Array.isArray(value)) {
     const sentence = Object.hasOwn(ITEMS, name) ? ITEMS[name] : undefined;
-    const items = value.map((entry) => (sentence && entry !== null && typeof entry === 'object' ? sentence(entry as Record<string, unknown>) : formatValue(name, entry))).filter(Boolean);
+    const items = value
+      .map((entry) =>
+        sentence && entry !== null && typeof entry === 'object'
+          ? sentence(entry as Record<string, unknown>)
+          : formatValue(name, entry),
+      )
+      .filter(Boolean);
     return value.some((item) => item !== null && typeof item === 'object') ? items.join(';\n') : items.join(', ');
   }
   if (typeof value === 'object') {
@@ -83,11 +91,13 @@ export function formatValue(name: string, value: unknown): string {
       .map(([key, shown]) => `${label(key)}: ${shown}`)
       .join(', ');
   }
-  return String(value);
+  // What is left: a number or a bigint.
+  return (value as number | bigint).toString();
 }
 
 /** "2026-12-01" from a datetime, for narrow list columns. */
-export const formatDate = (value: unknown): string => (typeof value === 'string' && DATETIME.test(value) ? value.slice(0, 10) : formatValue('', value));
+export const formatDate = (value: unknown): string =>
+  typeof value === 'string' && DATETIME.test(value) ? value.slice(0, 10) : formatValue('', value);
 
 /**
  * Items of a list attribute that read better as a sentence than as "key: value" pairs. A
@@ -99,7 +109,9 @@ const ITEMS: Record<string, (item: Record<string, unknown>) => string> = {
     const text = (key: string) => formatValue(key, item[key]);
     const attempt = typeof item.attempt === 'number' && item.attempt > 1 ? `(attempt ${item.attempt})` : '';
     const due = text('new_due_date') ? `→ ${formatDate(item.new_due_date)}` : '';
-    return [text('recorded_on'), text('status'), text('reason_code'), text('reason'), due, attempt].filter(Boolean).join(' ');
+    return [text('recorded_on'), text('status'), text('reason_code'), text('reason'), due, attempt]
+      .filter(Boolean)
+      .join(' ');
   },
   // An invoice's tax per rate: "21.00%: € 2.10".
   tax_rates: (item) => [formatValue('rate', item.rate), formatValue('amount', item.amount)].filter(Boolean).join(': '),

@@ -1,6 +1,6 @@
 // A progress bar on stderr for long jobs (imports), through cli-progress: on a terminal only; a pipe
 // or a log file gets none (the summary at the end says what happened).
-import type { IO } from '../command/io.js';
+import type { IO } from '../cli/io.js';
 
 export interface Progress {
   /** Work done so far (bytes of the input), and rows handled. */

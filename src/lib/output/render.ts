@@ -1,8 +1,8 @@
 // Prints a JSON:API document in the chosen format: table (people), json (the exact document),
 // ndjson (one resource per line), csv, or a JMESPath --query result.
-import type { GlobalOptions } from '../command/globals.js';
-import { UsageError } from '../command/errors.js';
-import type { IO } from '../command/io.js';
+import type { GlobalOptions } from '../cli/globals.js';
+import { UsageError } from '../cli/errors.js';
+import type { IO } from '../cli/io.js';
 import { noun, type ResourceLike } from './columns.js';
 import { oneLine } from './format.js';
 
@@ -25,7 +25,7 @@ export interface ListContext {
 /** A --query expression that cannot be parsed is a usage error, found before anything is sent. */
 export async function checkQuery(expression: string): Promise<void> {
   // compile is exported at run time but missing from @types/jmespath.
-  const { compile } = (await import('jmespath')).default as unknown as { compile(expression: string): unknown };
+  const { compile } = (await import('jmespath')).default as unknown as { compile: (expression: string) => unknown };
   try {
     compile(expression);
   } catch (error) {
@@ -35,7 +35,7 @@ export async function checkQuery(expression: string): Promise<void> {
 
 async function printQuery(value: unknown, expression: string, io: IO): Promise<void> {
   const { search } = (await import('jmespath')).default;
-  const result = search(value, expression);
+  const result: unknown = search(value, expression);
   // A string prints raw, as `jq -r` does: id=$(billing customers create … --query data.id) works.
   io.out(typeof result === 'string' ? `${result}\n` : `${JSON.stringify(result, null, 2)}\n`);
 }
@@ -44,7 +44,12 @@ async function printQuery(value: unknown, expression: string, io: IO): Promise<v
  * Plain objects that are not API resources (accounts, profiles) in the chosen format: a --query
  * result, JSON, one object per line, CSV, or the table that `table()` draws.
  */
-export async function renderPlain(value: Record<string, unknown> | Record<string, unknown>[], globals: GlobalOptions, io: IO, table: () => Promise<string>): Promise<void> {
+export async function renderPlain(
+  value: Record<string, unknown> | Record<string, unknown>[],
+  globals: GlobalOptions,
+  io: IO,
+  table: () => Promise<string>,
+): Promise<void> {
   if (globals.query !== undefined) return printQuery(value, globals.query, io);
   const rows = Array.isArray(value) ? value : [value];
   switch (globals.output) {
@@ -56,7 +61,7 @@ export async function renderPlain(value: Record<string, unknown> | Record<string
       return;
     case 'csv': {
       const { objectsToCsv } = await import('./csv.js');
-      io.out(objectsToCsv(rows));
+      io.out(objectsToCsv(rows, { raw: globals.csvRaw }));
       return;
     }
     case 'table':
@@ -65,7 +70,8 @@ export async function renderPlain(value: Record<string, unknown> | Record<string
 }
 
 /** Whether a list with --all is written page by page as it comes (ndjson, csv) rather than gathered first. */
-export const streams = (globals: Pick<GlobalOptions, 'output' | 'query'>): boolean => globals.query === undefined && (globals.output === 'ndjson' || globals.output === 'csv');
+export const streams = (globals: Pick<GlobalOptions, 'output' | 'query'>): boolean =>
+  globals.query === undefined && (globals.output === 'ndjson' || globals.output === 'csv');
 
 /** A list's text page by page, for the formats that stream: the pages' texts joined are what render prints of the whole list. */
 export interface PageFormat {
@@ -74,9 +80,12 @@ export interface PageFormat {
   readonly dropped: ReadonlySet<string>;
 }
 
-export async function pageFormat(output: 'ndjson' | 'csv'): Promise<PageFormat> {
-  if (output === 'csv') return (await import('./csv.js')).csvPages();
-  return { page: (resources) => resources.map((resource) => `${JSON.stringify(resource)}\n`).join(''), dropped: new Set() };
+export async function pageFormat(output: 'ndjson' | 'csv', csvRaw = false): Promise<PageFormat> {
+  if (output === 'csv') return (await import('./csv.js')).csvPages({ raw: csvRaw });
+  return {
+    page: (resources) => resources.map((resource) => `${JSON.stringify(resource)}\n`).join(''),
+    dropped: new Set(),
+  };
 }
 
 export async function render(document: Document, globals: GlobalOptions, io: IO, list?: ListContext): Promise<void> {
@@ -91,7 +100,7 @@ export async function render(document: Document, globals: GlobalOptions, io: IO,
       return;
     case 'csv': {
       const { toCsv } = await import('./csv.js');
-      io.out(toCsv(Array.isArray(data) ? data : data ? [data] : []));
+      io.out(toCsv(Array.isArray(data) ? data : data ? [data] : [], { raw: globals.csvRaw }));
       return;
     }
     case 'table': {
@@ -104,7 +113,9 @@ export async function render(document: Document, globals: GlobalOptions, io: IO,
       const type = data[0]?.type ?? list?.type ?? 'resource';
       if (data.length === 0) {
         const after = pageParameter(document.links?.self, 'after');
-        io.err(`no ${oneLine(noun(type, 0))}${after ? ` after id ${after}` : document.meta?.total ? ' on this page' : ''}\n`);
+        io.err(
+          `no ${oneLine(noun(type, 0))}${after ? ` after id ${after}` : document.meta?.total ? ' on this page' : ''}\n`,
+        );
         return;
       }
       io.out(await listTable(data, type, view));
@@ -146,8 +157,13 @@ export function footer(document: Document, shown: number, type: string, all = fa
   }
   const current = pageNumber(document.links?.self) ?? 1;
   const last = pageNumber(document.links?.last) ?? current;
-  const next = pageNumber(document.links?.next) ?? (document.links?.next === undefined && current < last ? current + 1 : undefined);
+  const next =
+    pageNumber(document.links?.next) ??
+    (document.links?.next === undefined && current < last ? current + 1 : undefined);
   // The page size is repeated only when it is not the service's default (10), which --page keeps anyway.
-  const hint = next === undefined ? '' : ` (next: --page ${next}${pageSize === undefined || pageSize === 10 ? '' : ` --page-size ${pageSize}`})`;
+  const hint =
+    next === undefined
+      ? ''
+      : ` (next: --page ${next}${pageSize === undefined || pageSize === 10 ? '' : ` --page-size ${pageSize}`})`;
   return `page ${current} of ${last}, ${total} ${things}${hint}`;
 }

@@ -6,6 +6,7 @@
 // Drawn here rather than with cli-table3: fitting needs the widths decided first anyway, and this
 // is smaller and quicker to load.
 import { columnsFor, type Column, type ResourceLike } from './columns.js';
+import { textOf } from '../schemas/json.js';
 import { formatValue, isMoney, label, oneLine, safeText } from './format.js';
 import type { Painter } from './paint.js';
 import { displayWidth, pad, truncate, wrap } from './text.js';
@@ -14,7 +15,8 @@ import { terminalWidth, type View } from './view.js';
 export { viewOf, type View } from './view.js';
 
 /** chalk is loaded only when colour is on. */
-const painterFor = async (view: View): Promise<Painter | undefined> => (view.color ? (await import('./paint.js')).painter() : undefined);
+const painterFor = async (view: View): Promise<Painter | undefined> =>
+  view.color ? (await import('./paint.js')).painter() : undefined;
 
 // ---- lists ----
 
@@ -25,16 +27,26 @@ export async function listTable(resources: ResourceLike[], type: string, view: V
   const paint = await painterFor(view);
   if (!view.tty) return tsv(columns, headers, rows, paint);
 
-  const shown = columns.map((_, i) => i).filter((i) => !columns[i].hideWhenEmpty || rows.some((cells) => cells[i] !== ''));
-  const natural = shown.map((i) => rows.reduce((width, cells) => Math.max(width, displayWidth(cells[i])), displayWidth(headers[i])));
+  const shown = columns
+    .map((_, i) => i)
+    .filter((i) => !columns[i].hideWhenEmpty || rows.some((cells) => cells[i] !== ''));
+  const natural = shown.map((i) =>
+    rows.reduce((width, cells) => Math.max(width, displayWidth(cells[i])), displayWidth(headers[i])),
+  );
   const fitted = fitColumns(
-    shown.map((i, k) => ({ priority: columns[i].priority, truncate: columns[i].truncate, minWidth: columns[i].minWidth, natural: natural[k] })),
+    shown.map((i, k) => ({
+      priority: columns[i].priority,
+      truncate: columns[i].truncate,
+      minWidth: columns[i].minWidth,
+      natural: natural[k],
+    })),
     terminalWidth(view),
   );
   const kept = fitted.kept.map((k) => shown[k]);
   const widths = fitted.widths;
-  const border = paint ? paint.border : (text: string) => text;
-  const line = (left: string, join: string, right: string) => border(`${left}${widths.map((w) => '─'.repeat(w + 2)).join(join)}${right}`);
+  const border = paint ? (text: string) => paint.border(text) : (text: string) => text;
+  const line = (left: string, join: string, right: string) =>
+    border(`${left}${widths.map((w) => '─'.repeat(w + 2)).join(join)}${right}`);
   const row = (cells: string[], header: boolean) => {
     const parts = kept.map((index, k) => {
       const column = columns[index];
@@ -47,14 +59,22 @@ export async function listTable(resources: ResourceLike[], type: string, view: V
     });
     return `${border('│')}${parts.join(border('│'))}${border('│')}`;
   };
-  const lines = [line('┌', '┬', '┐'), row(headers, true), line('├', '┼', '┤'), ...rows.map((cells) => row(cells, false)), line('└', '┴', '┘')];
+  const lines = [
+    line('┌', '┬', '┐'),
+    row(headers, true),
+    line('├', '┼', '┤'),
+    ...rows.map((cells) => row(cells, false)),
+    line('└', '┴', '┘'),
+  ];
   return `${lines.join('\n')}\n`;
 }
 
 function tsv(columns: Column[], headers: string[], rows: string[][], paint: Painter | undefined): string {
   // Colour here only when it was forced (FORCE_COLOR): globals.color is off without a terminal otherwise.
   const header = headers.map((h) => (paint ? paint.header(h) : h)).join('\t');
-  const body = rows.map((cells) => cells.map((cell, i) => (paint && columns[i].state ? paint.state(cell, cell) : cell)).join('\t'));
+  const body = rows.map((cells) =>
+    cells.map((cell, i) => (paint && columns[i].state ? paint.state(cell, cell) : cell)).join('\t'),
+  );
   return `${[header, ...body].join('\n')}\n`;
 }
 
@@ -85,8 +105,10 @@ const sum = (values: number[]): number => values.reduce((a, b) => a + b, 0);
 export function fitColumns(specs: FitSpec[], available: number): { kept: number[]; widths: number[] } {
   const kept = specs.map((_, i) => i);
   const total = (width: (spec: FitSpec) => number) => sum(kept.map((i) => width(specs[i]))) + frame(kept.length);
-  const comfortable = (spec: FitSpec) => (spec.truncate ? Math.min(spec.natural, Math.max(spec.minWidth, COMFORTABLE)) : spec.natural);
-  const narrowest = (spec: FitSpec) => (spec.truncate ? Math.min(spec.natural, Math.max(1, spec.minWidth)) : spec.natural);
+  const comfortable = (spec: FitSpec) =>
+    spec.truncate ? Math.min(spec.natural, Math.max(spec.minWidth, COMFORTABLE)) : spec.natural;
+  const narrowest = (spec: FitSpec) =>
+    spec.truncate ? Math.min(spec.natural, Math.max(1, spec.minWidth)) : spec.natural;
   while (kept.length > 1 && total(comfortable) > available) {
     let least = 0;
     for (let k = 1; k < kept.length; k++) if (specs[kept[k]].priority >= specs[kept[least]].priority) least = k;
@@ -98,7 +120,8 @@ export function fitColumns(specs: FitSpec[], available: number): { kept: number[
   let over = sum(widths) + frame(kept.length) - available;
   while (over > 0) {
     let widest = -1;
-    for (let k = 0; k < kept.length; k++) if (widths[k] > narrowest(specs[kept[k]]) && (widest < 0 || widths[k] > widths[widest])) widest = k;
+    for (let k = 0; k < kept.length; k++)
+      if (widths[k] > narrowest(specs[kept[k]]) && (widest < 0 || widths[k] > widths[widest])) widest = k;
     if (widest < 0) break;
     widths[widest]--;
     over--;
@@ -122,11 +145,12 @@ export function fieldsOf(resource: ResourceLike, view: View, idLabel = 'id'): Fi
   const fields: Field[] = [{ label: idLabel, value: resource.id, money: false, state: false }];
   for (const [name, value] of Object.entries(resource.attributes ?? {})) {
     const shown = formatValue(name, value);
-    if (shown !== '') fields.push({ label: label(name), value: shown, money: isMoney(name, value), state: name === 'status' });
+    if (shown !== '')
+      fields.push({ label: label(name), value: shown, money: isMoney(name, value), state: name === 'status' });
   }
   for (const [name, relationship] of Object.entries(resource.relationships ?? {})) {
     const data = relationship?.data as { id?: unknown } | { id?: unknown }[] | null | undefined;
-    const idOf = (d: { id?: unknown } | null | undefined) => (d?.id === undefined || d.id === null ? '' : String(d.id));
+    const idOf = (d: { id?: unknown } | null | undefined) => (d?.id === undefined || d.id === null ? '' : textOf(d.id));
     const shown = !data ? '' : Array.isArray(data) ? data.map(idOf).filter(Boolean).join(', ') : idOf(data);
     if (shown) fields.push({ label: label(name), value: shown, money: false, state: false });
   }
@@ -148,16 +172,25 @@ export async function resourceTable(resource: ResourceLike, view: View, idLabel 
   const labels = fields.map((f) => oneLine(f.label));
   // Money right-aligned among itself, so that amounts line up on the decimal point.
   const moneyWidth = Math.max(0, ...fields.filter((f) => f.money).map((f) => displayWidth(oneLine(f.value))));
-  const values = fields.map((f) => (f.money ? [pad(oneLine(f.value), moneyWidth, 'right')] : safeText(f.value).split('\n').map((l) => l.replace(/\t/g, ' '))));
+  const values = fields.map((f) =>
+    f.money
+      ? [pad(oneLine(f.value), moneyWidth, 'right')]
+      : safeText(f.value)
+          .split('\n')
+          .map((l) => l.replace(/\t/g, ' ')),
+  );
 
   const content = Math.max(2, terminalWidth(view) - frame(2));
   const labelWidth = Math.max(1, Math.min(Math.max(...labels.map(displayWidth)), Math.floor(content / 2)));
   const valueWidth = Math.max(1, Math.min(Math.max(1, ...values.flat().map(displayWidth)), content - labelWidth));
-  const border = paint ? paint.border : (text: string) => text;
-  const rule = (left: string, join: string, right: string) => border(`${left}${'─'.repeat(labelWidth + 2)}${join}${'─'.repeat(valueWidth + 2)}${right}`);
+  const border = paint ? (text: string) => paint.border(text) : (text: string) => text;
+  const rule = (left: string, join: string, right: string) =>
+    border(`${left}${'─'.repeat(labelWidth + 2)}${join}${'─'.repeat(valueWidth + 2)}${right}`);
   const lines = [rule('┌', '┬', '┐')];
   fields.forEach((field, i) => {
-    const wrapped = field.money ? values[i].map((v) => truncate(v, valueWidth)) : values[i].flatMap((v) => wrap(v, valueWidth));
+    const wrapped = field.money
+      ? values[i].map((v) => truncate(v, valueWidth))
+      : values[i].flatMap((v) => wrap(v, valueWidth));
     wrapped.forEach((text, n) => {
       const name = n === 0 ? truncate(labels[i], labelWidth) : '';
       const labelCell = (paint && name ? paint.header(name) : name) + ' '.repeat(labelWidth - displayWidth(name));

@@ -5,11 +5,12 @@ import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Lang } from './words.js';
 import { FORMATS } from './words.js';
+import { textOf } from '../schemas/json.js';
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
 /** Text made safe for HTML content and for quoted attribute values alike. */
-export const escapeHtml = (value: unknown): string => String(value ?? '').replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+export const escapeHtml = (value: unknown): string => textOf(value ?? '').replace(/[&<>"']/g, (c) => ESCAPES[c]);
 
 /**
  * A template tag that escapes every interpolated value, except an Html (already-escaped markup
@@ -23,9 +24,9 @@ export class Html {
 }
 
 export function html(strings: TemplateStringsArray, ...values: unknown[]): Html {
-  let out = strings[0]!;
+  let out = strings[0];
   for (let i = 0; i < values.length; i++) {
-    out += piece(values[i]) + strings[i + 1]!;
+    out += piece(values[i]) + strings[i + 1];
   }
   return new Html(out);
 }
@@ -119,7 +120,8 @@ export function contentSecurityPolicy(formTargets: readonly string[] = []): stri
 }
 
 /** Whether the request says a body follows. */
-export const hasBody = (req: IncomingMessage): boolean => req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+export const hasBody = (req: IncomingMessage): boolean =>
+  req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
 
 /** Writes a page (or a redirect) with the security headers; HEAD gets the headers only (node:http drops the body). */
 export function sendPage(req: IncomingMessage, res: ServerResponse, answer: PageAnswer): void {

@@ -1,12 +1,14 @@
 // The pages' words in the five languages customers have (customers.language), and the way each
 // writes money, dates and rates. Money is formatted from integer cents by string work only.
 import type { Frequency } from '../core/schedule.js';
+import { formatAmount } from '../schemas/money.js';
 
 export const PAGE_LANGUAGES = ['nl', 'en', 'nl-be', 'de', 'fr'] as const;
 export type Lang = (typeof PAGE_LANGUAGES)[number];
 
 /** A customer's language as one the pages speak (Dutch when unknown). */
-export const pageLanguage = (language: string | null | undefined): Lang => ((PAGE_LANGUAGES as readonly string[]).includes(language ?? '') ? (language as Lang) : 'nl');
+export const pageLanguage = (language: string | null | undefined): Lang =>
+  (PAGE_LANGUAGES as readonly string[]).includes(language ?? '') ? (language as Lang) : 'nl';
 
 /**
  * The language of a page that knows no customer (an error page): the first of Accept-Language the
@@ -34,9 +36,8 @@ export function languageFromHeader(header: string | undefined): Lang {
 
 const NBSP = '\u00a0';
 
-/** The digits of a non-negative integer in groups of three. */
-function grouped(n: number, separator: string): string {
-  const digits = String(n);
+/** Digits (a non-negative integer's) in groups of three. */
+function grouped(digits: string, separator: string): string {
   let out = '';
   for (let i = 0; i < digits.length; i++) {
     if (i > 0 && (digits.length - i) % 3 === 0) out += separator;
@@ -45,18 +46,83 @@ function grouped(n: number, separator: string): string {
   return out;
 }
 
-/** Cents as `<units><decimal><two digits>` with grouped units; exact for every safe integer. */
+/** Cents as `<units><decimal><two digits>` with grouped units, cut from the digits (formatAmount): exact for every safe integer. */
 function number(cents: number, group: string, decimal: string): string {
-  const abs = Math.abs(cents);
-  return `${grouped(Math.floor(abs / 100), group)}${decimal}${String(abs % 100).padStart(2, '0')}`;
+  const [units, hundredths] = formatAmount(Math.abs(cents)).split('.');
+  return `${grouped(units, group)}${decimal}${hundredths}`;
 }
 
 const MONTHS: Record<Lang, readonly string[]> = {
-  nl: ['januari', 'februari', 'maart', 'april', 'mei', 'juni', 'juli', 'augustus', 'september', 'oktober', 'november', 'december'],
-  'nl-be': ['januari', 'februari', 'maart', 'april', 'mei', 'juni', 'juli', 'augustus', 'september', 'oktober', 'november', 'december'],
-  en: ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'],
-  de: ['Januar', 'Februar', 'März', 'April', 'Mai', 'Juni', 'Juli', 'August', 'September', 'Oktober', 'November', 'Dezember'],
-  fr: ['janvier', 'février', 'mars', 'avril', 'mai', 'juin', 'juillet', 'août', 'septembre', 'octobre', 'novembre', 'décembre'],
+  nl: [
+    'januari',
+    'februari',
+    'maart',
+    'april',
+    'mei',
+    'juni',
+    'juli',
+    'augustus',
+    'september',
+    'oktober',
+    'november',
+    'december',
+  ],
+  'nl-be': [
+    'januari',
+    'februari',
+    'maart',
+    'april',
+    'mei',
+    'juni',
+    'juli',
+    'augustus',
+    'september',
+    'oktober',
+    'november',
+    'december',
+  ],
+  en: [
+    'January',
+    'February',
+    'March',
+    'April',
+    'May',
+    'June',
+    'July',
+    'August',
+    'September',
+    'October',
+    'November',
+    'December',
+  ],
+  de: [
+    'Januar',
+    'Februar',
+    'März',
+    'April',
+    'Mai',
+    'Juni',
+    'Juli',
+    'August',
+    'September',
+    'Oktober',
+    'November',
+    'Dezember',
+  ],
+  fr: [
+    'janvier',
+    'février',
+    'mars',
+    'avril',
+    'mai',
+    'juin',
+    'juillet',
+    'août',
+    'septembre',
+    'octobre',
+    'novembre',
+    'décembre',
+  ],
 };
 
 export interface Formats {
@@ -70,8 +136,8 @@ export interface Formats {
 }
 
 function rateText(hundredths: number, decimal: string, space: string): string {
-  const whole = Math.floor(Math.abs(hundredths) / 100);
-  const fraction = String(Math.abs(hundredths) % 100).padStart(2, '0').replace(/0+$/, '');
+  const [whole, digits] = formatAmount(Math.abs(hundredths)).split('.');
+  const fraction = digits.replace(/0+$/, '');
   return `${hundredths < 0 ? '-' : ''}${whole}${fraction ? decimal + fraction : ''}${space}%`;
 }
 
@@ -88,14 +154,39 @@ function dateText(lang: Lang, day: string): string {
 
 export const FORMATS: Record<Lang, Formats> = {
   // Dutch: € 1.234,56 and € -1.234,56
-  nl: { htmlLang: 'nl', money: (c) => `€${NBSP}${c < 0 ? '-' : ''}${number(c, '.', ',')}`, date: (d) => dateText('nl', d), rate: (r) => rateText(r, ',', '') },
-  'nl-be': { htmlLang: 'nl-BE', money: (c) => `€${NBSP}${c < 0 ? '-' : ''}${number(c, '.', ',')}`, date: (d) => dateText('nl-be', d), rate: (r) => rateText(r, ',', '') },
+  nl: {
+    htmlLang: 'nl',
+    money: (c) => `€${NBSP}${c < 0 ? '-' : ''}${number(c, '.', ',')}`,
+    date: (d) => dateText('nl', d),
+    rate: (r) => rateText(r, ',', ''),
+  },
+  'nl-be': {
+    htmlLang: 'nl-BE',
+    money: (c) => `€${NBSP}${c < 0 ? '-' : ''}${number(c, '.', ',')}`,
+    date: (d) => dateText('nl-be', d),
+    rate: (r) => rateText(r, ',', ''),
+  },
   // English: €1,234.56 and -€1,234.56
-  en: { htmlLang: 'en', money: (c) => `${c < 0 ? '-' : ''}€${number(c, ',', '.')}`, date: (d) => dateText('en', d), rate: (r) => rateText(r, '.', '') },
+  en: {
+    htmlLang: 'en',
+    money: (c) => `${c < 0 ? '-' : ''}€${number(c, ',', '.')}`,
+    date: (d) => dateText('en', d),
+    rate: (r) => rateText(r, '.', ''),
+  },
   // German: 1.234,56 € and -1.234,56 €
-  de: { htmlLang: 'de', money: (c) => `${c < 0 ? '-' : ''}${number(c, '.', ',')}${NBSP}€`, date: (d) => dateText('de', d), rate: (r) => rateText(r, ',', NBSP) },
+  de: {
+    htmlLang: 'de',
+    money: (c) => `${c < 0 ? '-' : ''}${number(c, '.', ',')}${NBSP}€`,
+    date: (d) => dateText('de', d),
+    rate: (r) => rateText(r, ',', NBSP),
+  },
   // French: 1 234,56 € (non-breaking spaces) and -1 234,56 €
-  fr: { htmlLang: 'fr', money: (c) => `${c < 0 ? '-' : ''}${number(c, NBSP, ',')}${NBSP}€`, date: (d) => dateText('fr', d), rate: (r) => rateText(r, ',', NBSP) },
+  fr: {
+    htmlLang: 'fr',
+    money: (c) => `${c < 0 ? '-' : ''}${number(c, NBSP, ',')}${NBSP}€`,
+    date: (d) => dateText('fr', d),
+    rate: (r) => rateText(r, ',', NBSP),
+  },
 };
 
 export interface MandateWords {
@@ -144,7 +235,8 @@ export const MANDATE: Record<Lang, MandateWords> = {
     terms: 'Voorwaarden',
     sepa: (c, recurring) =>
       `Door akkoord te geven op deze machtiging geeft u toestemming aan ${c} om ${recurring ? 'doorlopende' : 'een eenmalige'} incasso-opdracht${recurring ? 'en' : ''} te sturen naar uw bank om een bedrag van uw rekening af te schrijven en aan uw bank om ${recurring ? 'doorlopend ' : 'eenmalig '}een bedrag van uw rekening af te schrijven overeenkomstig de opdracht van ${c}. Als u het niet eens bent met deze afschrijving kunt u deze laten terugboeken. Neem hiervoor binnen 8 weken na afschrijving contact op met uw bank. Vraag uw bank naar de voorwaarden.`,
-    card: (c, recurring) => `Door akkoord te geven machtigt u ${c} om ${recurring ? 'periodiek' : 'eenmalig'} het hierboven genoemde bedrag van uw creditcard af te schrijven.`,
+    card: (c, recurring) =>
+      `Door akkoord te geven machtigt u ${c} om ${recurring ? 'periodiek' : 'eenmalig'} het hierboven genoemde bedrag van uw creditcard af te schrijven.`,
     accept: 'Ik ga akkoord met de machtiging',
     acceptedTitle: 'Machtiging al gegeven',
     accepted: (d) => `U hebt deze machtiging op ${d} gegeven. U hoeft niets meer te doen.`,
@@ -153,9 +245,17 @@ export const MANDATE: Record<Lang, MandateWords> = {
     cancelledTitle: 'Abonnement beëindigd',
     cancelled: 'Dit abonnement is beëindigd; de machtiging kan niet meer worden gegeven.',
     expiredTitle: 'Formulier verlopen',
-    expired: 'Het formulier kon niet worden gecontroleerd. Open de pagina opnieuw en probeer het nog eens. Er is niets gewijzigd.',
+    expired:
+      'Het formulier kon niet worden gecontroleerd. Open de pagina opnieuw en probeer het nog eens. Er is niets gewijzigd.',
     backToForm: 'Terug naar de machtiging',
-    frequencies: { weekly: 'per week', monthly: 'per maand', quarterly: 'per kwartaal', half_yearly: 'per halfjaar', yearly: 'per jaar', once: 'eenmalig' },
+    frequencies: {
+      weekly: 'per week',
+      monthly: 'per maand',
+      quarterly: 'per kwartaal',
+      half_yearly: 'per halfjaar',
+      yearly: 'per jaar',
+      once: 'eenmalig',
+    },
   },
   'nl-be': {
     title: 'Mandaat voor Europese domiciliëring',
@@ -172,7 +272,8 @@ export const MANDATE: Record<Lang, MandateWords> = {
     terms: 'Voorwaarden',
     sepa: (c, recurring) =>
       `Door dit mandaat goed te keuren, geeft u toestemming aan (A) ${c} om ${recurring ? 'herhaaldelijk ' : 'eenmalig '}een opdracht naar uw bank te sturen om uw rekening te debiteren en (B) uw bank om uw rekening te debiteren overeenkomstig de opdracht van ${c}. U hebt het recht om door uw bank terugbetaald te worden overeenkomstig de voorwaarden van de met uw bank gesloten overeenkomst. Het verzoek tot terugbetaling moet worden ingediend binnen 8 weken vanaf de datum waarop het bedrag van uw rekening werd gedebiteerd.`,
-    card: (c, recurring) => `Door goed te keuren geeft u ${c} de toestemming om ${recurring ? 'periodiek' : 'eenmalig'} het hierboven vermelde bedrag van uw kredietkaart af te schrijven.`,
+    card: (c, recurring) =>
+      `Door goed te keuren geeft u ${c} de toestemming om ${recurring ? 'periodiek' : 'eenmalig'} het hierboven vermelde bedrag van uw kredietkaart af te schrijven.`,
     accept: 'Ik keur het mandaat goed',
     acceptedTitle: 'Mandaat al goedgekeurd',
     accepted: (d) => `U hebt dit mandaat op ${d} goedgekeurd. U hoeft niets meer te doen.`,
@@ -181,9 +282,17 @@ export const MANDATE: Record<Lang, MandateWords> = {
     cancelledTitle: 'Abonnement beëindigd',
     cancelled: 'Dit abonnement werd beëindigd; het mandaat kan niet meer worden goedgekeurd.',
     expiredTitle: 'Formulier verlopen',
-    expired: 'Het formulier kon niet worden gecontroleerd. Open de pagina opnieuw en probeer het nog eens. Er werd niets gewijzigd.',
+    expired:
+      'Het formulier kon niet worden gecontroleerd. Open de pagina opnieuw en probeer het nog eens. Er werd niets gewijzigd.',
     backToForm: 'Terug naar het mandaat',
-    frequencies: { weekly: 'per week', monthly: 'per maand', quarterly: 'per kwartaal', half_yearly: 'per halfjaar', yearly: 'per jaar', once: 'eenmalig' },
+    frequencies: {
+      weekly: 'per week',
+      monthly: 'per maand',
+      quarterly: 'per kwartaal',
+      half_yearly: 'per halfjaar',
+      yearly: 'per jaar',
+      once: 'eenmalig',
+    },
   },
   en: {
     title: 'Direct debit mandate',
@@ -200,7 +309,8 @@ export const MANDATE: Record<Lang, MandateWords> = {
     terms: 'Terms',
     sepa: (c, recurring) =>
       `By accepting this mandate, you authorise (A) ${c} to send ${recurring ? 'recurring ' : 'one-off '}instructions to your bank to debit your account and (B) your bank to debit your account in accordance with the instructions from ${c}. As part of your rights, you are entitled to a refund from your bank under the terms and conditions of your agreement with your bank. A refund must be claimed within 8 weeks starting from the date on which your account was debited.`,
-    card: (c, recurring) => `By accepting, you authorise ${c} to charge the amount above to your credit card ${recurring ? 'at every period' : 'once'}.`,
+    card: (c, recurring) =>
+      `By accepting, you authorise ${c} to charge the amount above to your credit card ${recurring ? 'at every period' : 'once'}.`,
     accept: 'I accept the mandate',
     acceptedTitle: 'Mandate already accepted',
     accepted: (d) => `You accepted this mandate on ${d}. There is nothing more to do.`,
@@ -211,7 +321,14 @@ export const MANDATE: Record<Lang, MandateWords> = {
     expiredTitle: 'Form expired',
     expired: 'The form could not be verified. Please open the page again and retry. Nothing was changed.',
     backToForm: 'Back to the mandate',
-    frequencies: { weekly: 'per week', monthly: 'per month', quarterly: 'per quarter', half_yearly: 'every six months', yearly: 'per year', once: 'once' },
+    frequencies: {
+      weekly: 'per week',
+      monthly: 'per month',
+      quarterly: 'per quarter',
+      half_yearly: 'every six months',
+      yearly: 'per year',
+      once: 'once',
+    },
   },
   de: {
     title: 'SEPA-Lastschriftmandat',
@@ -228,7 +345,8 @@ export const MANDATE: Record<Lang, MandateWords> = {
     terms: 'Bedingungen',
     sepa: (c, recurring) =>
       `Ich ermächtige ${c}, ${recurring ? 'wiederkehrende Zahlungen' : 'eine einmalige Zahlung'} von meinem Konto mittels Lastschrift einzuziehen. Zugleich weise ich mein Kreditinstitut an, die von ${c} auf mein Konto gezogenen Lastschriften einzulösen. Hinweis: Ich kann innerhalb von acht Wochen, beginnend mit dem Belastungsdatum, die Erstattung des belasteten Betrages verlangen. Es gelten dabei die mit meinem Kreditinstitut vereinbarten Bedingungen.`,
-    card: (c, recurring) => `Ich ermächtige ${c}, den oben genannten Betrag ${recurring ? 'regelmäßig' : 'einmalig'} meiner Kreditkarte zu belasten.`,
+    card: (c, recurring) =>
+      `Ich ermächtige ${c}, den oben genannten Betrag ${recurring ? 'regelmäßig' : 'einmalig'} meiner Kreditkarte zu belasten.`,
     accept: 'Mandat erteilen',
     acceptedTitle: 'Mandat bereits erteilt',
     accepted: (d) => `Sie haben dieses Mandat am ${d} erteilt. Sie müssen nichts weiter tun.`,
@@ -237,9 +355,17 @@ export const MANDATE: Record<Lang, MandateWords> = {
     cancelledTitle: 'Abonnement beendet',
     cancelled: 'Dieses Abonnement wurde gekündigt; das Mandat kann nicht mehr erteilt werden.',
     expiredTitle: 'Formular abgelaufen',
-    expired: 'Das Formular konnte nicht geprüft werden. Bitte öffnen Sie die Seite erneut und versuchen Sie es noch einmal. Es wurde nichts geändert.',
+    expired:
+      'Das Formular konnte nicht geprüft werden. Bitte öffnen Sie die Seite erneut und versuchen Sie es noch einmal. Es wurde nichts geändert.',
     backToForm: 'Zurück zum Mandat',
-    frequencies: { weekly: 'wöchentlich', monthly: 'monatlich', quarterly: 'vierteljährlich', half_yearly: 'halbjährlich', yearly: 'jährlich', once: 'einmalig' },
+    frequencies: {
+      weekly: 'wöchentlich',
+      monthly: 'monatlich',
+      quarterly: 'vierteljährlich',
+      half_yearly: 'halbjährlich',
+      yearly: 'jährlich',
+      once: 'einmalig',
+    },
   },
   fr: {
     title: 'Mandat de prélèvement SEPA',
@@ -256,7 +382,8 @@ export const MANDATE: Record<Lang, MandateWords> = {
     terms: 'Conditions',
     sepa: (c, recurring) =>
       `En acceptant ce mandat, vous autorisez (A) ${c} à envoyer des instructions à votre banque pour débiter votre compte${recurring ? ' de façon récurrente' : ' une seule fois'}, et (B) votre banque à débiter votre compte conformément aux instructions de ${c}. Vous bénéficiez du droit d'être remboursé par votre banque selon les conditions décrites dans la convention que vous avez passée avec elle. Une demande de remboursement doit être présentée dans les 8 semaines suivant la date de débit de votre compte pour un prélèvement autorisé.`,
-    card: (c, recurring) => `En acceptant, vous autorisez ${c} à débiter le montant ci-dessus de votre carte de crédit ${recurring ? 'à chaque échéance' : 'une seule fois'}.`,
+    card: (c, recurring) =>
+      `En acceptant, vous autorisez ${c} à débiter le montant ci-dessus de votre carte de crédit ${recurring ? 'à chaque échéance' : 'une seule fois'}.`,
     accept: "J'accepte le mandat",
     acceptedTitle: 'Mandat déjà accepté',
     accepted: (d) => `Vous avez accepté ce mandat le ${d}. Vous n'avez plus rien à faire.`,
@@ -267,7 +394,14 @@ export const MANDATE: Record<Lang, MandateWords> = {
     expiredTitle: 'Formulaire expiré',
     expired: "Le formulaire n'a pas pu être vérifié. Veuillez rouvrir la page et réessayer. Rien n'a été modifié.",
     backToForm: 'Retour au mandat',
-    frequencies: { weekly: 'par semaine', monthly: 'par mois', quarterly: 'par trimestre', half_yearly: 'par semestre', yearly: 'par an', once: 'une seule fois' },
+    frequencies: {
+      weekly: 'par semaine',
+      monthly: 'par mois',
+      quarterly: 'par trimestre',
+      half_yearly: 'par semestre',
+      yearly: 'par an',
+      once: 'une seule fois',
+    },
   },
 };
 
@@ -316,7 +450,14 @@ export const INVOICE: Record<Lang, InvoiceWords> = {
     vatTotal: 'Totaal btw',
     total: 'Totaal incl. btw',
     printHint: 'Gebruik de afdrukfunctie van uw browser om deze factuur af te drukken of als PDF te bewaren.',
-    statuses: { draft: 'Concept', open: 'Openstaand', paid: 'Betaald', charged_back: 'Gestorneerd', cancelled: 'Geannuleerd', completed: 'Afgehandeld' },
+    statuses: {
+      draft: 'Concept',
+      open: 'Openstaand',
+      paid: 'Betaald',
+      charged_back: 'Gestorneerd',
+      cancelled: 'Geannuleerd',
+      completed: 'Afgehandeld',
+    },
   },
   'nl-be': {
     invoice: 'Factuur',
@@ -338,7 +479,14 @@ export const INVOICE: Record<Lang, InvoiceWords> = {
     vatTotal: 'Totaal btw',
     total: 'Totaal incl. btw',
     printHint: 'Gebruik de afdrukfunctie van uw browser om deze factuur af te drukken of als PDF te bewaren.',
-    statuses: { draft: 'Ontwerp', open: 'Openstaand', paid: 'Betaald', charged_back: 'Teruggeboekt', cancelled: 'Geannuleerd', completed: 'Afgehandeld' },
+    statuses: {
+      draft: 'Ontwerp',
+      open: 'Openstaand',
+      paid: 'Betaald',
+      charged_back: 'Teruggeboekt',
+      cancelled: 'Geannuleerd',
+      completed: 'Afgehandeld',
+    },
   },
   en: {
     invoice: 'Invoice',
@@ -360,7 +508,14 @@ export const INVOICE: Record<Lang, InvoiceWords> = {
     vatTotal: 'Total VAT',
     total: 'Total incl. VAT',
     printHint: "Use your browser's print command to print this invoice or save it as a PDF.",
-    statuses: { draft: 'Draft', open: 'Open', paid: 'Paid', charged_back: 'Charged back', cancelled: 'Cancelled', completed: 'Completed' },
+    statuses: {
+      draft: 'Draft',
+      open: 'Open',
+      paid: 'Paid',
+      charged_back: 'Charged back',
+      cancelled: 'Cancelled',
+      completed: 'Completed',
+    },
   },
   de: {
     invoice: 'Rechnung',
@@ -382,7 +537,14 @@ export const INVOICE: Record<Lang, InvoiceWords> = {
     vatTotal: 'Summe USt.',
     total: 'Gesamtbetrag brutto',
     printHint: 'Drucken Sie diese Rechnung mit der Druckfunktion Ihres Browsers oder speichern Sie sie als PDF.',
-    statuses: { draft: 'Entwurf', open: 'Offen', paid: 'Bezahlt', charged_back: 'Rückbelastet', cancelled: 'Storniert', completed: 'Abgeschlossen' },
+    statuses: {
+      draft: 'Entwurf',
+      open: 'Offen',
+      paid: 'Bezahlt',
+      charged_back: 'Rückbelastet',
+      cancelled: 'Storniert',
+      completed: 'Abgeschlossen',
+    },
   },
   fr: {
     invoice: 'Facture',
@@ -403,8 +565,16 @@ export const INVOICE: Record<Lang, InvoiceWords> = {
     vatAt: (r, b) => `TVA ${r} sur ${b}`,
     vatTotal: 'Total TVA',
     total: 'Total TTC',
-    printHint: 'Utilisez la fonction d’impression de votre navigateur pour imprimer cette facture ou l’enregistrer en PDF.',
-    statuses: { draft: 'Brouillon', open: 'À payer', paid: 'Payée', charged_back: 'Impayée (rejet)', cancelled: 'Annulée', completed: 'Soldée' },
+    printHint:
+      'Utilisez la fonction d’impression de votre navigateur pour imprimer cette facture ou l’enregistrer en PDF.',
+    statuses: {
+      draft: 'Brouillon',
+      open: 'À payer',
+      paid: 'Payée',
+      charged_back: 'Impayée (rejet)',
+      cancelled: 'Annulée',
+      completed: 'Soldée',
+    },
   },
 };
 
@@ -419,6 +589,10 @@ export interface ErrorWords {
   unsupported: string;
   failedTitle: string;
   failed: string;
+  tooManyTitle: string;
+  tooMany: string;
+  busyTitle: string;
+  busy: string;
 }
 
 export const ERRORS: Record<Lang, ErrorWords> = {
@@ -433,6 +607,10 @@ export const ERRORS: Record<Lang, ErrorWords> = {
     unsupported: 'Het formulier is niet in een bekende vorm verstuurd.',
     failedTitle: 'Er ging iets mis',
     failed: 'Probeer het over een ogenblik opnieuw.',
+    tooManyTitle: 'Te veel pogingen',
+    tooMany: 'Er zijn te veel onjuiste links geprobeerd. Wacht even en open dan de link die u hebt ontvangen.',
+    busyTitle: 'Even bezet',
+    busy: 'Dit kon nu niet worden vastgelegd; er is niets veranderd. Probeer het over een ogenblik opnieuw.',
   },
   'nl-be': {
     notFoundTitle: 'Pagina niet gevonden',
@@ -445,6 +623,10 @@ export const ERRORS: Record<Lang, ErrorWords> = {
     unsupported: 'Het formulier werd niet in een gekende vorm verstuurd.',
     failedTitle: 'Er liep iets mis',
     failed: 'Probeer het binnen enkele ogenblikken opnieuw.',
+    tooManyTitle: 'Te veel pogingen',
+    tooMany: 'Er werden te veel foute links geprobeerd. Wacht even en open dan de link die u ontvangen hebt.',
+    busyTitle: 'Even bezet',
+    busy: 'Dit kon nu niet geregistreerd worden; er is niets veranderd. Probeer het binnen enkele ogenblikken opnieuw.',
   },
   en: {
     notFoundTitle: 'Page not found',
@@ -457,6 +639,10 @@ export const ERRORS: Record<Lang, ErrorWords> = {
     unsupported: 'The form was not sent in a known format.',
     failedTitle: 'Something went wrong',
     failed: 'Please try again in a moment.',
+    tooManyTitle: 'Too many attempts',
+    tooMany: 'Too many wrong links were tried. Please wait a moment, then open the link you received.',
+    busyTitle: 'Busy right now',
+    busy: 'This could not be recorded just now; nothing was changed. Please try again in a moment.',
   },
   de: {
     notFoundTitle: 'Seite nicht gefunden',
@@ -469,6 +655,13 @@ export const ERRORS: Record<Lang, ErrorWords> = {
     unsupported: 'Das Formular wurde in keinem bekannten Format gesendet.',
     failedTitle: 'Etwas ist schiefgegangen',
     failed: 'Bitte versuchen Sie es gleich noch einmal.',
+    tooManyTitle: 'Zu viele Versuche',
+    tooMany:
+      'Es wurden zu viele falsche Links versucht. Bitte warten Sie kurz und öffnen Sie dann den erhaltenen Link.',
+    busyTitle: 'Gerade ausgelastet',
+    busy:
+      'Das konnte gerade nicht gespeichert werden; es wurde nichts geändert. ' +
+      'Bitte versuchen Sie es gleich noch einmal.',
   },
   fr: {
     notFoundTitle: 'Page introuvable',
@@ -481,5 +674,11 @@ export const ERRORS: Record<Lang, ErrorWords> = {
     unsupported: "Le formulaire n'a pas été envoyé dans un format connu.",
     failedTitle: 'Une erreur est survenue',
     failed: 'Veuillez réessayer dans un instant.',
+    tooManyTitle: 'Trop de tentatives',
+    tooMany:
+      'Trop de liens erronés ont été essayés. Veuillez patienter un instant, puis ouvrir le lien que vous avez reçu.',
+    busyTitle: 'Service occupé',
+    busy:
+      "Cela n'a pas pu être enregistré pour l'instant ; rien n'a été modifié. " + 'Veuillez réessayer dans un instant.',
   },
 };

@@ -1,7 +1,7 @@
 // A prompter that answers from a script, for tests: it records every question, runs the real
 // validation on each answer (a refused answer is recorded and the next one is tried, as a person
 // would retype), and can be told to behave as if Ctrl-C were pressed.
-import { InterruptedError } from '../command/errors.js';
+import { InterruptedError } from '../cli/errors.js';
 import type { Choice, Prompter } from './prompter.js';
 
 /** An answer, or CTRL_C to interrupt at that question. */
@@ -30,33 +30,40 @@ export function fakePrompter(answers: Answer[]): Prompter & { asked: Asked[]; re
     asked.push(question);
     return take(question);
   };
+  // As the real prompter: a refused script is a rejected promise, never a throw.
+  const settled = <T>(answer: () => T): Promise<T> => new Promise<T>((resolve) => resolve(answer()));
   const pick = (question: Asked, choices: Choice[]): string => {
     const answer = String(next(question));
-    if (!choices.some((c) => c.value === answer)) throw new Error(`"${answer}" is not a choice of "${question.message}"`);
+    if (!choices.some((c) => c.value === answer))
+      throw new Error(`"${answer}" is not a choice of "${question.message}"`);
     return answer;
   };
   return {
     asked,
     remaining: () => queue.length,
-    async text(q) {
-      const question: Asked = { kind: 'text', message: q.message, default: q.default, refused: [] };
-      asked.push(question);
-      for (;;) {
-        const answer = String(take(question));
-        const value = answer === '' && q.default !== undefined ? q.default : answer;
-        const verdict = q.validate ? q.validate(value) : true;
-        if (verdict === true) return value;
-        question.refused.push(verdict);
-      }
-    },
-    async select(q) {
-      return pick({ kind: 'select', message: q.message, choices: q.choices, default: q.default, refused: [] }, q.choices);
-    },
-    async confirm(q) {
-      const answer = next({ kind: 'confirm', message: q.message, default: q.default, refused: [] });
-      if (typeof answer !== 'boolean') throw new Error(`a confirm needs true or false, not ${JSON.stringify(answer)}`);
-      return answer;
-    },
+    text: (q) =>
+      settled(() => {
+        const question: Asked = { kind: 'text', message: q.message, default: q.default, refused: [] };
+        asked.push(question);
+        for (;;) {
+          const answer = String(take(question));
+          const value = answer === '' && q.default !== undefined ? q.default : answer;
+          const verdict = q.validate ? q.validate(value) : true;
+          if (verdict === true) return value;
+          question.refused.push(verdict);
+        }
+      }),
+    select: (q) =>
+      settled(() =>
+        pick({ kind: 'select', message: q.message, choices: q.choices, default: q.default, refused: [] }, q.choices),
+      ),
+    confirm: (q) =>
+      settled(() => {
+        const answer = next({ kind: 'confirm', message: q.message, default: q.default, refused: [] });
+        if (typeof answer !== 'boolean')
+          throw new Error(`a confirm needs true or false, not ${JSON.stringify(answer)}`);
+        return answer;
+      }),
     async search(q) {
       const question: Asked = { kind: 'search', message: q.message, refused: [] };
       const answer = String(next(question));
@@ -64,13 +71,18 @@ export function fakePrompter(answers: Answer[]): Prompter & { asked: Asked[]; re
       const [term, value] = answer.includes('=>') ? answer.split('=>') : ['', answer];
       const choices = await q.source(term);
       question.choices = choices;
-      if (!choices.some((c) => c.value === value)) throw new Error(`"${value}" is not offered by the search for "${term}" (offered: ${choices.map((c) => c.value).join(', ')})`);
+      if (!choices.some((c) => c.value === value))
+        throw new Error(
+          `"${value}" is not offered by the search for "${term}" (offered: ${choices.map((c) => c.value).join(', ')})`,
+        );
       return value;
     },
-    async checkbox(q) {
-      const answer = next({ kind: 'checkbox', message: q.message, choices: q.choices, refused: [] });
-      if (!Array.isArray(answer) || answer.some((a) => !q.choices.some((c) => c.value === a))) throw new Error(`not choices of "${q.message}": ${JSON.stringify(answer)}`);
-      return answer;
-    },
+    checkbox: (q) =>
+      settled(() => {
+        const answer = next({ kind: 'checkbox', message: q.message, choices: q.choices, refused: [] });
+        if (!Array.isArray(answer) || answer.some((a) => !q.choices.some((c) => c.value === a)))
+          throw new Error(`not choices of "${q.message}": ${JSON.stringify(answer)}`);
+        return answer;
+      }),
   };
 }

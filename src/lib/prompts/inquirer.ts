@@ -1,10 +1,11 @@
 // The prompter of a real terminal: @inquirer/prompts, imported on the first question only (it costs
 // about 70 ms to load). Questions go to stderr, so stdout carries only data. Ctrl-C inside a
 // question ends the command with exit 130 and nothing written.
-import { InterruptedError } from '../command/errors.js';
+import { InterruptedError } from '../cli/errors.js';
 import type { Prompter } from './prompter.js';
+import type * as InquirerModule from '@inquirer/prompts';
 
-type Inquirer = typeof import('@inquirer/prompts');
+type Inquirer = typeof InquirerModule;
 
 export function inquirerPrompter(): Prompter {
   let loaded: Promise<Inquirer> | undefined;
@@ -14,15 +15,18 @@ export function inquirerPrompter(): Prompter {
     try {
       return await question(inquirer);
     } catch (error) {
-      if (error instanceof Error && (error.name === 'ExitPromptError' || error.name === 'AbortPromptError')) throw new InterruptedError();
+      if (error instanceof Error && (error.name === 'ExitPromptError' || error.name === 'AbortPromptError'))
+        throw new InterruptedError();
       throw error;
     }
   };
   return {
     text: (q) => ask((i) => i.input({ message: q.message, default: q.default, validate: q.validate }, context())),
-    select: (q) => ask((i) => i.select({ message: q.message, choices: q.choices, default: q.default, pageSize: 10 }, context())),
+    select: (q) =>
+      ask((i) => i.select({ message: q.message, choices: q.choices, default: q.default, pageSize: 10 }, context())),
     confirm: (q) => ask((i) => i.confirm({ message: q.message, default: q.default ?? false }, context())),
-    search: (q) => ask((i) => i.search({ message: q.message, source: (term) => q.source(term ?? ''), pageSize: 10 }, context())),
+    search: (q) =>
+      ask((i) => i.search({ message: q.message, source: (term) => q.source(term ?? ''), pageSize: 10 }, context())),
     checkbox: (q) => ask((i) => i.checkbox({ message: q.message, choices: q.choices, pageSize: 15 }, context())),
   };
 }

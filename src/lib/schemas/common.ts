@@ -1,7 +1,7 @@
 // Building blocks of the resource schemas. Every field carries its CLI metadata (`.meta()`), so one
 // schema gives the API's validation, the 400 pointers, the CLI flags, the prompts and the help.
 import { z } from 'zod';
-import { parseAmount } from './money.js';
+import { formatAmount, parseAmount } from './money.js';
 
 /** One attribute's problem: the 400 answer points at it. */
 export interface AttributeProblem {
@@ -51,14 +51,16 @@ export function fitsLength(text: string, max: number): boolean {
   return true;
 }
 
-/** C0 and C1 control characters and DEL, but for tab and newline. */
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+/** C0 and C1 control characters and DEL (\p{Cc}), but for tab and newline. */
+const CONTROL = /[^\P{Cc}\t\n]/u;
 export const hasControlCharacter = (text: string): boolean => CONTROL.test(text);
 const CONTROL_MESSAGE = 'must not contain control characters (tab and newline are the only ones allowed)';
 
 /** A text attribute's rules after trimming: its length in characters, no control characters. */
 const textRules = <T extends z.ZodString>(schema: T, max: number) =>
-  schema.refine((value) => fitsLength(value, max), `must be at most ${max} characters`).refine((value) => !hasControlCharacter(value), CONTROL_MESSAGE);
+  schema
+    .refine((value) => fitsLength(value, max), `must be at most ${max} characters`)
+    .refine((value) => !hasControlCharacter(value), CONTROL_MESSAGE);
 
 /** A required string: trimmed, not empty, at most 255 characters, no control characters but tab and newline. */
 export const requiredText = (meta: Omit<FieldMeta, 'kind'>, max = MAX_TEXT) =>
@@ -79,13 +81,21 @@ export const bool = () =>
     z.boolean({ error: 'must be true or false' }),
   );
 
-export const optionalBool = (meta: Omit<FieldMeta, 'kind'>) => bool().optional().meta({ kind: 'boolean', ...meta });
+export const optionalBool = (meta: Omit<FieldMeta, 'kind'>) =>
+  bool()
+    .optional()
+    .meta({ kind: 'boolean', ...meta });
 
 export const oneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
   z.enum(values, { error: `must be one of: ${values.join(', ')}` });
 
-export const optionalEnum = <const T extends readonly [string, ...string[]]>(values: T, meta: Omit<FieldMeta, 'kind' | 'choices'>) =>
-  oneOf(values).optional().meta({ kind: 'enum', choices: values, ...meta });
+export const optionalEnum = <const T extends readonly [string, ...string[]]>(
+  values: T,
+  meta: Omit<FieldMeta, 'kind' | 'choices'>,
+) =>
+  oneOf(values)
+    .optional()
+    .meta({ kind: 'enum', choices: values, ...meta });
 
 /** An integer >= min, given as a number or a numeric string. */
 export const integer = (min: number, max = Number.MAX_SAFE_INTEGER) =>
@@ -103,15 +113,21 @@ export const amount = (options: { min?: number; max?: number } = {}) =>
   z.unknown().transform((value, ctx) => {
     const cents = parseAmount(value);
     if (cents === null) {
-      ctx.addIssue({ code: 'custom', message: value === undefined ? 'is required' : 'must be an amount in euro with at most two decimals, for example 12.50' });
+      ctx.addIssue({
+        code: 'custom',
+        message:
+          value === undefined
+            ? 'is required'
+            : 'must be an amount in euro with at most two decimals, for example 12.50',
+      });
       return z.NEVER;
     }
     if (options.min !== undefined && cents < options.min) {
-      ctx.addIssue({ code: 'custom', message: `must be at least ${(options.min / 100).toFixed(2)}` });
+      ctx.addIssue({ code: 'custom', message: `must be at least ${formatAmount(options.min)}` });
       return z.NEVER;
     }
     if (options.max !== undefined && cents > options.max) {
-      ctx.addIssue({ code: 'custom', message: `must be at most ${(options.max / 100).toFixed(2)}` });
+      ctx.addIssue({ code: 'custom', message: `must be at most ${formatAmount(options.max)}` });
       return z.NEVER;
     }
     return cents;
@@ -170,11 +186,19 @@ export function validateAttributes<S extends z.ZodObject>(
   const problems: AttributeProblem[] = [];
   // No prototype: a `__proto__` attribute (JSON.parse makes it an own key) must stay an own key, so
   // it is reported as unknown instead of becoming the prototype whose properties zod would read.
-  const input: Record<string, unknown> = Object.create(null);
+  const input = Object.create(null) as Record<string, unknown>;
   for (const [name, value] of Object.entries(attributes)) {
-    if (RESERVED.has(name)) problems.push({ attribute: name, detail: 'is not allowed inside attributes: JSON:API keeps relationships, links, id and type out of them' });
+    if (RESERVED.has(name))
+      problems.push({
+        attribute: name,
+        detail: 'is not allowed inside attributes: JSON:API keeps relationships, links, id and type out of them',
+      });
     else if (rules.readOnly.includes(name)) {
-      if (!rules.unchanged?.(name, value)) problems.push({ attribute: name, detail: rules.unchanged ? 'is read-only: it may be sent only with its current value' : 'is read-only' });
+      if (!rules.unchanged?.(name, value))
+        problems.push({
+          attribute: name,
+          detail: rules.unchanged ? 'is read-only: it may be sent only with its current value' : 'is read-only',
+        });
     } else if (Object.hasOwn(schema.shape, name) && holdsLoneSurrogate(value)) {
       // Never stored with a replacement character: refused, whatever the attribute's type.
       problems.push({ attribute: name, detail: 'must be valid Unicode text (it holds a lone surrogate)' });

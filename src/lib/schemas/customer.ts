@@ -5,7 +5,6 @@ import { optionalBool, optionalEnum, optionalText, requiredText } from './common
 import { COUNTRY_CODES } from './countries.js';
 import { GENDERS, LANGUAGES } from './vocabulary.js';
 
-
 // A practical RFC 5322 check: dot-atom local part, and a domain of LDH labels with a dot in it.
 const LOCAL = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*$/;
 const LABEL = /^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
@@ -14,10 +13,18 @@ export function isEmail(value: string): boolean {
   const at = value.lastIndexOf('@');
   if (at < 1 || at > 64) return false;
   const labels = value.slice(at + 1).split('.');
-  return LOCAL.test(value.slice(0, at)) && labels.length >= 2 && labels.every((l) => LABEL.test(l)) && /[A-Za-z]/.test(labels[labels.length - 1]);
+  return (
+    LOCAL.test(value.slice(0, at)) &&
+    labels.length >= 2 &&
+    labels.every((l) => LABEL.test(l)) &&
+    /[A-Za-z]/.test(labels[labels.length - 1])
+  );
 }
 
-const email = requiredText({ description: 'Email address', example: 'jan@example.com' }).refine(isEmail, 'must be a valid email address');
+const email = requiredText({ description: 'Email address', example: 'jan@example.com' }).refine(
+  isEmail,
+  'must be a valid email address',
+);
 
 const iban = z
   .string({ error: 'must be a string or null' })
@@ -26,13 +33,20 @@ const iban = z
   .transform((value) => (value === '' ? null : value))
   .nullable()
   .optional()
-  .meta({ kind: 'string', description: 'IBAN of the account to debit (stored uppercase, without spaces)', example: 'NL91ABNA0417164300' });
+  .meta({
+    kind: 'string',
+    description: 'IBAN of the account to debit (stored uppercase, without spaces)',
+    example: 'NL91ABNA0417164300',
+  });
 
 const country = z
   .string({ error: 'must be a string or null' })
   .trim()
   .transform((value) => value.toUpperCase())
-  .refine((value) => value === '' || COUNTRY_CODES.has(value), 'must be an ISO 3166-1 alpha-2 country code, for example NL')
+  .refine(
+    (value) => value === '' || COUNTRY_CODES.has(value),
+    'must be an ISO 3166-1 alpha-2 country code, for example NL',
+  )
   .transform((value) => (value === '' ? null : value))
   .nullable()
   .optional()
@@ -68,6 +82,13 @@ export const customerUpdateSchema = z
 export type CustomerCreate = z.output<typeof customerCreateSchema>;
 export type CustomerUpdate = z.output<typeof customerUpdateSchema>;
 
-export const CUSTOMER_READ_ONLY_ON_CREATE = ['payment_method', 'bank_verification_method', 'card_holder', 'card_number', 'archived', 'created_at', 'updated_at'] as const;
+export const CUSTOMER_READ_ONLY_ON_CREATE = [
+  'payment_method',
+  'bank_verification_method',
+  'card_holder',
+  'card_number',
+  'archived',
+  'created_at',
+  'updated_at',
+] as const;
 export const CUSTOMER_READ_ONLY_ON_UPDATE = CUSTOMER_READ_ONLY_ON_CREATE.filter((name) => name !== 'archived');
-

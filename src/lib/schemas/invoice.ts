@@ -14,24 +14,50 @@ const taxRate = () =>
   z.unknown().transform((value, ctx) => {
     const hundredths = parseAmount(value);
     if (hundredths === null || hundredths < 0 || hundredths > 10_000) {
-      ctx.addIssue({ code: 'custom', message: value === undefined ? 'is required' : 'must be a percentage from 0 to 100 with at most two decimals, for example 21 or 9.5' });
+      ctx.addIssue({
+        code: 'custom',
+        message:
+          value === undefined
+            ? 'is required'
+            : 'must be a percentage from 0 to 100 with at most two decimals, for example 21 or 9.5',
+      });
       return z.NEVER;
     }
     return hundredths;
   });
 
-const related = (meta: Omit<FieldMeta, 'kind' | 'related'>) => integer(1).nullable().optional().meta({ kind: 'id', ...meta });
+const related = (meta: Omit<FieldMeta, 'kind' | 'related'>) =>
+  integer(1)
+    .nullable()
+    .optional()
+    .meta({ kind: 'id', ...meta });
 
 /** What PATCH /invoices/{id} may change on a draft (and POST set). */
 const invoiceChangeable = {
-  invoice_date: dateInput({ description: 'The invoice’s date, on or before today; a draft is finalised when this day has ended', example: '2026-12-01' }),
-  transaction_date: dateInput({ description: 'When the payment is collected after finalising, on or after the invoice date (default: the invoice date)', example: '2026-12-10' }),
-  original_invoice_id: related({ description: 'The invoice this one relates to (a credit invoice’s original)', example: '42' }),
-  send_email: optionalBool({ description: 'Email the invoice to the customer on finalising', default: 'the plan’s send_invoice' }),
+  invoice_date: dateInput({
+    description: 'The invoice’s date, on or before today; a draft is finalised when this day has ended',
+    example: '2026-12-01',
+  }),
+  transaction_date: dateInput({
+    description:
+      'When the payment is collected after finalising, on or after the invoice date (default: the invoice date)',
+    example: '2026-12-10',
+  }),
+  original_invoice_id: related({
+    description: 'The invoice this one relates to (a credit invoice’s original)',
+    example: '42',
+  }),
+  send_email: optionalBool({
+    description: 'Email the invoice to the customer on finalising',
+    default: 'the plan’s send_invoice',
+  }),
 };
 
 export const invoiceCreateShape = {
-  subscription_id: relatedId({ description: 'Subscription the invoice belongs to', related: { path: '/subscriptions', noun: 'subscription' } }),
+  subscription_id: relatedId({
+    description: 'Subscription the invoice belongs to',
+    related: { path: '/subscriptions', noun: 'subscription' },
+  }),
   ...invoiceChangeable,
 };
 export const invoiceUpdateShape = invoiceChangeable;
@@ -40,20 +66,42 @@ export const invoiceUpdateSchema = z.strictObject(invoiceUpdateShape);
 export type InvoiceCreate = z.output<typeof invoiceCreateSchema>;
 export type InvoiceUpdate = z.output<typeof invoiceUpdateSchema>;
 
-export const INVOICE_READ_ONLY_ON_CREATE = ['status', 'reference', 'amount_excl', 'amount_incl', 'tax_amount', 'tax_rates', 'hosted_invoice_url', 'created_at', 'updated_at'] as const;
+export const INVOICE_READ_ONLY_ON_CREATE = [
+  'status',
+  'reference',
+  'amount_excl',
+  'amount_incl',
+  'tax_amount',
+  'tax_rates',
+  'hosted_invoice_url',
+  'created_at',
+  'updated_at',
+] as const;
 export const INVOICE_READ_ONLY_ON_UPDATE = ['subscription_id', ...INVOICE_READ_ONLY_ON_CREATE] as const;
 
 // ---- lines ----
 
-const description = requiredText({ description: 'What the line is for, as the customer reads it', example: 'Lunchbox' });
+const description = requiredText({
+  description: 'What the line is for, as the customer reads it',
+  example: 'Lunchbox',
+});
 const lineAmount = amount({ min: -LINE_AMOUNT_MAX, max: LINE_AMOUNT_MAX }).meta({
   kind: 'amount',
   description: 'Amount per unit in euro, at most two decimals; negative for a discount',
   example: '10.00',
 });
-const lineRate = taxRate().meta({ kind: 'percent', description: 'Tax rate in percent, 0 to 100, at most two decimals', example: '21' });
+const lineRate = taxRate().meta({
+  kind: 'percent',
+  description: 'Tax rate in percent, 0 to 100, at most two decimals',
+  example: '21',
+});
 const taxIncluded = bool().meta({ kind: 'boolean', description: 'The amount already holds the tax', default: 'false' });
-const quantity = integer(1, QUANTITY_MAX).meta({ kind: 'integer', description: 'How many units', example: '2', default: '1' });
+const quantity = integer(1, QUANTITY_MAX).meta({
+  kind: 'integer',
+  description: 'How many units',
+  example: '2',
+  default: '1',
+});
 
 export const lineCreateShape = {
   invoice_id: relatedId({ description: 'Invoice (a draft)', related: { path: '/invoices', noun: 'invoice' } }),
@@ -75,5 +123,11 @@ export const lineUpdateSchema = z.strictObject(lineUpdateShape);
 export type LineCreate = z.output<typeof lineCreateSchema>;
 export type LineUpdate = z.output<typeof lineUpdateSchema>;
 
-export const LINE_READ_ONLY_ON_CREATE = ['amount_excl', 'amount_incl', 'tax_amount', 'created_at', 'updated_at'] as const;
+export const LINE_READ_ONLY_ON_CREATE = [
+  'amount_excl',
+  'amount_incl',
+  'tax_amount',
+  'created_at',
+  'updated_at',
+] as const;
 export const LINE_READ_ONLY_ON_UPDATE = ['invoice_id', ...LINE_READ_ONLY_ON_CREATE] as const;

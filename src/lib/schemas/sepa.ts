@@ -3,4 +3,7 @@
 export { REASON_CODES } from '../sepa/reasons.js';
 
 /** The code an outcome gets when the operator names none. */
-export const DEFAULT_REASON: Readonly<Record<'charged_back' | 'failed', string>> = { charged_back: 'MD06', failed: 'AM04' };
+export const DEFAULT_REASON: Readonly<Record<'charged_back' | 'failed', string>> = {
+  charged_back: 'MD06',
+  failed: 'AM04',
+};

@@ -1,9 +1,9 @@
 // The subscription and transaction resources: request attributes (validation, flags, prompts, help).
 import { z } from 'zod';
 import { amount, integer, optionalBool, optionalEnum, optionalText, type FieldMeta } from './common.js';
+import { MONEY_MAX } from './money.js';
 import { DATE_MESSAGE, isDateInput } from './dates.js';
 import { SUBSCRIPTION_STATUSES } from './vocabulary.js';
-
 
 /** A date as the API takes it; the use case reads it in the account's time zone. Empty or null clears it. */
 export const dateInput = (meta: Omit<FieldMeta, 'kind'>) =>
@@ -17,7 +17,8 @@ export const dateInput = (meta: Omit<FieldMeta, 'kind'>) =>
     .meta({ kind: 'date', ...meta });
 
 /** The id of a related resource, picked from a searchable list when prompted. */
-export const relatedId = (meta: Omit<FieldMeta, 'kind'> & Required<Pick<FieldMeta, 'related'>>) => integer(1).meta({ kind: 'id', ...meta });
+export const relatedId = (meta: Omit<FieldMeta, 'kind'> & Required<Pick<FieldMeta, 'related'>>) =>
+  integer(1).meta({ kind: 'id', ...meta });
 
 // SEPA's character set for identifiers: Latin letters, digits, space and / - ? : ( ) . , ' +
 const SEPA = /^[A-Za-z0-9/\-?:().,'+ ]*$/;
@@ -33,7 +34,11 @@ const mandateCode = z
   .refine((code) => !GENERATED_MANDATE_CODE.test(code), 'MNDT-<number> is kept for the codes the service generates')
   .transform((code) => (code === '' ? undefined : code))
   .optional()
-  .meta({ kind: 'string', description: 'Mandate code, unique in the account (default: MNDT-<subscription id>)', example: 'LID-2026-0042' });
+  .meta({
+    kind: 'string',
+    description: 'Mandate code, unique in the account (default: MNDT-<subscription id>)',
+    example: 'LID-2026-0042',
+  });
 
 /** An absolute http(s) URL, at most 2,048 characters; empty or null clears it. */
 export function isHttpUrl(text: string): boolean {
@@ -68,20 +73,34 @@ const metadata = z
       return;
     }
     const bytes = Buffer.byteLength(JSON.stringify(value), 'utf8');
-    if (bytes > METADATA_MAX_BYTES) ctx.addIssue({ code: 'custom', message: `must be at most ${METADATA_MAX_BYTES} bytes as JSON (it is ${bytes})` });
+    if (bytes > METADATA_MAX_BYTES)
+      ctx.addIssue({ code: 'custom', message: `must be at most ${METADATA_MAX_BYTES} bytes as JSON (it is ${bytes})` });
   })
   .optional()
-  .meta({ kind: 'string', description: 'Your own data: a string, JSON object or JSON array, at most 1,024 bytes as JSON' });
+  .meta({
+    kind: 'string',
+    description: 'Your own data: a string, JSON object or JSON array, at most 1,024 bytes as JSON',
+  });
 
 /** What PATCH may change (and POST set), in the order the help lists them. */
 const changeable = {
-  status: optionalEnum(SUBSCRIPTION_STATUSES, { description: 'Status; active schedules the plan’s transactions', default: 'unverified' }),
-  mandate_accepted: optionalBool({ description: 'The customer accepted the mandate by other means (needs --mandate-accepted-date)' }),
+  status: optionalEnum(SUBSCRIPTION_STATUSES, {
+    description: 'Status; active schedules the plan’s transactions',
+    default: 'unverified',
+  }),
+  mandate_accepted: optionalBool({
+    description: 'The customer accepted the mandate by other means (needs --mandate-accepted-date)',
+  }),
   mandate_accepted_date: dateInput({ description: 'When the mandate was accepted', example: '2026-12-01' }),
-  start_date: dateInput({ description: 'No transaction is scheduled before this day (default: today)', example: '2026-12-01' }),
+  start_date: dateInput({
+    description: 'No transaction is scheduled before this day (default: today)',
+    example: '2026-12-01',
+  }),
   cancel_date: dateInput({ description: 'Cancel on this day (today cancels at once)', example: '2027-06-30' }),
   resume_date: dateInput({ description: 'A paused subscription resumes on this day', example: '2027-01-15' }),
-  confirmation_sent: optionalBool({ description: 'The mandate confirmation was already sent elsewhere: the service sends none' }),
+  confirmation_sent: optionalBool({
+    description: 'The mandate confirmation was already sent elsewhere: the service sends none',
+  }),
   subscription_webhook_url: url('Called when the subscription’s status changes'),
   transaction_webhook_url: url('Called when a transaction’s status changes'),
   success_redirect_url: url('Where the customer goes after accepting the mandate'),
@@ -90,7 +109,10 @@ const changeable = {
 
 export const subscriptionCreateShape = {
   customer_id: relatedId({ description: 'Customer', related: { path: '/customers', noun: 'customer' } }),
-  subscription_plan_id: relatedId({ description: 'Subscription plan', related: { path: '/subscription-plans', noun: 'plan' } }),
+  subscription_plan_id: relatedId({
+    description: 'Subscription plan',
+    related: { path: '/subscription-plans', noun: 'plan' },
+  }),
   mandate_code: mandateCode,
   ...changeable,
 };
@@ -104,17 +126,34 @@ export type SubscriptionUpdate = z.output<typeof subscriptionUpdateSchema>;
 
 export const SUBSCRIPTION_READ_ONLY_ON_CREATE = ['confirmation_page', 'archived', 'created_at', 'updated_at'] as const;
 /** On PATCH these may be sent only with the value they have (clients that send back what they read). */
-export const SUBSCRIPTION_READ_ONLY_ON_UPDATE = ['mandate_code', 'customer_id', 'subscription_plan_id', ...SUBSCRIPTION_READ_ONLY_ON_CREATE] as const;
+export const SUBSCRIPTION_READ_ONLY_ON_UPDATE = [
+  'mandate_code',
+  'customer_id',
+  'subscription_plan_id',
+  ...SUBSCRIPTION_READ_ONLY_ON_CREATE,
+] as const;
 
 // ---- transactions ----
 
 export const transactionCreateShape = {
-  subscription_id: relatedId({ description: 'Subscription', related: { path: '/subscriptions', noun: 'subscription' } }),
-  amount: amount({ min: 1 }).meta({ kind: 'amount', description: 'Amount in euro', example: '12.50' }),
+  subscription_id: relatedId({
+    description: 'Subscription',
+    related: { path: '/subscriptions', noun: 'subscription' },
+  }),
+  amount: amount({ min: 1, max: MONEY_MAX }).meta({ kind: 'amount', description: 'Amount in euro', example: '12.50' }),
   due_date: dateInput({ description: 'Day of collection (default: today)', example: '2026-12-01' }),
-  description: optionalText({ description: "On the customer's statement (default: the plan's name; cut to 140 characters, 22 for cards)" }),
+  description: optionalText({
+    description: "On the customer's statement (default: the plan's name; cut to 140 characters, 22 for cards)",
+  }),
 };
 
 export const transactionCreateSchema = z.strictObject(transactionCreateShape);
 export type TransactionCreate = z.output<typeof transactionCreateSchema>;
-export const TRANSACTION_READ_ONLY = ['status', 'scheduled_on', 'canceled_on', 'webhook_url', 'payment_method', 'history'] as const;
+export const TRANSACTION_READ_ONLY = [
+  'status',
+  'scheduled_on',
+  'canceled_on',
+  'webhook_url',
+  'payment_method',
+  'history',
+] as const;

@@ -9,37 +9,135 @@ export const MANDATE_METHODS = ['email', 'sms', 'ideal', 'online_payment', 'firs
 
 export const SUBSCRIPTION_STATUSES = ['unverified', 'active', 'paused', 'cancelled'] as const;
 
-export type ResourceType = 'customer' | 'subscription' | 'subscription-plan' | 'transaction' | 'notification' | 'invoice' | 'invoice-line' | 'event' | 'webhook-delivery';
+export type ResourceType =
+  | 'customer'
+  | 'subscription'
+  | 'subscription-plan'
+  | 'transaction'
+  | 'notification'
+  | 'invoice'
+  | 'invoice-line'
+  | 'event'
+  | 'webhook-delivery';
 
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
+
+/** The most resources one page of a list may hold (page[size]); the API refuses more, and clients ask for at most this. */
+export const MAX_PAGE_SIZE = 100;
 
 /** Output attributes per type, in the order the hosted service sends them. */
 export const ATTRIBUTES: Record<ResourceType, readonly string[]> = {
   customer: [
-    'gender', 'first_name', 'middle_name', 'last_name', 'company_name', 'vat_number', 'bank_holder', 'iban',
-    'payment_method', 'bank_verification_method', 'card_holder', 'card_number', 'postalcode', 'house_number',
-    'house_number_add', 'street', 'city', 'country_iso2', 'language', 'email', 'telephone', 'archived',
-    'created_at', 'updated_at',
+    'gender',
+    'first_name',
+    'middle_name',
+    'last_name',
+    'company_name',
+    'vat_number',
+    'bank_holder',
+    'iban',
+    'payment_method',
+    'bank_verification_method',
+    'card_holder',
+    'card_number',
+    'postalcode',
+    'house_number',
+    'house_number_add',
+    'street',
+    'city',
+    'country_iso2',
+    'language',
+    'email',
+    'telephone',
+    'archived',
+    'created_at',
+    'updated_at',
   ],
   'subscription-plan': [
-    'name', 'description', 'start_date', 'status', 'mandate_authentication_method', 'send_invoice', 'storno_retries',
-    'terms', 'archived', 'amount', 'frequency', 'created_at', 'updated_at',
+    'name',
+    'description',
+    'start_date',
+    'status',
+    'mandate_authentication_method',
+    'send_invoice',
+    'storno_retries',
+    'terms',
+    'archived',
+    'amount',
+    'frequency',
+    'created_at',
+    'updated_at',
   ],
   subscription: [
-    'mandate_code', 'mandate_accepted', 'mandate_accepted_date', 'start_date', 'status', 'cancel_date', 'resume_date',
-    'confirmation_page', 'confirmation_sent', 'subscription_webhook_url', 'transaction_webhook_url', 'success_redirect_url',
-    'metadata', 'archived', 'created_at', 'updated_at',
+    'mandate_code',
+    'mandate_accepted',
+    'mandate_accepted_date',
+    'start_date',
+    'status',
+    'cancel_date',
+    'resume_date',
+    'confirmation_page',
+    'confirmation_sent',
+    'subscription_webhook_url',
+    'transaction_webhook_url',
+    'success_redirect_url',
+    'metadata',
+    'archived',
+    'created_at',
+    'updated_at',
   ],
-  transaction: ['status', 'scheduled_on', 'due_date', 'amount', 'canceled_on', 'webhook_url', 'payment_method', 'description', 'history'],
+  transaction: [
+    'status',
+    'scheduled_on',
+    'due_date',
+    'amount',
+    'canceled_on',
+    'webhook_url',
+    'payment_method',
+    'description',
+    'history',
+  ],
   notification: ['kind', 'channel', 'language', 'recipient', 'subject', 'body', 'created_at'],
   invoice: [
-    'status', 'reference', 'amount_excl', 'amount_incl', 'tax_rates', 'tax_amount', 'invoice_date', 'transaction_date',
-    'hosted_invoice_url', 'send_email', 'created_at', 'updated_at',
+    'status',
+    'reference',
+    'amount_excl',
+    'amount_incl',
+    'tax_rates',
+    'tax_amount',
+    'invoice_date',
+    'transaction_date',
+    'hosted_invoice_url',
+    'send_email',
+    'created_at',
+    'updated_at',
   ],
-  'invoice-line': ['description', 'amount_excl', 'amount_incl', 'tax_rate', 'tax_amount', 'tax_included', 'quantity', 'created_at', 'updated_at'],
+  'invoice-line': [
+    'description',
+    'amount_excl',
+    'amount_incl',
+    'tax_rate',
+    'tax_amount',
+    'tax_included',
+    'quantity',
+    'created_at',
+    'updated_at',
+  ],
   event: ['event', 'subscription_id', 'transaction_id', 'status', 'occurred_at', 'uid'],
   'webhook-delivery': [
-    'event', 'event_uid', 'delivery_id', 'url', 'body', 'status', 'attempts', 'next_attempt_at', 'last_status', 'last_error', 'delivered_at', 'created_at', 'updated_at',
+    'event',
+    'event_uid',
+    'delivery_id',
+    'url',
+    'body',
+    'status',
+    'attempts',
+    'next_attempt_at',
+    'last_status',
+    'last_error',
+    'delivered_at',
+    'created_at',
+    'updated_at',
   ],
 };
 
@@ -81,7 +179,16 @@ export const PLAN_SORT_FIELDS = ['id', 'created_at'] as const;
 export type CustomerSortField = (typeof CUSTOMER_SORT_FIELDS)[number];
 export type PlanSortField = (typeof PLAN_SORT_FIELDS)[number];
 
-export const TRANSACTION_STATUSES = ['queued', 'scheduled', 'succeeded', 'fulfilled', 'charged_back', 'failed', 'rescheduled', 'canceled'] as const;
+export const TRANSACTION_STATUSES = [
+  'queued',
+  'scheduled',
+  'succeeded',
+  'fulfilled',
+  'charged_back',
+  'failed',
+  'rescheduled',
+  'canceled',
+] as const;
 export type TransactionStatus = (typeof TRANSACTION_STATUSES)[number];
 export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
 export const SUBSCRIPTION_SORT_FIELDS = ['id', 'created_at', 'start_date'] as const;

@@ -27,7 +27,7 @@ export const CAP_LOG_INTERVAL_MS = 60_000;
 
 export interface ConnectionGuard {
   /** For the adapter's `admit`: marks the connection as asked now; a 503 for a refused connection. */
-  admit(req: IncomingMessage): ApiResponse | undefined;
+  admit: (req: IncomingMessage) => ApiResponse | undefined;
   /** Connections counted against the cap (refused ones are not). */
   readonly count: number;
 }
@@ -58,9 +58,19 @@ export function guardConnections(server: Server, max: number, options: GuardOpti
   const served = new Set<Socket>();
   /** Over the cap with no one to close in their place: their request is answered 503. */
   const refused = new Set<Socket>();
-  const tooBusy = errorResponse(503, [{ status: '503', title: 'Service Unavailable', detail: 'the server is at its connection limit; try again shortly' }], {
-    headers: { 'retry-after': '1' },
-  });
+  const tooBusy = errorResponse(
+    503,
+    [
+      {
+        status: '503',
+        title: 'Service Unavailable',
+        detail: 'the server is at its connection limit; try again shortly',
+      },
+    ],
+    {
+      headers: { 'retry-after': '1' },
+    },
+  );
 
   // One listener for every socket (this = the socket): no closure per connection.
   function forget(this: Socket) {

@@ -1,11 +1,12 @@
 // The HTTP door's adapter: one node:http request in, the router's answer out. It adds only what
 // only HTTP has (the key header, body size and media type, bytes on the wire, one log line per
 // request); everything a request means is decided by the router, exactly as in the embedded door.
-import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { MIMEType } from 'node:util';
 import type { Account } from '../core/context.js';
 import { failureResponse, simpleError } from '../api/errors.js';
 import { JSONAPI, type ApiRequest, type ApiResponse } from '../api/http.js';
+import { utf8Text } from '../schemas/utf8.js';
 
 /** Largest request body accepted; one byte more is 413. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -35,7 +36,7 @@ export interface AdapterOptions {
    * read snapshot of the store: keys and rows are seen at one moment, for one lock of the store.
    * Only for a store that answers synchronously (SQLite); without it, each request goes alone.
    */
-  atOnce?<T>(fn: () => T): T;
+  atOnce?: <T>(fn: () => T) => T;
   /** One line per request (no trailing newline), and the rare internal-error line. */
   log(line: string): void;
   maxBodyBytes?: number;
@@ -49,7 +50,7 @@ export interface AdapterOptions {
    * Asked first for every request: an answer to give instead of handling it (e.g. 503 when the
    * server is at its connection limit), or undefined to go on. The answer closes the connection.
    */
-  admit?(req: IncomingMessage): ApiResponse | undefined;
+  admit?: (req: IncomingMessage) => ApiResponse | undefined;
   /** Bounds on reading and discarding the body of a refused request; default DRAIN_BYTES, DRAIN_MS. */
   drainBytes?: number;
   drainMs?: number;
@@ -62,6 +63,7 @@ export interface HttpAdapter {
 }
 
 const ACCEPTED_TYPES = new Set([JSONAPI, 'application/json']);
+const UTF8_LABELS = new Set(['utf-8', 'utf8']);
 
 /** The key from `X-Authorization: KEY` or `X-Authorization: Bearer KEY` (also `Authorization: Bearer KEY`). */
 export function requestKey(headers: IncomingMessage['headers']): string | undefined {
@@ -86,27 +88,38 @@ function hasBody(req: IncomingMessage): boolean {
 }
 
 /**
- * application/vnd.api+json or application/json, any parameters (charset) allowed. A body sent
- * without a Content-Type, or with an empty one, is read as JSON: real clients do that (curl
- * without -H, PHP's stream handler with an empty header).
+ * application/vnd.api+json or application/json, whose only parameter may be charset=utf-8 (JSON is
+ * UTF-8; any other parameter, a JSON:API extension or profile say, is one this service does not
+ * serve). A body sent without a Content-Type, or with an empty one, is read as JSON: real clients
+ * do that (curl without -H, PHP's stream handler with an empty header).
  */
 export function acceptedMediaType(contentType: string | undefined): boolean {
-  if (!contentType) return true;
-  const type = contentType.split(';', 1)[0].trim().toLowerCase();
-  return type === '' || ACCEPTED_TYPES.has(type);
+  if (!contentType || contentType.trim() === '') return true;
+  // Without parameters (most requests) no parse is needed.
+  if (!contentType.includes(';')) return ACCEPTED_TYPES.has(contentType.trim().toLowerCase());
+  let type: MIMEType;
+  try {
+    type = new MIMEType(contentType);
+  } catch {
+    return false;
+  }
+  if (!ACCEPTED_TYPES.has(type.essence)) return false;
+  for (const [name, value] of type.params)
+    if (name !== 'charset' || !UTF8_LABELS.has(value.toLowerCase())) return false;
+  return true;
 }
 
 /**
  * The body as text, or undefined when it is not valid UTF-8 (never decoded with replacement
- * characters). A leading UTF-8 byte order mark is dropped, as JSON (RFC 8259, 8.1) lets a parser do.
+ * characters); a leading byte order mark dropped. The CLI reads --data and import files by the same rule.
  */
-export function bodyText(raw: Buffer): string | undefined {
-  if (!isUtf8(raw)) return undefined;
-  const text = raw.toString('utf8');
-  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-}
+export const bodyText = (raw: Buffer): string | undefined => utf8Text(raw);
 
-const notUtf8 = () => failureResponse({ kind: 'invalid_document', pointer: '/data', detail: 'the request body is not valid UTF-8 text' }, null);
+const notUtf8 = () =>
+  failureResponse(
+    { kind: 'invalid_document', pointer: '/data', detail: 'the request body is not valid UTF-8 text' },
+    null,
+  );
 
 /** Splits the request target into path and raw query; absolute-form targets keep only their path. */
 function splitTarget(url: string): { path: string; query?: string } {
@@ -270,7 +283,9 @@ export function createHttpAdapter(options: AdapterOptions): HttpAdapter {
     // Once the answer may wait, the connection can die first: 'close' follows 'finish' for every
     // answer that went out, and comes alone when the connection died.
     const watchClose = () =>
-      res.once('close', () => settle(res.writableFinished ? res.statusCode : `${res.headersSent ? res.statusCode : '-'} (connection closed)`));
+      res.once('close', () =>
+        settle(res.writableFinished ? res.statusCode : `${res.headersSent ? res.statusCode : '-'} (connection closed)`),
+      );
 
     /**
      * Writes the answer; false when there was nobody left to write it to. `hold` writes it all but
@@ -279,7 +294,8 @@ export function createHttpAdapter(options: AdapterOptions): HttpAdapter {
     const send = (response: ApiResponse, close = false, hold = false): boolean => {
       if (res.headersSent || res.destroyed) return false;
       // Serialised before anything is written, so a failure still leaves a clean 500.
-      const payload = response.body === undefined || response.status === 204 ? undefined : JSON.stringify(response.body);
+      const payload =
+        response.body === undefined || response.status === 204 ? undefined : JSON.stringify(response.body);
       const headers: Record<string, string | number> = {};
       for (const name in response.headers) {
         const lower = name.toLowerCase();
@@ -306,7 +322,10 @@ export function createHttpAdapter(options: AdapterOptions): HttpAdapter {
     };
 
     const unauthorised = (key: string | undefined) =>
-      simpleError(401, key === undefined ? 'the X-Authorization header with an API key is required' : 'the API key is not valid');
+      simpleError(
+        401,
+        key === undefined ? 'the X-Authorization header with an API key is required' : 'the API key is not valid',
+      );
 
     /** Sends an answer that is ready, or waits for one that is not (a write: the connection may die first). */
     const deliver = (answer: ApiResponse | Promise<ApiResponse>) => {
@@ -319,7 +338,7 @@ export function createHttpAdapter(options: AdapterOptions): HttpAdapter {
           .catch(failed);
         return;
       }
-      let sent = false;
+      let sent: boolean;
       try {
         sent = send(answer);
       } catch (error) {
@@ -352,7 +371,12 @@ export function createHttpAdapter(options: AdapterOptions): HttpAdapter {
         } catch (error) {
           return fail(error); // the key check itself failed: 500, never an uncaught exception
         }
-        const answer = check instanceof Promise ? check.then((account) => (account ? options.handler.handle({ method, path, query }, account, key!) : unauthorised(key))) : undefined;
+        const answer =
+          check instanceof Promise
+            ? check.then((account) =>
+                account ? options.handler.handle({ method, path, query }, account, key!) : unauthorised(key),
+              )
+            : undefined;
         if (answer) return deliver(answer);
       }
       /** The key check and the handler's answer; what to do with it comes after (outside the read unit). */
@@ -374,12 +398,18 @@ export function createHttpAdapter(options: AdapterOptions): HttpAdapter {
     }
 
     watchClose();
-    const refuse = (response: ApiResponse, read = 0) => refuseEarly(req, res, response, read, send, drainBytes, drainMs);
+    const refuse = (response: ApiResponse, read = 0) =>
+      refuseEarly(req, res, response, read, send, drainBytes, drainMs);
     void (async () => {
       const account = key === undefined ? undefined : await options.authenticate(key);
       if (!account) return refuse(unauthorised(key));
       if (!acceptedMediaType(req.headers['content-type'])) {
-        return refuse(simpleError(415, `a request body must be sent as ${JSONAPI} or application/json`));
+        return refuse(
+          simpleError(
+            415,
+            `a request body must be sent as ${JSONAPI} or application/json, with no parameter but charset=utf-8`,
+          ),
+        );
       }
       const declared = Number(req.headers['content-length']);
       if (declared > limit) return refuse(simpleError(413, `the request body is larger than ${limit} bytes`));
@@ -387,7 +417,8 @@ export function createHttpAdapter(options: AdapterOptions): HttpAdapter {
       try {
         raw = await readBody(req, limit);
       } catch (error) {
-        if (error instanceof TooLarge) return refuse(simpleError(413, `the request body is larger than ${limit} bytes`), error.read);
+        if (error instanceof TooLarge)
+          return refuse(simpleError(413, `the request body is larger than ${limit} bytes`), error.read);
         res.destroy(); // the client went away while sending; nobody to answer
         return;
       }
@@ -395,7 +426,8 @@ export function createHttpAdapter(options: AdapterOptions): HttpAdapter {
       if (body === undefined) return void send(notUtf8());
       const idempotencyKey = req.headers['idempotency-key'];
       const request: ApiRequest = { method, path, query, body: body === '' ? undefined : body };
-      if (idempotencyKey !== undefined) request.idempotencyKey = Array.isArray(idempotencyKey) ? idempotencyKey.join(', ') : idempotencyKey;
+      if (idempotencyKey !== undefined)
+        request.idempotencyKey = Array.isArray(idempotencyKey) ? idempotencyKey.join(', ') : idempotencyKey;
       send(await options.handler.handle(request, account, key!));
     })().catch((error) => {
       // Failed before the body was read (the key check): the same care as a refusal.

@@ -21,7 +21,9 @@ export const FALLBACK_MAX_CONNECTIONS = 1_000;
  * The process's soft limit on open files (what `ulimit -n` shows), read from /proc/self/limits on
  * Linux; undefined elsewhere, or when it is unlimited or cannot be read.
  */
-export function openFilesLimit(read: () => string = () => readFileSync('/proc/self/limits', 'utf8')): number | undefined {
+export function openFilesLimit(
+  read: () => string = () => readFileSync('/proc/self/limits', 'utf8'),
+): number | undefined {
   let text: string;
   try {
     text = read();

@@ -4,9 +4,9 @@
 
 export interface LineBuffer {
   /** Queues one line (without newline); it is written within `delayMs`. */
-  line(text: string): void;
+  line: (text: string) => void;
   /** Writes what is queued now (shutdown, exit). */
-  flush(): void;
+  flush: () => void;
 }
 
 export interface LineBufferOptions {

@@ -4,8 +4,6 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { authenticate, authenticateKey, hashKey } from '../core/accounts.js';
 import type { Clock } from '../core/clock.js';
-import { runDue } from '../core/due.js';
-import { catchUp, StoreClock } from '../core/store-clock.js';
 import type { Account } from '../core/context.js';
 import { JSONAPI } from '../api/http.js';
 import { createRouter, type Router } from '../api/router.js';
@@ -13,13 +11,29 @@ import { simpleError } from '../api/errors.js';
 import type { ApiRequest, ApiResponse } from '../api/http.js';
 import type { KeyGuard, SqliteStore, Store } from '../store/store.js';
 import { createPages, type Pages } from '../pages/index.js';
-import { startDispatcher } from '../outbox/dispatcher.js';
+import type { GuessLimits } from '../pages/guesses.js';
 import { andThen, type MaybePromise } from '../store/unit.js';
 import { guardConnections } from './connections.js';
 import { createHttpAdapter, type RequestHandler } from './http-adapter.js';
-import { DEFAULT_HEADERS_TIMEOUT_S, DEFAULT_KEEP_ALIVE_TIMEOUT_S, DEFAULT_REQUEST_TIMEOUT_S, defaultMaxConnections, openFilesLimit } from './limits.js';
+import {
+  DEFAULT_HEADERS_TIMEOUT_S,
+  DEFAULT_KEEP_ALIVE_TIMEOUT_S,
+  DEFAULT_REQUEST_TIMEOUT_S,
+  defaultMaxConnections,
+  openFilesLimit,
+} from './limits.js';
 
-export interface ServeOptions {
+/** What runs beside the listener (the runtime's due work and senders): told of writes, started once listening, closed before the store. */
+export interface Background {
+  /** A write was answered: what it caused may go out now. */
+  poke(): void;
+  /** Listening: links in what due work sends point at baseUrl. */
+  start(baseUrl: string): void;
+  /** Stops the timers and waits for the work under way. */
+  close(): Promise<void>;
+}
+
+export interface ListenOptions {
   store: Store;
   clock: Clock;
   host: string;
@@ -29,14 +43,8 @@ export interface ServeOptions {
   publicUrl?: string;
   /** Accept webhook URLs of loopback and private-network hosts (refused by default: 400). */
   allowPrivateWebhooks?: boolean;
-  /** How often due work runs (and the store's test time is read again), in ms; 0 never. Default 1 s. */
-  dueEveryMs?: number;
-  /** How often the webhook outbox is looked at without a write to prompt it, in ms; 0 only when prompted. Default 1 s. */
-  deliverEveryMs?: number;
-  /** Options of the webhook sender (tests: a shorter timeout, a shorter claim). */
-  sender?: { timeoutMs?: number; leaseMs?: number; concurrency?: number };
-  /** Sends the customers' emails (BILLING_SMTP_URL) with the webhooks; none when absent. */
-  mail?: (store: Store, clock: Clock) => Promise<unknown>;
+  /** The due work and the senders; none when absent. */
+  background?: Background;
   /** Where the listening line and the request lines go; stderr by default. Lines without newline. */
   log?: (line: string) => void;
   /** Replaces the router, given the base URL it would have used (tests: slow or failing handlers). */
@@ -53,6 +61,8 @@ export interface ServeOptions {
   requestTimeoutMs?: number;
   /** How long an idle keep-alive connection is kept; default 65 s. */
   keepAliveTimeoutMs?: number;
+  /** How many wrong page secrets a client may try (pages/guesses.ts); default 20, then 20 a minute. */
+  pageGuesses?: GuessLimits;
 }
 
 export interface RunningServer {
@@ -62,8 +72,6 @@ export interface RunningServer {
   baseUrl: string;
   port: number;
   server: Server;
-  /** Reads the store's clock and does the work due by it now (what the timer does every dueEveryMs). */
-  catchUp(): Promise<void>;
   /** Stops accepting, lets in-flight requests finish, closes the store. Safe to call more than once. */
   close(): Promise<void>;
 }
@@ -91,7 +99,11 @@ export function cachedAuthentication(store: SqliteStore): (key: string) => Accou
       cache.clear();
       version = current;
     }
-    if (!cache.has(key)) cache.set(key, store.read(() => authenticateKey(key)));
+    if (!cache.has(key))
+      cache.set(
+        key,
+        store.read(() => authenticateKey(key)),
+      );
     return cache.get(key);
   };
 }
@@ -104,7 +116,10 @@ export function cachedAuthentication(store: SqliteStore): (key: string) => Accou
  * refused by every instance on the very next request, at no extra round trip. Writes look the key
  * up afresh, one statement before their transaction.
  */
-export function guardedAuthentication(store: Store): { authenticate(key: string): Account | undefined | Promise<Account | undefined>; handle(inner: Router, request: ApiRequest, account: Account, key: string): Promise<ApiResponse> } {
+export function guardedAuthentication(store: Store): {
+  authenticate(key: string): Account | undefined | Promise<Account | undefined>;
+  handle(inner: Router, request: ApiRequest, account: Account, key: string): Promise<ApiResponse>;
+} {
   const cache = new Map<string, { account: Account; guard: KeyGuard }>();
   const lookup = async (key: string): Promise<{ account: Account; guard: KeyGuard } | undefined> => {
     const account = await authenticate(store, key);
@@ -113,7 +128,10 @@ export function guardedAuthentication(store: Store): { authenticate(key: string)
       return undefined;
     }
     if (cache.size >= MAX_CACHED_KEYS) cache.clear();
-    const entry = { account, guard: { keyHash: hashKey(key), accountId: account.id, accountUpdatedAt: account.updated_at } };
+    const entry = {
+      account,
+      guard: { keyHash: hashKey(key), accountId: account.id, accountUpdatedAt: account.updated_at },
+    };
     cache.set(key, entry);
     return entry;
   };
@@ -139,9 +157,12 @@ export function guardedAuthentication(store: Store): { authenticate(key: string)
   };
 }
 
-export async function startServer(options: ServeOptions): Promise<RunningServer> {
+export async function listen(options: ListenOptions): Promise<RunningServer> {
   const log = options.log ?? stderrLog;
   const { store } = options;
+  // No request waits on the thread for a lock another process holds: reads need none, and a write
+  // waits for it on timers (the background's work skips a busy turn: see runtime/serve.ts).
+  if (store.engine === 'sqlite') (store as SqliteStore).yieldWhenBusy();
   let closing = false;
   let handler: RequestHandler | undefined;
   let router: Router | undefined;
@@ -153,7 +174,10 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     keepAliveInitialDelay: 30_000,
     // node:http looks for requests past their timeouts this often (its default, 30 s, would let a
     // 10 s headers timeout run to 40 s): one sweep over the connections, not a timer per request.
-    connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(Math.min(headersTimeout, requestTimeout) / 4))),
+    connectionsCheckingInterval: Math.max(
+      50,
+      Math.min(1_000, Math.floor(Math.min(headersTimeout, requestTimeout) / 4)),
+    ),
   });
   // Keep-alive friendly: idle connections live longer than a typical proxy's 60 s idle timeout,
   // so the proxy, not this server, closes them (and at the connection cap, idle ones go first).
@@ -162,30 +186,36 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   server.keepAliveTimeout = options.keepAliveTimeoutMs ?? DEFAULT_KEEP_ALIVE_TIMEOUT_S * 1000;
   server.headersTimeout = headersTimeout;
   server.requestTimeout = requestTimeout;
-  const connections = guardConnections(server, options.maxConnections ?? defaultMaxConnections(openFilesLimit()), { silentMs: 2 * headersTimeout, log });
-
-  const guarded = store.engine === 'postgres' && !options.handler ? guardedAuthentication(store) : undefined;
-  const outbox = startDispatcher({
-    store,
-    clock: options.clock,
-    allowPrivate: options.allowPrivateWebhooks ?? false,
-    everyMs: options.deliverEveryMs,
-    ...options.sender,
-    also: options.mail ? () => options.mail!(store, options.clock) : undefined,
+  const connections = guardConnections(server, options.maxConnections ?? defaultMaxConnections(openFilesLimit()), {
+    silentMs: 2 * headersTimeout,
     log,
   });
+
+  const guarded = store.engine === 'postgres' && !options.handler ? guardedAuthentication(store) : undefined;
+  const background = options.background;
+  // Recorded on every delivery this server's requests and pages write.
+  const allowPrivateWebhooks = options.allowPrivateWebhooks ?? false;
   // A write may have written events: their deliveries go out now, not at the next tick.
-  const prompting = (response: MaybePromise<ApiResponse>, method: string) => (method === 'GET' ? response : andThen(response, (answer) => (outbox.poke(), answer)));
+  const prompting = (response: MaybePromise<ApiResponse>, method: string) =>
+    method === 'GET' || !background ? response : andThen(response, (answer) => (background.poke(), answer));
   const adapter = createHttpAdapter({
     handler: {
-      handle: (request, account, key) => prompting(guarded ? guarded.handle(router!, request, account, key) : handler!.handle(request, account, key), request.method.toUpperCase()),
+      handle: (request, account, key) =>
+        prompting(
+          guarded ? guarded.handle(router!, request, account, key) : handler!.handle(request, account, key),
+          request.method.toUpperCase(),
+        ),
     },
     ...(store.engine === 'sqlite'
       ? {
           authenticate: cachedAuthentication(store as SqliteStore),
           atOnce: <T>(fn: () => T) => (store as SqliteStore).snapshot(fn),
         }
-      : { authenticate: guarded ? guarded.authenticate : (key: string) => authenticate(store, key) }),
+      : {
+          authenticate: guarded
+            ? (key: string) => guarded.authenticate(key)
+            : (key: string) => authenticate(store, key),
+        }),
     log,
     admit: connections.admit,
     closing: () => closing,
@@ -201,9 +231,17 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     const busy = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent;
     if (error.code === 'ECONNRESET' || !socket.writable || busy) return void socket.destroy();
     const [status, title] =
-      error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'Request Timeout'] : error.code === 'HPE_HEADER_OVERFLOW' ? [431, 'Request Header Fields Too Large'] : [400, 'Bad Request'];
-    const body = JSON.stringify({ errors: [{ status: String(status), title, detail: 'the request could not be read as HTTP' }] });
-    socket.end(`HTTP/1.1 ${status} ${title}\r\nContent-Type: ${JSONAPI}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+      error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request Timeout']
+        : error.code === 'HPE_HEADER_OVERFLOW'
+          ? [431, 'Request Header Fields Too Large']
+          : [400, 'Bad Request'];
+    const body = JSON.stringify({
+      errors: [{ status: String(status), title, detail: 'the request could not be read as HTTP' }],
+    });
+    socket.end(
+      `HTTP/1.1 ${status} ${title}\r\nContent-Type: ${JSONAPI}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
   });
 
   await new Promise<void>((resolve, reject) => {
@@ -226,45 +264,39 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const address = server.address() as AddressInfo;
   const url = originOf(address.address, address.port);
   const baseUrl = (options.publicUrl ?? url).replace(/\/+$/, '');
-  const onError = (error: unknown) => log(`billing serve: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  const onError = (error: unknown) =>
+    log(`billing serve: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   if (options.handler) handler = options.handler(baseUrl);
   else {
-    const created = createRouter({ store, clock: options.clock, baseUrl, onError, allowPrivateWebhooks: options.allowPrivateWebhooks ?? false });
+    const created = createRouter({ store, clock: options.clock, baseUrl, onError, allowPrivateWebhooks });
     router = created;
     handler = { handle: (request, account) => created.handle(request, account) };
   }
-  if (!options.handler) pages = createPages({ store, clock: options.clock, baseUrl, log, changed: () => outbox.poke() });
+  if (!options.handler) {
+    const changed = () => background?.poke();
+    pages = createPages({
+      store,
+      clock: options.clock,
+      baseUrl,
+      log,
+      changed,
+      guesses: options.pageGuesses,
+      allowPrivateWebhooks,
+    });
+  }
   log(`billing serve: listening on ${url} (store: ${store.location}${options.publicUrl ? `; links: ${baseUrl}` : ''})`);
 
-  // Due work on a timer: one run at a time; several instances on one PostgreSQL database each claim
-  // their own rows. A failure is logged and tried again at the next tick.
-  let running: Promise<void> | undefined;
-  const catchingUp = (): Promise<void> =>
-    (running ??= (async () => {
-      try {
-        const report = options.clock instanceof StoreClock ? await catchUp(store, options.clock, { baseUrl }) : await runDue(store, options.clock.now().toISOString(), { baseUrl });
-        if (report && Object.keys(report.changes).length > 0) outbox.poke();
-      } catch (error) {
-        log(`billing serve: due work failed (tried again in a moment): ${error instanceof Error ? error.message : String(error)}`);
-      } finally {
-        running = undefined;
-      }
-    })());
-  const every = options.dueEveryMs ?? 1_000;
-  const ticker = every > 0 ? setInterval(() => void catchingUp(), every) : undefined;
-  ticker?.unref();
+  background?.start(baseUrl);
 
   let closed: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closed ??= new Promise<void>((resolve) => {
       closing = true;
-      if (ticker) clearInterval(ticker);
       const timer = setTimeout(() => server.closeAllConnections(), options.shutdownTimeoutMs ?? 10_000);
       server.close(() => {
         clearTimeout(timer);
         // The due work and the deliveries in progress finish before the store closes.
-        void Promise.resolve(running)
-          .then(() => outbox.close())
+        void Promise.resolve(background?.close())
           .then(() => (options.closeStore !== false ? store.close() : undefined))
           .then(resolve, resolve);
       });
@@ -274,5 +306,5 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     return closed;
   };
 
-  return { url, baseUrl, port: address.port, server, catchUp: catchingUp, close };
+  return { url, baseUrl, port: address.port, server, close };
 }

@@ -1,11 +1,24 @@
 // What both engines do alike with Kysely: build queries in their dialect without a driver (the
 // store runs them itself), and compile a prepared query once into SQL plus a binder.
-import { DummyDriver, Kysely, sql, type DialectAdapter, type DatabaseIntrospector, type QueryCompiler, type RawBuilder, type SqlBool } from 'kysely';
+import {
+  DummyDriver,
+  Kysely,
+  sql,
+  type DialectAdapter,
+  type DatabaseIntrospector,
+  type QueryCompiler,
+  type RawBuilder,
+  type SqlBool,
+} from 'kysely';
 import type { DB } from './schema.js';
 import type { Dialect, Param, PreparedQuery } from './unit.js';
 
 /** A Kysely that only builds and compiles queries, in one engine's SQL. */
-export function queryBuilder(parts: { adapter: () => DialectAdapter; introspector: (db: Kysely<unknown>) => DatabaseIntrospector; compiler: () => QueryCompiler }): Kysely<DB> {
+export function queryBuilder(parts: {
+  adapter: () => DialectAdapter;
+  introspector: (db: Kysely<unknown>) => DatabaseIntrospector;
+  compiler: () => QueryCompiler;
+}): Kysely<DB> {
   return new Kysely<DB>({
     dialect: {
       createAdapter: parts.adapter,
@@ -26,13 +39,22 @@ const param = ((index: number) => ({ [PARAM]: index })) as unknown as Param;
  * either an argument (by index) or a constant written into the query. Arguments that stand in
  * order for every bound value are passed as they are (the hot lookups).
  */
-export function compilePrepared(query: PreparedQuery<unknown, unknown[]>, q: Kysely<DB>, dialect: Dialect): { sql: string; bind: (args: unknown[]) => unknown[] } {
+export function compilePrepared(
+  query: PreparedQuery<unknown, unknown[]>,
+  q: Kysely<DB>,
+  dialect: Dialect,
+): { sql: string; bind: (args: unknown[]) => unknown[] } {
   const compiled = query.build(q, param, dialect).compile();
-  const sources = compiled.parameters.map((value) => (isMarker(value) ? { index: value[PARAM], value: undefined } : { index: -1, value }));
+  const sources = compiled.parameters.map((value) =>
+    isMarker(value) ? { index: value[PARAM], value: undefined } : { index: -1, value },
+  );
   const direct = sources.every((source, i) => source.index === i);
   return {
     sql: compiled.sql,
-    bind: (args) => (direct && args.length === sources.length ? args : sources.map((source) => (source.index >= 0 ? args[source.index] : source.value))),
+    bind: (args) =>
+      direct && args.length === sources.length
+        ? args
+        : sources.map((source) => (source.index >= 0 ? args[source.index] : source.value)),
   };
 }
 
@@ -44,4 +66,7 @@ export const containing = (text: string): string => `%${text.replace(/[\\%_]/g, 
 
 /** Any of the searched columns, folded by `lower`, holds the text: the scan both engines can do. */
 export const searchedLike = (lower: Dialect['lower'], text: string): RawBuilder<SqlBool> =>
-  sql<SqlBool>`(${sql.join(SEARCHED.map((column) => sql`${lower(column)} LIKE ${containing(text)} ESCAPE '\\'`), sql` OR `)})`;
+  sql<SqlBool>`(${sql.join(
+    SEARCHED.map((column) => sql`${lower(column)} LIKE ${containing(text)} ESCAPE '\\'`),
+    sql` OR `,
+  )})`;

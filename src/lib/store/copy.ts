@@ -55,8 +55,10 @@ type Message = { stats: Record<Table, TableStats> } | { table: Table; rows: Row[
 
 export async function copyStore(source: Store, target: Store, options: CopyOptions = {}): Promise<CopyResult> {
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
-  if (!Number.isInteger(batchSize) || batchSize < 1) throw new RangeError(`the batch size must be a whole number above 0, not ${batchSize}`);
-  if (await sameStore(source.location, target.location)) throw new CopyRefusedError(`cannot copy the store ${source.location} onto itself`);
+  if (!Number.isInteger(batchSize) || batchSize < 1)
+    throw new RangeError(`the batch size must be a whole number above 0, not ${batchSize}`);
+  if (await sameStore(source.location, target.location))
+    throw new CopyRefusedError(`cannot copy the store ${source.location} onto itself`);
   const progress = options.onProgress ?? (() => {});
   const channel = handoff<Message>();
 
@@ -64,8 +66,10 @@ export async function copyStore(source: Store, target: Store, options: CopyOptio
     yield* wait(channel.put({ stats: yield* tableStats() }));
     for (const table of TABLES) {
       const key = keyOf(table);
-      for (let last = 0; ; ) {
-        const rows = (yield* all((q) => untyped(q).selectFrom(table).selectAll().where(key, '>', last).orderBy(key).limit(batchSize))) as Row[];
+      for (let last = 0; ;) {
+        const rows = (yield* all((q) =>
+          untyped(q).selectFrom(table).selectAll().where(key, '>', last).orderBy(key).limit(batchSize),
+        )) as Row[];
         if (rows.length === 0) break;
         yield* wait(channel.put({ table, rows }));
         if (rows.length < batchSize) break;
@@ -80,11 +84,15 @@ export async function copyStore(source: Store, target: Store, options: CopyOptio
 
   function* write(): Unit<void> {
     // Nobody else writes to the target until this transaction ends (SQLite: the write lock of BEGIN IMMEDIATE).
-    if (target.engine === 'postgres') yield* run(raw(() => sql`LOCK TABLE ${sql.join(TABLES.map((table) => sql.table(table)))} IN EXCLUSIVE MODE`));
+    if (target.engine === 'postgres')
+      yield* run(raw(() => sql`LOCK TABLE ${sql.join(TABLES.map((table) => sql.table(table)))} IN EXCLUSIVE MODE`));
     const filled: string[] = [];
-    for (const table of TABLES) if (yield* get((q) => untyped(q).selectFrom(table).select(keyOf(table)).limit(1))) filled.push(table);
+    for (const table of TABLES)
+      if (yield* get((q) => untyped(q).selectFrom(table).select(keyOf(table)).limit(1))) filled.push(table);
     if (filled.length > 0) {
-      throw new CopyRefusedError(`the target ${target.location} is not empty (it has rows in ${filled.join(', ')}): store copy writes only into an empty store`);
+      throw new CopyRefusedError(
+        `the target ${target.location} is not empty (it has rows in ${filled.join(', ')}): store copy writes only into an empty store`,
+      );
     }
 
     reading = source.bulkRead(read).catch((error: unknown) => {
@@ -121,7 +129,12 @@ export async function copyStore(source: Store, target: Store, options: CopyOptio
     if (target.engine === 'postgres') {
       for (const table of TABLES) {
         if (rows[table] === 0) continue;
-        yield* get(raw(() => sql`SELECT setval(pg_get_serial_sequence(${table}, ${keyOf(table)}), (SELECT max(${sql.ref(keyOf(table))}) FROM ${sql.table(table)}))`));
+        yield* get(
+          raw(
+            () =>
+              sql`SELECT setval(pg_get_serial_sequence(${table}, ${keyOf(table)}), (SELECT max(${sql.ref(keyOf(table))}) FROM ${sql.table(table)}))`,
+          ),
+        );
       }
     }
   }
@@ -146,7 +159,9 @@ function* insert(table: Table, batch: Row[]): Unit<void> {
       yield* run((q) => untyped(q).insertInto(table).values(chunk));
     } catch (error) {
       const ids = chunk.length === 1 ? `id ${chunk[0].id}` : `ids ${chunk[0].id} to ${chunk[chunk.length - 1].id}`;
-      throw new Error(`writing ${table} (${ids}) into the target failed: ${(error as Error).message}`, { cause: error });
+      throw new Error(`writing ${table} (${ids}) into the target failed: ${(error as Error).message}`, {
+        cause: error,
+      });
     }
   }
 }
@@ -162,6 +177,7 @@ function handoff<T>() {
   let failure: { error: unknown } | undefined;
   return {
     put(value: T): Promise<void> {
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- relays the failure as it was given
       if (failure) return Promise.reject(failure.error);
       if (taker) {
         const t = taker;
@@ -173,6 +189,7 @@ function handoff<T>() {
       return new Promise((resolve, reject) => (putter = { resolve, reject }));
     },
     take(): Promise<T> {
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- relays the failure as it was given
       if (failure) return Promise.reject(failure.error);
       if (waiting.length > 0) {
         const value = waiting.shift()!;
@@ -204,7 +221,8 @@ export async function sameStore(a: string, b: string): Promise<boolean> {
     if (x.path === ':memory:' || y.path === ':memory:') return false;
     return fileIdentity(x.path) === fileIdentity(y.path);
   }
-  if (x.engine === 'postgres' && y.engine === 'postgres') return (await databaseIdentity(x.url)) === (await databaseIdentity(y.url));
+  if (x.engine === 'postgres' && y.engine === 'postgres')
+    return (await databaseIdentity(x.url)) === (await databaseIdentity(y.url));
   return false;
 }
 

@@ -248,6 +248,46 @@ export const sqliteMigrations: string[] = [
   ALTER TABLE notifications ADD COLUMN claimed_until TEXT;
   CREATE INDEX notifications_unsent ON notifications(next_send_at, id) WHERE next_send_at IS NOT NULL;
   `,
+  // A secret in every mandate page's URL. confirmation_page was <base>/mandate/accept/<id>/<mandate code>,
+  // and a generated code is MNDT-<id>: anyone could walk the ids. The URL now ends in confirmation_token
+  // (32 random bytes as 64 hex digits; SQLite's randomblob is a CSPRNG seeded by the OS), which the page
+  // compares in constant time with the row it finds by id. The old URLs answer 404. A mandate
+  // confirmation not yet sent gets the new link (the code as encodeURIComponent writes it: of the SEPA
+  // characters a code may hold, it encodes only these six); one already sent stays as it was sent.
+  `
+  ALTER TABLE subscriptions ADD COLUMN confirmation_token TEXT;
+  UPDATE subscriptions SET confirmation_token = lower(hex(randomblob(32)));
+  UPDATE notifications SET body = replace(
+    notifications.body,
+    '/mandate/accept/' || s.id || '/' || replace(replace(replace(replace(replace(replace(s.mandate_code,
+      ' ', '%20'), '/', '%2F'), '?', '%3F'), ':', '%3A'), ',', '%2C'), '+', '%2B') || char(10),
+    '/mandate/accept/' || s.id || '/' || s.confirmation_token || char(10))
+  FROM subscriptions s
+  WHERE s.id = notifications.subscription_id
+    AND notifications.kind = 'mandate_confirmation' AND notifications.sent_at IS NULL;
+  `,
+  // 8: fair webhook delivery, and the private-address policy of each delivery. host is the
+  // receiver a delivery counts against (host:port of its URL as written, before name resolution):
+  // claims take due rows fairly across hosts. Rows written before this version get their URL as
+  // host (each URL counts as a receiver of its own while they drain; a retry by hand sets the real
+  // one). allow_private is whether whoever wrote the row allowed private targets: old rows are
+  // taken as written under the strict policy (nobody can tell which process wrote them, and
+  // wrongly refusing a receiver on a private network is visible and fixed by an operator, where
+  // wrongly sending inside the network is neither). webhook_hosts holds the receivers that timed
+  // out, by real time, so every sender of the store holds them back (not copied: a copy learns
+  // them again with one timeout).
+  `
+  ALTER TABLE webhook_deliveries ADD COLUMN host TEXT NOT NULL DEFAULT '';
+  ALTER TABLE webhook_deliveries ADD COLUMN allow_private INTEGER NOT NULL DEFAULT 0;
+  UPDATE webhook_deliveries SET host = url WHERE status = 'pending';
+  CREATE TABLE webhook_hosts (host TEXT PRIMARY KEY, timeouts INTEGER NOT NULL, retry_at TEXT NOT NULL);
+  `,
+  // 9: an idempotency key keeps what each write of its request gave back (a JSON array, in order),
+  // written in that write's own transaction: a request cut off before its answer was stored is
+  // answered from them, never carried out again.
+  `
+  ALTER TABLE idempotency_keys ADD COLUMN writes TEXT;
+  `,
 ];
 
 export const postgresMigrations: string[] = [
@@ -454,10 +494,53 @@ export const postgresMigrations: string[] = [
   ALTER TABLE notifications ADD COLUMN claimed_until timestamptz;
   CREATE INDEX notifications_unsent ON notifications(next_send_at, id) WHERE next_send_at IS NOT NULL;
   `,
+  // As SQLite's entry of confirmation_token. gen_random_uuid() is PostgreSQL's own CSPRNG (122 random
+  // bits each): the SHA-256 of two is 64 hex digits like SQLite's, with 244 bits of randomness.
+  `
+  ALTER TABLE subscriptions ADD COLUMN confirmation_token text;
+  UPDATE subscriptions SET confirmation_token =
+    encode(sha256(convert_to(gen_random_uuid()::text || gen_random_uuid()::text, 'UTF8')), 'hex');
+  ALTER TABLE subscriptions ALTER COLUMN confirmation_token SET NOT NULL;
+  UPDATE notifications SET body = replace(
+    notifications.body,
+    '/mandate/accept/' || s.id || '/' || replace(replace(replace(replace(replace(replace(s.mandate_code,
+      ' ', '%20'), '/', '%2F'), '?', '%3F'), ':', '%3A'), ',', '%2C'), '+', '%2B') || chr(10),
+    '/mandate/accept/' || s.id || '/' || s.confirmation_token || chr(10))
+  FROM subscriptions s
+  WHERE s.id = notifications.subscription_id
+    AND notifications.kind = 'mandate_confirmation' AND notifications.sent_at IS NULL;
+  `,
+  // 8: as SQLite's 8.
+  `
+  ALTER TABLE webhook_deliveries ADD COLUMN host text NOT NULL DEFAULT '';
+  ALTER TABLE webhook_deliveries ADD COLUMN allow_private boolean NOT NULL DEFAULT false;
+  UPDATE webhook_deliveries SET host = url WHERE status = 'pending';
+  CREATE TABLE webhook_hosts (host text PRIMARY KEY, timeouts integer NOT NULL, retry_at timestamptz NOT NULL);
+  `,
+  // 9: as SQLite's 9.
+  `
+  ALTER TABLE idempotency_keys ADD COLUMN writes text;
+  `,
 ];
 
 /** The tables of the store, parents before children (the order a copy writes them in). */
-export const TABLES = ['accounts', 'api_keys', 'customers', 'subscription_plans', 'subscriptions', 'invoices', 'invoice_lines', 'transactions', 'events', 'webhook_deliveries', 'notifications', 'due_work', 'store_clock', 'imports', 'idempotency_keys'] as const;
+export const TABLES = [
+  'accounts',
+  'api_keys',
+  'customers',
+  'subscription_plans',
+  'subscriptions',
+  'invoices',
+  'invoice_lines',
+  'transactions',
+  'events',
+  'webhook_deliveries',
+  'notifications',
+  'due_work',
+  'store_clock',
+  'imports',
+  'idempotency_keys',
+] as const;
 
 /** The column each table is copied in order of, and whose sequence follows the copy (transactions are keyed by a UUID). */
 export const KEYS: Partial<Record<(typeof TABLES)[number], string>> = { transactions: 'seq' };

@@ -11,7 +11,19 @@ import { compilePrepared, queryBuilder, searchedLike } from './compile.js';
 import pg from 'pg';
 import { parse as parseConnectionString } from 'pg-connection-string';
 import { postgresMigrations } from './migrations.js';
-import { KeyGuardError, MAKE_A_STORE, StoreAuthError, StoreBusyError, StoreMissingError, StoreOpenError, StoreUnreachableError, redact, type KeyGuard, type OpenOptions, type PostgresStore } from './store.js';
+import {
+  KeyGuardError,
+  MAKE_A_STORE,
+  StoreAuthError,
+  StoreBusyError,
+  StoreMissingError,
+  StoreOpenError,
+  StoreUnreachableError,
+  redact,
+  type KeyGuard,
+  type OpenOptions,
+  type PostgresStore,
+} from './store.js';
 import { get, type Dialect, type Op, type PreparedQuery, type RowsSpec, type Unit } from './unit.js';
 
 export const DEFAULT_POOL_SIZE = 10;
@@ -55,11 +67,18 @@ const dialect: Dialect = {
   fenced: (query) => query.offset(0),
   // The pg_trgm GIN index customers_search is on these very expressions; a term shorter than a
   // trigram has none to look up, and the planner scans the account's rows instead.
-  customerSearch: (text) => searchedLike(dialect.lower, text),
+  customerSearch: (text) => searchedLike((column) => dialect.lower(column), text),
   locked: (query, skip) => (skip ? query.forNoKeyUpdate().skipLocked() : query.forNoKeyUpdate()),
+  shared: (query) => query.forShare(),
 };
 
-const ARRAY_TYPES = { text: 'text[]', integer: 'bigint[]', instant: 'timestamptz[]', flag: 'boolean[]', json: 'json[]' } as const;
+const ARRAY_TYPES = {
+  text: 'text[]',
+  integer: 'bigint[]',
+  instant: 'timestamptz[]',
+  flag: 'boolean[]',
+  json: 'json[]',
+} as const;
 
 /** Updates of at most this many rows go row by row (see execute). */
 const FEW_ROWS = 4;
@@ -73,7 +92,10 @@ function rowUpdate(spec: RowsSpec): { text: string; columns: string[] } {
   const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
   const by = spec.by!;
   const set = Object.keys(spec.columns).filter((c) => c !== by);
-  return { text: `UPDATE ${quote(spec.table)} SET ${set.map((c, i) => `${quote(c)} = $${i + 1}`).join(', ')} WHERE ${quote(by)} = $${set.length + 1}`, columns: [...set, by] };
+  return {
+    text: `UPDATE ${quote(spec.table)} SET ${set.map((c, i) => `${quote(c)} = $${i + 1}`).join(', ')} WHERE ${quote(by)} = $${set.length + 1}`,
+    columns: [...set, by],
+  };
 }
 
 /** A bulk write as one statement: each column's values as one typed array, unnested into rows. */
@@ -81,20 +103,31 @@ function rowsStatement(mode: 'insert' | 'update', spec: RowsSpec): { text: strin
   const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
   const columns = Object.keys(spec.columns);
   const arrays = columns.map((c, i) => `$${i + 1}::${ARRAY_TYPES[spec.columns[c]]}`).join(', ');
-  if (mode === 'insert') return { text: `INSERT INTO ${quote(spec.table)} (${columns.map(quote).join(', ')}) SELECT * FROM unnest(${arrays})`, columns };
+  if (mode === 'insert')
+    return {
+      text: `INSERT INTO ${quote(spec.table)} (${columns.map(quote).join(', ')}) SELECT * FROM unnest(${arrays})`,
+      columns,
+    };
   const by = spec.by!;
-  const set = columns.filter((c) => c !== by).map((c) => `${quote(c)} = u.${quote(c)}`).join(', ');
+  const set = columns
+    .filter((c) => c !== by)
+    .map((c) => `${quote(c)} = u.${quote(c)}`)
+    .join(', ');
   // `= ANY` of the keys too: the rows are found through the key's index, never by a scan of the
   // table, which under SERIALIZABLE would lock the whole table against concurrent writers.
   const key = `$${columns.indexOf(by) + 1}::${ARRAY_TYPES[spec.columns[by]]}`;
-  return { text: `UPDATE ${quote(spec.table)} AS t SET ${set} FROM unnest(${arrays}) AS u(${columns.map(quote).join(', ')}) WHERE t.${quote(by)} = ANY(${key}) AND t.${quote(by)} = u.${quote(by)}`, columns };
+  return {
+    text: `UPDATE ${quote(spec.table)} AS t SET ${set} FROM unnest(${arrays}) AS u(${columns.map(quote).join(', ')}) WHERE t.${quote(by)} = ANY(${key}) AND t.${quote(by)} = u.${quote(by)}`,
+    columns,
+  };
 }
 
 /** Values as the core sees them on SQLite too: safe integers as numbers, flags as 0/1, instants as ISO text, JSON as written. */
 const PARSERS: Record<number, (text: string) => unknown> = {
   20: (text) => {
     const n = Number(text);
-    if (!Number.isSafeInteger(n)) throw new RangeError(`the integer ${text} is beyond what billing can represent exactly`);
+    if (!Number.isSafeInteger(n))
+      throw new RangeError(`the integer ${text} is beyond what billing can represent exactly`);
     return n;
   },
   16: (text) => (text === 't' ? 1 : 0),
@@ -117,7 +150,11 @@ const types = {
 };
 
 /** host:port and database of a URL, for messages. */
-function describe(config: ReturnType<typeof parseConnectionString>): { server: string; database: string; user: string } {
+function describe(config: ReturnType<typeof parseConnectionString>): {
+  server: string;
+  database: string;
+  user: string;
+} {
   const host = config.host ?? 'localhost';
   const server = host.startsWith('/') ? `${host} (socket)` : `${host}:${config.port ?? 5432}`;
   return { server, database: config.database ?? config.user ?? '', user: config.user ?? '' };
@@ -127,8 +164,12 @@ function describe(config: ReturnType<typeof parseConnectionString>): { server: s
 function connectError(error: unknown, where: { server: string; database: string; user: string }): Error {
   const e = error as { code?: string; message?: string };
   const code = e.code ?? '';
-  if (code === '28P01' || code === '28000') return new StoreAuthError(`the database server ${where.server} refused the credentials of user "${where.user}" for database "${where.database}"`);
-  if (code === '3D000') return new StoreOpenError(`no database named "${where.database}" on the database server ${where.server}`);
+  if (code === '28P01' || code === '28000')
+    return new StoreAuthError(
+      `the database server ${where.server} refused the credentials of user "${where.user}" for database "${where.database}"`,
+    );
+  if (code === '3D000')
+    return new StoreOpenError(`no database named "${where.database}" on the database server ${where.server}`);
   const reasons: Record<string, string> = {
     ECONNREFUSED: 'connection refused',
     ENOTFOUND: 'host not found',
@@ -139,10 +180,21 @@ function connectError(error: unknown, where: { server: string; database: string;
     ECONNRESET: 'connection reset',
     ENOENT: 'no such socket',
   };
-  if (reasons[code]) return new StoreUnreachableError(`cannot reach the database server ${where.server} (database "${where.database}"): ${reasons[code]}`);
-  if (/timeout/i.test(e.message ?? '')) return new StoreUnreachableError(`cannot reach the database server ${where.server} (database "${where.database}"): connection timed out`);
-  if (/terminated|closed/i.test(e.message ?? '')) return new StoreUnreachableError(`the database server ${where.server} (database "${where.database}") closed the connection`);
-  return new StoreOpenError(`cannot open database "${where.database}" on ${where.server}: ${redact(e.message ?? String(error))}`);
+  if (reasons[code])
+    return new StoreUnreachableError(
+      `cannot reach the database server ${where.server} (database "${where.database}"): ${reasons[code]}`,
+    );
+  if (/timeout/i.test(e.message ?? ''))
+    return new StoreUnreachableError(
+      `cannot reach the database server ${where.server} (database "${where.database}"): connection timed out`,
+    );
+  if (/terminated|closed/i.test(e.message ?? ''))
+    return new StoreUnreachableError(
+      `the database server ${where.server} (database "${where.database}") closed the connection`,
+    );
+  return new StoreOpenError(
+    `cannot open database "${where.database}" on ${where.server}: ${redact(e.message ?? String(error))}`,
+  );
 }
 
 export async function openPostgresStore(url: string, options: OpenOptions = {}): Promise<PostgresStore> {
@@ -188,13 +240,27 @@ export async function openPostgresStore(url: string, options: OpenOptions = {}):
   };
 
   try {
-    await migrate(await connect(), options.create === 'nothing' ? `the database "${where.database}" on ${where.server} has no billing store yet: ${MAKE_A_STORE}` : undefined);
+    await migrate(
+      await connect(),
+      options.create === 'nothing'
+        ? `the database "${where.database}" on ${where.server} has no billing store yet: ${MAKE_A_STORE}`
+        : undefined,
+    );
   } catch (error) {
     await pool.end().catch(() => {});
-    throw error instanceof StoreOpenError || error instanceof StoreAuthError || error instanceof StoreUnreachableError || error instanceof StoreMissingError ? error : connectError(error, where);
+    throw error instanceof StoreOpenError ||
+      error instanceof StoreAuthError ||
+      error instanceof StoreUnreachableError ||
+      error instanceof StoreMissingError
+      ? error
+      : connectError(error, where);
   }
 
-  const q = queryBuilder({ adapter: () => new PostgresAdapter(), introspector: (db) => new PostgresIntrospector(db), compiler: () => new PostgresQueryCompiler() });
+  const q = queryBuilder({
+    adapter: () => new PostgresAdapter(),
+    introspector: (db) => new PostgresIntrospector(db),
+    compiler: () => new PostgresQueryCompiler(),
+  });
 
   const compiled = new Map<string, { sql: string; bind: (args: unknown[]) => unknown[] }>();
   // Every statement text gets a name, so each connection parses and plans it once.
@@ -204,7 +270,8 @@ export async function openPostgresStore(url: string, options: OpenOptions = {}):
     if (name === undefined && names.size < MAX_NAMED_STATEMENTS) names.set(text, (name = `billing_${names.size + 1}`));
     return name;
   };
-  // Guarded rows come as arrays and become objects without the guard's two columns.
+  // Guarded rows come as arrays and become objects without the guard's two columns, through a function made
+  // for the query's fields (a fixed-shape object literal, as in the SQLite store).
   const mappers = new Map<string, (row: unknown[]) => unknown>();
   const mapperOf = (text: string, fields: { name: string }[]) => {
     let mapper = mappers.get(text);
@@ -213,6 +280,7 @@ export async function openPostgresStore(url: string, options: OpenOptions = {}):
         .slice(2)
         .map((field, i) => `${JSON.stringify(field.name)}: r[${i + 2}]`)
         .join(', ');
+      // eslint-disable-next-line @typescript-eslint/no-implied-eval -- deliberate (see above); keys JSON.stringify'd
       mapper = new Function('r', `return {${body}};`) as (row: unknown[]) => unknown;
       mappers.set(text, mapper);
     }
@@ -235,7 +303,8 @@ export async function openPostgresStore(url: string, options: OpenOptions = {}):
       // locks the whole table against every concurrent writer (serialization failures).
       if (op.mode === 'update' && op.rows.length <= FEW_ROWS) {
         const { text, columns } = rowUpdate(op.spec);
-        for (const row of op.rows) await client.query({ name: nameOf(text), text, values: columns.map((c) => valueOf(op.spec, c, row[c])) });
+        for (const row of op.rows)
+          await client.query({ name: nameOf(text), text, values: columns.map((c) => valueOf(op.spec, c, row[c])) });
         return undefined;
       }
       const { text, columns } = rowsStatement(op.mode, op.spec);
@@ -262,7 +331,12 @@ export async function openPostgresStore(url: string, options: OpenOptions = {}):
     let changed: number;
     if (guard) {
       const wrapped = guarded(text, values.length);
-      const result = await client.query({ name: nameOf(wrapped), text: wrapped, values: [...values, guard.keyHash, guard.accountId, guard.accountUpdatedAt], rowMode: 'array' });
+      const result = await client.query({
+        name: nameOf(wrapped),
+        text: wrapped,
+        values: [...values, guard.keyHash, guard.accountId, guard.accountUpdatedAt],
+        rowMode: 'array',
+      });
       const raw = result.rows as unknown[][];
       if (raw[0]?.[0] !== 1) throw new KeyGuardError('the API key no longer belongs to the account it was cached for');
       const toRow = mapperOf(wrapped, result.fields);
@@ -280,10 +354,17 @@ export async function openPostgresStore(url: string, options: OpenOptions = {}):
 
   /** Reads (by key) found to make more than one query: they start in a snapshot. */
   const multiQueryReads = new Set<string>();
-  const AGAIN = Symbol('again');
+  // Thrown (and caught) by identity: the read starts again.
+  const AGAIN = new Error('the read starts again in a snapshot');
 
   /** kind 'one': one statement in its own transaction (autocommit), no BEGIN or COMMIT. */
-  async function runUnit<T>(make: () => Unit<T>, kind: 'read' | 'write' | 'work' | 'one' | 'bulk' | 'bulkRead', keep?: (value: T) => boolean, key?: string, guard?: KeyGuard): Promise<T> {
+  async function runUnit<T>(
+    make: () => Unit<T>,
+    kind: 'read' | 'write' | 'work' | 'one' | 'bulk' | 'bulkRead',
+    keep?: (value: T) => boolean,
+    key?: string,
+    guard?: KeyGuard,
+  ): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       const client = await connect();
       let open = false;
@@ -299,7 +380,7 @@ export async function openPostgresStore(url: string, options: OpenOptions = {}):
           if (!open && op.kind !== 'wait') {
             if (kind === 'read' && !snapshotAtOnce && queries === 1) {
               // A second query: the first ran in a snapshot of its own. Start again in one.
-              multiQueryReads.add(key!);
+              multiQueryReads.add(key);
               unit.return(undefined as T);
               throw AGAIN;
             }
@@ -325,7 +406,8 @@ export async function openPostgresStore(url: string, options: OpenOptions = {}):
           open = false;
         }
         // A read that needed no statement (a refused parameter) still checks its key.
-        if (guard && kind === 'read' && queries === 0) await execute(client, { kind: 'all', build: (db) => db.selectNoFrom(sql<number>`1`.as('one')) }, guard);
+        if (guard && kind === 'read' && queries === 0)
+          await execute(client, { kind: 'all', build: (db) => db.selectNoFrom(sql<number>`1`.as('one')) }, guard);
         return step.value;
       } catch (error) {
         if (open) await client.query('ROLLBACK').catch((e: Error) => (broken = e));
@@ -334,14 +416,21 @@ export async function openPostgresStore(url: string, options: OpenOptions = {}):
           attempt--;
           continue;
         }
-        if ((kind === 'write' || kind === 'work' || kind === 'one') && isRetryable(error)) {
+        // READ COMMITTED: a unit's checks cannot see a row another transaction has not committed yet;
+        // the unique index meets it at the insert. Run again, the checks see it and refuse as they should.
+        const again = isRetryable(error) || (kind === 'work' && isUniqueViolation(error));
+        if ((kind === 'write' || kind === 'work' || kind === 'one') && again) {
           // A fixed small delay let two hot writers collide again and again under load (a 500 seen
           // in CI with two instances PATCHing the same rows); a doubling window spreads them out.
           if (attempt < MAX_ATTEMPTS) {
-            await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(BACKOFF_CAP_MS, BACKOFF_FIRST_MS * 2 ** attempt)));
+            await new Promise((resolve) =>
+              setTimeout(resolve, Math.random() * Math.min(BACKOFF_CAP_MS, BACKOFF_FIRST_MS * 2 ** attempt)),
+            );
             continue;
           }
-          throw new StoreBusyError(`the write met concurrent writes ${MAX_ATTEMPTS} times (${(error as Error).message}); it changed nothing`);
+          throw new StoreBusyError(
+            `the write met concurrent writes ${MAX_ATTEMPTS} times (${(error as Error).message}); it changed nothing`,
+          );
         }
         if (isConnectionError(error)) throw connectError(error, where);
         throw error;
@@ -372,6 +461,7 @@ export async function openPostgresStore(url: string, options: OpenOptions = {}):
 }
 
 const isRetryable = (error: unknown): boolean => RETRYABLE.has((error as { code?: string }).code ?? '');
+const isUniqueViolation = (error: unknown): boolean => (error as { code?: string }).code === '23505';
 
 /** The connection itself failed (not the statement): the client must not go back to the pool. */
 const isConnectionError = (error: unknown): boolean => {
@@ -390,7 +480,9 @@ async function migrate(client: pg.PoolClient, missing?: string): Promise<void> {
     await client.query('BEGIN');
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
     if (missing !== undefined) {
-      const { rows } = await client.query<{ present: boolean }>("SELECT to_regclass('billing_schema') IS NOT NULL AS present");
+      const { rows } = await client.query<{ present: boolean }>(
+        "SELECT to_regclass('billing_schema') IS NOT NULL AS present",
+      );
       if (!rows[0]?.present) throw new StoreMissingError(missing);
     }
     await client.query('CREATE TABLE IF NOT EXISTS billing_schema (version integer NOT NULL)');

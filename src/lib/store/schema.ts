@@ -91,6 +91,8 @@ export interface SubscriptionRow {
   cycle_anchor: string | null;
   /** The plan cycle the next plan transaction collects (0 is the first). */
   next_cycle: number;
+  /** The secret that ends the URL of the mandate page (confirmation_page): 64 hex digits, never shown otherwise. */
+  confirmation_token: string;
 }
 
 export interface TransactionRow {
@@ -209,6 +211,18 @@ export interface WebhookDeliveryRow {
   delivered_at: string | null;
   created_at: string;
   updated_at: string;
+  /** The receiver it counts against: host:port of the URL as written (see hostKey). */
+  host: string;
+  /** Whether whoever wrote the row allowed loopback and private targets (1); 0: every sender refuses them. */
+  allow_private: number;
+}
+
+/** A receiver that timed out: every sender holds its deliveries back until retry_at (real time). */
+export interface WebhookHostRow {
+  host: string;
+  /** Timeouts in a row; each doubles the wait. */
+  timeouts: number;
+  retry_at: string;
 }
 
 export interface NotificationRow {
@@ -262,6 +276,8 @@ export interface IdempotencyKeyRow {
   headers: string | null;
   body: string | null;
   created_at: string;
+  /** What each committed write of its request gave back, as a JSON array in order (null on keys older than this column). */
+  writes: string | null;
 }
 
 export interface DB {
@@ -276,6 +292,7 @@ export interface DB {
   due_work: DueWorkRow;
   events: EventRow;
   webhook_deliveries: WebhookDeliveryRow;
+  webhook_hosts: WebhookHostRow;
   notifications: NotificationRow;
   store_clock: StoreClockRow;
   imports: ImportRow;

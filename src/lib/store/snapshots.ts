@@ -10,7 +10,9 @@ const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 /** Why a snapshot name is refused, or undefined: letters, digits and . _ - (at most 64), a letter or digit first. */
 export const badName = (name: string): string | undefined =>
-  NAME.test(name) ? undefined : `the snapshot name "${name}" must be 1 to 64 letters, digits, dots, dashes or underscores, starting with a letter or digit`;
+  NAME.test(name)
+    ? undefined
+    : `the snapshot name "${name}" must be 1 to 64 letters, digits, dots, dashes or underscores, starting with a letter or digit`;
 
 export const snapshotsDir = (storePath: string): string => join(dirname(storePath), `${basename(storePath)}.snapshots`);
 export const snapshotPath = (storePath: string, name: string): string => join(snapshotsDir(storePath), `${name}.db`);

@@ -3,16 +3,57 @@
 // A unit runs from its first query to its last inside one transaction without ever yielding to
 // the event loop, so nothing else in the process can interleave with it; writes are BEGIN
 // IMMEDIATE, so processes queue on the write lock instead of deadlocking on a lock upgrade.
+// Only the waiting for that lock may leave the thread: a store that yields when busy (billing
+// serve) tries it without waiting and, while another process holds it, again on timers.
 import Database from 'better-sqlite3';
 import { SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler, sql, type Compilable, type SqlBool } from 'kysely';
 import { compilePrepared, queryBuilder, searchedLike } from './compile.js';
 import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { sqliteMigrations } from './migrations.js';
-import { MAKE_A_STORE, StoreMissingError, StoreOpenError, StoreReadOnlyError, type Create, type SqliteStore } from './store.js';
+import { walWriteLockHolder } from './lock-holder.js';
+import {
+  DEFAULT_BUSY_MS,
+  MAKE_A_STORE,
+  StoreBusyError,
+  StoreMissingError,
+  StoreOpenError,
+  StoreReadOnlyError,
+  type Create,
+  type SqliteStore,
+} from './store.js';
 import { get, type Build, type Dialect, type Op, type PreparedQuery, type RowsSpec, type Unit } from './unit.js';
 
-const BUSY_TIMEOUT_MS = 10_000;
+/** Between tries for the write lock, like SQLite's busy handler, capped at 25 ms (a freed lock is seen that soon). */
+const RETRY_DELAYS_MS = [1, 2, 5, 10, 15, 20, 25];
+/** How long the writes queued for the lock may run in one go before the event loop gets a turn. */
+const DRAIN_SLICE_MS = 10;
+
+/** SQLITE_BUSY and its extended codes (BUSY_RECOVERY, BUSY_SNAPSHOT, BUSY_TIMEOUT). */
+const isBusy = (error: unknown): boolean =>
+  (error as { code?: unknown } | undefined)?.code?.toString().startsWith('SQLITE_BUSY') === true;
+
+const seconds = (ms: number): string => `${Number((ms / 1000).toFixed(3))} s`;
+
+/**
+ * Another process kept the store locked for writing past the wait: the message names the file,
+ * and the holder when /proc/locks tells it.
+ */
+function lockedError(path: string, waitedMs: number, holder = walWriteLockHolder(path)): StoreBusyError {
+  const who = holder ? `another process, ${holder},` : 'another process';
+  const message =
+    `store busy, try again: ${who} kept ${path} locked for writing longer than the ${seconds(waitedMs)} wait ` +
+    '(BILLING_BUSY_MS); nothing was changed';
+  return new StoreBusyError(message, { file: path, holder, waitedMs });
+}
+
+/** A read found the store locked: only while another process recovers or checkpoints it (WAL readers need no lock). */
+const readLockedError = (path: string): StoreBusyError =>
+  new StoreBusyError(
+    `store busy, try again: another process has ${path} locked while it recovers or checkpoints it; ` +
+      'nothing was changed',
+    { file: path, waitedMs: 0 },
+  );
 
 const dialect: Dialect = {
   // Unordered: an ORDER BY inside the aggregate costs SQLite a sorter on every read.
@@ -24,16 +65,26 @@ const dialect: Dialect = {
   customerSearch(text) {
     // The FTS5 trigram table customers_search holds lowercased copies of the five columns (kept by
     // triggers): a phrase of 3 characters or more matches where it is a substring of one column.
-    if ([...text].length >= 3) return sql<SqlBool>`${sql.ref('id')} IN (SELECT rowid FROM customers_search WHERE customers_search MATCH ${phrase(text)})`;
+    if ([...text].length >= 3)
+      return sql<SqlBool>`${sql.ref('id')} IN (SELECT rowid FROM customers_search WHERE customers_search MATCH ${phrase(text)})`;
     // Shorter than a trigram: a scan of the account's rows.
-    return searchedLike(dialect.lower, text);
+    return searchedLike((column) => dialect.lower(column), text);
   },
   // One writer at a time (BEGIN IMMEDIATE): what a write reads, nobody else changes meanwhile.
   locked: (query) => query,
+  shared: (query) => query,
 };
 
 /** An FTS5 query that is the text as one phrase: quoted, its quotes doubled, no syntax left in it. */
 const phrase = (text: string): string => `"${text.replaceAll('"', '""')}"`;
+
+/** A write queued for the lock (a store that yields): tried until it runs or its deadline (performance.now()). */
+interface Waiting {
+  attempt(): unknown;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+  deadline: number;
+}
 
 /** A prepared query compiled for this connection: raw statements and the row mapper. */
 interface Compiled {
@@ -42,39 +93,68 @@ interface Compiled {
   run(args: unknown[]): number;
 }
 
-export function openSqliteStore(path: string, options: { create?: Create } = {}): SqliteStore {
+export interface SqliteOptions {
+  /** What opening may make; default 'folders'. */
+  create?: Create;
+  /**
+   * The longest a write waits for the write lock another process holds, in ms; then it fails
+   * with StoreBusyError, having changed nothing. Default DEFAULT_BUSY_MS. Opening waits as long
+   * for what it writes (WAL, migrations), blocking: nothing is served before the store is open.
+   */
+  busyMs?: number;
+}
+
+export function openSqliteStore(path: string, options: SqliteOptions = {}): SqliteStore {
   const create = options.create ?? 'folders';
+  const busyMs = options.busyMs ?? DEFAULT_BUSY_MS;
   const readOnly = path !== ':memory:' && path !== '' && prepareFile(path, create);
   let opened: Database.Database | undefined;
   try {
-    const sqlite = (opened = new Database(path, { timeout: BUSY_TIMEOUT_MS, readonly: readOnly, fileMustExist: create === 'nothing' }));
+    const sqlite = (opened = new Database(path, {
+      timeout: busyMs,
+      readonly: readOnly,
+      fileMustExist: create === 'nothing',
+    }));
     // A read finds no billing store in a file without its schema (an empty file, another program's
     // database), and leaves it as it is: this is asked before anything (WAL) is written.
-    if (create === 'nothing' && sqlite.pragma('user_version', { simple: true }) === 0) throw new StoreMissingError(`${path} is not a billing store yet: ${MAKE_A_STORE}`);
-    if (!readOnly) enableWal(sqlite);
+    if (create === 'nothing' && sqlite.pragma('user_version', { simple: true }) === 0)
+      throw new StoreMissingError(`${path} is not a billing store yet: ${MAKE_A_STORE}`);
+    if (!readOnly) enableWal(sqlite, busyMs);
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('foreign_keys = ON');
     if (readOnly && (sqlite.pragma('user_version', { simple: true }) as number) < sqliteMigrations.length) {
-      throw new StoreReadOnlyError(`the store ${path} is read-only and needs upgrading to this version of billing, which only a user who can write it can do (open it once with write access)`);
+      throw new StoreReadOnlyError(
+        `the store ${path} is read-only and needs upgrading to this version of billing, which only a user who can write it can do (open it once with write access)`,
+      );
     }
     migrate(sqlite);
   } catch (error) {
     if (opened?.open) opened.close();
-    if (error instanceof StoreOpenError || error instanceof StoreMissingError || error instanceof StoreReadOnlyError) throw error;
+    if (error instanceof StoreOpenError || error instanceof StoreMissingError || error instanceof StoreReadOnlyError)
+      throw error;
+    if (isBusy(error)) throw lockedError(path, busyMs);
     const code = (error as { code?: string }).code;
     if (readOnly && (code === 'SQLITE_READONLY_DIRECTORY' || code === 'SQLITE_CANTOPEN')) {
-      throw new StoreOpenError(`cannot read the store ${path}: its folder ${dirname(path)} is read-only, and SQLite needs to make its shared-memory file (${basename(path)}-shm) beside it; let this user write the folder, or copy the store elsewhere`);
+      throw new StoreOpenError(
+        `cannot read the store ${path}: its folder ${dirname(path)} is read-only, and SQLite needs to make its shared-memory file (${basename(path)}-shm) beside it; let this user write the folder, or copy the store elsewhere`,
+      );
     }
     throw new StoreOpenError(`cannot open the store ${path}: ${(error as Error).message}`);
   }
-  const sqlite = opened!;
-  const writeRefusal = readOnly ? `the store ${path} is read-only: ${readOnlyReason(path)}; reads still work` : undefined;
+  const sqlite = opened;
+  const writeRefusal = readOnly
+    ? `the store ${path} is read-only: ${readOnlyReason(path)}; reads still work`
+    : undefined;
   const refuseWrites = (): void => {
     // A read (opened read-only) that would still write, e.g. the default account on first use.
     if (writeRefusal !== undefined) throw new StoreReadOnlyError(writeRefusal);
   };
 
-  const q = queryBuilder({ adapter: () => new SqliteAdapter(), introspector: (db) => new SqliteIntrospector(db), compiler: () => new SqliteQueryCompiler() });
+  const q = queryBuilder({
+    adapter: () => new SqliteAdapter(),
+    introspector: (db) => new SqliteIntrospector(db),
+    compiler: () => new SqliteQueryCompiler(),
+  });
 
   const statements = new Map<string, Database.Statement>();
   const prepare = (query: Compilable<unknown>) => {
@@ -91,6 +171,7 @@ export function openSqliteStore(path: string, options: { create?: Create } = {})
   const transaction = sqlite.transaction((fn: () => unknown) => fn());
   // data_version moves with other connections' commits; this connection counts its own writes.
   const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
+  const setBusyTimeout = (ms: number) => sqlite.pragma(`busy_timeout = ${Math.round(ms)}`);
   let ownWrites = 0;
   const compiledQueries = new Map<string, Compiled>();
 
@@ -105,7 +186,11 @@ export function openSqliteStore(path: string, options: { create?: Create } = {})
     statement.raw(true);
     const columns = statement.columns();
     const names = columns.map((column) => column.name);
-    const toRow = new Function('r', `return {${names.map((name, i) => `${JSON.stringify(name)}: r[${i}]`).join(', ')}};`) as (row: unknown[]) => unknown;
+    // eslint-disable-next-line @typescript-eslint/no-implied-eval -- deliberate (see above); keys JSON.stringify'd
+    const toRow = new Function(
+      'r',
+      `return {${names.map((name, i) => `${JSON.stringify(name)}: r[${i}]`).join(', ')}};`,
+    ) as (row: unknown[]) => unknown;
     const all = (args: unknown[]) => (statement.all(...bind(args)) as unknown[][]).map(toRow);
     // One row (a lookup by key, the hot path of every GET) crosses from SQLite as one JSON text
     // rather than value by value: better-sqlite3 converts each column on its own, and for a
@@ -140,7 +225,8 @@ export function openSqliteStore(path: string, options: { create?: Create } = {})
       const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
       let columns = Object.keys(spec.columns);
       let text: string;
-      if (mode === 'insert') text = `INSERT INTO ${quote(spec.table)} (${columns.map(quote).join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`;
+      if (mode === 'insert')
+        text = `INSERT INTO ${quote(spec.table)} (${columns.map(quote).join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`;
       else {
         const by = spec.by!;
         const set = columns.filter((c) => c !== by);
@@ -197,7 +283,8 @@ export function openSqliteStore(path: string, options: { create?: Create } = {})
       try {
         value = execute(step.value);
       } catch (error) {
-        step = unit.throw(error);
+        // Inside a write this connection holds the lock: only a read can find the store busy.
+        step = unit.throw(isBusy(error) ? readLockedError(path) : error);
         continue;
       }
       step = unit.next(value);
@@ -205,7 +292,8 @@ export function openSqliteStore(path: string, options: { create?: Create } = {})
     return step.value;
   }
 
-  const ROLLBACK = Symbol('rollback');
+  // Thrown (and caught) by identity to leave better-sqlite3's transaction function, rolled back.
+  const ROLLBACK = new Error('the unit refused its result: rolled back');
   // Whether a transaction of this store is open, kept in JS: asking better-sqlite3 (a native
   // getter) on every read of a batch of GETs costs more than the flag.
   let open = 0;
@@ -217,6 +305,121 @@ export function openSqliteStore(path: string, options: { create?: Create } = {})
       open--;
     }
   };
+
+  const BUSY = Symbol('busy');
+  /**
+   * The write in one BEGIN IMMEDIATE transaction, run to its end; BUSY when another connection
+   * holds the write lock (after the connection's busy timeout: none once the store yields).
+   */
+  function attempt<T>(unit: () => Unit<T>, keep?: (value: T) => boolean): T | typeof BUSY {
+    let refused: { value: T } | undefined;
+    let began = false;
+    try {
+      return inside(() =>
+        transaction.immediate(() => {
+          began = true;
+          const value = drive(unit());
+          if (keep && !keep(value)) {
+            refused = { value };
+            throw ROLLBACK;
+          }
+          return value;
+        }),
+      ) as T;
+    } catch (error) {
+      if (error === ROLLBACK) return refused!.value;
+      if (!began && isBusy(error)) return BUSY;
+      throw error;
+    } finally {
+      // After the commit, so a key cached meanwhile (dataVersion) is dropped.
+      ownWrites++;
+    }
+  }
+
+  // A store that yields: writes that found the lock held wait here, oldest first, and are tried
+  // again on a timer (one for them all); a write that comes while some wait queues behind them.
+  let yielding = false;
+  const waiting: Waiting[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  let tries = 0;
+  const poll = (delay: number) => {
+    timer ??= setTimeout(drain, delay);
+  };
+  function drain(): void {
+    timer = undefined;
+    const started = performance.now();
+    while (waiting.length > 0) {
+      // A long queue goes in slices: requests and reads get their turn in between.
+      if (performance.now() - started > DRAIN_SLICE_MS) return poll(0);
+      const next = waiting[0];
+      let value: unknown;
+      try {
+        value = next.attempt();
+      } catch (error) {
+        waiting.shift();
+        next.reject(error);
+        continue;
+      }
+      if (value === BUSY) break;
+      waiting.shift();
+      tries = 0;
+      next.resolve(value);
+    }
+    if (waiting.length === 0) return void (tries = 0);
+    const now = performance.now();
+    // Queued in order with one bound, so those past it are the first: refused, having changed nothing.
+    if (waiting[0].deadline <= now) {
+      const holder = walWriteLockHolder(path);
+      while (waiting.length > 0 && waiting[0].deadline <= now) {
+        waiting.shift()!.reject(lockedError(path, busyMs, holder));
+      }
+    }
+    if (waiting.length > 0) poll(RETRY_DELAYS_MS[Math.min(tries++, RETRY_DELAYS_MS.length - 1)]);
+  }
+  const queued = <T>(unit: () => Unit<T>, keep?: (value: T) => boolean): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      const deadline = performance.now() + busyMs;
+      const settle = resolve as (value: unknown) => void;
+      waiting.push({ attempt: () => attempt(unit, keep), resolve: settle, reject, deadline });
+      poll(RETRY_DELAYS_MS[0]);
+    });
+
+  const write = <T>(unit: () => Unit<T>, keep?: (value: T) => boolean): T | Promise<T> => {
+    refuseWrites();
+    // Nested in a transaction of this connection, a write is a savepoint: it cannot wait for a lock.
+    if (!yielding || open > 0) {
+      const value = attempt(unit, keep);
+      if (value === BUSY) throw lockedError(path, yielding ? 0 : busyMs);
+      return value;
+    }
+    if (waiting.length === 0) {
+      const value = attempt(unit, keep);
+      if (value !== BUSY) return value;
+    }
+    return queued(unit, keep);
+  };
+
+  /** One try, no waiting (withoutWaiting): the lock held, or writes queued for it, skip this turn. */
+  const tryOnce = <T>(unit: () => Unit<T>, keep?: (value: T) => boolean): T => {
+    refuseWrites();
+    let value: T | typeof BUSY = BUSY;
+    if (yielding) {
+      if (waiting.length === 0) value = attempt(unit, keep);
+    } else {
+      setBusyTimeout(0);
+      try {
+        value = attempt(unit, keep);
+      } finally {
+        setBusyTimeout(busyMs);
+      }
+    }
+    if (value === BUSY) {
+      const message = `store busy: another process holds the write lock of ${path}; this turn is skipped`;
+      throw new StoreBusyError(message, { file: path, waitedMs: 0, skipped: true });
+    }
+    return value;
+  };
+  let impatient: SqliteStore | undefined;
 
   const store: SqliteStore = {
     engine: 'sqlite',
@@ -230,55 +433,63 @@ export function openSqliteStore(path: string, options: { create?: Create } = {})
     snapshot<T>(fn: () => T): T {
       return open > 0 ? fn() : (inside(() => transaction.deferred(fn)) as T);
     },
-    write<T>(unit: () => Unit<T>, keep?: (value: T) => boolean): T {
-      refuseWrites();
-      ownWrites++;
-      let refused: { value: T } | undefined;
-      try {
-        return inside(() => transaction.immediate(() => {
-          const value = drive(unit());
-          if (keep && !keep(value)) {
-            refused = { value };
-            throw ROLLBACK;
-          }
-          return value;
-        })) as T;
-      } catch (error) {
-        if (error === ROLLBACK) return refused!.value;
-        throw error;
-      }
+    write,
+    writeOne: (build) => write(() => get(build)),
+    work: write,
+    yieldWhenBusy() {
+      if (yielding) return;
+      yielding = true;
+      // Reads in WAL mode take no lock a writer holds; a read that finds one (another process
+      // recovering the store) fails at once rather than blocking the thread. The automatic
+      // checkpoint after a commit is PASSIVE: SQLite never calls the busy handler for it, and it
+      // skips what readers still use, so neither side waits on it.
+      setBusyTimeout(0);
     },
-    writeOne<R>(build: Build<R>): R | undefined {
-      return store.write(() => get(build));
-    },
-    work<T>(unit: () => Unit<T>, keep?: (value: T) => boolean): T {
-      return store.write(unit, keep);
+    withoutWaiting() {
+      impatient ??= Object.assign(Object.create(store) as SqliteStore, {
+        write: tryOnce,
+        work: tryOnce,
+        writeOne: <R>(build: Build<R>) => tryOnce(() => get(build)),
+      });
+      return impatient;
     },
     bulkWrite<T>(unit: () => Unit<T>): Promise<T> {
       refuseWrites();
       ownWrites++;
+      // The lock taken once for the whole copy, waited for as the connection waits (blocking, or not when it yields).
       return driveAsync('BEGIN IMMEDIATE', unit);
     },
     bulkRead<T>(unit: () => Unit<T>): Promise<T> {
       // Deferred: the snapshot starts at the first read; in WAL mode other connections keep writing.
       return driveAsync('BEGIN DEFERRED', unit);
     },
-    async schemaVersion() {
-      return sqlite.pragma('user_version', { simple: true }) as number;
+    schemaVersion() {
+      return Promise.resolve(sqlite.pragma('user_version', { simple: true }) as number);
     },
     dataVersion: () => `${dataVersion.get() as number}.${ownWrites}`,
     async backup(to) {
       await sqlite.backup(to);
     },
-    async close() {
+    close() {
+      if (timer) clearTimeout(timer);
+      timer = undefined;
+      for (const late of waiting.splice(0)) {
+        const message = `the store ${path} was closed while this write waited for its lock; nothing was changed`;
+        late.reject(new StoreBusyError(message, { file: path, waitedMs: 0 }));
+      }
       if (sqlite.open) sqlite.close();
+      return Promise.resolve();
     },
   };
   return store;
 
   /** A transaction whose unit may wait between queries: only for a single user of the connection (a copy). */
   async function driveAsync<T>(begin: string, unit: () => Unit<T>): Promise<T> {
-    sqlite.exec(begin);
+    try {
+      sqlite.exec(begin);
+    } catch (error) {
+      throw isBusy(error) ? lockedError(path, yielding ? 0 : busyMs) : error;
+    }
     open++;
     try {
       const gen = unit();
@@ -315,7 +526,9 @@ const writable = (path: string): boolean => {
 
 /** Why this process cannot write the store at path (the file, or its folder where SQLite keeps its journal). */
 const readOnlyReason = (path: string): string =>
-  writable(path) ? `its folder ${dirname(path)} cannot be written (SQLite keeps its journal beside the store)` : 'this user cannot write the file';
+  writable(path)
+    ? `its folder ${dirname(path)} cannot be written (SQLite keeps its journal beside the store)`
+    : 'this user cannot write the file';
 
 /**
  * Before opening: makes what `create` allows and checks what is there. Returns whether to open the
@@ -327,9 +540,14 @@ function prepareFile(path: string, create: Create): boolean {
   if (!existsSync(path)) {
     if (create === 'nothing') throw new StoreMissingError(`no store at ${path}: ${MAKE_A_STORE}`);
     if (create === 'folders') makeFolder(folder);
-    else if (!existsSync(folder)) throw new StoreOpenError(`cannot make the store ${path}: there is no folder ${folder} (make it first, or give --db a path in an existing folder)`);
-    if (!statSync(folder).isDirectory()) throw new StoreOpenError(`cannot make the store ${path}: ${folder} is not a folder`);
-    if (!writable(folder)) throw new StoreReadOnlyError(`cannot make the store ${path}: the folder ${folder} is read-only`);
+    else if (!existsSync(folder))
+      throw new StoreOpenError(
+        `cannot make the store ${path}: there is no folder ${folder} (make it first, or give --db a path in an existing folder)`,
+      );
+    if (!statSync(folder).isDirectory())
+      throw new StoreOpenError(`cannot make the store ${path}: ${folder} is not a folder`);
+    if (!writable(folder))
+      throw new StoreReadOnlyError(`cannot make the store ${path}: the folder ${folder} is read-only`);
     return false;
   }
   if (writable(path) && writable(folder)) return false;
@@ -351,7 +569,10 @@ function makeFolder(folder: string): void {
     try {
       mkdirSync(level);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw new StoreOpenError(`cannot make the store's folder ${level}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST')
+        throw new StoreOpenError(
+          `cannot make the store's folder ${level}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+        );
     }
   }
 }
@@ -362,9 +583,9 @@ const pause = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(
  * Switches a new store to WAL. The switch needs the file to itself and SQLite does not wait for
  * it with the busy timeout, so processes opening a new store at the same moment retry here.
  */
-function enableWal(sqlite: Database.Database): void {
+function enableWal(sqlite: Database.Database, busyMs: number): void {
   if (String(sqlite.pragma('journal_mode', { simple: true })).toLowerCase() === 'wal') return;
-  const deadline = Date.now() + BUSY_TIMEOUT_MS;
+  const deadline = Date.now() + busyMs;
   for (;;) {
     try {
       sqlite.pragma('journal_mode = WAL');
@@ -380,13 +601,15 @@ function enableWal(sqlite: Database.Database): void {
 function migrate(sqlite: Database.Database): void {
   const current = () => sqlite.pragma('user_version', { simple: true }) as number;
   if (current() >= sqliteMigrations.length) return;
-  sqlite.transaction(() => {
-    // Another process may have migrated while this one waited for the lock.
-    for (let version = current(); version < sqliteMigrations.length; version++) {
-      sqlite.exec(sqliteMigrations[version]);
-      sqlite.pragma(`user_version = ${version + 1}`);
-    }
-  }).immediate();
+  sqlite
+    .transaction(() => {
+      // Another process may have migrated while this one waited for the lock.
+      for (let version = current(); version < sqliteMigrations.length; version++) {
+        sqlite.exec(sqliteMigrations[version]);
+        sqlite.pragma(`user_version = ${version + 1}`);
+      }
+    })
+    .immediate();
 }
 
 /**

@@ -38,8 +38,11 @@ export interface Store {
    * serialises it like any write; PostgreSQL runs it READ COMMITTED, locking what it claims and
    * skipping what another transaction holds (Dialect.locked), and runs it again after a deadlock.
    * Also for a write that takes a counter (the next invoice number): under READ COMMITTED a second
-   * writer waits for the row and reads the committed value, where SERIALIZABLE would fail it.
-   * `keep` as for write.
+   * writer waits for the row and reads the committed value, where SERIALIZABLE would fail it. And
+   * for a write whose every check is held by a row lock or a constraint (making a subscription):
+   * SERIALIZABLE's predicate locks are taken per index page, so concurrent writes of neighbouring
+   * rows would fail each other for nothing. A unique violation runs it again too (its checks then
+   * see the committed row). `keep` as for write.
    */
   work<T>(unit: () => Unit<T>, keep?: (value: T) => boolean): MaybePromise<T>;
   /** A write whose unit may also wait for other work between its queries (`yield* wait(p)`): copying a store in. Never retried. */
@@ -55,9 +58,22 @@ export interface SqliteStore extends Store {
   readonly engine: 'sqlite';
   readonly path: string;
   read<T>(unit: () => Unit<T>, key?: string, guard?: KeyGuard): T;
-  write<T>(unit: () => Unit<T>, keep?: (value: T) => boolean): T;
-  writeOne<R>(build: Build<R>): R | undefined;
-  work<T>(unit: () => Unit<T>, keep?: (value: T) => boolean): T;
+  /**
+   * Synchronous when the write lock is free (or, blocking, once it is); while another process
+   * holds it a store that yields (yieldWhenBusy) answers through a promise instead.
+   */
+  write<T>(unit: () => Unit<T>, keep?: (value: T) => boolean): MaybePromise<T>;
+  writeOne<R>(build: Build<R>): MaybePromise<R | undefined>;
+  work<T>(unit: () => Unit<T>, keep?: (value: T) => boolean): MaybePromise<T>;
+  /**
+   * From now on a write that finds the write lock held by another process does not block the
+   * thread: it waits on timers (reads and everything else go on) for at most the store's busy
+   * bound, then fails with StoreBusyError having changed nothing. For billing serve; the CLI, with
+   * no event loop to protect, blocks as SQLite's busy timeout does.
+   */
+  yieldWhenBusy(): void;
+  /** See withoutWaiting(). */
+  withoutWaiting(): SqliteStore;
   /** Changes whenever anything is committed, by this connection or another: cached reads made under another value are stale. */
   dataVersion(): string;
   /**
@@ -113,13 +129,31 @@ export interface OpenOptions {
   statementTimeoutMs?: number;
   /** Default 'folders'. */
   create?: Create;
+  /** SQLite: the longest a write waits for the write lock another process holds, in ms (default DEFAULT_BUSY_MS). */
+  busyMs?: number;
 }
+
+/** How long a SQLite write waits for another process's write lock by default (BILLING_BUSY_MS sets it). */
+export const DEFAULT_BUSY_MS = 5_000;
 
 /** Opens the store at a file path (SQLite) or a postgres:// URL, migrating it to this version. */
 export async function openStore(location: string, options: OpenOptions = {}): Promise<Store> {
   const where = parseLocation(location);
-  if (where.engine === 'sqlite') return (await import('./sqlite.js')).openSqliteStore(where.path, { create: options.create });
+  if (where.engine === 'sqlite') {
+    const { openSqliteStore } = await import('./sqlite.js');
+    return openSqliteStore(where.path, { create: options.create, busyMs: options.busyMs });
+  }
   return (await import('./postgres.js')).openPostgresStore(where.url, options);
+}
+
+/**
+ * The store for work that can wait for its next turn (due work, the senders' claims): on SQLite a
+ * write that finds the write lock held by another process (or writes of this process already
+ * queued for it) fails at once, StoreBusyError with `lock.skipped` (see skippedTurn), instead of waiting.
+ * PostgreSQL: the store itself (its writers do not queue on one lock).
+ */
+export function withoutWaiting(store: Store): Store {
+  return store.engine === 'sqlite' ? (store as SqliteStore).withoutWaiting() : store;
 }
 
 export type StoreLocation = { engine: 'sqlite'; path: string } | { engine: 'postgres'; url: string };
@@ -131,14 +165,18 @@ export function parseLocation(value: string): StoreLocation {
   if (/^postgres(ql)?:\/\//i.test(value)) return { engine: 'postgres', url: value };
   // Never a file named "mysql:" or "http:": a URL that is not PostgreSQL's is a usage error.
   if (URL_LIKE.test(value)) {
-    throw new StoreOpenError(`the store ${redact(value)} is a URL of no supported engine: give a file path (SQLite) or a postgres:// URL`);
+    throw new StoreOpenError(
+      `the store ${redact(value)} is a URL of no supported engine: give a file path (SQLite) or a postgres:// URL`,
+    );
   }
   return { engine: 'sqlite', path: value };
 }
 
 /** Any text with the password of every URL in it shown as ***. */
 export function redact(text: string): string {
-  return text.replace(/([a-z][a-z0-9+.-]*:\/\/[^:/?#@\s]*:)[^@/?#\s]*@/gi, '$1***@').replace(/([?&]password=)[^&\s]*/gi, '$1***');
+  return text
+    .replace(/([a-z][a-z0-9+.-]*:\/\/[^:/?#@\s]*:)[^@/?#\s]*@/gi, '$1***@')
+    .replace(/([?&]password=)[^&\s]*/gi, '$1***');
 }
 
 /** The store could not be opened: a bad path, not a store, an unknown database (exit 2). */
@@ -147,7 +185,8 @@ export class StoreOpenError extends Error {
 }
 
 /** How to get a store, for a read that found none. */
-export const MAKE_A_STORE = 'make one with `billing demo` (a sample) or any command that creates something, or point --db (BILLING_DB) at an existing store';
+export const MAKE_A_STORE =
+  'make one with `billing demo` (a sample) or any command that creates something, or point --db (BILLING_DB) at an existing store';
 
 /** A command that only reads found no store there; nothing was made (exit 2). */
 export class StoreMissingError extends Error {
@@ -164,13 +203,37 @@ export class StoreUnreachableError extends Error {
   override name = 'StoreUnreachableError';
 }
 
+/** Where a SQLite store was busy: its file, the process holding the lock when known, and how long this one waited. */
+export interface StoreLock {
+  file: string;
+  /** `pid 4242 (sqlite3)`, read from /proc/locks; absent when it could not be told. */
+  holder?: string;
+  waitedMs: number;
+  /** Thrown by withoutWaiting()'s one try: the work waits for its next turn. */
+  skipped?: boolean;
+}
+
 /**
- * Concurrent writes kept conflicting with this one past every retry; it changed nothing and may
- * simply be sent again (billing serve answers 503 with Retry-After).
+ * The write changed nothing and may simply be sent again (billing serve answers 503 with
+ * Retry-After; the embedded CLI exits 1). PostgreSQL: concurrent writes kept conflicting with it
+ * past every retry. SQLite (`lock` set): another process held the store's lock past the wait.
  */
 export class StoreBusyError extends Error {
   override name = 'StoreBusyError';
+  constructor(
+    message: string,
+    readonly lock?: StoreLock,
+  ) {
+    super(message);
+  }
 }
+
+/** Another process held a SQLite store's lock (past the wait, or at once for withoutWaiting). */
+export const isLockBusy = (error: unknown): error is StoreBusyError =>
+  (error as Error | undefined)?.name === 'StoreBusyError' && (error as StoreBusyError).lock !== undefined;
+
+/** A write of withoutWaiting() found the lock held: the work's turn is skipped, nothing to report. */
+export const skippedTurn = (error: unknown): boolean => isLockBusy(error) && error.lock!.skipped === true;
 
 /** The database server refused the credentials (exit 4). */
 export class StoreAuthError extends Error {

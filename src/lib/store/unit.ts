@@ -46,6 +46,13 @@ export interface Dialect {
    * never wait for each other through an insert. SQLite has one writer at a time: queries stay as they are.
    */
   locked<Q extends { forNoKeyUpdate(): Q; skipLocked(): Q }>(query: Q, skip?: boolean): Q;
+  /**
+   * A SELECT that keeps the rows it reads from changing until the transaction ends (PostgreSQL: FOR
+   * SHARE, which readers holding it do not wait for each other over, while an UPDATE waits for them
+   * and they for it): what a READ COMMITTED write checks of a row it does not change (the plan a
+   * subscription is made on) holds until it commits. SQLite: as it is.
+   */
+  shared<Q extends { forShare(): Q }>(query: Q): Q;
 }
 
 /** How a column of a bulk write travels: PostgreSQL sends each as one typed array. */
@@ -92,7 +99,11 @@ export function* run(build: Build<unknown>): Unit<number> {
  * Inserts (or, by spec.by, updates) many rows of one table: SQLite runs one prepared statement per
  * row, PostgreSQL one statement for them all (unnest of typed arrays), so a batch costs one round trip.
  */
-export function* writeRows(mode: 'insert' | 'update', spec: RowsSpec, rows: readonly Record<string, unknown>[]): Unit<void> {
+export function* writeRows(
+  mode: 'insert' | 'update',
+  spec: RowsSpec,
+  rows: readonly Record<string, unknown>[],
+): Unit<void> {
   if (rows.length > 0) yield { kind: 'rows', mode, spec, rows };
 }
 
@@ -125,15 +136,15 @@ export function prepared<R, A extends unknown[]>(key: string, build: PreparedBui
     key,
     build,
     *all(...args) {
-      return (yield { kind: 'prepared', mode: 'all', query: query as PreparedQuery<unknown, unknown[]>, args }) as R[];
+      return (yield { kind: 'prepared', mode: 'all', query, args }) as R[];
     },
     *get(...args) {
-      return (yield { kind: 'prepared', mode: 'get', query: query as PreparedQuery<unknown, unknown[]>, args }) as R | undefined;
+      return (yield { kind: 'prepared', mode: 'get', query, args }) as R | undefined;
     },
     *run(...args) {
-      return (yield { kind: 'prepared', mode: 'run', query: query as PreparedQuery<unknown, unknown[]>, args }) as number;
+      return (yield { kind: 'prepared', mode: 'run', query, args }) as number;
     },
-    lookup: (...args) => ({ kind: 'prepared', mode: 'get', query: query as PreparedQuery<unknown, unknown[]>, args }),
+    lookup: (...args) => ({ kind: 'prepared', mode: 'get', query, args }),
   };
   return query;
 }

@@ -4,8 +4,15 @@
 // only in remote mode). The undici package's own request() opens sockets that nock cannot see
 // (nock#2183); the built-in fetch is what the fault and replay tests can intercept.
 import { randomUUID } from 'node:crypto';
-import { isSendableKey, unsendableKey } from '../config/settings.js';
-import { ProtocolError, target, ServiceUnreachableError, type Transport, type TransportRequest, type TransportResponse } from './types.js';
+import { isSendableKey, unsendableKey } from './keys.js';
+import {
+  ProtocolError,
+  target,
+  ServiceUnreachableError,
+  type Transport,
+  type TransportRequest,
+  type TransportResponse,
+} from './types.js';
 
 export interface HttpOptions {
   baseUrl: string;
@@ -59,7 +66,8 @@ export class UnsendableKeyError extends Error {
 
 export function httpTransport(options: HttpOptions): Transport {
   // Checked before any request: fetch would otherwise refuse it with a message that quotes the key.
-  if (options.apiKey !== undefined && options.apiKey !== '' && !isSendableKey(options.apiKey)) throw new UnsendableKeyError(unsendableKey('given'));
+  if (options.apiKey !== undefined && options.apiKey !== '' && !isSendableKey(options.apiKey))
+    throw new UnsendableKeyError(unsendableKey('given'));
   const base = new URL(`${options.baseUrl.replace(/\/+$/, '')}/`);
   const retries = options.retries ?? 3;
   const backoffMs = options.backoffMs ?? 250;
@@ -71,7 +79,8 @@ export function httpTransport(options: HttpOptions): Transport {
     if (/^https?:\/\//i.test(request.path)) {
       const url = new URL(request.path);
       // A link to another host would carry the API key there: refuse it.
-      if (url.origin !== base.origin) throw new ProtocolError(`refusing to follow a link to ${url.origin}: it is not ${base.origin}`);
+      if (url.origin !== base.origin)
+        throw new ProtocolError(`refusing to follow a link to ${url.origin}: it is not ${base.origin}`);
       const { path, query } = target({ ...request, path: `${url.pathname}${url.search}` });
       return new URL(`${path}${query ? `?${query}` : ''}`, url.origin);
     }
@@ -94,7 +103,11 @@ export function httpTransport(options: HttpOptions): Transport {
     if (honoursKeys) return true;
     const key = `probe-${randomUUID()}`;
     try {
-      const response = await attempt(new URL(`${url.pathname}?page[size]=1`, url.origin), { method: 'GET', path: url.pathname, idempotencyKey: key });
+      const response = await attempt(new URL(`${url.pathname}?page[size]=1`, url.origin), {
+        method: 'GET',
+        path: url.pathname,
+        idempotencyKey: key,
+      });
       await response.arrayBuffer();
       learn(response, key);
     } catch {
@@ -112,7 +125,13 @@ export function httpTransport(options: HttpOptions): Transport {
       headers['content-type'] = JSONAPI;
       body = JSON.stringify(request.body);
     }
-    return fetch(url, { method: request.method, headers, body, signal: AbortSignal.timeout(options.timeoutMs), redirect: 'manual' });
+    return fetch(url, {
+      method: request.method,
+      headers,
+      body,
+      signal: AbortSignal.timeout(options.timeoutMs),
+      redirect: 'manual',
+    });
   }
 
   return {
@@ -141,7 +160,10 @@ export function httpTransport(options: HttpOptions): Transport {
             await sleep(delay);
             continue;
           }
-          if (timedOut) throw new ServiceUnreachableError(`no answer from ${url.origin} within ${options.timeoutMs / 1000} s (--timeout)`);
+          if (timedOut)
+            throw new ServiceUnreachableError(
+              `no answer from ${url.origin} within ${options.timeoutMs / 1000} s (--timeout)`,
+            );
           if (retryable && attemptNo < retries) {
             await sleep(delay);
             continue;
@@ -151,7 +173,11 @@ export function httpTransport(options: HttpOptions): Transport {
         learn(response, key);
         // A POST only to a server that honours keys (this answer may be the first to say so); then
         // also after its 409 with Retry-After (the first sending still in flight at the server).
-        const again = (keyed ? honoursKeys : retryable) && (response.status === 429 || response.status >= 500 || (keyed && response.status === 409 && response.headers.has('retry-after')));
+        const again =
+          (keyed ? honoursKeys : retryable) &&
+          (response.status === 429 ||
+            response.status >= 500 ||
+            (keyed && response.status === 409 && response.headers.has('retry-after')));
         if (again && attemptNo < retries) {
           const wait = retryAfterMs(response.headers.get('retry-after'));
           if (wait === undefined || wait <= maxRetryAfterMs) {
@@ -172,7 +198,9 @@ function read(response: Response, text: string): TransportResponse {
   // Redirects are not followed (redirect: 'manual'): the key must not travel to wherever they point.
   if (response.status >= 300 && response.status < 400) {
     const location = response.headers.get('location');
-    throw new ProtocolError(`the service answered ${response.status}${location ? ` redirecting to ${location}` : ''}; redirects are not followed (check the base URL)`);
+    throw new ProtocolError(
+      `the service answered ${response.status}${location ? ` redirecting to ${location}` : ''}; redirects are not followed (check the base URL)`,
+    );
   }
   let body: unknown;
   if (text.trim() !== '') {

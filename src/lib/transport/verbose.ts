@@ -7,7 +7,11 @@ export function verbose(transport: Transport, log: (line: string) => void): Tran
     mode: transport.mode,
     async request(request) {
       const started = performance.now();
-      const query = new URLSearchParams(Object.entries(request.query ?? {}).filter(([, v]) => v !== undefined).map(([k, v]) => [k, String(v)]));
+      const query = new URLSearchParams(
+        Object.entries(request.query ?? {})
+          .filter(([, v]) => v !== undefined)
+          .map(([k, v]) => [k, String(v)]),
+      );
       log(`> ${request.method} ${request.path}${query.size ? `?${decodeURIComponent(query.toString())}` : ''}\n`);
       if (request.body !== undefined) log(`> ${JSON.stringify(request.body)}\n`);
       const response = await transport.request(request);

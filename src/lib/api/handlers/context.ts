@@ -33,13 +33,22 @@ export const noContent = (): ApiResponse => ({ status: 204, headers: { 'content-
  * generator function defined once at module level: a generator closure made per request kept its
  * objects past the next scavenge in billing serve (about 250 KB promoted per scavenge).
  */
-export function withQuery(rc: RequestContext, includes: readonly string[] | CollectionQuery, then: (rc: RequestContext, query: GetQuery, r: Rendering) => Unit<ApiResponse>): Unit<ApiResponse> {
+export function withQuery(
+  rc: RequestContext,
+  includes: readonly string[] | CollectionQuery,
+  then: (rc: RequestContext, query: GetQuery, r: Rendering) => Unit<ApiResponse>,
+): Unit<ApiResponse> {
   const parsed = parseGetQuery(rc.query, includes);
   if (!parsed.ok) return answered(failureResponse(parsed.failure, null));
-  return then(rc, parsed.value, { baseUrl: rc.baseUrl, timeZone: rc.core.account.time_zone, fields: parsed.value.fields });
+  return then(rc, parsed.value, {
+    baseUrl: rc.baseUrl,
+    timeZone: rc.core.account.time_zone,
+    fields: parsed.value.fields,
+  });
 }
 
 /** A read that is answered without a query. */
+// eslint-disable-next-line require-yield -- a unit needing no query returns at once
 export function* answered(response: ApiResponse): Unit<ApiResponse> {
   return response;
 }

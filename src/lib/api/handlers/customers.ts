@@ -26,9 +26,23 @@ export const subscriptions = (rc: RequestContext): Unit<ApiResponse> => withQuer
 function* listing(rc: RequestContext, query: GetQuery, r: Rendering): Unit<ApiResponse> {
   const page = yield* listCustomers(rc.core, query.page, { ...filtersOf(query, LIST), sort: sortOf(query, LIST) });
   const { rows } = page;
-  const subscriptions = yield* subscriptionIdsBy(rc.core, 'customer_id', rows.map((c) => c.id));
+  const subscriptions = yield* subscriptionIdsBy(
+    rc.core,
+    'customer_id',
+    rows.map((c) => c.id),
+  );
   const data = rows.map((c) => customerResource(c, subscriptions.get(c.id)!, r));
-  return respond(200, collectionDocument(r, '/customers', query, page, data, yield* includedSubscriptions(rc, query.include, subscriptions.values(), r)));
+  return respond(
+    200,
+    collectionDocument(
+      r,
+      '/customers',
+      query,
+      page,
+      data,
+      yield* includedSubscriptions(rc, query.include, subscriptions.values(), r),
+    ),
+  );
 }
 
 // The hottest read of all: written flat, every level of generators costs each query a pass through it.
@@ -36,7 +50,10 @@ function* one(rc: RequestContext, query: GetQuery, r: Rendering): Unit<ApiRespon
   const id = idParam(rc);
   const found = yield* findCustomerWithSubscriptionIds(rc.core, id);
   if (!found) return simpleError(404, `no customer with id ${id}`);
-  const included = query.include.length === 0 ? undefined : yield* includedSubscriptions(rc, query.include, [found.subscriptionIds], r);
+  const included =
+    query.include.length === 0
+      ? undefined
+      : yield* includedSubscriptions(rc, query.include, [found.subscriptionIds], r);
   return respond(200, singleDocument(customerResource(found.customer, found.subscriptionIds, r), included));
 }
 
@@ -44,5 +61,8 @@ function* subscriptionsOfOne(rc: RequestContext, query: GetQuery, r: Rendering):
   const id = idParam(rc);
   if (!(yield* findCustomer(rc.core, id))) return simpleError(404, `no customer with id ${id}`);
   const page = yield* subscriptionsOf(rc.core, 'customer_id', id, query.page);
-  return respond(200, collectionDocument(r, `/customers/${id}/subscriptions`, query, page, yield* subscriptionResources(page.rows, r)));
+  return respond(
+    200,
+    collectionDocument(r, `/customers/${id}/subscriptions`, query, page, yield* subscriptionResources(page.rows, r)),
+  );
 }

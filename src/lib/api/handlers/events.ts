@@ -16,19 +16,44 @@ const DELIVERIES = collectionQuery({ include: [], filter: { status: oneOf(DELIVE
 export const events = (rc: RequestContext): Unit<ApiResponse> =>
   withQuery(rc, EVENTS, function* (rc: RequestContext, query: GetQuery, r: Rendering) {
     const page = yield* listEvents(rc.core, query.page, filtersOf(query, EVENTS));
-    return respond(200, collectionDocument(r, '/events', query, page, page.rows.map((e) => eventResource(e, r))));
+    return respond(
+      200,
+      collectionDocument(
+        r,
+        '/events',
+        query,
+        page,
+        page.rows.map((e) => eventResource(e, r)),
+      ),
+    );
   });
 
 export const deliveries = (rc: RequestContext): Unit<ApiResponse> =>
   withQuery(rc, DELIVERIES, function* (rc: RequestContext, query: GetQuery, r: Rendering) {
     const page = yield* listDeliveries(rc.core, query.page, filtersOf(query, DELIVERIES));
-    return respond(200, collectionDocument(r, '/webhook-deliveries', query, page, page.rows.map((d) => deliveryResource(d, r))));
+    return respond(
+      200,
+      collectionDocument(
+        r,
+        '/webhook-deliveries',
+        query,
+        page,
+        page.rows.map((d) => deliveryResource(d, r)),
+      ),
+    );
   });
 
 export const delivery = (rc: RequestContext): Unit<ApiResponse> =>
   withQuery(rc, [], function* (rc: RequestContext, _query: GetQuery, r: Rendering) {
     const found = yield* getDelivery(rc.core, idParam(rc));
-    return found.ok ? respond(200, singleDocument(deliveryResource(found.value, r))) : simpleError(404, `no webhook delivery with id ${idParam(rc)}`);
+    return found.ok
+      ? respond(200, singleDocument(deliveryResource(found.value, r)))
+      : simpleError(404, `no webhook delivery with id ${idParam(rc)}`);
   });
 
-export const retry = async (rc: RequestContext): Promise<ApiResponse> => bodiless(rc, () => retryDelivery(rc.core, idParam(rc)), (r) => (d) => respond(200, singleDocument(deliveryResource(d, r))));
+export const retry = async (rc: RequestContext): Promise<ApiResponse> =>
+  bodiless(
+    rc,
+    () => retryDelivery(rc.core, idParam(rc)),
+    (r) => (d) => respond(200, singleDocument(deliveryResource(d, r))),
+  );

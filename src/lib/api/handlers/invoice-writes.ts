@@ -9,35 +9,63 @@ import { noContent, unwrap, type RequestContext } from './context.js';
 import { id, invoice, rendered } from './invoice-finalise.js';
 import { bodiless, readWrite, refused } from './writes.js';
 
-const line = (r: Rendering, status: number) => (row: InvoiceLine) => rendered(status, singleDocument(lineResource(row, r)));
-
+const line = (r: Rendering, status: number) => (row: InvoiceLine) =>
+  rendered(status, singleDocument(lineResource(row, r)));
 
 export function create(rc: RequestContext): MaybePromise<ApiResponse> {
   const request = readWrite(rc, 'invoice');
   if (refused(request)) return request;
-  return andThen(createInvoice(rc.core, request.document.attributes), (result) => unwrap(result, request.document.original, invoice(request.rendering, 201)));
+  return andThen(createInvoice(rc.core, request.document.attributes), (result) =>
+    unwrap(result, request.document.original, invoice(request.rendering, 201)),
+  );
 }
 
 export function update(rc: RequestContext): MaybePromise<ApiResponse> {
   const request = readWrite(rc, 'invoice', rc.params.id);
   if (refused(request)) return request;
-  return andThen(updateInvoice(rc.core, id(rc), request.document.attributes), (result) => unwrap(result, request.document.original, invoice(request.rendering, 200)));
+  return andThen(updateInvoice(rc.core, id(rc), request.document.attributes), (result) =>
+    unwrap(result, request.document.original, invoice(request.rendering, 200)),
+  );
 }
 
-export const credit = (rc: RequestContext) => bodiless(rc, () => creditInvoice(rc.core, id(rc)), (r) => invoice(r, 200));
-export const pay = (rc: RequestContext) => bodiless(rc, () => payInvoice(rc.core, id(rc)), (r) => invoice(r, 200));
-export const remove = (rc: RequestContext) => bodiless(rc, () => deleteInvoice(rc.core, id(rc)), () => noContent);
+export const credit = (rc: RequestContext) =>
+  bodiless(
+    rc,
+    () => creditInvoice(rc.core, id(rc)),
+    (r) => invoice(r, 200),
+  );
+export const pay = (rc: RequestContext) =>
+  bodiless(
+    rc,
+    () => payInvoice(rc.core, id(rc)),
+    (r) => invoice(r, 200),
+  );
+export const remove = (rc: RequestContext) =>
+  bodiless(
+    rc,
+    () => deleteInvoice(rc.core, id(rc)),
+    () => noContent,
+  );
 
 export function createInvoiceLine(rc: RequestContext): MaybePromise<ApiResponse> {
   const request = readWrite(rc, 'invoice-line');
   if (refused(request)) return request;
-  return andThen(createLine(rc.core, request.document.attributes), (result) => unwrap(result, request.document.original, line(request.rendering, 201)));
+  return andThen(createLine(rc.core, request.document.attributes), (result) =>
+    unwrap(result, request.document.original, line(request.rendering, 201)),
+  );
 }
 
 export function updateInvoiceLine(rc: RequestContext): MaybePromise<ApiResponse> {
   const request = readWrite(rc, 'invoice-line', rc.params.id);
   if (refused(request)) return request;
-  return andThen(updateLine(rc.core, id(rc), request.document.attributes), (result) => unwrap(result, request.document.original, line(request.rendering, 200)));
+  return andThen(updateLine(rc.core, id(rc), request.document.attributes), (result) =>
+    unwrap(result, request.document.original, line(request.rendering, 200)),
+  );
 }
 
-export const removeInvoiceLine = (rc: RequestContext) => bodiless(rc, () => deleteLine(rc.core, id(rc)), () => noContent);
+export const removeInvoiceLine = (rc: RequestContext) =>
+  bodiless(
+    rc,
+    () => deleteLine(rc.core, id(rc)),
+    () => noContent,
+  );

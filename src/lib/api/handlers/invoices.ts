@@ -5,7 +5,15 @@ import { findInvoice, findInvoiceWithLines, findLine, lineIdsBy, linesOf, listIn
 import { findSubscriptionWithTransactions, subscriptionsByIds } from '../../core/subscriptions.js';
 import { INVOICE_SORT_FIELDS, INVOICE_STATUSES } from '../../schemas/vocabulary.js';
 import type { Unit } from '../../store/unit.js';
-import { collectionDocument, customerResource, invoiceResource, lineResource, singleDocument, subscriptionResource, type Rendering } from '../documents.js';
+import {
+  collectionDocument,
+  customerResource,
+  invoiceResource,
+  lineResource,
+  singleDocument,
+  subscriptionResource,
+  type Rendering,
+} from '../documents.js';
 import { simpleError } from '../errors.js';
 import type { ApiResponse } from '../http.js';
 import { collectionQuery, filtersOf, ID_FILTER, oneOf, sortOf, TEXT_FILTER, type GetQuery } from '../query.js';
@@ -27,14 +35,20 @@ export const subscription = (rc: RequestContext): Unit<ApiResponse> => withQuery
 export const customer = (rc: RequestContext): Unit<ApiResponse> => withQuery(rc, [], customerOfOne);
 export const line = (rc: RequestContext): Unit<ApiResponse> => withQuery(rc, [], oneLine);
 
-const includesSubscriptions = (query: GetQuery) => query.include.includes('subscriptions') || query.include.includes('subscription');
+const includesSubscriptions = (query: GetQuery) =>
+  query.include.includes('subscriptions') || query.include.includes('subscription');
 
 function* listing(rc: RequestContext, query: GetQuery, r: Rendering): Unit<ApiResponse> {
   const page = yield* listInvoices(rc.core, query.page, { ...filtersOf(query, LIST), sort: sortOf(query, LIST) });
   const { rows } = page;
   const lineIds = yield* lineIdsBy(rows.map((i) => i.id));
   const data = rows.map((i) => invoiceResource(i, lineIds.get(i.id)!, r));
-  const included = includesSubscriptions(query) ? yield* subscriptionResources(yield* subscriptionsByIds(rc.core, [...new Set(rows.map((i) => i.subscription_id))]), r) : undefined;
+  const included = includesSubscriptions(query)
+    ? yield* subscriptionResources(
+        yield* subscriptionsByIds(rc.core, [...new Set(rows.map((i) => i.subscription_id))]),
+        r,
+      )
+    : undefined;
   return respond(200, collectionDocument(r, '/invoices', query, page, data, included));
 }
 
@@ -42,7 +56,9 @@ function* one(rc: RequestContext, query: GetQuery, r: Rendering): Unit<ApiRespon
   const id = idParam(rc);
   const found = yield* findInvoiceWithLines(rc.core, id);
   if (!found) return simpleError(404, `no invoice with id ${id}`);
-  const included = includesSubscriptions(query) ? yield* subscriptionResources(yield* subscriptionsByIds(rc.core, [found.invoice.subscription_id]), r) : undefined;
+  const included = includesSubscriptions(query)
+    ? yield* subscriptionResources(yield* subscriptionsByIds(rc.core, [found.invoice.subscription_id]), r)
+    : undefined;
   return respond(200, singleDocument(invoiceResource(found.invoice, found.lineIds, r), included));
 }
 
@@ -50,7 +66,16 @@ function* linesOfOne(rc: RequestContext, query: GetQuery, r: Rendering): Unit<Ap
   const id = idParam(rc);
   if (!(yield* findInvoice(rc.core, id))) return simpleError(404, `no invoice with id ${id}`);
   const page = yield* linesOf(rc.core, id, query.page);
-  return respond(200, collectionDocument(r, `/invoices/${id}/lines`, query, page, page.rows.map((l) => lineResource(l, r))));
+  return respond(
+    200,
+    collectionDocument(
+      r,
+      `/invoices/${id}/lines`,
+      query,
+      page,
+      page.rows.map((l) => lineResource(l, r)),
+    ),
+  );
 }
 
 function* subscriptionOfOne(rc: RequestContext, _query: GetQuery, r: Rendering): Unit<ApiResponse> {

@@ -11,7 +11,11 @@ import { includedSubscriptions, subscriptionResources } from './subscriptions.js
 import { idParam, respond, withQuery, type RequestContext } from './context.js';
 
 /** GET /subscription-plans: filter[status] (active or inactive), filter[search] (in the name), sort. */
-const LIST = collectionQuery({ include: ['subscriptions'], filter: { status: oneOf(PLAN_STATUSES), search: TEXT_FILTER }, sort: PLAN_SORT_FIELDS });
+const LIST = collectionQuery({
+  include: ['subscriptions'],
+  filter: { status: oneOf(PLAN_STATUSES), search: TEXT_FILTER },
+  sort: PLAN_SORT_FIELDS,
+});
 
 export const list = (rc: RequestContext): Unit<ApiResponse> => withQuery(rc, LIST, listing);
 export const get = (rc: RequestContext): Unit<ApiResponse> => withQuery(rc, [], one);
@@ -20,15 +24,31 @@ export const subscriptions = (rc: RequestContext): Unit<ApiResponse> => withQuer
 function* listing(rc: RequestContext, query: GetQuery, r: Rendering): Unit<ApiResponse> {
   const page = yield* listPlans(rc.core, query.page, { ...filtersOf(query, LIST), sort: sortOf(query, LIST) });
   const { rows } = page;
-  const subscriptions = yield* subscriptionIdsBy(rc.core, 'subscription_plan_id', rows.map((p) => p.id));
+  const subscriptions = yield* subscriptionIdsBy(
+    rc.core,
+    'subscription_plan_id',
+    rows.map((p) => p.id),
+  );
   const data = rows.map((p) => planResource(p, subscriptions.get(p.id)!, r));
-  return respond(200, collectionDocument(r, '/subscription-plans', query, page, data, yield* includedSubscriptions(rc, query.include, subscriptions.values(), r)));
+  return respond(
+    200,
+    collectionDocument(
+      r,
+      '/subscription-plans',
+      query,
+      page,
+      data,
+      yield* includedSubscriptions(rc, query.include, subscriptions.values(), r),
+    ),
+  );
 }
 
 function* one(rc: RequestContext, _query: GetQuery, r: Rendering): Unit<ApiResponse> {
   const found = yield* getPlan(rc.core, idParam(rc));
   if (!found.ok) return failureResponse(found.failure, null);
-  const subscriptions = (yield* subscriptionIdsBy(rc.core, 'subscription_plan_id', [found.value.id])).get(found.value.id)!;
+  const subscriptions = (yield* subscriptionIdsBy(rc.core, 'subscription_plan_id', [found.value.id])).get(
+    found.value.id,
+  )!;
   return respond(200, singleDocument(planResource(found.value, subscriptions, r)));
 }
 
@@ -37,5 +57,14 @@ function* subscriptionsOfOne(rc: RequestContext, query: GetQuery, r: Rendering):
   if (!found.ok) return failureResponse(found.failure, null);
   const plan = found.value;
   const page = yield* subscriptionsOf(rc.core, 'subscription_plan_id', plan.id, query.page);
-  return respond(200, collectionDocument(r, `/subscription-plans/${plan.id}/subscriptions`, query, page, yield* subscriptionResources(page.rows, r)));
+  return respond(
+    200,
+    collectionDocument(
+      r,
+      `/subscription-plans/${plan.id}/subscriptions`,
+      query,
+      page,
+      yield* subscriptionResources(page.rows, r),
+    ),
+  );
 }

@@ -1,5 +1,9 @@
 // POST /subscriptions, PATCH /subscriptions/{id}. Loaded only when a request writes.
-import { createSubscription, updateSubscription, type SubscriptionWithTransactions } from '../../core/subscription-writes.js';
+import {
+  createSubscription,
+  updateSubscription,
+  type SubscriptionWithTransactions,
+} from '../../core/subscription-writes.js';
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import type { CoreContext } from '../../core/context.js';
@@ -10,23 +14,33 @@ import type { ApiResponse } from '../http.js';
 import { respond, unwrap, type RequestContext } from './context.js';
 import { readWrite, refused } from './writes.js';
 
-const render = (r: Rendering, status: number) => ({ subscription, transactionIds }: SubscriptionWithTransactions) => {
-  const document = singleDocument(subscriptionResource(subscription, transactionIds, r));
-  return respond(status, document, status === 201 ? { location: document.data.links.self } : {});
-};
+const render =
+  (r: Rendering, status: number) =>
+  ({ subscription, transactionIds }: SubscriptionWithTransactions) => {
+    const document = singleDocument(subscriptionResource(subscription, transactionIds, r));
+    return respond(status, document, status === 201 ? { location: document.data.links.self } : {});
+  };
 
 export function create(rc: RequestContext): MaybePromise<ApiResponse> {
   const request = readWrite(rc, 'subscription');
   if (refused(request)) return request;
   const { document, rendering } = request;
-  return andThen(resolved(rc, document.attributes), (core) => andThen(createSubscription(core, document.attributes), (result) => unwrap(result, document.original, render(rendering, 201))));
+  return andThen(resolved(rc, document.attributes), (core) =>
+    andThen(createSubscription(core, document.attributes), (result) =>
+      unwrap(result, document.original, render(rendering, 201)),
+    ),
+  );
 }
 
 export function update(rc: RequestContext): MaybePromise<ApiResponse> {
   const request = readWrite(rc, 'subscription', rc.params.id);
   if (refused(request)) return request;
   const { document, rendering } = request;
-  return andThen(resolved(rc, document.attributes), (core) => andThen(updateSubscription(core, Number(rc.params.id), document.attributes), (result) => unwrap(result, document.original, render(rendering, 200))));
+  return andThen(resolved(rc, document.attributes), (core) =>
+    andThen(updateSubscription(core, Number(rc.params.id), document.attributes), (result) =>
+      unwrap(result, document.original, render(rendering, 200)),
+    ),
+  );
 }
 
 /** How long a webhook URL's name may take to resolve; past it the name is let through (delivery checks again when it connects). */

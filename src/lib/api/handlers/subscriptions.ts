@@ -3,11 +3,32 @@
 import { findCustomer } from '../../core/customers.js';
 import type { Subscription } from '../../core/customers.js';
 import { getPlan } from '../../core/plans.js';
-import { findSubscription, findSubscriptionWithTransactions, listSubscriptions, subscriptionIdsBy, subscriptionsByIds, transactionIdsBy } from '../../core/subscriptions.js';
+import {
+  findSubscription,
+  findSubscriptionWithTransactions,
+  listSubscriptions,
+  subscriptionIdsBy,
+  subscriptionsByIds,
+  transactionIdsBy,
+} from '../../core/subscriptions.js';
 import { transactionsOf } from '../../core/transactions.js';
-import { SUBSCRIPTION_SORT_FIELDS, SUBSCRIPTION_STATUSES, TRANSACTION_SORT_FIELDS, TRANSACTION_STATUSES } from '../../schemas/vocabulary.js';
+import {
+  SUBSCRIPTION_SORT_FIELDS,
+  SUBSCRIPTION_STATUSES,
+  TRANSACTION_SORT_FIELDS,
+  TRANSACTION_STATUSES,
+} from '../../schemas/vocabulary.js';
 import type { Unit } from '../../store/unit.js';
-import { collectionDocument, customerResource, planResource, singleDocument, subscriptionResource, transactionResource, type Rendering, type ResourceObject } from '../documents.js';
+import {
+  collectionDocument,
+  customerResource,
+  planResource,
+  singleDocument,
+  subscriptionResource,
+  transactionResource,
+  type Rendering,
+  type ResourceObject,
+} from '../documents.js';
 import { simpleError } from '../errors.js';
 import type { ApiResponse } from '../http.js';
 import { collectionQuery, filtersOf, ID_FILTER, oneOf, sortOf, TEXT_FILTER, type GetQuery } from '../query.js';
@@ -16,11 +37,21 @@ import { idParam, respond, withQuery, type RequestContext } from './context.js';
 /** GET /subscriptions: filter[status], filter[customer_id], filter[subscription_plan_id], filter[search] (in the mandate code), sort. */
 const LIST = collectionQuery({
   include: ['customer'],
-  filter: { status: oneOf(SUBSCRIPTION_STATUSES), customer_id: ID_FILTER, subscription_plan_id: ID_FILTER, search: TEXT_FILTER },
+  filter: {
+    status: oneOf(SUBSCRIPTION_STATUSES),
+    customer_id: ID_FILTER,
+    subscription_plan_id: ID_FILTER,
+    search: TEXT_FILTER,
+  },
   sort: SUBSCRIPTION_SORT_FIELDS,
 });
 // Newest due date first, ids are UUIDs: no keyset (page[after]) here; a subscription has a few dozen.
-const TRANSACTIONS = collectionQuery({ include: [], filter: { status: oneOf(TRANSACTION_STATUSES) }, sort: TRANSACTION_SORT_FIELDS, keyset: false });
+const TRANSACTIONS = collectionQuery({
+  include: [],
+  filter: { status: oneOf(TRANSACTION_STATUSES) },
+  sort: TRANSACTION_SORT_FIELDS,
+  keyset: false,
+});
 
 export const list = (rc: RequestContext): Unit<ApiResponse> => withQuery(rc, LIST, listing);
 export const get = (rc: RequestContext): Unit<ApiResponse> => withQuery(rc, ['customer', 'subscription-plan'], one);
@@ -36,7 +67,13 @@ function* listing(rc: RequestContext, query: GetQuery, r: Rendering): Unit<ApiRe
   const page = yield* listSubscriptions(rc.core, query.page, { ...filtersOf(query, LIST), sort: sortOf(query, LIST) });
   const { rows } = page;
   const data = yield* subscriptionResources(rows, r);
-  const included = query.include.includes('customer') ? yield* customers(rc, rows.map((s) => s.customer_id), r) : undefined;
+  const included = query.include.includes('customer')
+    ? yield* customers(
+        rc,
+        rows.map((s) => s.customer_id),
+        r,
+      )
+    : undefined;
   return respond(200, collectionDocument(r, '/subscriptions', query, page, data, included));
 }
 
@@ -73,12 +110,29 @@ function* customers(rc: RequestContext, ids: number[], r: Rendering): Unit<Resou
 function* transactionsOfOne(rc: RequestContext, query: GetQuery, r: Rendering): Unit<ApiResponse> {
   const id = idParam(rc);
   if (!(yield* findSubscription(rc.core, id))) return simpleError(404, `no subscription with id ${id}`);
-  const page = yield* transactionsOf(id, query.page, { ...filtersOf(query, TRANSACTIONS), sort: sortOf(query, TRANSACTIONS) });
-  return respond(200, collectionDocument(r, `/subscriptions/${id}/transactions`, query, page, page.rows.map((t) => transactionResource(t, r))));
+  const page = yield* transactionsOf(id, query.page, {
+    ...filtersOf(query, TRANSACTIONS),
+    sort: sortOf(query, TRANSACTIONS),
+  });
+  return respond(
+    200,
+    collectionDocument(
+      r,
+      `/subscriptions/${id}/transactions`,
+      query,
+      page,
+      page.rows.map((t) => transactionResource(t, r)),
+    ),
+  );
 }
 
 /** The `included` array for `include=subscriptions` on customers or plans, or undefined. */
-export function* includedSubscriptions(rc: RequestContext, include: string[], idLists: Iterable<number[]>, r: Rendering): Unit<ResourceObject[] | undefined> {
+export function* includedSubscriptions(
+  rc: RequestContext,
+  include: string[],
+  idLists: Iterable<number[]>,
+  r: Rendering,
+): Unit<ResourceObject[] | undefined> {
   if (!include.includes('subscriptions')) return undefined;
   return yield* subscriptionResources(yield* subscriptionsByIds(rc.core, [...idLists].flat()), r);
 }

@@ -24,5 +24,7 @@ export function create(rc: RequestContext): MaybePromise<ApiResponse> {
 export function remove(rc: RequestContext): MaybePromise<ApiResponse> {
   const query = parseGetQuery(rc.query, []);
   if (!query.ok) return failureResponse(query.failure, null);
-  return andThen(cancelManually(rc.core, rc.params.uuid), (result) => (result.ok ? noContent() : failureResponse(result.failure, null)));
+  return andThen(cancelManually(rc.core, rc.params.uuid), (result) =>
+    result.ok ? noContent() : failureResponse(result.failure, null),
+  );
 }

@@ -2,7 +2,13 @@
 import { listNotifications } from '../../core/notifications.js';
 import { findTransaction } from '../../core/transactions.js';
 import type { Unit } from '../../store/unit.js';
-import { collectionDocument, notificationResource, singleDocument, transactionResource, type Rendering } from '../documents.js';
+import {
+  collectionDocument,
+  notificationResource,
+  singleDocument,
+  transactionResource,
+  type Rendering,
+} from '../documents.js';
 import { simpleError } from '../errors.js';
 import type { ApiResponse } from '../http.js';
 import { collectionQuery, filtersOf, ID_FILTER, type GetQuery } from '../query.js';
@@ -18,11 +24,24 @@ function* one(rc: RequestContext, _query: GetQuery, r: Rendering): Unit<ApiRespo
 }
 
 /** GET /notifications (an extension of this implementation): the messages recorded for customers. */
-const NOTIFICATIONS = collectionQuery({ include: [], filter: { customer_id: ID_FILTER, subscription_id: ID_FILTER }, sort: [] });
+const NOTIFICATIONS = collectionQuery({
+  include: [],
+  filter: { customer_id: ID_FILTER, subscription_id: ID_FILTER },
+  sort: [],
+});
 
 export const notifications = (rc: RequestContext): Unit<ApiResponse> => withQuery(rc, NOTIFICATIONS, listing);
 
 function* listing(rc: RequestContext, query: GetQuery, r: Rendering): Unit<ApiResponse> {
   const page = yield* listNotifications(rc.core, query.page, filtersOf(query, NOTIFICATIONS));
-  return respond(200, collectionDocument(r, '/notifications', query, page, page.rows.map((n) => notificationResource(n, r))));
+  return respond(
+    200,
+    collectionDocument(
+      r,
+      '/notifications',
+      query,
+      page,
+      page.rows.map((n) => notificationResource(n, r)),
+    ),
+  );
 }

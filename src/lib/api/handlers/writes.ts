@@ -17,18 +17,31 @@ export interface WriteRequest {
   rendering: Rendering;
 }
 
-export function readWrite(rc: RequestContext, type: string, id?: string): WriteRequest | ApiResponse {
-  const document = readDocument(rc.body, type, id);
+export function readWrite(
+  rc: RequestContext,
+  type: string,
+  id?: string,
+  idOptional = false,
+): WriteRequest | ApiResponse {
+  const document = readDocument(rc.body, type, id, idOptional);
   if (!document.ok) return failureResponse(document.failure, document.original);
   const query = parseGetQuery(rc.query, []);
   if (!query.ok) return failureResponse(query.failure, document.original);
-  return { document: document.value, query: query.value, rendering: { baseUrl: rc.baseUrl, timeZone: rc.core.account.time_zone, fields: query.value.fields } };
+  return {
+    document: document.value,
+    query: query.value,
+    rendering: { baseUrl: rc.baseUrl, timeZone: rc.core.account.time_zone, fields: query.value.fields },
+  };
 }
 
 export const refused = (request: WriteRequest | ApiResponse): request is ApiResponse => 'status' in request;
 
 /** A write without a document (credit, pay, delete, finalise without a body): only fields[...] may be asked for its answer. */
-export function bodiless<T>(rc: RequestContext, write: () => MaybePromise<Result<T>>, answer: (r: Rendering) => (value: T) => ApiResponse): MaybePromise<ApiResponse> {
+export function bodiless<T>(
+  rc: RequestContext,
+  write: () => MaybePromise<Result<T>>,
+  answer: (r: Rendering) => (value: T) => ApiResponse,
+): MaybePromise<ApiResponse> {
   const query = parseGetQuery(rc.query, []);
   if (!query.ok) return failureResponse(query.failure, null);
   const r: Rendering = { baseUrl: rc.baseUrl, timeZone: rc.core.account.time_zone, fields: query.value.fields };

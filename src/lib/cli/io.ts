@@ -1,0 +1,118 @@
+// Where a command writes. Injected, so run functions are tested with exact output.
+import { isatty } from 'node:tty';
+
+/** How a run is cut short from outside: Ctrl-C, or the reader of stdout gone (a broken pipe). */
+export type Interruption = 'signal' | 'pipe';
+
+export interface IO {
+  /** Data: tables, documents. */
+  out(text: string): void;
+  /**
+   * Data that may go on for long (streamed exports): resolves once the output can take more, so a
+   * slow reader holds the writer back instead of the text piling up in memory. Absent: use out.
+   */
+  write?(text: string): Promise<void>;
+  /** Messages, progress, errors. */
+  err(text: string): void;
+  /**
+   * Tells the listener when the run is cut short from outside, until the returned function is
+   * called. After 'pipe' the process ends as soon as the listeners return (nothing can be written
+   * any more), so a listener says what it has to say at once. A second Ctrl-C ends it at once.
+   */
+  onInterrupt?(listener: (cause: Interruption) => void): () => void;
+  readonly stdinIsTTY: boolean;
+  readonly stdoutIsTTY: boolean;
+  /** Whether stderr is a terminal (progress bars); absent is no. */
+  readonly stderrIsTTY?: boolean;
+  /** The terminal's width when stdout is a terminal; tables fit it. */
+  readonly columns?: number;
+  /** Standard input whole, as bytes (whoever reads it decides how they are text). */
+  readStdin(): Promise<Buffer>;
+  /** Standard input as it arrives, for input of any size (imports); absent: readStdin. */
+  stdinStream?(): AsyncIterable<Uint8Array>;
+}
+
+export function processIO(): IO {
+  const listeners = new Set<(cause: Interruption) => void>();
+  const tell = (cause: Interruption) => {
+    for (const listener of [...listeners]) listener(cause);
+  };
+  let signals = 0;
+  // Only while someone listens: otherwise Ctrl-C ends the process as it always has (exit 130).
+  const onSignal = () => {
+    if (++signals > 1) process.exit(130);
+    tell('signal');
+  };
+  // `billing customers list | head`: the reader has gone; stop quietly, as other tools do.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') {
+      tell('pipe');
+      process.exit(process.exitCode ?? 0);
+    }
+    throw error;
+  });
+  return {
+    out: (text) => void process.stdout.write(text),
+    write: (text) =>
+      process.stdout.write(text) ? Promise.resolve() : new Promise((resolve) => process.stdout.once('drain', resolve)),
+    err: (text) => void process.stderr.write(text),
+    onInterrupt(listener) {
+      if (listeners.size === 0) process.on('SIGINT', onSignal);
+      listeners.add(listener);
+      return () => {
+        listeners.delete(listener);
+        if (listeners.size === 0) process.off('SIGINT', onSignal);
+      };
+    },
+    // Asked of the descriptor: process.stdin would make a stream (about 2.5 ms) most commands never read.
+    stdinIsTTY: isatty(0),
+    stdoutIsTTY: Boolean(process.stdout.isTTY),
+    stderrIsTTY: Boolean(process.stderr.isTTY),
+    columns: process.stdout.isTTY ? process.stdout.columns : undefined,
+    async readStdin() {
+      const chunks: Buffer[] = [];
+      for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+      return Buffer.concat(chunks);
+    },
+    stdinStream: () => process.stdin,
+  };
+}
+
+export type MemoryIO = IO & {
+  stdout: string;
+  stderr: string;
+  /** Cuts the run short as Ctrl-C or a broken pipe would (tests). */
+  interrupt(cause: Interruption): void;
+};
+
+/** An IO that records everything, for tests. */
+export function memoryIO(options: { stdin?: string | Uint8Array; tty?: boolean; columns?: number } = {}): MemoryIO {
+  const listeners = new Set<(cause: Interruption) => void>();
+  const io: MemoryIO = {
+    stdout: '',
+    stderr: '',
+    out(text: string) {
+      io.stdout += text;
+    },
+    write(text: string) {
+      io.stdout += text;
+      return Promise.resolve();
+    },
+    err(text: string) {
+      io.stderr += text;
+    },
+    onInterrupt(listener) {
+      listeners.add(listener);
+      return () => void listeners.delete(listener);
+    },
+    interrupt(cause) {
+      for (const listener of [...listeners]) listener(cause);
+    },
+    stdinIsTTY: options.tty ?? false,
+    stdoutIsTTY: options.tty ?? false,
+    stderrIsTTY: options.tty ?? false,
+    columns: options.columns ?? (options.tty ? 80 : undefined),
+    readStdin: () => Promise.resolve(Buffer.from(options.stdin ?? '')),
+  };
+  return io;
+}

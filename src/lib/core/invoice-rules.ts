@@ -1,0 +1,289 @@
+// The rules of an invoice, read top to bottom: finalising a draft (by request, PATCH
+// /invoices/{id}/finalise, or by due work once its invoice_date has ended), then the invoice
+// following its transaction (paid, charged back, cancelled). Every status change goes through
+// INVOICE_TRANSITIONS. Free of zod: `billing invoices finalise 42` is the command a support person
+// types most, and loading the request schemas would be most of its start-up.
+//
+// Finalising runs on a Ledger that holds the invoices locked, the account's invoice counter locked,
+// and the subscriptions whose transactions a total is collected by. The number of a reference comes
+// from accounts.next_invoice_number, read under its row lock (FOR UPDATE; SQLite has one writer) and
+// written back in the same transaction as the invoices that took numbers: numbers are given in the
+// order invoices are finalised, each once, with no gap, and a refused or failed finalisation gives
+// none back because it took none.
+import { randomBytes } from 'node:crypto';
+import type { AttributeProblem } from '../schemas/common.js';
+import type { InvoiceStatus } from '../schemas/vocabulary.js';
+import type { CustomerRow } from '../store/schema.js';
+import { all, get, type MaybePromise, type Unit } from '../store/unit.js';
+import { allowsPrivateWebhooks, nowIso, type CoreContext } from './context.js';
+import { hostedInvoiceUrl, lineIdsBy, type Invoice, type InvoiceLine } from './invoices.js';
+import { flush, Ledger, loadSubscriptions, type Inv, type Txn } from './ledger.js';
+import { DEFAULT_BASE_URL, invoiceEmail } from './notifications.js';
+import { fail, invalidAttributes, notFound, ok, type Result } from './result.js';
+import { addDays, dayAt, midnight } from './schedule.js';
+import { addManualTransaction } from './transaction-rules.js';
+import { canMove, INVOICE_TRANSITIONS, TransitionError } from './transitions.js';
+
+// ---- finalising ----
+
+export interface InvoiceWithLines {
+  invoice: Invoice;
+  lineIds: InvoiceLine['id'][];
+}
+
+/** The body's attributes: send_email alone, true or false (the strings too, as everywhere). */
+function readSendEmail(attributes: Record<string, unknown>): { sendEmail?: boolean; problems: AttributeProblem[] } {
+  const problems: AttributeProblem[] = [];
+  let sendEmail: boolean | undefined;
+  for (const [name, value] of Object.entries(attributes)) {
+    if (name !== 'send_email')
+      problems.push({ attribute: name, detail: 'is not a known attribute (finalising takes send_email only)' });
+    else if (value === true || value === 'true') sendEmail = true;
+    else if (value === false || value === 'false') sendEmail = false;
+    else problems.push({ attribute: name, detail: 'must be true or false' });
+  }
+  return { sendEmail, problems };
+}
+
+/**
+ * Run as Store.work: on PostgreSQL, READ COMMITTED, so concurrent finalisers queue on the account's
+ * counter row and each reads the number the one before left, where SERIALIZABLE would fail all but
+ * one of them. It locks the invoice and the counter only: the subscription is read (light), so a
+ * finaliser never waits for due work collecting that subscription, nor due work for it. A refusal
+ * takes no number: nothing is written before every rule holds.
+ */
+export function finaliseInvoice(
+  ctx: CoreContext,
+  id: number,
+  attributes?: Record<string, unknown>,
+): MaybePromise<Result<InvoiceWithLines>> {
+  const { sendEmail, problems } = readSendEmail(attributes ?? {});
+  if (problems.length) return invalidAttributes(problems);
+  return ctx.store.work(
+    function* () {
+      const l = new Ledger(allowsPrivateWebhooks(ctx));
+      const invoicing = newInvoicing();
+      yield* loadInvoices(l, invoicing, [id], ctx.account.id, { light: true });
+      const invoice = l.invoices.get(id);
+      if (!invoice) return notFound<InvoiceWithLines>(`no invoice with id ${id}`);
+      if (invoice.status !== 'draft') return notDraft<InvoiceWithLines>(invoice, 'it can be finalised');
+      const refusal = finalise(l, invoicing, invoice, nowIso(ctx), ctx.baseUrl ?? DEFAULT_BASE_URL, sendEmail);
+      if (refusal) return fail<InvoiceWithLines>({ kind: 'invalid_state', detail: `invoice ${id}: ${refusal}` });
+      yield* flush(l);
+      // The invoice as written (its lines cannot change while it is locked).
+      return ok({ invoice, lineIds: (yield* lineIdsBy([id])).get(id)! });
+    },
+    (result) => result.ok,
+  );
+}
+
+/**
+ * Due work at `dueAt` (invoice.finalise): a draft whose invoice date has ended is finalised; one that no longer
+ * is (finalised by hand, its date moved or cleared, no lines yet) stays as it is.
+ */
+export function finaliseDue(l: Ledger, invoicing: Invoicing, id: number, dueAt: string, baseUrl: string): void {
+  const invoice = l.invoices.get(id);
+  if (invoice?.status !== 'draft' || invoice.invoice_date === null) return;
+  if (endOfDay(invoice.invoice_date, l.zone(invoice.account_id)) > dueAt) return;
+  finalise(l, invoicing, invoice, dueAt, baseUrl);
+}
+
+/** The end of an invoice date's day in the zone: when a draft with that date is finalised by itself. */
+export const endOfDay = (instant: string, timeZone: string): string =>
+  midnight(addDays(dayAt(instant, timeZone), 1), timeZone);
+
+/**
+ * Finalises a draft at `at`: its reference, its dates, and (a total above zero) a transaction for
+ * the total under the subscription's mandate; zero or less completes it. Gives the refusal, or
+ * undefined when done. `sendEmail` overrides the invoice's own choice.
+ */
+function finalise(
+  l: Ledger,
+  inv: Invoicing,
+  invoice: Inv,
+  at: string,
+  baseUrl: string,
+  sendEmail?: boolean,
+): string | undefined {
+  if (invoice.status !== 'draft') return `the invoice is ${invoice.status}: only a draft can be finalised`;
+  if (!((inv.lineCounts.get(invoice.id) ?? 0) > 0))
+    return 'the invoice has no lines: add at least one before finalising';
+  const zone = l.zone(invoice.account_id);
+  const today = midnight(dayAt(at, zone), zone);
+  const counter = l.counters.get(invoice.account_id)!;
+  invoice.number = counter.next++;
+  invoice.reference = `${counter.prefix}${invoice.number}`;
+  invoice.hosted_token = randomBytes(24).toString('base64url');
+  invoice.finalised_at = at;
+  invoice.invoice_date ??= today;
+  if (sendEmail !== undefined) invoice.send_email = sendEmail ? 1 : 0;
+  const total = invoice.amount_excl_cents + invoice.tax_amount_cents;
+  if (total <= 0) {
+    moveInvoice(l, invoice, 'completed', at);
+  } else {
+    moveInvoice(l, invoice, 'open', at);
+    const sub = l.subs.get(invoice.subscription_id)!;
+    // Collected under the mandate of an active subscription only; otherwise it stays open, to be paid by hand.
+    if (sub.status === 'active') {
+      const wanted = invoice.transaction_date === null ? today : midnight(dayAt(invoice.transaction_date, zone), zone);
+      const due = wanted > today ? wanted : today;
+      // The date of the transaction made: a past one (finalised late) is today's.
+      invoice.transaction_date = due;
+      const plan = l.plans.get(sub.subscription_plan_id)!;
+      invoice.transaction_id = addManualTransaction(
+        l,
+        sub,
+        at,
+        total,
+        due,
+        `${invoice.reference} ${plan.name}`,
+        invoice.id,
+      ).id;
+    }
+  }
+  if (invoice.send_email === 1) {
+    const customer = inv.customers.get(invoice.customer_id)!;
+    l.notifications.push(invoiceEmail(invoice, customer, hostedInvoiceUrl(baseUrl, invoice)!, at));
+  }
+  return undefined;
+}
+
+export type Recipient = Pick<CustomerRow, 'first_name' | 'middle_name' | 'last_name' | 'language' | 'email'> & {
+  id: number;
+};
+
+/** What finalising needs besides the ledger's own: line counts and the customers an email goes to. */
+export interface Invoicing {
+  lineCounts: Map<number, number>;
+  customers: Map<number, Recipient>;
+}
+
+export const newInvoicing = (): Invoicing => ({ lineCounts: new Map(), customers: new Map() });
+
+/**
+ * Loads invoices (locked), their line counts, customers and subscriptions, and the invoice counters
+ * of their accounts (locked, after the invoices: every writer takes invoices before the counter, so
+ * none waits for another in a circle). `light`: the subscriptions are read, not locked (a request
+ * finalising one invoice, which only adds a transaction; see loadSubscriptions).
+ */
+export function* loadInvoices(
+  l: Ledger,
+  inv: Invoicing,
+  ids: Iterable<number>,
+  accountId?: number,
+  options: { light?: boolean } = {},
+): Unit<void> {
+  const wanted = [...new Set(ids)].filter((id) => !l.invoices.has(id));
+  if (wanted.length === 0) return;
+  const rows = (yield* all((q, d) => {
+    let query = q.selectFrom('invoices').selectAll().where('id', 'in', wanted).orderBy('id');
+    if (accountId !== undefined) query = query.where('account_id', '=', accountId);
+    return d.locked(query);
+  })) as Inv[];
+  if (rows.length === 0) return;
+  for (const row of rows) l.invoices.set(row.id, row);
+  const found = rows.map((r) => r.id);
+  for (const row of yield* all((q) =>
+    q
+      .selectFrom('invoice_lines')
+      .select((eb) => ['invoice_id', eb.fn.countAll<number>().as('n')])
+      .where('invoice_id', 'in', found)
+      .groupBy('invoice_id'),
+  )) {
+    inv.lineCounts.set(row.invoice_id, Number(row.n));
+  }
+  const customerIds = [...new Set(rows.map((r) => r.customer_id))];
+  for (const c of yield* all((q) =>
+    q
+      .selectFrom('customers')
+      .select(['id', 'first_name', 'middle_name', 'last_name', 'language', 'email'])
+      .where('id', 'in', customerIds),
+  )) {
+    inv.customers.set(c.id, c);
+  }
+  yield* loadSubscriptions(
+    l,
+    rows.map((r) => r.subscription_id),
+    undefined,
+    options,
+  );
+  const accounts = [...new Set(rows.map((r) => r.account_id))].filter((id) => !l.counters.has(id));
+  if (accounts.length) {
+    const counters = yield* all((q, d) =>
+      d.locked(
+        q
+          .selectFrom('accounts')
+          .select(['id', 'next_invoice_number', 'invoice_prefix', 'time_zone'])
+          .where('id', 'in', accounts)
+          .orderBy('id'),
+      ),
+    );
+    for (const a of counters) {
+      l.counters.set(a.id, {
+        next: a.next_invoice_number,
+        read: a.next_invoice_number,
+        prefix: a.invoice_prefix,
+      });
+      l.zones.set(a.id, a.time_zone);
+    }
+  }
+}
+
+/** The invoice, locked for the rest of the transaction (line writes and finalising take it first). */
+export function* lockInvoice(ctx: CoreContext, id: number): Unit<Invoice | undefined> {
+  return yield* get((q, d) =>
+    d.locked(q.selectFrom('invoices').selectAll().where('id', '=', id).where('account_id', '=', ctx.account.id)),
+  );
+}
+
+export const notDraft = <T>(invoice: Invoice, doing: string, attribute?: string): Result<T> =>
+  fail({
+    kind: 'invalid_state',
+    attribute,
+    detail:
+      `invoice ${invoice.id} is ${invoice.status} (${invoice.reference}): ${doing} only while it is a draft; ` +
+      'a finalised invoice never changes (credit it instead)',
+  });
+
+// ---- invoices following their transactions ----
+
+export function moveInvoice(l: Ledger, inv: Inv, to: InvoiceStatus, at: string): void {
+  if (!canMove(INVOICE_TRANSITIONS, inv.status as InvoiceStatus, to))
+    throw new TransitionError(`invoice ${inv.id} cannot go from ${inv.status} to ${to}`);
+  inv.status = to;
+  inv.updated_at = at;
+  l.changedInvoices.add(inv);
+  l.count(`invoice.${to}`);
+}
+
+/** What an invoice becomes when its transaction ends so: funds in, failed for good (after every retry), canceled. */
+const FOLLOWS: Partial<Record<string, InvoiceStatus>> = {
+  fulfilled: 'paid',
+  failed: 'charged_back',
+  canceled: 'cancelled',
+};
+
+/**
+ * Invoices follow their transactions, by where each transaction ended up in this ledger (a failure
+ * followed by a storno retry is not an end). A move the table does not allow (an invoice paid by
+ * hand whose transaction is then canceled) leaves the invoice as it is.
+ */
+export function* followInvoices(l: Ledger): Unit<void> {
+  const follow: Txn[] = [];
+  for (const tx of [...l.created, ...l.changedTxns])
+    if (tx.invoice_id !== null && FOLLOWS[tx.status] !== undefined) follow.push(tx);
+  if (follow.length === 0) return;
+  const missing = [...new Set(follow.map((tx) => tx.invoice_id!))].filter((id) => !l.invoices.has(id));
+  if (missing.length) {
+    for (const row of (yield* all((q, d) =>
+      d.locked(q.selectFrom('invoices').selectAll().where('id', 'in', missing).orderBy('id')),
+    )) as Inv[])
+      l.invoices.set(row.id, row);
+  }
+  for (const tx of follow) {
+    const inv = l.invoices.get(tx.invoice_id!);
+    const to = FOLLOWS[tx.status]!;
+    if (inv && inv.status !== to && canMove(INVOICE_TRANSITIONS, inv.status as InvoiceStatus, to))
+      moveInvoice(l, inv, to, tx.updated_at);
+  }
+}
