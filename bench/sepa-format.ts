@@ -110,7 +110,7 @@ function child(args: string[]): { wall: number; cpu: number; rss: number } {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   if (run.status !== 0) throw new Error(`bench child ${args.join(' ')} failed (${run.status})`);
-  return JSON.parse(run.stdout.trim().split('\n').pop()!);
+  return JSON.parse(run.stdout.trim().split('\n').pop()!) as { wall: number; cpu: number; rss: number };
 }
 
 start(async () => {

@@ -40,8 +40,6 @@ export interface CamtInput {
   rejects?: Iterable<ReturnedTransaction>;
 }
 
-type Doc = ReturnType<typeof xmlbuilder.begin>;
-
 /** A camt.054 or camt.053 report, a chunk every ~64 KB (for reports of any size). */
 export function* camtChunks(input: CamtInput): Generator<string> {
   const format = input.format ?? 'camt.054.001.02';
