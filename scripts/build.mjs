@@ -31,6 +31,10 @@ const VENDOR_EXPORTS = {
   'csv-parse': "require('csv-parse')",
   'cli-progress': "require('cli-progress')",
   nodemailer: "require('nodemailer')",
+  // The SEPA files: written, read and transliterated only by the commands that handle them.
+  'any-ascii': "require('any-ascii').default",
+  xmlbuilder: "require('xmlbuilder')",
+  saxes: "require('saxes')",
 };
 const VENDOR = Object.keys(VENDOR_EXPORTS);
 /** @type {import('esbuild').Plugin} */

@@ -1,0 +1,28 @@
+// How the SEPA files are laid out: xmlbuilder's callback writer, indented by two spaces.
+/**
+ * xmlbuilder's writer overrides (its documented way to change how nodes are written) that indent
+ * by two spaces and keep a text on the line of its element. Its callback writer sends an opening
+ * tag before it knows whether text follows, so its own pretty printing puts text on lines of its
+ * own; here each line break is written before a tag instead of after one, and left out before a
+ * closing tag that follows text. Every element holds either text or elements, never both.
+ */
+export function indentedWriter() {
+  const breaks: string[] = [];
+  let started = false;
+  let afterText = false;
+  return {
+    indent: (_node: unknown, _options: unknown, level: number): string => {
+      if (!started || afterText) {
+        started = true;
+        afterText = false;
+        return '';
+      }
+      return (breaks[level] ??= `\n${'  '.repeat(level)}`);
+    },
+    endline: (): string => '',
+    text: (node: { value: string }): string => {
+      afterText = true;
+      return node.value;
+    },
+  };
+}
