@@ -21,6 +21,7 @@ import { redact } from './lib/runtime/locations.js';
 import { safeText } from './lib/output/format.js';
 import { addGlobalOptions, readGlobals, type GlobalOptions } from './lib/cli/globals.js';
 import { processIO, type IO } from './lib/cli/io.js';
+import { closest, didYouMean } from './lib/cli/suggest.js';
 import { dryRunRefusal, examples, wrapWords, type Group, type Invoke, type Verb } from './lib/command/registry.js';
 
 declare const BILLING_VERSION: string;
@@ -127,6 +128,8 @@ export async function buildProgram(
     .configureOutput({
       writeOut: (text) => io.out(text),
       writeErr: (text) => io.err(safeText(text)),
+      // commander's suggestion ("\n(Did you mean --search?)") in the one format of every other.
+      outputError: (text, write) => write(commanderSuggestion(text)),
       getOutHelpWidth: width,
       getErrHelpWidth: width,
     })
@@ -154,10 +157,18 @@ export async function buildProgram(
     const groupCommand = program.command(group.name).description(group.summary);
     if (group.examples) groupCommand.addHelpText('after', examples(...group.examples));
     // The group's own help (no verb, or not one of its verbs) shows every verb with its arguments.
-    const groupHelp = first === group.name && (second === undefined || !Object.hasOwn(group.verbs, second));
+    const groupHelp =
+      first === group.name &&
+      (second === undefined ||
+        !Object.entries(group.verbs).some(([name, verb]) => verbNames(name, verb).includes(second)));
     for (const [name, verb] of Object.entries(group.verbs)) {
       const verbCommand = groupCommand.command(name).description(verb.summary);
-      if (options.all || groupHelp || (first === group.name && second === name))
+      if (verb.aliases) verbCommand.aliases(verb.aliases);
+      if (
+        options.all ||
+        groupHelp ||
+        (first === group.name && second !== undefined && verbNames(name, verb).includes(second))
+      )
         (await verb.load()).configure(verbCommand, invoke);
     }
   }
@@ -174,6 +185,19 @@ export async function buildProgram(
   return program;
 }
 
+/** `error: unknown option '--serch'\n(Did you mean --search?)` as `…'--serch'; did you mean '--search'?`. */
+export const commanderSuggestion = (text: string): string =>
+  text
+    .replace(
+      /\n\(Did you mean one of (.+?)\?\)/,
+      (_, list: string) =>
+        `; did you mean one of ${list
+          .split(', ')
+          .map((o) => `'${o}'`)
+          .join(', ')}?`,
+    )
+    .replace(/\n\(Did you mean (.+?)\?\)/, (_, one: string) => didYouMean(one));
+
 const GLOBALS_POINTER =
   'Global options (--json, -o FORMAT, --query, --db, --base-url, --api-key, --profile, --account, --no-input, --dry-run, --yes and more): see billing --help';
 
@@ -189,22 +213,52 @@ const SYNONYMS: Record<string, string[]> = {
   update: ['edit', 'set', 'change'],
   cancel: ['stop', 'end', 'delete', 'remove', 'rm'],
   advance: ['forward', 'move'],
-  finalise: ['finalize', 'issue'],
+  finalise: ['issue'],
 };
 
-/** `accounts get`: exit 2, suggesting the verb it probably means. */
-function suggestVerb(argv: string[]): string | undefined {
+/** A verb's name and its aliases (`finalise`, `finalize`). */
+const verbNames = (name: string, verb: Verb): string[] => [name, ...(verb.aliases ?? [])];
+
+/**
+ * A first word that is no command, or a second that is no verb of its group: exit 2 with the
+ * command probably meant (`accounts get` means `accounts show`), before commander parses anything.
+ */
+function unknownCommand(argv: string[]): string | undefined {
   const [first, second] = commandWords(argv);
+  if (first === undefined || !knownOptionsBefore(argv, first)) return undefined;
   const group = GROUPS.find((g) => g.name === first);
-  if (!group || second === undefined || Object.hasOwn(group.verbs, second)) return undefined;
-  const meant = Object.keys(group.verbs).find(
-    (verb) => Object.hasOwn(SYNONYMS, verb) && SYNONYMS[verb].includes(second),
-  );
-  return (
-    meant &&
-    `unknown command 'billing ${group.name} ${second}'; did you mean 'billing ${group.name} ${meant}'? (see billing ${group.name} --help)`
-  );
+  if (!group) {
+    if (Object.hasOwn(SINGLES, first) || Object.hasOwn(HIDDEN, first)) return undefined;
+    const names = [...GROUPS.map((g) => g.name), ...Object.keys(SINGLES)];
+    return `unknown command 'billing ${first}'${didYouMean(prefixed(closest(first, names)))} (see billing --help)`;
+  }
+  const verbs = Object.entries(group.verbs);
+  if (second === undefined || verbs.some(([name, verb]) => verbNames(name, verb).includes(second))) return undefined;
+  const meant =
+    verbs.find(([verb]) => Object.hasOwn(SYNONYMS, verb) && SYNONYMS[verb].includes(second))?.[0] ??
+    closest(
+      second,
+      verbs.map(([name]) => name),
+    );
+  return `unknown command 'billing ${group.name} ${second}'${didYouMean(prefixed(meant, group.name))} (see billing ${group.name} --help)`;
 }
+
+/** Whether every option before the first command word is a global one (else commander names the unknown option). */
+function knownOptionsBefore(argv: string[], first: string): boolean {
+  const probe = new Command();
+  addGlobalOptions(probe);
+  const known = new Set(
+    probe.options.flatMap((option) => [option.short, option.long, option.negate ? option.long : undefined]),
+  );
+  known.add('-h').add('--help').add('-V').add('--version');
+  for (const token of argv.slice(0, argv.indexOf(first))) {
+    if (token.startsWith('-') && !known.has(token.split('=')[0])) return false;
+  }
+  return true;
+}
+
+const prefixed = (meant: string | undefined, group?: string): string | undefined =>
+  meant === undefined ? undefined : `billing ${group === undefined ? '' : `${group} `}${meant}`;
 
 /**
  * `billing help customers list` and `billing customers help list` are `billing customers list --help`;
@@ -257,9 +311,9 @@ export async function main(
   };
 
   argv = helpArgv(argv);
-  const suggestion = suggestVerb(argv);
-  if (suggestion) {
-    io.err(`error: ${safeText(suggestion)}\n`);
+  const unknown = unknownCommand(argv);
+  if (unknown) {
+    io.err(`error: ${safeText(unknown)}\n`);
     return 2;
   }
   const program = await buildProgram(io, invoke, { argv });

@@ -193,7 +193,9 @@ describe('a fresh store: create, get, refusals and exit codes', () => {
     const result = await billing(['--db', db, 'customers', 'frobnicate']);
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toContain("error: unknown command 'frobnicate'");
+    expect(result.stderr).toBe(
+      "error: unknown command 'billing customers frobnicate' (see billing customers --help)\n",
+    );
   });
 
   it('exit 0: --version prints the package version, --help shows examples', async () => {

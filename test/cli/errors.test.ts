@@ -5,6 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/store.js';
 import { cli, JAN } from './harness.js';
 
+const JAN_FLAGS = ['--first-name', 'A', '--last-name', 'B', '--email', 'a@b.co'];
+
 describe('errors before anything is sent', () => {
   it('when --query is not a JMESPath expression, exits 2 before creating anything', async () => {
     const c = cli();
@@ -24,6 +26,21 @@ describe('errors before anything is sent', () => {
     expect(result.stderr).toMatch(/^error: --query is not a JMESPath expression: /);
     expect(result.stdout).toBe('');
     expect(await c.customerCount()).toBe(0);
+  });
+
+  it('when --query is combined with -o csv (or ndjson, or table), exits 2 before creating anything', async () => {
+    const c = cli();
+    for (const format of ['csv', 'ndjson', 'table']) {
+      const result = await c.run(['customers', 'create', ...JAN_FLAGS, '-o', format, '--query', 'data.id']);
+      expect(result).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: `error: --query prints its result as JSON and cannot be combined with -o ${format}: drop one of them\n`,
+      });
+    }
+    expect(await c.customerCount()).toBe(0);
+    // -o json is what --query prints anyway.
+    expect((await c.run(['customers', 'create', ...JAN_FLAGS, '-o', 'json', '--query', 'data.id'])).stdout).toBe('1\n');
   });
 
   it('when the store file is not a SQLite database, exits 2 naming the file', async () => {

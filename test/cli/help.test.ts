@@ -91,6 +91,28 @@ describe('what each level shows', () => {
     expect((await cli().run(['customers', 'ls'])).stderr).toContain("did you mean 'billing customers list'?");
     expect((await cli().run(['customers', 'edit', '1'])).stderr).toContain("did you mean 'billing customers update'?");
   });
+
+  it('one format for every mistyped word: groups, verbs and options, also after help', async () => {
+    const refused = (stderr: string) => ({ code: 2, stdout: '', stderr: `${stderr}\n` });
+    expect(await cli().run(['help', 'invoice'])).toEqual(
+      refused("error: unknown command 'billing invoice'; did you mean 'billing invoices'? (see billing --help)"),
+    );
+    expect(await cli().run(['--json', 'custmers', 'list'])).toEqual(
+      refused("error: unknown command 'billing custmers'; did you mean 'billing customers'? (see billing --help)"),
+    );
+    expect(await cli().run(['customers', 'lst'])).toEqual(
+      refused(
+        "error: unknown command 'billing customers lst'; did you mean 'billing customers list'? (see billing customers --help)",
+      ),
+    );
+    expect(await cli().run(['help', 'customers', 'lst'])).toEqual(await cli().run(['customers', 'lst']));
+    expect(await cli().run(['customers', 'list', '--serch', 'x'])).toEqual(
+      refused("error: unknown option '--serch'; did you mean '--search'?"),
+    );
+    expect(await cli().run(['xyzzy'])).toEqual(refused("error: unknown command 'billing xyzzy' (see billing --help)"));
+    // An unknown option before the command is what is named: the word after it may be its value.
+    expect(await cli().run(['--frob', 'x', 'customers', 'list'])).toEqual(refused("error: unknown option '--frob'"));
+  });
 });
 
 describe('help reads at 80 columns', () => {

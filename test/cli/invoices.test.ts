@@ -359,10 +359,11 @@ describe('invoices finalise', () => {
     });
   });
 
-  it('finalize (the American spelling) points at finalise', async () => {
-    const result = await runDouble(['invoices', 'finalize', ID]);
-    expect(result).toMatchObject({ code: 2, requests: [] });
-    expect(result.stderr).toContain("did you mean 'billing invoices finalise'?");
+  it('finalize (the American spelling) is finalise by another name', async () => {
+    const result = await runDouble(['invoices', 'finalize', ID], service);
+    expect(result.code).toBe(0);
+    expect(result.requests).toEqual([{ method: 'PATCH', path: `/invoices/${ID}/finalise` }]);
+    expect((await runDouble(['invoices', '--help'])).stdout).toMatch(/finalise\|finalize/);
   });
 
   it('stays light: nothing it imports (statically) brings zod', async () => {

@@ -101,13 +101,15 @@ describe('usage errors exit 2', () => {
     const result = await cli().run(['customers', 'frobnicate']);
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toContain("error: unknown command 'frobnicate'");
+    expect(result.stderr).toBe(
+      "error: unknown command 'billing customers frobnicate' (see billing customers --help)\n",
+    );
   });
 
   it('an unknown top-level command', async () => {
     const result = await cli().run(['frobnicate']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain("error: unknown command 'frobnicate'");
+    expect(result.stderr).toBe("error: unknown command 'billing frobnicate' (see billing --help)\n");
   });
 
   it('an unknown flag', async () => {

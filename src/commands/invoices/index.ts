@@ -18,6 +18,7 @@ export const invoices: Group = {
     update: { summary: 'change a draft invoice', load: () => import('./update.js') },
     finalise: {
       summary: 'finalise a draft: its reference, and a transaction for its amount',
+      aliases: ['finalize'],
       load: () => import('./finalise.js'),
     },
     credit: {

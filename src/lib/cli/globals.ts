@@ -63,6 +63,11 @@ export function readGlobals(options: Record<string, unknown>, env: NodeJS.Proces
   if (!OUTPUT_FORMATS.includes(output as OutputFormat)) {
     throw new UsageError(`--output must be one of: ${OUTPUT_FORMATS.join(', ')}`);
   }
+  // --query prints JSON whatever the format: an -o it would ignore is refused, never dropped silently.
+  if (options.query !== undefined && options.output !== undefined && output !== 'json')
+    throw new UsageError(
+      `--query prints its result as JSON and cannot be combined with -o ${output}: drop one of them`,
+    );
   let timeout: number | undefined;
   if (options.timeout !== undefined) {
     timeout = Number(options.timeout);

@@ -12,6 +12,8 @@ export interface VerbModule {
 
 export interface Verb {
   summary: string;
+  /** Other names that run it (`finalize` for `finalise`). */
+  aliases?: string[];
   load(): Promise<VerbModule>;
 }
 
