@@ -6,7 +6,7 @@
 // until its back-off ends. Each delivery carries the private-address policy of whoever wrote it, and
 // every sender obeys it. Signatures are checked here with node:crypto directly, not with the sender's code.
 import { createHmac, randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { lookup } from 'node:dns/promises';
@@ -25,13 +25,8 @@ import { createRouter } from '../../src/lib/api/router.js';
 import { WebhookSender } from '../../src/lib/runtime/webhooks.js';
 import { all, run } from '../../src/lib/store/unit.js';
 import { context, createCustomer, makePlan, send, TestClock, VALID_IBAN, type Answer } from '../api/support.js';
+import { holdingReceiver, type Received } from '../helpers/receivers.js';
 import { testCore, type TestCore } from '../helpers/store.js';
-
-interface Received {
-  path: string;
-  headers: IncomingMessage['headers'];
-  body: string;
-}
 
 const servers: Server[] = [];
 afterEach(async () => {
@@ -88,31 +83,7 @@ async function setup(
 }
 
 /** A receiver that leaves every request unanswered until released; then it answers those, and every later one, 200. */
-async function holding(): Promise<{ url: string; got: Received[]; release(): void }> {
-  const got: Received[] = [];
-  const waiting: ServerResponse[] = [];
-  let open = false;
-  const server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk) => (body += chunk));
-    req.on('end', () => {
-      got.push({ path: req.url!, headers: req.headers, body });
-      if (open) res.writeHead(200).end();
-      else waiting.push(res);
-    });
-  });
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  server.unref();
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    got,
-    release() {
-      open = true;
-      for (const res of waiting.splice(0)) res.writeHead(200).end();
-    },
-  };
-}
+const holding = () => holdingReceiver(servers);
 
 /** Polls until `check` holds, for at most `ms`. */
 async function until(what: string, check: () => boolean, ms = 5_000): Promise<void> {

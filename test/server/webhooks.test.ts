@@ -4,7 +4,7 @@
 // sending: after a restart (SQLite and PostgreSQL), or by the other instance on the same PostgreSQL
 // database. The spawned instances are the built CLI.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer, type Server, type ServerResponse } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -16,6 +16,7 @@ import { all } from '../../src/lib/store/unit.js';
 import { createCustomer, makePlan, send, VALID_IBAN } from '../api/support.js';
 import { BIN, ensureBundle } from '../helpers/cli.js';
 import { freshStoreLocation } from '../helpers/engine.js';
+import { holdingReceiver } from '../helpers/receivers.js';
 import { testCore, type TestCore } from '../helpers/store.js';
 import { running, stores } from './servers.js';
 
@@ -51,29 +52,7 @@ async function receiver(delayMs = 0): Promise<{ url: string; ids: string[]; seen
 }
 
 /** A receiver that leaves every request unanswered until released, then answers those and all later ones. */
-async function holding(): Promise<{ url: string; ids: string[]; release(): void }> {
-  const ids: string[] = [];
-  const waiting: ServerResponse[] = [];
-  let open = false;
-  const server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      ids.push(String(req.headers['billing-delivery']));
-      if (open) res.writeHead(200).end();
-      else waiting.push(res);
-    });
-  });
-  receivers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    ids,
-    release() {
-      open = true;
-      for (const res of waiting.splice(0)) res.writeHead(200).end();
-    },
-  };
-}
+const holding = () => holdingReceiver(receivers);
 
 async function until(what: string, check: () => boolean | Promise<boolean>, ms = 20_000): Promise<void> {
   const end = Date.now() + ms;
@@ -301,7 +280,7 @@ describe.each(['sqlite', 'postgres'] as const)('a receiver that hangs (%s)', (en
     });
     running.push(server);
     try {
-      await until('the hanging receiver’s first requests', () => hanging.ids.length >= 2, 10_000);
+      await until('the hanging receiver’s first requests', () => hanging.got.length >= 2, 10_000);
       // Another tenant's change, through the API, while those wait.
       const headers = { 'x-authorization': tenant.value.apiKey, 'content-type': 'application/vnd.api+json' };
       const post = async (path: string, type: string, attributes: Record<string, unknown>) => {
@@ -330,7 +309,7 @@ describe.each(['sqlite', 'postgres'] as const)('a receiver that hangs (%s)', (en
         subscription_webhook_url: `${other.url}/s`,
       });
       await until('the other tenant’s delivery', () => other.ids.length === 1, 5_000);
-      expect(hanging.ids).toHaveLength(2);
+      expect(hanging.got).toHaveLength(2);
     } finally {
       hanging.release();
     }
