@@ -225,7 +225,13 @@ const verbNames = (name: string, verb: Verb): string[] => [name, ...(verb.aliase
  */
 function unknownCommand(argv: string[]): string | undefined {
   const [first, second] = commandWords(argv);
-  if (first === undefined || !knownOptionsBefore(argv, first)) return undefined;
+  if (first === undefined) return undefined;
+  const found = misnamed(first, second);
+  // Checked only for a word found unknown: the probe of the global options stays off every start.
+  return found !== undefined && knownOptionsBefore(argv, first) ? found : undefined;
+}
+
+function misnamed(first: string, second: string | undefined): string | undefined {
   const group = GROUPS.find((g) => g.name === first);
   if (!group) {
     if (Object.hasOwn(SINGLES, first) || Object.hasOwn(HIDDEN, first)) return undefined;
@@ -247,9 +253,7 @@ function unknownCommand(argv: string[]): string | undefined {
 function knownOptionsBefore(argv: string[], first: string): boolean {
   const probe = new Command();
   addGlobalOptions(probe);
-  const known = new Set(
-    probe.options.flatMap((option) => [option.short, option.long, option.negate ? option.long : undefined]),
-  );
+  const known = new Set(probe.options.flatMap((option) => [option.short, option.long]));
   known.add('-h').add('--help').add('-V').add('--version');
   for (const token of argv.slice(0, argv.indexOf(first))) {
     if (token.startsWith('-') && !known.has(token.split('=')[0])) return false;
