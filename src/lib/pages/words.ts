@@ -52,35 +52,25 @@ function number(cents: number, group: string, decimal: string): string {
   return `${grouped(units, group)}${decimal}${hundredths}`;
 }
 
+/** Flemish writes the months as Dutch does. */
+const DUTCH_MONTHS = [
+  'januari',
+  'februari',
+  'maart',
+  'april',
+  'mei',
+  'juni',
+  'juli',
+  'augustus',
+  'september',
+  'oktober',
+  'november',
+  'december',
+];
+
 const MONTHS: Record<Lang, readonly string[]> = {
-  nl: [
-    'januari',
-    'februari',
-    'maart',
-    'april',
-    'mei',
-    'juni',
-    'juli',
-    'augustus',
-    'september',
-    'oktober',
-    'november',
-    'december',
-  ],
-  'nl-be': [
-    'januari',
-    'februari',
-    'maart',
-    'april',
-    'mei',
-    'juni',
-    'juli',
-    'augustus',
-    'september',
-    'oktober',
-    'november',
-    'december',
-  ],
+  nl: DUTCH_MONTHS,
+  'nl-be': DUTCH_MONTHS,
   en: [
     'January',
     'February',
