@@ -112,11 +112,15 @@ describe.runIf(ENGINE === 'postgres')('units on PostgreSQL: isolation, retries',
 
   it('runs the whole unit again after a serialization failure, and loses no update', async () => {
     let runs = 0;
+    let read = 0;
     const increment = () =>
       store.write(function* () {
         runs++;
         const row = yield* get((q) => q.selectFrom('accounts').select('next_invoice_number').where('name', '=', 'a'));
-        yield* sleep(0.2); // both read the same value before either writes
+        read++;
+        // Both read the same value before either writes: waited for, not timed (a loaded machine
+        // may start the second after the first has committed). Bounded: 10 s.
+        for (let i = 0; read < 2 && i < 200; i++) yield* sleep(0.05);
         yield* run((q) =>
           q
             .updateTable('accounts')
