@@ -98,6 +98,13 @@ describe.runIf(ENGINE === 'postgres')('units on PostgreSQL: isolation, retries',
   });
 
   const sleep = (seconds: number) => get((q) => q.selectNoFrom(sql<string>`pg_sleep(${seconds})`.as('slept')));
+  // Steps are waited for, not timed: a loaded machine may run them in any order. Bounded: 10 s.
+  function* sleepUntil(done: () => boolean) {
+    for (let i = 0; !done() && i < 200; i++) yield* sleep(0.05);
+  }
+  const waitUntil = async (done: () => boolean) => {
+    for (let i = 0; !done() && i < 1000; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  };
 
   it('a request never sees another request’s uncommitted write', async () => {
     const writing = store.write(function* () {
@@ -118,9 +125,7 @@ describe.runIf(ENGINE === 'postgres')('units on PostgreSQL: isolation, retries',
         runs++;
         const row = yield* get((q) => q.selectFrom('accounts').select('next_invoice_number').where('name', '=', 'a'));
         read++;
-        // Both read the same value before either writes: waited for, not timed (a loaded machine
-        // may start the second after the first has committed). Bounded: 10 s.
-        for (let i = 0; read < 2 && i < 200; i++) yield* sleep(0.05);
+        yield* sleepUntil(() => read >= 2); // both read the same value before either writes
         yield* run((q) =>
           q
             .updateTable('accounts')
@@ -136,11 +141,13 @@ describe.runIf(ENGINE === 'postgres')('units on PostgreSQL: isolation, retries',
   it('runs the whole unit again after a deadlock', async () => {
     await store.write(() => insertAccount('b'));
     let runs = 0;
+    let locked = 0;
     const touch = (first: string, second: string) =>
       store.write(function* () {
         runs++;
         yield* run((q) => q.updateTable('accounts').set({ updated_at: NOW }).where('name', '=', first));
-        yield* sleep(0.3);
+        locked++;
+        yield* sleepUntil(() => locked >= 2); // each holds its first row before reaching for the other
         yield* run((q) => q.updateTable('accounts').set({ updated_at: NOW }).where('name', '=', second));
       });
     await Promise.all([touch('a', 'b'), touch('b', 'a')]);
@@ -172,14 +179,18 @@ describe.runIf(ENGINE === 'postgres')('units on PostgreSQL: isolation, retries',
   it('answers a read of several queries from one snapshot, while another connection commits', async () => {
     const other = await openStore(store.location, { poolSize: 2 }); // test URLs carry no password
     stores.push(other);
+    const steps = { read: false, committed: false };
     const reading = store.read(function* () {
       const before = yield* all((q) => q.selectFrom('accounts').select('name'));
-      yield* sleep(0.4);
+      yield* sleep(0); // a second query: the first time, the read starts again here, in a snapshot
+      steps.read = true;
+      yield* sleepUntil(() => steps.committed);
       const after = yield* all((q) => q.selectFrom('accounts').select('name'));
       return { before: before.length, after: after.length };
     }, 'test.snapshot');
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    await waitUntil(() => steps.read);
     await other.write(() => insertAccount('meanwhile'));
+    steps.committed = true;
     expect(await reading).toEqual({ before: 1, after: 1 });
     expect(await accountNames(store)).toHaveLength(2);
   });
@@ -187,16 +198,21 @@ describe.runIf(ENGINE === 'postgres')('units on PostgreSQL: isolation, retries',
   it('learns that a read makes several queries and gives it a snapshot from then on', async () => {
     const other = await openStore(store.location, { poolSize: 2 });
     stores.push(other);
+    const steps = { read: false, committed: false };
     const twoQueries = () =>
       store.read(function* () {
         const before = yield* all((q) => q.selectFrom('accounts').select('name'));
-        yield* sleep(0.4);
+        steps.read = true;
+        yield* sleepUntil(() => steps.committed);
         return { before: before.length, after: (yield* all((q) => q.selectFrom('accounts').select('name'))).length };
       }, 'test.learned');
+    steps.committed = true; // first time: nothing to wait for
     expect(await twoQueries()).toEqual({ before: 1, after: 1 }); // first time: started again in a snapshot
+    Object.assign(steps, { read: false, committed: false });
     const reading = twoQueries();
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    await waitUntil(() => steps.read);
     await other.write(() => insertAccount('meanwhile'));
+    steps.committed = true;
     expect(await reading).toEqual({ before: 1, after: 1 });
   });
 });
