@@ -2,6 +2,7 @@
 import { Command, CommanderError } from 'commander';
 import { accounts } from './commands/accounts/index.js';
 import { clock } from './commands/clock/index.js';
+import { collections } from './commands/collections/index.js';
 import { config } from './commands/config/index.js';
 import { customers } from './commands/customers/index.js';
 import { importing } from './commands/import/index.js';
@@ -26,7 +27,7 @@ import { dryRunRefusal, examples, wrapWords, type Group, type Invoke, type Verb 
 declare const BILLING_VERSION: string;
 const VERSION = typeof BILLING_VERSION === 'string' ? BILLING_VERSION : '0.0.0-dev';
 
-const GROUPS: Group[] = [customers, plans, subscriptions, invoices, lines, transactions, events, webhooks, notifications, importing, clock, accounts, store, config, profiles];
+const GROUPS: Group[] = [customers, plans, subscriptions, invoices, lines, transactions, collections, events, webhooks, notifications, importing, clock, accounts, store, config, profiles];
 
 /** Commands without verbs. */
 const SINGLES: Record<string, Verb> = {

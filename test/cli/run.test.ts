@@ -673,7 +673,7 @@ describe('accounts', () => {
       stdout: '',
       stderr: 'error: time_zone: is not an IANA time zone (for example Europe/Amsterdam)\n',
     });
-    expect(await c.run(['accounts', 'update', 'acme'])).toEqual({ code: 2, stdout: '', stderr: 'error: nothing to change: give --invoice-prefix and/or --time-zone\n' });
+    expect(await c.run(['accounts', 'update', 'acme'])).toEqual({ code: 2, stdout: '', stderr: 'error: nothing to change: give at least one flag (see billing accounts update --help)\n' });
   });
 
   it('rotate-key --json prints {name, api_key}: the new key authenticates, the old one no longer does', async () => {

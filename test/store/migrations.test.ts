@@ -135,7 +135,7 @@ describe.runIf(ENGINE === 'sqlite')('openStore on a SQLite file (SQLite only)', 
     const seen = pragmas(path);
     expect(seen.userVersion).toBe(sqliteMigrations.length);
     expect(seen.journalMode).toBe('wal');
-    expect(seen.tables).toEqual(['accounts', 'api_keys', 'customers', 'due_work', 'events', 'idempotency_keys', 'imports', 'invoice_lines', 'invoices', 'notifications', 'search_deferred', 'store_clock', 'subscription_plans', 'subscriptions', 'transactions', 'webhook_deliveries']);
+    expect(seen.tables).toEqual(['accounts', 'api_keys', 'bank_reports', 'collection_items', 'collections', 'customers', 'due_work', 'events', 'idempotency_keys', 'imports', 'invoice_lines', 'invoices', 'notifications', 'search_deferred', 'store_clock', 'subscription_plans', 'subscriptions', 'transactions', 'webhook_deliveries']);
   });
 
   it('when the store is opened again, keeps user_version', async () => {

@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import type { CustomerRow } from '../store/schema.js';
 import { all, type Unit } from '../store/unit.js';
-import { addManualTransaction, loadSubscriptions, moveInvoice, type Inv, type Ledger } from './lifecycle.js';
+import { addManualTransaction, loadSubscriptions, moveInvoice, RULE_COLUMNS, type AccountRules, type Inv, type Ledger } from './lifecycle.js';
 import { hostedInvoiceUrl } from './invoices.js';
 import { invoiceEmail } from './notifications.js';
 import { addDays, dayAt, midnight } from './schedule.js';
@@ -51,10 +51,10 @@ export function* loadInvoices(l: Ledger, inv: Invoicing, ids: Iterable<number>, 
   yield* loadSubscriptions(l, rows.map((r) => r.subscription_id), undefined, options);
   const accounts = [...new Set(rows.map((r) => r.account_id))].filter((id) => !l.counters.has(id));
   if (accounts.length) {
-    const counters = yield* all((q, d) => d.locked(q.selectFrom('accounts').select(['id', 'next_invoice_number', 'invoice_prefix', 'time_zone']).where('id', 'in', accounts).orderBy('id')));
-    for (const a of counters) {
-      l.counters.set(a.id as number, { next: a.next_invoice_number, read: a.next_invoice_number, prefix: a.invoice_prefix });
-      l.zones.set(a.id as number, a.time_zone);
+    const counters = yield* all((q, d) => d.locked(q.selectFrom('accounts').select([...RULE_COLUMNS, 'next_invoice_number', 'invoice_prefix']).where('id', 'in', accounts).orderBy('id')));
+    for (const { next_invoice_number, invoice_prefix, ...rules } of counters) {
+      l.counters.set(rules.id as number, { next: next_invoice_number, read: next_invoice_number, prefix: invoice_prefix });
+      l.useAccount(rules as AccountRules);
     }
   }
 }

@@ -8,12 +8,14 @@
 // changes cost a handful of statements on PostgreSQL, not thousands of round trips.
 import { randomUUID } from 'node:crypto';
 import type { InvoiceStatus, Outcome, SubscriptionStatus, TransactionStatus } from '../schemas/vocabulary.js';
-import { REASON_CODES } from '../schemas/sepa.js';
-import type { DueWorkRow, EventRow, InvoiceRow, NotificationRow, SubscriptionRow, TransactionRow } from '../store/schema.js';
+import { nextTarget2Day } from '../sepa/calendar.js';
+import { reasonText, retryable } from '../sepa/reasons.js';
+import type { AccountRow, DueWorkRow, EventRow, InvoiceRow, NotificationRow, SubscriptionRow, TransactionRow } from '../store/schema.js';
 import { all, run, writeRows, type RowsSpec, type Unit } from '../store/unit.js';
 import type { Plan } from './plans.js';
 import { addDays, cycleDay, dayAt, firstCycleOnOrAfter, midnight, type Frequency } from './schedule.js';
 import { writeDeliveries } from './outbox.js';
+import { writeNotices } from './prenotification.js';
 import { canMove, INVOICE_TRANSITIONS, OPEN_STATUSES, SUBSCRIPTION_TRANSITIONS, TRANSACTION_TRANSITIONS, TransitionError } from './transitions.js';
 
 export type Sub = Omit<SubscriptionRow, 'id'> & { id: number; /** the customer's, at the time: a new transaction takes it */ customer_payment_method: string };
@@ -58,12 +60,18 @@ export const describeFor = (text: string | null, paymentMethod: string): string 
 
 type New<T> = Omit<T, 'id'>;
 
+/** What the ledger needs of an account: its zone, how it collects, and what a pre-notification says of its creditor. */
+export type AccountRules = Pick<AccountRow, 'time_zone' | 'creditor_id' | 'creditor_name'> & { id: number; collection: string; prenotification_days: number };
+
+/** The columns of AccountRules, for the loaders. */
+export const RULE_COLUMNS = ['id', 'time_zone', 'collection', 'prenotification_days', 'creditor_id', 'creditor_name'] as const;
+
 export class Ledger {
   readonly subs = new Map<number, Sub>();
   readonly plans = new Map<number, Plan>();
   readonly txns = new Map<string, Txn>();
-  /** Time zone per account id. */
-  readonly zones = new Map<number, string>();
+  /** Zone and collection rules per account id. */
+  readonly accounts = new Map<number, AccountRules>();
   readonly created: Txn[] = [];
   readonly changedTxns = new Set<Txn>();
   readonly changedSubs = new Set<Sub>();
@@ -79,10 +87,26 @@ export class Ledger {
   /** Invoice numbers per account id, loaded (and locked) only where an invoice may be finalised. */
   readonly counters = new Map<number, Counter>();
 
+  /** Transactions scheduled under an account collecting by SEPA: their customers are pre-notified when the ledger is written. */
+  readonly notices: Txn[] = [];
+
+  useAccount(account: AccountRules): void {
+    this.accounts.set(account.id, account);
+  }
+
+  rules(accountId: number): AccountRules {
+    const rules = this.accounts.get(accountId);
+    if (rules === undefined) throw new Error(`the rules of account ${accountId} were not loaded`);
+    return rules;
+  }
+
   zone(accountId: number): string {
-    const zone = this.zones.get(accountId);
-    if (zone === undefined) throw new Error(`the time zone of account ${accountId} was not loaded`);
-    return zone;
+    return this.rules(accountId).time_zone;
+  }
+
+  /** Whether the account collects by SEPA: the bank's reports, not the clock, settle its collections. */
+  sepa(accountId: number): boolean {
+    return this.rules(accountId).collection === 'sepa';
   }
 
   /** The loaded transactions per subscription: openOf looks at a subscription's own, not the whole batch. */
@@ -97,9 +121,12 @@ export class Ledger {
     else this.bySubscription.set(tx.subscription_id, [tx]);
   }
 
-  /** A subscription's transactions not yet collected, as they stand now. */
+  /**
+   * A subscription's transactions not yet collected, as they stand now. One in a collection batch is
+   * on its way to the bank: like a collected one, it is neither canceled nor planned again.
+   */
   openOf(subscriptionId: number): Txn[] {
-    return (this.bySubscription.get(subscriptionId) ?? []).filter((tx) => (OPEN_STATUSES as readonly string[]).includes(tx.status));
+    return (this.bySubscription.get(subscriptionId) ?? []).filter((tx) => (OPEN_STATUSES as readonly string[]).includes(tx.status) && tx.collection_id === null);
   }
 
   historyOf(tx: Txn): HistoryItem[] {
@@ -131,7 +158,7 @@ export class Ledger {
 const SUBSCRIPTION_COLUMNS = [
   's.id', 's.account_id', 's.customer_id', 's.subscription_plan_id', 's.mandate_code', 's.mandate_accepted', 's.mandate_accepted_date', 's.start_date',
   's.status', 's.cancel_date', 's.resume_date', 's.confirmation_sent', 's.subscription_webhook_url', 's.transaction_webhook_url', 's.success_redirect_url',
-  's.metadata', 's.archived', 's.created_at', 's.updated_at', 's.cycle_anchor', 's.next_cycle',
+  's.metadata', 's.archived', 's.created_at', 's.updated_at', 's.cycle_anchor', 's.next_cycle', 's.mandate_attention', 's.mandate_attention_on',
 ] as const;
 
 /**
@@ -157,8 +184,7 @@ export function* loadSubscriptions(l: Ledger, ids: Iterable<number>, accountId?:
   for (const row of rows) l.subs.set(row.id, row);
   const planIds = [...new Set(rows.map((s) => s.subscription_plan_id))].filter((id) => !l.plans.has(id));
   if (planIds.length) for (const plan of (yield* all((q) => q.selectFrom('subscription_plans').selectAll().where('id', 'in', planIds))) as Plan[]) l.plans.set(plan.id, plan);
-  const accounts = [...new Set(rows.map((s) => s.account_id))].filter((id) => !l.zones.has(id));
-  if (accounts.length) for (const a of yield* all((q) => q.selectFrom('accounts').select(['id', 'time_zone']).where('id', 'in', accounts))) l.zones.set(a.id as number, a.time_zone);
+  yield* loadRules(l, rows.map((s) => s.account_id));
   if (rows.length === 0 || options.light) return;
   const open = (yield* all((q, d) =>
     d.locked(q.selectFrom('transactions').selectAll().where('subscription_id', 'in', rows.map((s) => s.id)).where('status', 'in', OPEN_STATUSES).orderBy('seq')),
@@ -202,6 +228,12 @@ export function* loadTransactions(l: Ledger, ids: Iterable<string>, accountId?: 
   }
 }
 
+/** Loads the rules of the accounts the ledger does not know yet. */
+export function* loadRules(l: Ledger, accountIds: Iterable<number>): Unit<void> {
+  const missing = [...new Set(accountIds)].filter((id) => !l.accounts.has(id));
+  if (missing.length) for (const a of yield* all((q) => q.selectFrom('accounts').select(RULE_COLUMNS).where('id', 'in', missing))) l.useAccount(a as AccountRules);
+}
+
 // ---- writing back ----
 
 const TRANSACTION_INSERT: RowsSpec = {
@@ -217,7 +249,10 @@ const TRANSACTION_UPDATE: RowsSpec = {
   key: 'transactions.update',
   table: 'transactions',
   by: 'id',
-  columns: { id: 'text', status: 'text', scheduled_on: 'instant', canceled_on: 'instant', attempt: 'integer', history: 'text', outcome: 'text', outcome_code: 'text', updated_at: 'instant' },
+  columns: {
+    id: 'text', status: 'text', scheduled_on: 'instant', due_date: 'instant', canceled_on: 'instant', attempt: 'integer', history: 'text', outcome: 'text',
+    outcome_code: 'text', updated_at: 'instant', collection_id: 'integer',
+  },
 };
 const SUBSCRIPTION_UPDATE: RowsSpec = {
   key: 'subscriptions.update',
@@ -226,7 +261,8 @@ const SUBSCRIPTION_UPDATE: RowsSpec = {
   columns: {
     id: 'integer', status: 'text', mandate_accepted: 'flag', mandate_accepted_date: 'instant', start_date: 'instant', cancel_date: 'instant',
     resume_date: 'instant', confirmation_sent: 'flag', subscription_webhook_url: 'text', transaction_webhook_url: 'text',
-    success_redirect_url: 'text', metadata: 'json', cycle_anchor: 'text', next_cycle: 'integer', updated_at: 'instant',
+    success_redirect_url: 'text', metadata: 'json', cycle_anchor: 'text', next_cycle: 'integer', updated_at: 'instant', mandate_attention: 'text',
+    mandate_attention_on: 'instant',
   },
 };
 const INVOICE_UPDATE: RowsSpec = {
@@ -256,6 +292,7 @@ const NOTIFICATION_INSERT: RowsSpec = {
 /** Writes every change of the ledger, in bulk. */
 export function* flush(l: Ledger): Unit<void> {
   yield* followInvoices(l);
+  yield* writeNotices(l);
   const created = new Set(l.created);
   for (const [id, items] of l.histories) {
     const tx = l.txns.get(id);
@@ -329,7 +366,7 @@ export function moveTransaction(l: Ledger, tx: Txn, to: TransactionStatus, at: s
   tx.status = to;
   tx.updated_at = at;
   const code = because.code ?? null;
-  l.historyOf(tx).push({ attempt: tx.attempt, reason: code === null ? null : (REASON_CODES.get(code) ?? null), reason_code: code, recorded_on: at, status: to, new_due_date: because.newDueDate ?? null });
+  l.historyOf(tx).push({ attempt: tx.attempt, reason: code === null ? null : (reasonText(code) ?? null), reason_code: code, recorded_on: at, status: to, new_due_date: because.newDueDate ?? null });
   l.changedTxns.add(tx);
   l.event(tx.account_id, tx.subscription_id, tx.id, to, at);
   l.count(`transaction.${to}`);
@@ -343,6 +380,7 @@ function newTransaction(l: Ledger, sub: Sub, at: string, fields: Pick<Txn, 'orig
     subscription_id: sub.id,
     ...fields,
     invoice_id: fields.invoice_id ?? null,
+    collection_id: null,
     status: 'queued',
     scheduled_on: null,
     canceled_on: null,
@@ -371,11 +409,84 @@ export function addManualTransaction(l: Ledger, sub: Sub, at: string, amountCent
   return tx;
 }
 
-/** Accepts a queued or new transaction for collection on its due date (or now, when that has passed). */
+/**
+ * Accepts a queued or new transaction for collection on its due date (or now, when that has passed).
+ * Under SEPA the clock does not collect it (a batch and the bank's report do), and the customer is
+ * pre-notified now: see prenotify.
+ */
 function schedule(l: Ledger, tx: Txn, at: string): void {
   moveTransaction(l, tx, 'scheduled', at);
   tx.scheduled_on = at;
-  l.due(tx.account_id, 'transaction.collect', tx.id, tx.due_date > at ? tx.due_date : at);
+  if (l.sepa(tx.account_id)) prenotify(l, tx, at, true);
+  else l.due(tx.account_id, 'transaction.collect', tx.id, tx.due_date > at ? tx.due_date : at);
+}
+
+/**
+ * A transaction scheduled before its account went over to SEPA or back: pre-notified now (SEPA),
+ * or collected by the clock again on its due date (simulation).
+ */
+export function recollect(l: Ledger, tx: Txn, at: string): void {
+  if (l.sepa(tx.account_id)) {
+    if (tx.status === 'scheduled') prenotify(l, tx, at, false);
+    return;
+  }
+  const due = retryDueDate(l, tx);
+  l.due(tx.account_id, 'transaction.collect', tx.id, due > at ? due : at);
+}
+
+/**
+ * The customer is told the amount and the date of a SEPA collection when it is scheduled. It is
+ * collected no sooner than the account's pre-notification days after the notice, and on a TARGET2
+ * business day: a due date nearer, or on a closed day, moves, and the history item says why.
+ */
+function prenotify(l: Ledger, tx: Txn, at: string, scheduledNow: boolean): void {
+  const rules = l.rules(tx.account_id);
+  const zone = rules.time_zone;
+  const noticeDay = dayAt(at, zone);
+  const dueDay = dayAt(tx.due_date, zone);
+  const earliest = addDays(noticeDay, rules.prenotification_days);
+  const day = nextTarget2Day(dueDay < earliest ? earliest : dueDay);
+  if (day !== dueDay) {
+    tx.due_date = midnight(day, zone);
+    const reason =
+      dueDay < earliest
+        ? `pre-notified on ${noticeDay}: collected no sooner than ${rules.prenotification_days} days after the notice`
+        : `${dueDay} is no TARGET2 business day: collected on the next one`;
+    // Said by the item of the scheduling itself; one scheduled before gets an item of its own (no status change, no event).
+    const items = l.historyOf(tx);
+    if (scheduledNow) Object.assign(items.at(-1)!, { reason, new_due_date: tx.due_date });
+    else items.push({ attempt: tx.attempt, reason, reason_code: null, recorded_on: at, status: tx.status as TransactionStatus, new_due_date: tx.due_date });
+    tx.updated_at = at;
+    l.changedTxns.add(tx);
+  }
+  l.notices.push(tx);
+}
+
+/**
+ * A SEPA transaction put into collection batch `batchId`: on its way to the bank, as a collected one
+ * is on its way under simulation. A plan's first attempt moves the plan on to its next cycle.
+ */
+export function putInBatch(l: Ledger, tx: Txn, batchId: number, at: string): void {
+  tx.collection_id = batchId;
+  tx.updated_at = at;
+  l.changedTxns.add(tx);
+  const sub = l.subs.get(tx.subscription_id)!;
+  if (tx.origin === 'plan' && tx.attempt === 1) {
+    sub.next_cycle = (tx.cycle ?? 0) + 1;
+    l.changedSubs.add(sub);
+    if (sub.status === 'active') schedulePlanCycle(l, sub, sub.next_cycle, at);
+  }
+}
+
+/**
+ * Out of a batch cancelled before its export: free for the next one, while its subscription still
+ * collects (one paused or cancelled since cancels it, as due work would have).
+ */
+export function takeOutOfBatch(l: Ledger, tx: Txn, at: string): void {
+  tx.collection_id = null;
+  tx.updated_at = at;
+  l.changedTxns.add(tx);
+  if (l.subs.get(tx.subscription_id)?.status !== 'active') cancelTransaction(l, tx, at);
 }
 
 const isFuturePlan = (tx: Txn) => tx.origin === 'plan' && (tx.status === 'queued' || tx.status === 'scheduled');
@@ -482,20 +593,79 @@ export function cancel(l: Ledger, sub: Sub, at: string): void {
 
 // ---- collection ----
 
-/** After a return (failed, or charged back): a storno retry 3 days on while the plan allows one, else failed for good. */
+/**
+ * After a return (failed, or charged back): a storno retry 3 days on while the plan allows one, else
+ * failed for good. Under SEPA the retry is a re-presentation: on a TARGET2 business day, out of any
+ * batch, waiting for the next one (the clock does not collect it).
+ */
 function retryOrEnd(l: Ledger, tx: Txn, at: string, code: string): void {
   const sub = l.subs.get(tx.subscription_id)!;
   const plan = l.plans.get(sub.subscription_plan_id)!;
   // A paused subscription collects nothing, retries included.
   if (tx.attempt <= plan.storno_retries && sub.status !== 'paused') {
     const zone = l.zone(tx.account_id);
-    const retry = midnight(addDays(dayAt(at, zone), RETRY_DAYS), zone);
+    const sepa = l.sepa(tx.account_id);
+    const day = addDays(dayAt(at, zone), RETRY_DAYS);
+    const retry = midnight(sepa ? nextTarget2Day(day) : day, zone);
     moveTransaction(l, tx, 'rescheduled', at, { newDueDate: retry });
     tx.attempt += 1;
-    l.due(tx.account_id, 'transaction.collect', tx.id, retry);
+    tx.collection_id = null;
+    if (!sepa) l.due(tx.account_id, 'transaction.collect', tx.id, retry);
   } else if (tx.status === 'charged_back') {
     moveTransaction(l, tx, 'failed', at, { code });
   }
+}
+
+/** Where a rescheduled transaction is next collected: the new due date of its last history item (its due_date keeps the first). */
+export function retryDueDate(l: Ledger, tx: Txn): string {
+  if (tx.status !== 'rescheduled') return tx.due_date;
+  const items = l.historyOf(tx);
+  for (let i = items.length - 1; i >= 0; i--) if (items[i].new_due_date !== null && items[i].status === 'rescheduled') return items[i].new_due_date!;
+  return tx.due_date;
+}
+
+// ---- the bank's word (SEPA): a report's entry applied to the transaction it names ----
+
+/** What applying an entry did: changed the transaction, or found it already so (a report read twice, a statement after a notification). */
+export type Settled = 'changed' | 'unchanged';
+
+/** Booked: the funds are in the creditor's account; fulfilled after the settlement days, as a simulated collection is. */
+export function bookCollection(l: Ledger, tx: Txn, at: string): Settled {
+  if (tx.status !== 'scheduled' && tx.status !== 'rescheduled') return 'unchanged';
+  moveTransaction(l, tx, 'succeeded', at);
+  const zone = l.zone(tx.account_id);
+  l.due(tx.account_id, 'transaction.fulfil', tx.id, midnight(addDays(dayAt(at, zone), SETTLE_DAYS), zone));
+  return 'changed';
+}
+
+/** Rejected before settlement (pain.002 RJCT, or a camt entry saying so): failed, then a retry where a retry can cure it. */
+export function rejectCollection(l: Ledger, tx: Txn, code: string, at: string): Settled {
+  if (tx.status !== 'scheduled' && tx.status !== 'rescheduled') return 'unchanged';
+  moveTransaction(l, tx, 'failed', at, { code });
+  afterBankReturn(l, tx, code, at);
+  return 'changed';
+}
+
+/** Returned or refunded after settlement: charged back (collected first, when the booking was never reported), then as a reject. */
+export function returnCollection(l: Ledger, tx: Txn, code: string, at: string): Settled {
+  if (tx.status === 'scheduled' || tx.status === 'rescheduled') moveTransaction(l, tx, 'succeeded', at);
+  if (tx.status !== 'succeeded' && tx.status !== 'fulfilled') return 'unchanged';
+  moveTransaction(l, tx, 'charged_back', at, { code });
+  afterBankReturn(l, tx, code, at);
+  return 'changed';
+}
+
+/**
+ * The plan's storno retries apply only to what a retry can cure (AM04, MS02, MS03...): any other
+ * code fails at once and flags the subscription's mandate for attention.
+ */
+function afterBankReturn(l: Ledger, tx: Txn, code: string, at: string): void {
+  if (retryable(code)) return retryOrEnd(l, tx, at, code);
+  if (tx.status === 'charged_back') moveTransaction(l, tx, 'failed', at, { code });
+  const sub = l.subs.get(tx.subscription_id)!;
+  sub.mandate_attention = code;
+  sub.mandate_attention_on = at;
+  l.changedSubs.add(sub);
 }
 
 /** Takes the outcome an operator set for this attempt (it applies once). */
@@ -511,6 +681,8 @@ function takeOutcome(l: Ledger, tx: Txn): { outcome: Outcome; code: string } | u
 /** The due date is reached: collected (or failed, as the operator set), and the plan's next cycle scheduled. */
 function collect(l: Ledger, tx: Txn, at: string): void {
   if (tx.status !== 'scheduled' && tx.status !== 'rescheduled') return;
+  // Collected by the bank: work set up before the account went over to SEPA does nothing.
+  if (l.sepa(tx.account_id) || tx.collection_id !== null) return;
   const firstAttempt = tx.attempt === 1;
   const set = takeOutcome(l, tx);
   if (set?.outcome === 'failed') moveTransaction(l, tx, 'failed', at, { code: set.code });

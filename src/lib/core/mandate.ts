@@ -97,7 +97,7 @@ export async function acceptMandate(core: MandateCore, id: number, code: string)
   const result: MaybePromise<Result<Accepted>> = transact(ctx.store, function* () {
     const now = nowIso(ctx);
     const l = new Ledger();
-    l.zones.set(owner.id, owner.time_zone);
+    l.useAccount(owner);
     // Locked until the transaction ends: a concurrent accept waits, then finds it accepted.
     yield* loadSubscriptions(l, [id], owner.id);
     const sub = l.subs.get(id);

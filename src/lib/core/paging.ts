@@ -23,7 +23,7 @@ export interface PageOf<T> {
   more?: boolean;
 }
 
-type Table = 'customers' | 'subscription_plans' | 'subscriptions' | 'notifications' | 'invoices' | 'invoice_lines' | 'events' | 'webhook_deliveries';
+type Table = 'customers' | 'subscription_plans' | 'subscriptions' | 'notifications' | 'invoices' | 'invoice_lines' | 'events' | 'webhook_deliveries' | 'collections' | 'bank_reports';
 type Filter = { column: 'customer_id' | 'subscription_plan_id' | 'invoice_id'; value: number };
 
 /**

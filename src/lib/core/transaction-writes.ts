@@ -3,7 +3,7 @@ import { validateAttributes, type AttributeProblem } from '../schemas/common.js'
 import { REASON_CODES } from '../schemas/sepa.js';
 import { transactionCreateSchema, TRANSACTION_READ_ONLY } from '../schemas/subscription.js';
 import { OUTCOMES, type Outcome } from '../schemas/vocabulary.js';
-import type { MaybePromise } from '../store/unit.js';
+import { get, type MaybePromise } from '../store/unit.js';
 import { nowIso, transact, type CoreContext } from './context.js';
 import { addManualTransaction, cancelByHand, flush, Ledger, loadSubscriptions, loadTransactions, setOutcome, type Txn } from './lifecycle.js';
 import { fail, invalidAttributes, notFound, ok, type Result } from './result.js';
@@ -14,7 +14,7 @@ import { OPEN_STATUSES } from './transitions.js';
 
 const ledgerFor = (ctx: CoreContext): Ledger => {
   const l = new Ledger();
-  l.zones.set(ctx.account.id, ctx.account.time_zone);
+  l.useAccount(ctx.account);
   return l;
 };
 
@@ -54,6 +54,9 @@ export function cancelManually(ctx: CoreContext, id: string): MaybePromise<Resul
     if (!(OPEN_STATUSES as readonly string[]).includes(tx.status)) {
       return fail<Txn>({ kind: 'invalid_state', detail: `the transaction is ${tx.status}: only a transaction not yet collected (queued, scheduled or rescheduled) can be canceled` });
     }
+    if (tx.collection_id !== null) {
+      return fail<Txn>({ kind: 'invalid_state', detail: `the transaction is in collection batch ${tx.collection_id}, on its way to the bank: it can no longer be canceled (a batch not yet exported can be cancelled: billing collections cancel ${tx.collection_id})` });
+    }
     cancelByHand(l, tx, nowIso(ctx));
     yield* flush(l);
     return ok(tx);
@@ -72,6 +75,11 @@ export function simulateOutcome(ctx: CoreContext, id: string, outcome: Outcome, 
   if (!REASON_CODES.has(code)) problems.push({ attribute: 'reason_code', detail: `must be a SEPA reason code such as AM04 or MD06, not "${code}"` });
   if (problems.length) return invalidAttributes(problems);
   return transact(ctx.store, function* () {
+    // Under SEPA the bank's reports give the outcomes: a simulated one would settle what the bank may still collect.
+    const account = yield* get((q) => q.selectFrom('accounts').select(['name', 'collection']).where('id', '=', ctx.account.id));
+    if (account?.collection === 'sepa') {
+      return fail<Txn>({ kind: 'invalid_state', detail: `account ${account.name} collects by SEPA: outcomes come from the bank's reports (billing collections import FILE), not from a simulation` });
+    }
     const l = ledgerFor(ctx);
     const key = id.toLowerCase();
     if (!UUID.test(key)) return notFound<Txn>(`no transaction with id ${id}`);

@@ -14,6 +14,7 @@ export interface ResourceLike {
   id: string;
   attributes?: Record<string, unknown>;
   relationships?: Record<string, { data?: unknown }>;
+  meta?: Record<string, unknown>;
 }
 
 export interface Column {
@@ -164,6 +165,41 @@ export const COLUMNS: Record<string, Column[]> = {
     // What the receiver last said: its status, or why there was no answer.
     column('last answer', (r) => String(r.attributes?.last_status ?? r.attributes?.last_error ?? ''), { priority: 5, truncate: true, minWidth: 8, hideWhenEmpty: true }),
   ],
+  // SEPA: batches, the bank's reports read back, and what collections create or import left aside.
+  collection: [
+    id,
+    status(1),
+    attr('message_id', 'MsgId', { priority: 3, truncate: true, minWidth: 10 }),
+    attr('transactions', 'transactions', { priority: 1, align: 'right' }),
+    attr('control_sum', 'control sum', { priority: 2, align: 'right' }),
+    date('due_until', 'due until', 4),
+    date('exported_at', 'exported', 5),
+  ],
+  'bank-report': [
+    id,
+    column('file', (r) => String(r.meta?.file ?? ''), { priority: 2, truncate: true, minWidth: 8, hideWhenEmpty: true }),
+    attr('format', 'format', { priority: 3 }),
+    attr('booked', 'booked', { priority: 1, align: 'right' }),
+    attr('rejected', 'rejected', { priority: 1, align: 'right' }),
+    attr('returned', 'returned', { priority: 1, align: 'right' }),
+    attr('unchanged', 'already', { priority: 4, align: 'right' }),
+    attr('unmatched', 'unmatched', { priority: 1, align: 'right' }),
+  ],
+  'left-out': [
+    column('transaction', (r) => r.id, { priority: 0 }),
+    attr('subscription_id', 'subscription', { priority: 3, align: 'right' }),
+    date('due_date', 'due date', 2),
+    attr('amount', 'amount', { priority: 2, align: 'right' }),
+    attr('reason', 'reason', { priority: 1, truncate: true, minWidth: 16 }),
+  ],
+  'unmatched-entry': [
+    column('EndToEndId', (r) => r.id, { priority: 0 }),
+    attr('file', 'file', { priority: 4, truncate: true, minWidth: 8 }),
+    attr('outcome', 'outcome', { priority: 2 }),
+    attr('reason_code', 'code', { priority: 3, hideWhenEmpty: true }),
+    attr('amount', 'amount', { priority: 2, align: 'right' }),
+    attr('reason', 'reason', { priority: 1, truncate: true, minWidth: 16 }),
+  ],
   // What moving the store's clock changed (billing clock advance): a kind of status change and how many.
   'clock-change': [column('change', (r) => r.id, { priority: 0 }), attr('count', 'count', { priority: 0, align: 'right' })],
   account: [name, attr('invoice_prefix', 'invoice prefix', { priority: 3, truncate: true, minWidth: 6 }), attr('time_zone', 'time zone', { priority: 2, truncate: true, minWidth: 9 }), attr('default', 'default', { priority: 1 })],
@@ -202,6 +238,8 @@ export const NOUNS: Record<string, [string, string]> = {
   'clock-change': ['change', 'changes'],
   event: ['event', 'events'],
   'webhook-delivery': ['webhook delivery', 'webhook deliveries'],
+  collection: ['collection', 'collections'],
+  'bank-report': ['bank report', 'bank reports'],
 };
 
 export const noun = (type: string, count: number): string => {

@@ -9,7 +9,18 @@ export const MANDATE_METHODS = ['email', 'sms', 'ideal', 'online_payment', 'firs
 
 export const SUBSCRIPTION_STATUSES = ['unverified', 'active', 'paused', 'cancelled'] as const;
 
-export type ResourceType = 'customer' | 'subscription' | 'subscription-plan' | 'transaction' | 'notification' | 'invoice' | 'invoice-line' | 'event' | 'webhook-delivery';
+export type ResourceType =
+  | 'customer'
+  | 'subscription'
+  | 'subscription-plan'
+  | 'transaction'
+  | 'notification'
+  | 'invoice'
+  | 'invoice-line'
+  | 'event'
+  | 'webhook-delivery'
+  | 'collection'
+  | 'bank-report';
 
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
 
@@ -41,6 +52,10 @@ export const ATTRIBUTES: Record<ResourceType, readonly string[]> = {
   'webhook-delivery': [
     'event', 'event_uid', 'delivery_id', 'url', 'body', 'status', 'attempts', 'next_attempt_at', 'last_status', 'last_error', 'delivered_at', 'created_at', 'updated_at',
   ],
+  collection: [
+    'status', 'message_id', 'due_until', 'transactions', 'control_sum', 'blocks', 'outcomes', 'creditor', 'exported_at', 'cancelled_at', 'created_at', 'updated_at',
+  ],
+  'bank-report': ['format', 'message_id', 'entries', 'booked', 'rejected', 'returned', 'unchanged', 'unmatched', 'unmatched_entries', 'created_at'],
 };
 
 /** Relationships per type, as the resource objects carry them. */
@@ -54,6 +69,8 @@ export const RELATIONSHIPS: Record<ResourceType, readonly string[]> = {
   'invoice-line': [],
   event: [],
   'webhook-delivery': [],
+  collection: [],
+  'bank-report': [],
 };
 
 /**
@@ -70,6 +87,8 @@ export const FIELDS: Record<ResourceType, readonly string[]> = {
   'invoice-line': ATTRIBUTES['invoice-line'],
   event: ATTRIBUTES.event,
   'webhook-delivery': ATTRIBUTES['webhook-delivery'],
+  collection: ATTRIBUTES.collection,
+  'bank-report': ATTRIBUTES['bank-report'],
 };
 
 /**

@@ -8,7 +8,7 @@ import { runDue } from '../core/due.js';
 import { catchUp, StoreClock } from '../core/store-clock.js';
 import type { Account } from '../core/context.js';
 import { JSONAPI } from '../api/http.js';
-import { createRouter, type Router } from '../api/router.js';
+import { createRouter, takesUpload, type Router } from '../api/router.js';
 import { simpleError } from '../api/errors.js';
 import type { ApiRequest, ApiResponse } from '../api/http.js';
 import type { KeyGuard, SqliteStore, Store } from '../store/store.js';
@@ -187,6 +187,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         }
       : { authenticate: guarded ? guarded.authenticate : (key: string) => authenticate(store, key) }),
     log,
+    uploads: options.handler ? undefined : takesUpload,
     admit: connections.admit,
     closing: () => closing,
     onSettled: () => {

@@ -83,9 +83,10 @@ export function embeddedTransport(core: EmbeddedCore): Transport {
       const { path, query } = target(request);
       // The body crosses as text, exactly as it would over HTTP, so both doors behave the same.
       const body = request.body === undefined ? undefined : JSON.stringify(request.body);
-      const response = await core.router.handle({ method: request.method, path, query, body, idempotencyKey: request.idempotencyKey }, await core.account());
+      const upload = request.upload && { contentType: request.upload.contentType, body: request.upload.open() };
+      const response = await core.router.handle({ method: request.method, path, query, body, idempotencyKey: request.idempotencyKey, upload }, await core.account());
       // A copy, so a caller can never alias the router's objects.
-      return { status: response.status, headers: response.headers, body: response.body === undefined ? undefined : structuredClone(response.body) };
+      return { status: response.status, headers: response.headers, body: response.body === undefined ? undefined : structuredClone(response.body), ...(response.pipe ? { pipe: response.pipe } : {}) };
     },
     async close() {
       await settle(core);
