@@ -49,7 +49,7 @@ export interface Member {
 }
 
 /** A customer paying by direct debit from `iban` on an accepted mandate, subscribed (active) to the plan. */
-export async function subscribe(core: TestCore, plan: string, o: { first?: string; last?: string; iban?: string | null; holder?: string; language?: string; signed?: string; start?: string; accepted?: boolean; n?: number } = {}): Promise<Member> {
+export async function subscribe(core: TestCore, plan: string, o: { first?: string; last?: string; iban?: string | null; holder?: string; language?: string; telephone?: string; signed?: string; start?: string; accepted?: boolean; n?: number } = {}): Promise<Member> {
   const n = o.n ?? Math.floor(Math.random() * 1e9);
   const customer = await ok(core, 'POST', '/customers', 201, {
     data: {
@@ -59,6 +59,7 @@ export async function subscribe(core: TestCore, plan: string, o: { first?: strin
         last_name: o.last ?? `Jansen${n}`,
         email: `member${n}@example.com`,
         language: o.language ?? 'nl',
+        ...(o.telephone ? { telephone: o.telephone } : {}),
         ...(o.iban === null ? {} : { iban: o.iban ?? IBANS.abn, bank_holder: o.holder ?? `${o.first ?? 'Jan'} ${o.last ?? 'Jansen'}` }),
       },
     },

@@ -450,7 +450,7 @@ function prenotify(l: Ledger, tx: Txn, at: string, scheduledNow: boolean): void 
     tx.due_date = midnight(day, zone);
     const reason =
       dueDay < earliest
-        ? `pre-notified on ${noticeDay}: collected no sooner than ${rules.prenotification_days} days after the notice`
+        ? `pre-notified on ${noticeDay}: collected no sooner than ${rules.prenotification_days} day${rules.prenotification_days === 1 ? '' : 's'} after the notice`
         : `${dueDay} is no TARGET2 business day: collected on the next one`;
     // Said by the item of the scheduling itself; one scheduled before gets an item of its own (no status change, no event).
     const items = l.historyOf(tx);
