@@ -7,7 +7,7 @@ import { addAttributeFlags, collectAttributes } from '../../lib/command/flags.js
 import type { Invoke } from '../../lib/command/registry.js';
 import { examples, prose } from '../../lib/command/registry.js';
 import { send } from '../../lib/command/resource.js';
-import type { ResourceLike } from '../../lib/output/columns.js';
+import { noun, type ResourceLike } from '../../lib/output/columns.js';
 import { oneLine } from '../../lib/output/format.js';
 import { render, type Document } from '../../lib/output/render.js';
 import { collectionCreateShape } from '../../lib/schemas/collection.js';
@@ -39,7 +39,8 @@ export async function run(opts: Record<string, unknown>, deps: Deps): Promise<vo
   const view = viewOf(deps.globals, deps.io);
   const batch = document.data as ResourceLike | null | undefined;
   if (batch) {
-    if (!deps.globals.quiet) deps.io.err(oneLine(`made collection ${batch.id}: ${String(batch.attributes?.transactions)} transactions due by ${until}`) + '\n');
+    const count = Number(batch.attributes?.transactions);
+    if (!deps.globals.quiet) deps.io.err(oneLine(`made collection ${batch.id}: ${count} ${noun('transaction', count)} due by ${until}`) + '\n');
     deps.io.out(await resourceTable(batch, view));
   } else if (!deps.globals.quiet) deps.io.err(oneLine(`nothing to collect by ${until}: no batch was made`) + '\n');
   if (leftOut.length === 0) return;

@@ -51,7 +51,6 @@ export async function run(files: string[], deps: Deps): Promise<void> {
       const reason = notAReport(error);
       if (reason === undefined) throw error;
       refused.push(`${file}: ${reason}`);
-      if (!deps.globals.quiet && deps.globals.output === 'table') deps.io.err(oneLine(`${file}: not imported: ${reason}`) + '\n');
       continue;
     }
     const already = document.meta?.already_imported === true;
@@ -60,7 +59,7 @@ export async function run(files: string[], deps: Deps): Promise<void> {
       const a = document.data.attributes ?? {};
       const said = already
         ? `imported before as bank report ${document.data.id}: nothing changed`
-        : `${String(a.booked)} booked, ${String(a.rejected)} rejected, ${String(a.returned)} returned, ${String(a.unchanged)} already so, ${String(a.unmatched)} unmatched`;
+        : `${String(a.booked)} booked, ${String(a.rejected)} rejected, ${String(a.returned)} returned, ${String(a.unchanged)} unchanged (settled so before), ${String(a.unmatched)} unmatched`;
       deps.io.err(oneLine(`${file}: ${String(a.format)} ${String(a.message_id)}: ${said}`) + '\n');
     }
   }

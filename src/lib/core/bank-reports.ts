@@ -75,7 +75,7 @@ export async function importBankReport(ctx: CoreContext, input: AsyncIterable<Bu
   } catch (error) {
     if (sourceError !== undefined) throw sourceError;
     if (error instanceof MalformedReportError) return fail({ kind: 'invalid_document', pointer: '', detail: `the report is not well-formed XML: line ${error.line}: ${error.message}` });
-    if (error instanceof NotABankReportError) return fail({ kind: 'invalid_document', pointer: '', detail: `not an ISO 20022 bank report this service reads (camt.054, camt.053, pain.002): ${error.message}` });
+    if (error instanceof NotABankReportError) return fail({ kind: 'invalid_document', pointer: '', detail: error.message });
     throw error;
   }
   const contentHash = hash.digest('hex');

@@ -182,7 +182,7 @@ export const COLUMNS: Record<string, Column[]> = {
     attr('booked', 'booked', { priority: 1, align: 'right' }),
     attr('rejected', 'rejected', { priority: 1, align: 'right' }),
     attr('returned', 'returned', { priority: 1, align: 'right' }),
-    attr('unchanged', 'already', { priority: 4, align: 'right' }),
+    attr('unchanged', 'unchanged', { priority: 4, align: 'right' }),
     attr('unmatched', 'unmatched', { priority: 1, align: 'right' }),
   ],
   'left-out': [
