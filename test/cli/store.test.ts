@@ -32,6 +32,9 @@ const EMPTY = {
   invoices: 0,
   invoice_lines: 0,
   transactions: 0,
+  collections: 0,
+  collection_items: 0,
+  bank_reports: 0,
   events: 0,
   webhook_deliveries: 0,
   notifications: 0,
@@ -53,6 +56,9 @@ const DEMO = {
   invoices: 7,
   invoice_lines: 11,
   transactions: 80,
+  collections: 0,
+  collection_items: 0,
+  bank_reports: 0,
   events: 342,
   webhook_deliveries: 0,
   notifications: 10,
@@ -92,6 +98,9 @@ describe('billing store info', () => {
       ['invoices', '7'],
       ['invoice lines', '11'],
       ['transactions', '80'],
+      ['collections', '0'],
+      ['collection items', '0'],
+      ['bank reports', '0'],
       ['events', '342'],
       ['webhook deliveries', '0'],
       ['notifications', '10'],
@@ -148,7 +157,7 @@ describe('billing store copy', () => {
     expect(json(toPostgres)).toEqual({ from: db, to: shown, rows: DEMO });
     expect(toPostgres.stderr).toMatch(
       new RegExp(
-        `^copied 519 rows in 15 tables from ${db} to ${shown.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} in \\d+\\.\\d s\\n$`,
+        `^copied 519 rows in 18 tables from ${db} to ${shown.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} in \\d+\\.\\d s\\n$`,
       ),
     );
     expect(json(await billing(['--db', url, 'store', 'info', '--json'])).counts).toEqual(DEMO);
@@ -248,14 +257,14 @@ describe('billing store copy', () => {
     });
     expect(code).toBe(0);
     const lines = io.stderr.split('\n');
-    expect(lines).toHaveLength(17); // fifteen tables, the summary, and the end of the last line
+    expect(lines).toHaveLength(20); // eighteen tables, the summary, and the end of the last line
     expect(lines[2].split('\r\u001b[2K').filter(Boolean)).toEqual([
       `customers          [${'░'.repeat(30)}] 0/20`,
       `customers          [${'█'.repeat(30)}] 20/20`,
       `customers          [${'█'.repeat(30)}] 20/20`,
     ]);
     expect(lines[1]).toContain(`api_keys           [${'█'.repeat(30)}] 1/1`);
-    expect(lines[15]).toMatch(/^copied 519 rows in 15 tables from .* in \d+\.\d s$/);
+    expect(lines[18]).toMatch(/^copied 519 rows in 18 tables from .* in \d+\.\d s$/);
     expect(io.stdout).toContain('│ customers          │ 20');
   });
 });

@@ -249,7 +249,10 @@ describe.runIf(ENGINE === 'postgres')('openStore on a PostgreSQL database (Postg
     expect(await postgresTables(url)).toEqual([
       'accounts',
       'api_keys',
+      'bank_reports',
       'billing_schema',
+      'collection_items',
+      'collections',
       'customers',
       'due_work',
       'events',
@@ -289,7 +292,10 @@ describe.runIf(ENGINE === 'postgres')('openStore on a PostgreSQL database (Postg
     expect(await postgresTables(url)).toEqual([
       'accounts',
       'api_keys',
+      'bank_reports',
       'billing_schema',
+      'collection_items',
+      'collections',
       'customers',
       'due_work',
       'events',
