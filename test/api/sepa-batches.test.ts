@@ -37,6 +37,7 @@ describe('accounts collecting by SEPA', () => {
     const refused = await updateAccount(core.store, core.clock, 'default', {
       creditor_iban: 'NL00ABNA0417164300',
       creditor_bic: 'XX',
+      creditor_name: '★',
       collection: 'bank',
       prenotification_days: 0,
     });
@@ -46,6 +47,7 @@ describe('accounts collecting by SEPA', () => {
         'collection',
         'creditor_bic',
         'creditor_iban',
+        'creditor_name',
         'prenotification_days',
       ]);
     } else throw new Error(JSON.stringify(refused));
@@ -97,6 +99,9 @@ describe('collections create', () => {
     const noIban = await subscribe(core, plan, { iban: null, last: 'Zonder' });
     const unaccepted = await subscribe(core, plan, { accepted: false, last: 'Nog' });
     const expired = await subscribe(core, plan, { signed: '2023-11-20', last: 'Oud' });
+    // Values the file cannot carry are found here, never by the writer after the batch is exported.
+    const slashes = await subscribe(core, plan, { mandate: '/LID//1', last: 'Streep' });
+    const noLetters = await subscribe(core, plan, { holder: '★★', last: 'Ster' });
     const made = await batch(core);
     expect(made.data.attributes.transactions).toBe(1);
     const reasons = Object.fromEntries(made.meta.left_out.map((t: any) => [t.subscription_id, t.reason]));
@@ -105,11 +110,13 @@ describe('collections create', () => {
       [unaccepted.subscription]: 'the mandate is not accepted',
       [expired.subscription]:
         'the mandate expired: signed and never collected on 2023-11-20, 36 months before 2026-11-23',
+      [slashes.subscription]: `the mandate code "/LID//1" cannot go into a SEPA file: it starts or ends with '/'`,
+      [noLetters.subscription]: `the account holder's name has no letter a SEPA file can carry (billing customers update ${noLetters.customer} --bank-holder NAME)`,
     });
     const xml = await fileOf(core, made.data.id);
     expect(values(xml, 'MndtId')).toEqual([`MNDT-${good.subscription}`]);
     // Left out, they wait: the next batch lists them again.
-    expect((await batch(core)).meta.left_out).toHaveLength(3);
+    expect((await batch(core)).meta.left_out).toHaveLength(5);
   });
 
   it('leaves everything out, naming the missing settings, while the account has no creditor', async () => {

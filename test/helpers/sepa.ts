@@ -96,6 +96,7 @@ export async function subscribe(
     signed?: string;
     start?: string;
     accepted?: boolean;
+    mandate?: string;
     n?: number;
   } = {},
 ): Promise<Member> {
@@ -127,6 +128,7 @@ export async function subscribe(
           ? { mandate_accepted: true, mandate_accepted_date: o.signed ?? '2026-11-01' }
           : { confirmation_sent: true }),
         ...(o.start ? { start_date: o.start } : {}),
+        ...(o.mandate ? { mandate_code: o.mandate } : {}),
       },
     },
   });

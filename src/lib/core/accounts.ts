@@ -51,6 +51,7 @@ async function sepaSettings(settings: AccountSettings, problems: AttributeProble
   if (!SEPA_SETTINGS.some((name) => settings[name] !== undefined)) return {};
   const { isValidBIC, isValidIBAN, isSEPACountry } = await import('ibantools');
   const { isValidCreditorId, normaliseCreditorId } = await import('../sepa/creditor.js');
+  const { toEpcLatin } = await import('../sepa/charset.js');
   const kept: Partial<Account> = {};
   if (settings.collection !== undefined) {
     if ((COLLECTION_MODES as readonly string[]).includes(settings.collection)) kept.collection = settings.collection;
@@ -74,6 +75,11 @@ async function sepaSettings(settings: AccountSettings, problems: AttributeProble
       problems.push({
         attribute: 'creditor_name',
         detail: 'must be at most 70 characters, without control characters',
+      });
+    else if (toEpcLatin(name) === '')
+      problems.push({
+        attribute: 'creditor_name',
+        detail: 'must have letters or digits a SEPA file can carry (the EPC Latin set, after transliteration)',
       });
     else kept.creditor_name = name;
   }

@@ -98,7 +98,7 @@ export async function importBankReport(
       return fail({
         kind: 'invalid_document',
         pointer: '',
-        detail: `the report is not well-formed XML: line ${error.line}: ${error.message}`,
+        detail: `the report is ${error.message}`,
       });
     if (error instanceof NotABankReportError)
       return fail({ kind: 'invalid_document', pointer: '', detail: error.message });

@@ -3,6 +3,7 @@
 // time, so a batch of any size is written in flat memory. The same batch gives the same bytes on
 // every export: everything in the file comes from the batch's rows.
 import { writePain008, type Pain008Block, type Pain008Debit, type Pain008Format } from '../sepa/pain008.js';
+import { toEpcLatin } from '../sepa/charset.js';
 import { all, run, type MaybePromise } from '../store/unit.js';
 import {
   currentAccount,
@@ -49,6 +50,9 @@ export async function exportCollection(ctx: CoreContext, id: number, format: Pai
       if (batch.status === 'open') {
         const account = yield* currentAccount(ctx);
         const missing = missingCreditor(account);
+        // A name of no EPC letter at all would be refused by the writer once the batch is marked.
+        if (account.creditor_name !== null && toEpcLatin(account.creditor_name) === '')
+          missing.push('a creditor name with letters');
         if (missing.length)
           return fail<Collection>({
             kind: 'invalid_state',

@@ -4,6 +4,7 @@ import { validateAttributes } from '../schemas/common.js';
 import { collectionCreateSchema, collectionUpdateSchema, COLLECTION_READ_ONLY } from '../schemas/collection.js';
 import { addTarget2Days, nextTarget2Day } from '../sepa/calendar.js';
 import { SEPA_AMOUNT_MAX_CENTS } from '../sepa/pain008.js';
+import { identifierProblem, toEpcLatin } from '../sepa/charset.js';
 import { reasonText } from '../sepa/reasons.js';
 import { formatAmount } from '../schemas/money.js';
 import { all, get, run, writeRows, type MaybePromise, type RowsSpec, type Unit } from '../store/unit.js';
@@ -319,6 +320,7 @@ function* makeBatch(ctx: CoreContext, today: string, until: string): Unit<Result
 function leaveOut(
   tx: Txn,
   sub: {
+    mandate_code: string;
     mandate_accepted: number;
     mandate_accepted_date: string | null;
     mandate_attention: string | null;
@@ -337,6 +339,12 @@ function leaveOut(
   if (tx.amount_cents > SEPA_AMOUNT_MAX_CENTS)
     return `its amount is above the most a SEPA collection may be (${formatAmount(SEPA_AMOUNT_MAX_CENTS)})`;
   if (sub.mandate_accepted !== 1 || sub.mandate_accepted_date === null) return 'the mandate is not accepted';
+  // What the file could not carry is left out here, never found by the writer after the export.
+  const codeProblem = identifierProblem(sub.mandate_code);
+  if (codeProblem !== null)
+    return `the mandate code "${sub.mandate_code}" cannot go into a SEPA file: it ${codeProblem}`;
+  if (toEpcLatin(debtorName(debtor)) === '')
+    return `the account holder's name has no letter a SEPA file can carry (billing customers update ${debtor.id} --bank-holder NAME)`;
   if (sub.mandate_attention !== null) {
     const text = reasonText(sub.mandate_attention);
     return `the mandate needs attention: the bank answered ${sub.mandate_attention}${text ? ` (${text})` : ''} on ${dayAt(sub.mandate_attention_on!, tz)}`;
