@@ -225,6 +225,21 @@ describe('transactions under SEPA', () => {
     );
   });
 
+  it('cancelled out of a batch after the account went back to simulation, are collected by the clock again', async () => {
+    const core = await sepaCore({ settings: ONE_DAY });
+    const member = await subscribe(core, await makePlan(core));
+    const made = await batch(core);
+    const back = await updateAccount(core.store, core.clock, 'default', { collection: 'simulated' });
+    expect(back.ok).toBe(true);
+    await ok(core, 'PATCH', `/collections/${made.data.id}`, 200, {
+      data: { type: 'collection', id: made.data.id, attributes: { status: 'cancelled' } },
+    });
+    await setClock(core, '2026-12-10T10:00:00Z');
+    const statuses = (await transactionsOf(core, member.subscription)).map((t: Json) => t.attributes.status);
+    expect(statuses).toContain('fulfilled'); // the one taken out of the batch, collected on its due date
+    expect(statuses).not.toContain('queued');
+  });
+
   it('stay in their batch when the subscription is paused; a batch cancelled then cancels them', async () => {
     const core = await sepaCore({ settings: ONE_DAY });
     const member = await subscribe(core, await makePlan(core));

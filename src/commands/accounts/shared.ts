@@ -94,7 +94,7 @@ export const sepaOptions = (cmd: Command): Command =>
     .option('--creditor-bic <bic>', 'its bank\'s BIC (optional; "" leaves it out)')
     .option(
       '--prenotification-days <n>',
-      "least days between a collection's pre-notification and its date (default 14, at least 1)",
+      "least days between a collection's pre-notification and its date (1 to 60, default 14)",
     );
 
 /** A whole number flag, exit 2 otherwise. */

@@ -185,13 +185,15 @@ export function putInBatch(l: Ledger, tx: Txn, batchId: number, at: string): voi
 
 /**
  * Out of a batch cancelled before its export: free for the next one, while its subscription still
- * collects (one paused or cancelled since cancels it, as due work would have).
+ * collects (one paused or cancelled since cancels it, as due work would have). An account gone
+ * back to simulation since has the clock collect it again, as it does the rest.
  */
 export function takeOutOfBatch(l: Ledger, tx: Txn, at: string): void {
   tx.collection_id = null;
   tx.updated_at = at;
   l.changedTxns.add(tx);
   if (l.subs.get(tx.subscription_id)?.status !== 'active') cancelTransaction(l, tx, at);
+  else if (!l.sepa(tx.account_id)) recollect(l, tx, at);
 }
 
 const isFuturePlan = (tx: Txn) => tx.origin === 'plan' && (tx.status === 'queued' || tx.status === 'scheduled');
