@@ -15,11 +15,9 @@ import { findTransaction, UUID } from './transactions.js';
 import { readInstants } from './time.js';
 import { OPEN_STATUSES } from './transitions.js';
 
-const ledgerFor = (ctx: CoreContext): Ledger => {
-  const l = new Ledger(allowsPrivateWebhooks(ctx));
-  l.useAccount(ctx.account);
-  return l;
-};
+// The account's rules come with its subscriptions, as stored: a request's account may be cached
+// from before an `accounts update` (billing serve).
+const ledgerFor = (ctx: CoreContext): Ledger => new Ledger(allowsPrivateWebhooks(ctx));
 
 export function createTransaction(ctx: CoreContext, attributes: Record<string, unknown>): MaybePromise<Result<Txn>> {
   const { value, problems } = validateAttributes(transactionCreateSchema, attributes, {
