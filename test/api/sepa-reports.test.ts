@@ -3,6 +3,7 @@
 // the reason, the invoices, events and webhook deliveries as for simulated outcomes; the same file
 // twice, entries matching nothing, files that are no report, all or nothing per file.
 import { describe, expect, it } from 'vitest';
+import { updateAccount } from '../../src/lib/core/accounts.js';
 import { setClock } from '../../src/lib/core/store-clock.js';
 import { all } from '../../src/lib/store/unit.js';
 import { camt053For, camt054For, pain002For } from '../helpers/bank-reports.js';
@@ -148,6 +149,30 @@ describe('POST /bank-reports', () => {
     expect(retry).toBe(`${tx.id.replace(/-/g, '')}-2`);
     // The first collection never happened: the mandate is still to be used first.
     expect(values(again, 'SeqTp')).toEqual(['FRST']);
+  });
+
+  it('a retry is pre-notified like any collection: no sooner than the notice period after it, on a business day', async () => {
+    const { core, members, messageId, e2e } = await exported(1);
+    expect((await updateAccount(core.store, core.clock, 'default', { prenotification_days: 5 })).ok).toBe(true);
+    await imported(
+      core,
+      pain002For({
+        originalMessageId: messageId,
+        blocks: [
+          { paymentInfoId: `${messageId}-1`, status: 'PART', rejects: [{ endToEndId: e2e[0], reasonCode: 'AM04' }] },
+        ],
+      }),
+    );
+    const tx = await first(core, members[0]);
+    // Rejected on Saturday the 21st: three days on would be the 24th, five days' notice makes it the 26th.
+    expect(tx.attributes.history.at(-1)).toMatchObject({
+      status: 'rescheduled',
+      new_due_date: '2026-11-26T00:00:00+01:00',
+    });
+    const notices = (
+      await ok(core, 'GET', '/notifications', 200, undefined, `filter[subscription_id]=${members[0].subscription}`)
+    ).data.filter((n: Json) => n.attributes.kind === 'prenotification');
+    expect(notices.map((n: Json) => /^Op (\S+) schrijven wij/m.exec(n.attributes.body)?.[1])).toContain('26-11-2026');
   });
 
   it('a return after settlement (MD06 within 8 weeks) charges the collection back, with the code and its text, then retries it', async () => {

@@ -4,6 +4,7 @@ import { all, type Unit } from '../store/unit.js';
 import type { Ledger } from './ledger.js';
 import { preNotification } from './notifications.js';
 import { dayAt } from './schedule.js';
+import { retryDueDate } from './transaction-rules.js';
 
 export function* writeNotices(l: Ledger): Unit<void> {
   // One canceled in the same ledger (scheduled, then its subscription paused) is not announced.
@@ -32,7 +33,10 @@ export function* writeNotices(l: Ledger): Unit<void> {
       creditorId: rules.creditor_id,
     };
     l.notifications.push(
-      preNotification(tx, dayAt(tx.due_date, rules.time_zone), notice, tx.scheduled_on ?? tx.updated_at),
+      // A re-presentation is announced for its new due date, when it is rescheduled.
+      tx.status === 'rescheduled'
+        ? preNotification(tx, dayAt(retryDueDate(l, tx), rules.time_zone), notice, tx.updated_at)
+        : preNotification(tx, dayAt(tx.due_date, rules.time_zone), notice, tx.scheduled_on ?? tx.updated_at),
     );
   }
   l.notices.length = 0;

@@ -241,8 +241,9 @@ export function cancelTransaction(l: Ledger, tx: Txn, at: string): void {
 
 /**
  * After a return (failed, or charged back): a storno retry 3 days on while the plan allows one, else
- * failed for good. Under SEPA the retry is a re-presentation: on a TARGET2 business day, out of any
- * batch, waiting for the next one (the clock does not collect it).
+ * failed for good. Under SEPA the retry is a re-presentation: pre-notified like any collection (no
+ * sooner than the account's pre-notification days after the notice), on a TARGET2 business day, out
+ * of any batch, waiting for the next one (the clock does not collect it).
  */
 function retryOrEnd(l: Ledger, tx: Txn, at: string, code: string): void {
   const sub = l.subs.get(tx.subscription_id)!;
@@ -251,12 +252,18 @@ function retryOrEnd(l: Ledger, tx: Txn, at: string, code: string): void {
   if (tx.attempt <= plan.storno_retries && sub.status !== 'paused') {
     const zone = l.zone(tx.account_id);
     const sepa = l.sepa(tx.account_id);
-    const day = addDays(dayAt(at, zone), RETRY_DAYS);
-    const retry = midnight(sepa ? nextTarget2Day(day) : day, zone);
+    const today = dayAt(at, zone);
+    let day = addDays(today, RETRY_DAYS);
+    if (sepa) {
+      const noticed = addDays(today, l.rules(tx.account_id).prenotification_days);
+      day = nextTarget2Day(noticed > day ? noticed : day);
+    }
+    const retry = midnight(day, zone);
     moveTransaction(l, tx, 'rescheduled', at, { newDueDate: retry });
     tx.attempt += 1;
     tx.collection_id = null;
-    if (!sepa) l.due(tx.account_id, 'transaction.collect', tx.id, retry);
+    if (sepa) l.notices.push(tx);
+    else l.due(tx.account_id, 'transaction.collect', tx.id, retry);
   } else if (tx.status === 'charged_back') {
     moveTransaction(l, tx, 'failed', at, { code });
   }
