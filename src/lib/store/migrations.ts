@@ -345,6 +345,19 @@ export const sqliteMigrations: string[] = [
   CREATE UNIQUE INDEX bank_reports_file ON bank_reports(account_id, content_hash);
   CREATE INDEX bank_reports_account ON bank_reports(account_id, id);
   `,
+  // 11: transactions_batching led by status, not by account_id, and holding collection_id. SQLite
+  // keeps no statistics: it takes an index on a column compared with = to find about 10 rows, so
+  // led by account_id the index won over the id's unique index in every lookup of transactions by
+  // many ids that also names the account (the ledger's `id IN (...1,000 ids) AND account_id = ?`),
+  // which then read all the account's transactions: about 250 ms per 1,000 ids at 200,000
+  // transactions, most of a batch's time and of a bank report's import. Led by status, only the
+  // statements that name the status use it. With collection_id, a batch's search for what is due
+  // and in no batch yet (collection_id IS NULL) skips what it already took, instead of reading
+  // each of those rows again for every 1,000 it takes.
+  `
+  DROP INDEX transactions_batching;
+  CREATE INDEX transactions_batching ON transactions(status, account_id, collection_id, due_date);
+  `,
 ];
 
 export const postgresMigrations: string[] = [
@@ -626,6 +639,11 @@ export const postgresMigrations: string[] = [
   );
   CREATE UNIQUE INDEX bank_reports_file ON bank_reports(account_id, content_hash);
   CREATE INDEX bank_reports_account ON bank_reports(account_id, id);
+  `,
+  // 11: as SQLite's 11 (PostgreSQL's planner has statistics, but the two schemas stay alike).
+  `
+  DROP INDEX transactions_batching;
+  CREATE INDEX transactions_batching ON transactions(status, account_id, collection_id, due_date);
   `,
 ];
 
