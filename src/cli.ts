@@ -2,6 +2,7 @@
 import { Command, CommanderError } from 'commander';
 import { accounts } from './commands/accounts/index.js';
 import { clock } from './commands/clock/index.js';
+import { collections } from './commands/collections/index.js';
 import { config } from './commands/config/index.js';
 import { customers } from './commands/customers/index.js';
 import { importing } from './commands/import/index.js';
@@ -34,6 +35,7 @@ const GROUPS: Group[] = [
   invoices,
   lines,
   transactions,
+  collections,
   events,
   webhooks,
   notifications,

@@ -27,8 +27,9 @@ describe('a demo store (--db, then BILLING_DB)', () => {
     expect(result.stderr).toMatch(
       new RegExp(
         `^added 6 plans, 20 customers, 20 subscriptions and 7 invoices, with their history since \\d{4}-\\d\\d-\\d\\d, to ${db.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\n` +
+          'account club collects by SEPA Direct Debit: 6 members; collection 1 of 5 transactions \\(62\\.50 EUR\\) exported, 1 left out \\(see docs/sepa\\.md\\)\n' +
           'all 6 plans\npage 1 of 1, 20 subscriptions\npage 1 of 1, 7 invoices\npage 1 of 1, 20 customers\n' +
-          'next: billing customers get 1 · billing subscriptions list --status paused · billing transactions list --subscription-id 9 · billing invoices finalise 6 · billing clock advance P1M\n$',
+          'next: billing customers get 1 · billing subscriptions list --status paused · billing transactions list --subscription-id 9 · billing invoices finalise 6 · billing --account club collections get 1 · billing clock advance P1M\n$',
       ),
     );
     // Not on a terminal: tab-separated lines.

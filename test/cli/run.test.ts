@@ -902,7 +902,7 @@ describe('accounts', () => {
     expect(await c.run(['accounts', 'update', 'acme'])).toEqual({
       code: 2,
       stdout: '',
-      stderr: 'error: nothing to change: give --invoice-prefix and/or --time-zone\n',
+      stderr: 'error: nothing to change: give at least one flag (see billing accounts update --help)\n',
     });
   });
 

@@ -32,6 +32,9 @@ const EMPTY = {
   invoices: 0,
   invoice_lines: 0,
   transactions: 0,
+  collections: 0,
+  collection_items: 0,
+  bank_reports: 0,
   events: 0,
   webhook_deliveries: 0,
   notifications: 0,
@@ -43,19 +46,24 @@ const EMPTY = {
 // The demo's half year of history (src/lib/runtime/demo/stories.ts), counted alike on any day: twenty subscriptions; 80 transactions
 // (60 collected, some charged back and retried, 6 canceled, 14 ahead) with 342 status events; seven invoices of eleven lines (a credit's
 // copied); four mandate requests and six invoice emails; ahead, 17 collections (some of canceled ones, dropped when due), a fulfilment,
-// a resume and a cancellation. The store's clock is left as it was: no row.
+// a resume and a cancellation. The club collecting by SEPA (demo/club.ts) adds its account (and key), a plan, six members
+// on six subscriptions, eleven transactions (five batched, the next five, one left out) with 34 events, eleven
+// pre-notifications, and one exported batch of five. The store's clock is left as it was: no row.
 const DEMO = {
-  accounts: 2,
-  api_keys: 1,
-  customers: 20,
-  subscription_plans: 6,
-  subscriptions: 20,
+  accounts: 3,
+  api_keys: 2,
+  customers: 26,
+  subscription_plans: 7,
+  subscriptions: 26,
   invoices: 7,
   invoice_lines: 11,
-  transactions: 80,
-  events: 342,
+  transactions: 91,
+  collections: 1,
+  collection_items: 5,
+  bank_reports: 0,
+  events: 376,
   webhook_deliveries: 0,
-  notifications: 10,
+  notifications: 21,
   due_work: 20,
   store_clock: 0,
   imports: 0,
@@ -84,17 +92,20 @@ describe('billing store info', () => {
       ['engine', 'sqlite'],
       ['location', db],
       ['schema version', String(sqliteMigrations.length)],
-      ['accounts', '2'],
-      ['API keys', '1'],
-      ['customers', '20'],
-      ['subscription plans', '6'],
-      ['subscriptions', '20'],
+      ['accounts', '3'],
+      ['API keys', '2'],
+      ['customers', '26'],
+      ['subscription plans', '7'],
+      ['subscriptions', '26'],
       ['invoices', '7'],
       ['invoice lines', '11'],
-      ['transactions', '80'],
-      ['events', '342'],
+      ['transactions', '91'],
+      ['collections', '1'],
+      ['collection items', '5'],
+      ['bank reports', '0'],
+      ['events', '376'],
       ['webhook deliveries', '0'],
-      ['notifications', '10'],
+      ['notifications', '21'],
       ['due work', '20'],
       ['store clock', '0'],
       ['imports', '0'],
@@ -148,7 +159,7 @@ describe('billing store copy', () => {
     expect(json(toPostgres)).toEqual({ from: db, to: shown, rows: DEMO });
     expect(toPostgres.stderr).toMatch(
       new RegExp(
-        `^copied 519 rows in 15 tables from ${db} to ${shown.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} in \\d+\\.\\d s\\n$`,
+        `^copied 596 rows in 18 tables from ${db} to ${shown.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} in \\d+\\.\\d s\\n$`,
       ),
     );
     expect(json(await billing(['--db', url, 'store', 'info', '--json'])).counts).toEqual(DEMO);
@@ -158,7 +169,7 @@ describe('billing store copy', () => {
     expect(toSqlite.code).toBe(0);
     expect(toSqlite.stderr).toBe('');
     expect(toSqlite.stdout).toMatch(new RegExp(`^from\\t${shown.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\n`));
-    expect(toSqlite.stdout).toContain('\ncustomers\t20\n');
+    expect(toSqlite.stdout).toContain('\ncustomers\t26\n');
     expect(`${toPostgres.stdout}${toPostgres.stderr}${toSqlite.stdout}`).not.toContain(SECRET);
 
     // Same documents at the end of the chain, and the next customer gets the next id on both.
@@ -178,7 +189,7 @@ describe('billing store copy', () => {
         'nieuw@example.com',
         '--json',
       ]);
-      expect(json(created).data.id).toBe('21');
+      expect(json(created).data.id).toBe('27');
     }
   });
 
@@ -200,7 +211,7 @@ describe('billing store copy', () => {
     const onto = await billing(['--db', url, 'store', 'copy', '--to', sqliteTarget, '--json']);
     expect(onto.code).toBe(2);
     expect(onto.stderr).toBe(
-      `error: the target ${sqliteTarget} is not empty (it has rows in accounts, api_keys, customers, subscription_plans, subscriptions, invoices, invoice_lines, transactions, events, notifications, due_work): store copy writes only into an empty store\n`,
+      `error: the target ${sqliteTarget} is not empty (it has rows in accounts, api_keys, customers, subscription_plans, subscriptions, invoices, invoice_lines, transactions, collections, collection_items, events, notifications, due_work): store copy writes only into an empty store\n`,
     );
     expect(json(await billing(['--db', sqliteTarget, 'store', 'info', '--json'])).counts).toEqual(DEMO);
   });
@@ -224,7 +235,7 @@ describe('billing store copy', () => {
     expect(dry.code).toBe(0);
     expect(json(dry)).toEqual({ from: db, to: target, rows: DEMO });
     expect(dry.stderr).toBe(
-      `dry run: would copy 519 rows from ${db} to ${target} (which must be empty); nothing written\n`,
+      `dry run: would copy 596 rows from ${db} to ${target} (which must be empty); nothing written\n`,
     );
     expect(existsSync(target)).toBe(false);
   });
@@ -248,14 +259,14 @@ describe('billing store copy', () => {
     });
     expect(code).toBe(0);
     const lines = io.stderr.split('\n');
-    expect(lines).toHaveLength(17); // fifteen tables, the summary, and the end of the last line
+    expect(lines).toHaveLength(20); // eighteen tables, the summary, and the end of the last line
     expect(lines[2].split('\r\u001b[2K').filter(Boolean)).toEqual([
-      `customers          [${'░'.repeat(30)}] 0/20`,
-      `customers          [${'█'.repeat(30)}] 20/20`,
-      `customers          [${'█'.repeat(30)}] 20/20`,
+      `customers          [${'░'.repeat(30)}] 0/26`,
+      `customers          [${'█'.repeat(30)}] 26/26`,
+      `customers          [${'█'.repeat(30)}] 26/26`,
     ]);
-    expect(lines[1]).toContain(`api_keys           [${'█'.repeat(30)}] 1/1`);
-    expect(lines[15]).toMatch(/^copied 519 rows in 15 tables from .* in \d+\.\d s$/);
-    expect(io.stdout).toContain('│ customers          │ 20');
+    expect(lines[1]).toContain(`api_keys           [${'█'.repeat(30)}] 2/2`);
+    expect(lines[18]).toMatch(/^copied 596 rows in 18 tables from .* in \d+\.\d s$/);
+    expect(io.stdout).toContain('│ customers          │ 26');
   });
 });

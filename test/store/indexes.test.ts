@@ -10,6 +10,7 @@ import { defaultAccount } from '../../src/lib/core/accounts.js';
 import { fixedClock } from '../../src/lib/core/clock.js';
 import type { CoreContext } from '../../src/lib/core/context.js';
 import { listCustomers, type CustomerFind } from '../../src/lib/core/customers.js';
+import { Ledger, loadTransactions } from '../../src/lib/core/ledger.js';
 import { listPlans, type PlanFind } from '../../src/lib/core/plans.js';
 import type { PageOf } from '../../src/lib/core/paging.js';
 import { raw } from '../../src/lib/store/info.js';
@@ -335,5 +336,20 @@ describe.runIf(ENGINE === 'sqlite')('the search index of a store made before it 
         search,
       ).toEqual(['Jansen']);
     }
+  });
+});
+
+describe.runIf(ENGINE === 'sqlite')('the transactions the ledger loads by id (SQLite only)', () => {
+  it('are found through their id index, never by reading all the transactions of the account', async () => {
+    const store = closeLater(await openStore(tempDbPath()));
+    const account = await defaultAccount(store, clock);
+    // As many ids as a batch or a bank report loads at a time: with a few, any plan is quick.
+    const ids = Array.from({ length: 1000 }, (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`);
+    const plans: string[] = [];
+    await store.read(() => explained(loadTransactions(new Ledger(true), ids, account.id), 'sqlite', plans));
+    expect(plans.length).toBeGreaterThan(0);
+    // The lookup of those not yet loaded orders by seq too (USE TEMP B-TREE FOR ORDER BY).
+    for (const plan of plans)
+      expect(plan).toMatch(/^SEARCH transactions USING INDEX sqlite_autoindex_transactions_1 \(id=\?\)/);
   });
 });

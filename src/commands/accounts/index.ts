@@ -13,7 +13,10 @@ export const accounts: Group = {
     list: { summary: 'list accounts', load: () => import('./list.js') },
     show: { summary: "show an account's settings", load: () => import('./show.js') },
     create: { summary: 'create an account and its first API key (shown once)', load: () => import('./create.js') },
-    update: { summary: "change an account's invoice prefix or time zone", load: () => import('./update.js') },
+    update: {
+      summary: "change an account's invoice prefix, time zone or how it collects (SEPA)",
+      load: () => import('./update.js'),
+    },
     'rotate-key': {
       summary: 'replace the API keys of an account with a new one (shown once)',
       load: () => import('./rotate-key.js'),

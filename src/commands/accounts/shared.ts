@@ -1,5 +1,6 @@
 // What the account verbs share: the runtime, and the two output shapes.
 import type { Command } from 'commander';
+import { UsageError } from '../../lib/cli/errors.js';
 import { embeddedOnly, type Deps } from '../../lib/command/deps.js';
 import { renderPlain } from '../../lib/output/render.js';
 import type * as AccountsModule from '../../lib/runtime/accounts.js';
@@ -29,11 +30,30 @@ export function printDryRun(deps: Deps, verb: string, would: string, details: Re
   );
 }
 
+/** Whether the account has any SEPA setting: then they are all shown (a simulated account without any shows as it always has). */
+const setUpForSepa = (account: Account): boolean =>
+  account.collection !== 'simulated' ||
+  account.creditor_id !== null ||
+  account.creditor_name !== null ||
+  account.creditor_iban !== null ||
+  account.creditor_bic !== null ||
+  account.prenotification_days !== 14;
+
 export const settingsOf = (account: Account) => ({
   name: account.name,
   invoice_prefix: account.invoice_prefix,
   time_zone: account.time_zone,
   webhook_secret: account.webhook_secret,
+  ...(setUpForSepa(account)
+    ? {
+        collection: account.collection,
+        creditor_id: account.creditor_id,
+        creditor_name: account.creditor_name,
+        creditor_iban: account.creditor_iban,
+        creditor_bic: account.creditor_bic,
+        prenotification_days: account.prenotification_days,
+      }
+    : {}),
 });
 
 /** Prints one object in the chosen format; as a table, a field/value table. */
@@ -61,7 +81,38 @@ export const settingsOptions = (cmd: Command): Command =>
     .option('--invoice-prefix <prefix>', 'prefix of invoice references (default INV-)')
     .option('--time-zone <tz>', 'IANA time zone of dates and days (default Europe/Amsterdam)');
 
+/** How the account collects (SEPA Direct Debit), for accounts update. */
+export const sepaOptions = (cmd: Command): Command =>
+  cmd
+    .option(
+      '--collection <mode>',
+      "simulated (every due collection succeeds: the default, and the demo's) or sepa (batches, pain.008 files, the bank's reports)",
+    )
+    .option('--creditor-id <id>', 'SEPA Creditor Identifier, checked by its check digits (e.g. NL57ZZZ999999999999)')
+    .option('--creditor-name <name>', "the creditor's name as the debtors' banks show it (at most 70 characters)")
+    .option('--creditor-iban <iban>', 'the account the collections are paid into')
+    .option('--creditor-bic <bic>', 'its bank\'s BIC (optional; "" leaves it out)')
+    .option(
+      '--prenotification-days <n>',
+      "least days between a collection's pre-notification and its date (1 to 60, default 14)",
+    );
+
+/** A whole number flag, exit 2 otherwise. */
+function days(value: unknown, flag: string): number {
+  const text = textOf(value).trim();
+  if (!/^\d{1,3}$/.test(text)) throw new UsageError(`${flag} must be a whole number of days, not "${textOf(value)}"`);
+  return Number(text);
+}
+
 export const settingsFrom = (opts: Record<string, unknown>) => ({
   ...(opts.invoicePrefix === undefined ? {} : { invoice_prefix: textOf(opts.invoicePrefix) }),
   ...(opts.timeZone === undefined ? {} : { time_zone: textOf(opts.timeZone) }),
+  ...(opts.collection === undefined ? {} : { collection: textOf(opts.collection) }),
+  ...(opts.creditorId === undefined ? {} : { creditor_id: textOf(opts.creditorId) }),
+  ...(opts.creditorName === undefined ? {} : { creditor_name: textOf(opts.creditorName) }),
+  ...(opts.creditorIban === undefined ? {} : { creditor_iban: textOf(opts.creditorIban) }),
+  ...(opts.creditorBic === undefined ? {} : { creditor_bic: textOf(opts.creditorBic) }),
+  ...(opts.prenotificationDays === undefined
+    ? {}
+    : { prenotification_days: days(opts.prenotificationDays, '--prenotification-days') }),
 });

@@ -38,9 +38,16 @@ export async function run(opts: Record<string, unknown>, deps: Deps): Promise<vo
   } else {
     const { play } = await import('../../lib/runtime/demo/play.js');
     const played = await play(runtime, size);
+    const { playClub } = await import('../../lib/runtime/demo/club.js');
+    const club = await playClub(runtime);
     if (!deps.globals.quiet) {
       const added = `${count(played.plans, 'plan')}, ${count(played.customers, 'customer')}, ${count(played.subscriptions, 'subscription')} and ${count(played.invoices, 'invoice')}`;
       deps.io.err(`added ${added}, with their history since ${played.since}, to ${runtime.store.location}\n`);
+      const batch = club?.collection;
+      if (club && batch)
+        deps.io.err(
+          `account ${club.account} collects by SEPA Direct Debit: ${count(club.members, 'member')}; collection ${batch.id} of ${count(batch.transactions, 'transaction')} (${batch.controlSum} EUR) exported, ${batch.leftOut} left out (see docs/sepa.md)\n`,
+        );
     }
     // Customer 5 has a collection that failed after its retries, customer 8 a draft invoice (stories.ts).
     const failed = played.ids(5).subscription;
@@ -50,6 +57,7 @@ export async function run(opts: Record<string, unknown>, deps: Deps): Promise<vo
       'billing subscriptions list --status paused',
       ...(failed ? [`billing transactions list --subscription-id ${failed}`] : []),
       ...(draft ? [`billing invoices finalise ${draft}`] : []),
+      ...(club?.collection ? [`billing --account ${club.account} collections get ${club.collection.id}`] : []),
       'billing clock advance P1M',
     ];
   }

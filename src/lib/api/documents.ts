@@ -4,7 +4,11 @@ import { hostedInvoiceUrl } from '../core/invoices.js';
 import { confirmationPage } from '../core/notifications.js';
 import { formatInstant, formatNullableInstant } from '../core/time.js';
 import { eventName } from '../core/outbox.js';
+import type { CollectionView } from '../core/collections.js';
+import { midnight } from '../core/schedule.js';
+import { reasonText } from '../sepa/reasons.js';
 import type {
+  BankReportRow,
   EventRow,
   WebhookDeliveryRow,
   CustomerRow,
@@ -30,6 +34,8 @@ export interface ResourceObject extends Identifier {
   links: { self: string };
   attributes: Record<string, unknown>;
   relationships?: Record<string, { links?: { related: string }; data?: Identifier | Identifier[] | null }>;
+  /** What this implementation adds to a resource of the hosted service (a mandate needing attention). */
+  meta?: Record<string, unknown>;
 }
 
 /** How resources are written for one request: the public base URL, the account's zone, sparse fields. */
@@ -49,6 +55,8 @@ const PATHS: Record<ResourceType, string> = {
   'invoice-line': 'invoice-lines',
   event: 'events',
   'webhook-delivery': 'webhook-deliveries',
+  collection: 'collections',
+  'bank-report': 'bank-reports',
 };
 
 function resource(
@@ -154,7 +162,7 @@ export function subscriptionResource(
   r: Rendering,
 ): ResourceObject {
   const { timeZone: tz } = r;
-  return resource(
+  const object = resource(
     'subscription',
     row.id,
     {
@@ -191,6 +199,17 @@ export function subscriptionResource(
       },
     },
   );
+  // An extension: the bank refused a collection for a reason no retry cures (SEPA).
+  if (row.mandate_attention) {
+    object.meta = {
+      mandate_attention: {
+        reason_code: row.mandate_attention,
+        reason: reasonText(row.mandate_attention) ?? null,
+        flagged_at: formatNullableInstant(row.mandate_attention_on, tz),
+      },
+    };
+  }
+  return object;
 }
 
 interface StoredHistoryItem {
@@ -359,6 +378,60 @@ export function lineResource(row: Row<InvoiceLineRow>, r: Rendering): ResourceOb
       quantity: row.quantity,
       created_at: formatInstant(row.created_at, tz),
       updated_at: formatInstant(row.updated_at, tz),
+    },
+    r,
+  );
+}
+
+/** A collection batch (an extension: SEPA): its file's totals and blocks, and what the bank said of its items. */
+export function collectionResource({ batch, blocks, outcomes }: CollectionView, r: Rendering): ResourceObject {
+  const { timeZone: tz } = r;
+  const day = (d: string) => formatInstant(midnight(d, tz), tz);
+  return resource(
+    'collection',
+    batch.id,
+    {
+      status: batch.status,
+      message_id: batch.message_id,
+      due_until: day(batch.due_until),
+      transactions: batch.transaction_count,
+      control_sum: formatAmount(batch.control_sum_cents),
+      blocks: blocks.map((b) => ({
+        collection_date: day(b.collection_date),
+        sequence_type: b.sequence_type,
+        transactions: b.count,
+        control_sum: formatAmount(b.control_sum_cents),
+      })),
+      outcomes: { ...outcomes },
+      creditor:
+        batch.creditor_id === null
+          ? null
+          : { id: batch.creditor_id, name: batch.creditor_name, iban: batch.creditor_iban, bic: batch.creditor_bic },
+      exported_at: formatNullableInstant(batch.exported_at, tz),
+      cancelled_at: formatNullableInstant(batch.cancelled_at, tz),
+      created_at: formatInstant(batch.created_at, tz),
+      updated_at: formatInstant(batch.updated_at, tz),
+    },
+    r,
+  );
+}
+
+/** A bank report applied (an extension: SEPA): what its entries came to, and those that matched no collection. */
+export function bankReportResource(row: Row<BankReportRow>, r: Rendering): ResourceObject {
+  return resource(
+    'bank-report',
+    row.id,
+    {
+      format: row.format,
+      message_id: row.message_id,
+      entries: row.entries,
+      booked: row.booked,
+      rejected: row.rejected,
+      returned: row.returned,
+      unchanged: row.unchanged,
+      unmatched: row.unmatched,
+      unmatched_entries: JSON.parse(row.unmatched_entries),
+      created_at: formatInstant(row.created_at, r.timeZone),
     },
     r,
   );

@@ -7,6 +7,7 @@ import { andThen, type MaybePromise, type Unit } from '../store/unit.js';
 import { simpleError } from './errors.js';
 import type { ApiRequest, ApiResponse } from './http.js';
 import type { RequestContext } from './handlers/context.js';
+import * as collections from './handlers/collections.js';
 import * as customers from './handlers/customers.js';
 import * as events from './handlers/events.js';
 import * as invoices from './handlers/invoices.js';
@@ -18,13 +19,18 @@ import * as transactions from './handlers/transactions.js';
 type ReadHandler = (rc: RequestContext) => Unit<ApiResponse>;
 /** A write loads its module on first use (reads never pay for the request schemas) and runs its own write transaction. */
 type WriteHandler = (rc: RequestContext) => Promise<ApiResponse>;
-type Methods = { GET?: ReadHandler } & Partial<Record<'POST' | 'PATCH' | 'DELETE', WriteHandler>>;
+/** A GET that writes before it answers (an export marks its batch exported): run like a write, after the turn's reads. */
+type LateRead = { later: WriteHandler };
+type Methods = { GET?: ReadHandler | LateRead; uploads?: true } & Partial<
+  Record<'POST' | 'PATCH' | 'DELETE', WriteHandler>
+>;
 
 const customerWrites = () => import('./handlers/customer-writes.js');
 const subscriptionWrites = () => import('./handlers/subscription-writes.js');
 const transactionWrites = () => import('./handlers/transaction-writes.js');
 const invoiceWrites = () => import('./handlers/invoice-writes.js');
 const invoiceFinalise = () => import('./handlers/invoice-finalise.js');
+const collectionWrites = () => import('./handlers/collection-writes.js');
 
 /**
  * Path patterns; `:id` matches a numeric id only, so `/customers/abc` is 404 like any unknown path,
@@ -87,6 +93,22 @@ const ROUTES: Record<string, Methods> = {
     PATCH: async (rc) => (await invoiceWrites()).updateInvoiceLine(rc),
     DELETE: async (rc) => (await invoiceWrites()).removeInvoiceLine(rc),
   },
+  // Extensions: collecting by SEPA Direct Debit (batches, their pain.008 files, the bank's reports).
+  '/collections': {
+    GET: collections.list,
+    POST: async (rc) => (await collectionWrites()).create(rc),
+  },
+  '/collections/:id': {
+    GET: collections.get,
+    PATCH: async (rc) => (await collectionWrites()).update(rc),
+  },
+  '/collections/:id/file': { GET: { later: async (rc) => (await collectionWrites()).file(rc) } },
+  '/bank-reports': {
+    GET: collections.reports,
+    POST: async (rc) => (await collectionWrites()).importReport(rc),
+    uploads: true,
+  },
+  '/bank-reports/:id': { GET: collections.report },
 };
 
 /** What a path parameter matches: ids are numeric, transaction ids UUIDs (either case). */
@@ -103,6 +125,13 @@ const COMPILED = Object.entries(ROUTES).map(([pattern, methods]) => ({
 
 /** A write another process's SQLite lock outlasted (503): what the client is told, the file left unsaid. */
 const LOCKED = 'the store is busy: another process holds its write lock; the request changed nothing, send it again';
+/** Whether a request to this path may carry a file (a bank report's XML) instead of a document: the door reads its body differently. */
+export function takesUpload(method: string, path: string): boolean {
+  return (
+    method.toUpperCase() === 'POST' &&
+    COMPILED.some((route) => route.methods.uploads === true && route.regex.test(path))
+  );
+}
 
 export interface RouterOptions {
   store: Store;
@@ -141,6 +170,8 @@ export function createRouter(options: RouterOptions): Router {
       (error as Error | undefined)?.name === 'KeyTakenError'
     )
       throw error;
+    // An upload past the door's limit, found while it was read: nothing was applied.
+    if ((error as Error | undefined)?.name === 'UploadTooLargeError') return simpleError(413, (error as Error).message);
     // Concurrent writes outlasted the store's retries, or another process kept SQLite's lock past
     // the wait: nothing broke, the client may send it again.
     if (isLockBusy(error)) {
@@ -169,11 +200,16 @@ export function createRouter(options: RouterOptions): Router {
       const id = match.groups?.id;
       if (id !== undefined && id.length > 15 && !Number.isSafeInteger(Number(id)))
         return simpleError(404, `no such path: ${request.path}`);
-      const method = request.method.toUpperCase() as keyof Methods;
+      const method = request.method.toUpperCase() as 'GET' | 'POST' | 'PATCH' | 'DELETE';
       const handler = route.methods[method];
       if (!handler) {
-        const allow = Object.keys(route.methods).join(', ');
+        const allow = Object.keys(route.methods)
+          .filter((name) => name !== 'uploads')
+          .join(', ');
         return simpleError(405, `${method} is not allowed on ${request.path}; allowed: ${allow}`, { allow });
+      }
+      if (request.upload !== undefined && !(method === 'POST' && route.methods.uploads)) {
+        return simpleError(415, `a request body must be sent as application/vnd.api+json or application/json`);
       }
       const context: RequestContext = {
         core: { store, clock, account, baseUrl, allowPrivateWebhooks: options.allowPrivateWebhooks ?? true },
@@ -181,9 +217,12 @@ export function createRouter(options: RouterOptions): Router {
         path: request.path,
         query: request.query,
         body: request.body,
+        upload: request.upload,
         baseUrl,
       };
       if (method !== 'GET') return (handler as WriteHandler)(context).catch(failed);
+      // Never inside the read this GET may have arrived in (billing serve answers a turn's GETs in one snapshot).
+      if ('later' in handler) return Promise.resolve(context).then(handler.later).catch(failed);
       try {
         // Reads with a query (include, pages) may make more queries than the same read without.
         const answer = store.read(
@@ -200,7 +239,9 @@ export function createRouter(options: RouterOptions): Router {
   };
   return {
     handle(request, account, guard) {
-      if (request.idempotencyKey === undefined) return dispatch(request, account, guard, store);
+      // An upload is applied once by its content (a bank report by its hash): no key is kept for it.
+      if (request.idempotencyKey === undefined || request.upload !== undefined)
+        return dispatch(request, account, guard, store);
       // Any request with a key gets it named in the answer (how a client learns keys are honoured); a POST is carried out once.
       if (request.method.toUpperCase() !== 'POST')
         return andThen(dispatch(request, account, guard, store), (response) => ({

@@ -3,7 +3,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Store } from '../store/store.js';
 import { all, get, prepared, run, andThen, type MaybePromise, type Unit } from '../store/unit.js';
 import type { Clock } from './clock.js';
-import { transact, type Account } from './context.js';
+import { transact, transactLocked, type Account } from './context.js';
 import { invalidAttributes, notFound, ok, type AttributeProblem, type Result } from './result.js';
 import { isValidTimeZone, offsetMinutes } from './time.js';
 
@@ -18,6 +18,103 @@ const newSecret = (): string => `whsec_${randomBytes(24).toString('base64url')}`
 export interface AccountSettings {
   invoice_prefix?: string;
   time_zone?: string;
+  /** How it collects: 'simulated' (the default) or 'sepa'. */
+  collection?: string;
+  /** SEPA creditor settings; an empty one clears it. */
+  creditor_id?: string;
+  creditor_name?: string;
+  creditor_iban?: string;
+  creditor_bic?: string;
+  prenotification_days?: number;
+}
+
+export const COLLECTION_MODES = ['simulated', 'sepa'] as const;
+/** The longest pre-notification period an account may ask for, in days. */
+export const MAX_PRENOTIFICATION_DAYS = 60;
+/** C0 and C1 control characters and DEL (schemas/common.ts's rule, without loading zod here). */
+const CONTROL = /\p{Cc}/u;
+const SEPA_SETTINGS = [
+  'collection',
+  'creditor_id',
+  'creditor_name',
+  'creditor_iban',
+  'creditor_bic',
+  'prenotification_days',
+] as const;
+
+/**
+ * The SEPA settings as they are kept (creditor id and IBAN upper case without spaces, the BIC upper
+ * case, null when cleared), with a problem for each that is wrong. Loaded only when one is given:
+ * IBANs and BICs are checked by ibantools, a library every other command can do without.
+ */
+async function sepaSettings(settings: AccountSettings, problems: AttributeProblem[]): Promise<Partial<Account>> {
+  if (!SEPA_SETTINGS.some((name) => settings[name] !== undefined)) return {};
+  const { isValidBIC, isValidIBAN, isSEPACountry } = await import('ibantools');
+  const { isValidCreditorId, normaliseCreditorId } = await import('../sepa/creditor.js');
+  const { toEpcLatin } = await import('../sepa/charset.js');
+  const kept: Partial<Account> = {};
+  if (settings.collection !== undefined) {
+    if ((COLLECTION_MODES as readonly string[]).includes(settings.collection)) kept.collection = settings.collection;
+    else problems.push({ attribute: 'collection', detail: `must be ${COLLECTION_MODES.join(' or ')}` });
+  }
+  // An empty value clears a setting (a batch then cannot be exported until it is given again).
+  if (settings.creditor_id !== undefined) {
+    if (settings.creditor_id.trim() === '') kept.creditor_id = null;
+    else if (isValidCreditorId(settings.creditor_id)) kept.creditor_id = normaliseCreditorId(settings.creditor_id);
+    else
+      problems.push({
+        attribute: 'creditor_id',
+        detail:
+          'must be a SEPA creditor identifier with valid check digits (ISO 7064 mod 97-10), e.g. NL57ZZZ999999999999',
+      });
+  }
+  if (settings.creditor_name !== undefined) {
+    const name = settings.creditor_name.trim();
+    if (name === '') kept.creditor_name = null;
+    else if ([...name].length > 70 || CONTROL.test(name))
+      problems.push({
+        attribute: 'creditor_name',
+        detail: 'must be at most 70 characters, without control characters',
+      });
+    else if (toEpcLatin(name) === '')
+      problems.push({
+        attribute: 'creditor_name',
+        detail: 'must have letters or digits a SEPA file can carry (the EPC Latin set, after transliteration)',
+      });
+    else kept.creditor_name = name;
+  }
+  if (settings.creditor_iban !== undefined) {
+    const iban = settings.creditor_iban.replace(/\s+/g, '').toUpperCase();
+    if (iban === '') kept.creditor_iban = null;
+    else if (!isValidIBAN(iban))
+      problems.push({ attribute: 'creditor_iban', detail: 'must be a valid IBAN (country length and check digits)' });
+    else if (!isSEPACountry(iban.slice(0, 2)))
+      problems.push({
+        attribute: 'creditor_iban',
+        detail: `must be the IBAN of an account in the SEPA area, not ${iban.slice(0, 2)}`,
+      });
+    else kept.creditor_iban = iban;
+  }
+  if (settings.creditor_bic !== undefined) {
+    const bic = settings.creditor_bic.replace(/\s+/g, '').toUpperCase();
+    if (bic === '') kept.creditor_bic = null;
+    else if (isValidBIC(bic)) kept.creditor_bic = bic;
+    else
+      problems.push({
+        attribute: 'creditor_bic',
+        detail: 'must be a BIC of 8 or 11 characters (e.g. ABNANL2A), or empty to leave it out',
+      });
+  }
+  if (settings.prenotification_days !== undefined) {
+    const days = settings.prenotification_days;
+    if (Number.isInteger(days) && days >= 1 && days <= MAX_PRENOTIFICATION_DAYS) kept.prenotification_days = days;
+    else
+      problems.push({
+        attribute: 'prenotification_days',
+        detail: `must be a whole number of days from 1 to ${MAX_PRENOTIFICATION_DAYS}`,
+      });
+  }
+  return kept;
 }
 
 function checkSettings(settings: AccountSettings): AttributeProblem[] {
@@ -171,18 +268,26 @@ export async function updateAccount(
   settings: AccountSettings,
 ): Promise<Result<Account>> {
   const problems = checkSettings(settings);
+  const sepa = await sepaSettings(settings, problems);
   if (problems.length) return invalidAttributes(problems);
   if (name === DEFAULT_ACCOUNT_NAME) await defaultAccount(store, clock);
+  const now = clock.now().toISOString();
   const changes = {
-    ...settings,
+    ...(settings.invoice_prefix === undefined ? {} : { invoice_prefix: settings.invoice_prefix }),
     ...(settings.time_zone === undefined ? {} : { time_zone: storedTimeZone(settings.time_zone) }),
-    updated_at: clock.now().toISOString(),
+    ...sepa,
+    updated_at: now,
   };
-  return transact(store, function* () {
+  // Going over to SEPA or back changes how the account's scheduled transactions are collected (collection-writes.ts).
+  const switching =
+    sepa.collection === undefined ? undefined : (await import('./collection-writes.js')).collectionSwitched;
+  return transactLocked(store, function* () {
     const account = yield* findAccount(name);
-    if (!account) return notFound(`no account named "${name}"`);
+    if (!account) return notFound<Account>(`no account named "${name}"`);
     yield* run((q) => q.updateTable('accounts').set(changes).where('id', '=', account.id));
-    return ok((yield* findAccount(name))!);
+    const updated = (yield* findAccount(name))!;
+    if (switching && updated.collection !== account.collection) yield* switching(updated, now);
+    return ok(updated);
   });
 }
 

@@ -1,10 +1,11 @@
+import type { Selectable } from 'kysely';
 import type { Store } from '../store/store.js';
 import type { AccountRow } from '../store/schema.js';
 import type { MaybePromise, Unit } from '../store/unit.js';
 import type { Clock } from './clock.js';
 import type { Result } from './result.js';
 
-export type Account = Omit<AccountRow, 'id'> & { id: number };
+export type Account = Selectable<AccountRow>;
 
 /** What every use case runs against: the store, the clock, and the account it acts for. */
 export interface CoreContext {

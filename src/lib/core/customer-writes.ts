@@ -148,6 +148,16 @@ export function updateCustomer(
         .set({ ...rest, ...(archived === undefined ? {} : { archived: archived ? 1 : 0 }), updated_at: nowIso(ctx) })
         .where('id', '=', id),
     );
+    // A new account to debit answers a bank's refusal of the old one (AC04 account closed): the mandates may collect again.
+    if (value.iban !== undefined && value.iban !== customer.iban) {
+      yield* run((q) =>
+        q
+          .updateTable('subscriptions')
+          .set({ mandate_attention: null, mandate_attention_on: null })
+          .where('customer_id', '=', id)
+          .where('mandate_attention', 'is not', null),
+      );
+    }
     return ok((yield* findCustomerWithSubscriptionIds(ctx, id))!);
   });
 }

@@ -17,7 +17,7 @@ import type { CustomerRow } from '../store/schema.js';
 import { all, get, type MaybePromise, type Unit } from '../store/unit.js';
 import { allowsPrivateWebhooks, nowIso, type CoreContext } from './context.js';
 import { hostedInvoiceUrl, lineIdsBy, type Invoice, type InvoiceLine } from './invoices.js';
-import { flush, Ledger, loadSubscriptions, type Inv, type Txn } from './ledger.js';
+import { flush, Ledger, loadSubscriptions, RULE_COLUMNS, type Inv, type Txn } from './ledger.js';
 import { DEFAULT_BASE_URL, invoiceEmail } from './notifications.js';
 import { fail, invalidAttributes, notFound, ok, type Result } from './result.js';
 import { addDays, dayAt, midnight } from './schedule.js';
@@ -213,18 +213,14 @@ export function* loadInvoices(
       d.locked(
         q
           .selectFrom('accounts')
-          .select(['id', 'next_invoice_number', 'invoice_prefix', 'time_zone'])
+          .select([...RULE_COLUMNS, 'next_invoice_number', 'invoice_prefix'])
           .where('id', 'in', accounts)
           .orderBy('id'),
       ),
     );
-    for (const a of counters) {
-      l.counters.set(a.id, {
-        next: a.next_invoice_number,
-        read: a.next_invoice_number,
-        prefix: a.invoice_prefix,
-      });
-      l.zones.set(a.id, a.time_zone);
+    for (const { next_invoice_number, invoice_prefix, ...rules } of counters) {
+      l.counters.set(rules.id, { next: next_invoice_number, read: next_invoice_number, prefix: invoice_prefix });
+      l.useAccount(rules);
     }
   }
 }

@@ -291,7 +291,16 @@ export function payInvoice(ctx: CoreContext, id: number): MaybePromise<Result<In
     if (invoice.transaction_id !== null) {
       yield* loadTransactions(l, [invoice.transaction_id], ctx.account.id);
       const tx = l.txns.get(invoice.transaction_id);
-      if (tx && (OPEN_STATUSES as readonly string[]).includes(tx.status)) cancelTransaction(l, tx, now);
+      if (tx && (OPEN_STATUSES as readonly string[]).includes(tx.status)) {
+        // Its file may be at the bank: marked paid now, the customer would pay twice.
+        if (tx.collection_id !== null) {
+          return fail<InvoiceWithLines>({
+            kind: 'invalid_state',
+            detail: `invoice ${id} is being collected in collection batch ${tx.collection_id}: wait for the bank's report, or cancel the batch before its export (billing collections cancel ${tx.collection_id})`,
+          });
+        }
+        cancelTransaction(l, tx, now);
+      }
     }
     yield* flush(l);
     return yield* answer(ctx, id);

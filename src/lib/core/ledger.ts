@@ -11,6 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import type { TransactionStatus } from '../schemas/vocabulary.js';
 import type {
+  AccountRow,
   DueWorkRow,
   EventRow,
   InvoiceRow,
@@ -22,6 +23,7 @@ import { all, run, writeRows, type RowsSpec, type Unit } from '../store/unit.js'
 import { followInvoices } from './invoice-rules.js';
 import { writeDeliveries } from './outbox.js';
 import type { Plan } from './plans.js';
+import { writeNotices } from './prenotification.js';
 import { OPEN_STATUSES } from './transitions.js';
 
 export type Sub = Omit<SubscriptionRow, 'id'> & {
@@ -40,7 +42,7 @@ interface Counter {
   read: number;
 }
 
-interface HistoryItem {
+export interface HistoryItem {
   attempt: number;
   reason: string | null;
   reason_code: string | null;
@@ -62,6 +64,23 @@ export type WorkKind = keyof typeof WORK;
 
 type New<T> = Omit<T, 'id'>;
 
+/** What the ledger needs of an account: its zone, how it collects, and what a pre-notification says of its creditor. */
+export type AccountRules = Pick<AccountRow, 'time_zone' | 'creditor_id' | 'creditor_name'> & {
+  id: number;
+  collection: string;
+  prenotification_days: number;
+};
+
+/** The columns of AccountRules, for the loaders. */
+export const RULE_COLUMNS = [
+  'id',
+  'time_zone',
+  'collection',
+  'prenotification_days',
+  'creditor_id',
+  'creditor_name',
+] as const;
+
 export class Ledger {
   /**
    * @param allowPrivateWebhooks whether the process writing the change allows webhooks to loopback
@@ -72,8 +91,8 @@ export class Ledger {
   readonly subs = new Map<number, Sub>();
   readonly plans = new Map<number, Plan>();
   readonly txns = new Map<string, Txn>();
-  /** Time zone per account id. */
-  readonly zones = new Map<number, string>();
+  /** Zone and collection rules per account id. */
+  readonly accounts = new Map<number, AccountRules>();
   readonly created: Txn[] = [];
   readonly changedTxns = new Set<Txn>();
   readonly changedSubs = new Set<Sub>();
@@ -89,10 +108,26 @@ export class Ledger {
   /** Invoice numbers per account id, loaded (and locked) only where an invoice may be finalised. */
   readonly counters = new Map<number, Counter>();
 
+  /** Transactions scheduled under an account collecting by SEPA: their customers are pre-notified when the ledger is written. */
+  readonly notices: Txn[] = [];
+
+  useAccount(account: AccountRules): void {
+    this.accounts.set(account.id, account);
+  }
+
+  rules(accountId: number): AccountRules {
+    const rules = this.accounts.get(accountId);
+    if (rules === undefined) throw new Error(`the rules of account ${accountId} were not loaded`);
+    return rules;
+  }
+
   zone(accountId: number): string {
-    const zone = this.zones.get(accountId);
-    if (zone === undefined) throw new Error(`the time zone of account ${accountId} was not loaded`);
-    return zone;
+    return this.rules(accountId).time_zone;
+  }
+
+  /** Whether the account collects by SEPA: the bank's reports, not the clock, settle its collections. */
+  sepa(accountId: number): boolean {
+    return this.rules(accountId).collection === 'sepa';
   }
 
   /** The loaded transactions per subscription: openOf looks at a subscription's own, not the whole batch. */
@@ -107,10 +142,13 @@ export class Ledger {
     else this.bySubscription.set(tx.subscription_id, [tx]);
   }
 
-  /** A subscription's transactions not yet collected, as they stand now. */
+  /**
+   * A subscription's transactions not yet collected, as they stand now. One in a collection batch is
+   * on its way to the bank: like a collected one, it is neither canceled nor planned again.
+   */
   openOf(subscriptionId: number): Txn[] {
-    return (this.bySubscription.get(subscriptionId) ?? []).filter((tx) =>
-      (OPEN_STATUSES as readonly string[]).includes(tx.status),
+    return (this.bySubscription.get(subscriptionId) ?? []).filter(
+      (tx) => (OPEN_STATUSES as readonly string[]).includes(tx.status) && tx.collection_id === null,
     );
   }
 
@@ -171,6 +209,8 @@ const SUBSCRIPTION_COLUMNS = [
   's.cycle_anchor',
   's.next_cycle',
   's.confirmation_token',
+  's.mandate_attention',
+  's.mandate_attention_on',
 ] as const;
 
 /**
@@ -205,10 +245,10 @@ export function* loadSubscriptions(
       q.selectFrom('subscription_plans').selectAll().where('id', 'in', planIds),
     )) as Plan[])
       l.plans.set(plan.id, plan);
-  const accounts = [...new Set(rows.map((s) => s.account_id))].filter((id) => !l.zones.has(id));
-  if (accounts.length)
-    for (const a of yield* all((q) => q.selectFrom('accounts').select(['id', 'time_zone']).where('id', 'in', accounts)))
-      l.zones.set(a.id, a.time_zone);
+  yield* loadRules(
+    l,
+    rows.map((s) => s.account_id),
+  );
   if (rows.length === 0 || options.light) return;
   const open = (yield* all((q, d) =>
     d.locked(
@@ -269,6 +309,14 @@ export function* loadTransactions(
   }
 }
 
+/** Loads the rules of the accounts the ledger does not know yet. */
+export function* loadRules(l: Ledger, accountIds: Iterable<number>): Unit<void> {
+  const missing = [...new Set(accountIds)].filter((id) => !l.accounts.has(id));
+  if (missing.length)
+    for (const a of yield* all((q) => q.selectFrom('accounts').select(RULE_COLUMNS).where('id', 'in', missing)))
+      l.useAccount(a);
+}
+
 // ---- writing back ----
 
 const TRANSACTION_INSERT: RowsSpec = {
@@ -305,12 +353,14 @@ const TRANSACTION_UPDATE: RowsSpec = {
     id: 'text',
     status: 'text',
     scheduled_on: 'instant',
+    due_date: 'instant',
     canceled_on: 'instant',
     attempt: 'integer',
     history: 'text',
     outcome: 'text',
     outcome_code: 'text',
     updated_at: 'instant',
+    collection_id: 'integer',
   },
 };
 const SUBSCRIPTION_UPDATE: RowsSpec = {
@@ -334,6 +384,8 @@ const SUBSCRIPTION_UPDATE: RowsSpec = {
     next_cycle: 'integer',
     updated_at: 'instant',
     confirmation_token: 'text',
+    mandate_attention: 'text',
+    mandate_attention_on: 'instant',
   },
 };
 const INVOICE_UPDATE: RowsSpec = {
@@ -393,6 +445,7 @@ const NOTIFICATION_INSERT: RowsSpec = {
 /** Writes every change of the ledger, in bulk. */
 export function* flush(l: Ledger): Unit<void> {
   yield* followInvoices(l);
+  yield* writeNotices(l);
   const created = new Set(l.created);
   for (const [id, items] of l.histories) {
     const tx = l.txns.get(id);

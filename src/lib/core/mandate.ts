@@ -130,7 +130,7 @@ export async function acceptMandate(core: MandateCore, id: number, token: string
   const result: MaybePromise<Result<Accepted>> = transact(ctx.store, function* () {
     const now = nowIso(ctx);
     const l = new Ledger(core.allowPrivateWebhooks);
-    l.zones.set(owner.id, owner.time_zone);
+    l.useAccount(owner);
     // Locked until the transaction ends: a concurrent accept waits, then finds it accepted.
     yield* loadSubscriptions(l, [id], owner.id);
     const sub = l.subs.get(id);

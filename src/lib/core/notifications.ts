@@ -6,7 +6,7 @@ import { all, get, run, type MaybePromise, type Unit } from '../store/unit.js';
 import type { CoreContext } from './context.js';
 import type { Customer } from './customers.js';
 import type { Recipient } from './invoice-rules.js';
-import type { Inv, Sub } from './ledger.js';
+import type { Inv, Sub, Txn } from './ledger.js';
 import { formatAmount } from '../schemas/money.js';
 import { findPage, type Condition, type PageOf, type PageRequest } from './paging.js';
 import type { Plan } from './plans.js';
@@ -129,6 +129,96 @@ export function invoiceEmail(invoice: Inv, customer: Recipient, url: string, now
     body: words.body(name, reference, formatAmount(invoice.amount_excl_cents + invoice.tax_amount_cents), url),
     created_at: now,
     ...unsent(customer.email, now),
+  };
+}
+
+type NoticeWords = {
+  subject: string;
+  body: (name: string, amount: string, date: string, description: string, mandate: string, creditor: string) => string;
+  date: (day: string) => string;
+};
+
+const [dmy, dotted, slashed] = [
+  (d: string) => `${d.slice(8)}-${d.slice(5, 7)}-${d.slice(0, 4)}`,
+  (d: string) => `${d.slice(8)}.${d.slice(5, 7)}.${d.slice(0, 4)}`,
+  (d: string) => `${d.slice(8)}/${d.slice(5, 7)}/${d.slice(0, 4)}`,
+];
+
+const PRENOTIFICATION: Record<string, NoticeWords> = {
+  nl: {
+    subject: 'Aankondiging incasso',
+    date: dmy,
+    body: (n, a, d, t, m, c) =>
+      `Beste ${n},\n\nOp ${d} schrijven wij € ${a} van je rekening af voor ${t} (machtiging ${m}${c}).\n`,
+  },
+  'nl-be': {
+    subject: 'Aankondiging domiciliëring',
+    date: dmy,
+    body: (n, a, d, t, m, c) =>
+      `Beste ${n},\n\nOp ${d} innen wij € ${a} via domiciliëring voor ${t} (mandaat ${m}${c}).\n`,
+  },
+  en: {
+    subject: 'Your direct debit is coming',
+    date: (d) => d,
+    body: (n, a, d, t, m, c) =>
+      `Dear ${n},\n\nOn ${d} we will collect € ${a} by direct debit for ${t} (mandate ${m}${c}).\n`,
+  },
+  de: {
+    subject: 'Vorabankündigung Ihrer Lastschrift',
+    date: dotted,
+    body: (n, a, d, t, m, c) =>
+      `Guten Tag ${n},\n\nam ${d} buchen wir € ${a} per Lastschrift für ${t} ab (Mandat ${m}${c}).\n`,
+  },
+  fr: {
+    subject: 'Pré-notification de prélèvement',
+    date: slashed,
+    body: (n, a, d, t, m, c) => `Bonjour ${n},\n\nLe ${d}, nous prélèverons € ${a} pour ${t} (mandat ${m}${c}).\n`,
+  },
+};
+
+/** Who is notified of a collection, and through what: the customer, the mandate, the plan's channel and the creditor. */
+export interface NoticeFor {
+  customer: Recipient & { telephone: string | null };
+  mandateCode: string;
+  channel: string;
+  creditorName: string | null;
+  creditorId: string | null;
+}
+
+/**
+ * The pre-notification of a SEPA collection: its amount, date and text, the mandate and the
+ * creditor, in the customer's language, by the channel of the mandate confirmation.
+ */
+export function preNotification(
+  tx: Pick<Txn, 'account_id' | 'subscription_id' | 'amount_cents' | 'description'>,
+  day: string,
+  o: NoticeFor,
+  now: string,
+): Omit<NotificationRow, 'id'> {
+  const { customer, channel } = o;
+  const words = PRENOTIFICATION[customer.language] ?? PRENOTIFICATION.nl;
+  const name = [customer.first_name, customer.middle_name, customer.last_name].filter(Boolean).join(' ');
+  const creditor = o.creditorId ? `; ${[o.creditorName, o.creditorId].filter(Boolean).join(' ')}` : '';
+  const email = channel === 'sms' ? null : customer.email;
+  return {
+    account_id: tx.account_id,
+    customer_id: customer.id,
+    subscription_id: tx.subscription_id,
+    kind: 'prenotification',
+    channel,
+    language: customer.language,
+    recipient: channel === 'sms' ? customer.telephone : customer.email,
+    subject: words.subject,
+    body: words.body(
+      name,
+      formatAmount(tx.amount_cents),
+      words.date(day),
+      tx.description ?? '',
+      o.mandateCode,
+      creditor,
+    ),
+    created_at: now,
+    ...unsent(email, now),
   };
 }
 

@@ -31,7 +31,9 @@ type Table =
   | 'invoices'
   | 'invoice_lines'
   | 'events'
-  | 'webhook_deliveries';
+  | 'webhook_deliveries'
+  | 'collections'
+  | 'bank_reports';
 type Filter = { column: 'customer_id' | 'subscription_plan_id' | 'invoice_id'; value: number };
 
 /**

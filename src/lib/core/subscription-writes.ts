@@ -10,7 +10,7 @@ import {
 import type { SubscriptionStatus } from '../schemas/vocabulary.js';
 import { get, run, type MaybePromise, type Unit } from '../store/unit.js';
 import { allowsPrivateWebhooks, transactLocked, nowIso, type CoreContext } from './context.js';
-import { flush, Ledger, loadSubscriptions, type Sub } from './ledger.js';
+import { flush, Ledger, loadRules, loadSubscriptions, type Sub } from './ledger.js';
 import {
   activate,
   cancel,
@@ -183,7 +183,8 @@ export function prepareSubscription(
       );
     }
     const l = new Ledger(allowsPrivateWebhooks(ctx));
-    l.zones.set(ctx.account.id, tz);
+    // The account's rules as stored, not as the request's (maybe cached) account had them.
+    yield* loadRules(l, [ctx.account.id]);
     l.plans.set(plan!.id, plan!);
     const sub: Sub = { ...inserted, customer_payment_method: customer!.payment_method };
     l.subs.set(sub.id, sub);
@@ -250,8 +251,7 @@ export function updateSubscription(
   return transactLocked(ctx.store, function* () {
     const now = nowIso(ctx);
     const l = new Ledger(allowsPrivateWebhooks(ctx));
-    l.zones.set(ctx.account.id, tz);
-    yield* loadSubscriptions(l, [id], ctx.account.id);
+    yield* loadSubscriptions(l, [id], ctx.account.id); // and the account's rules, as stored
     const sub = l.subs.get(id);
     if (!sub) return fail<SubscriptionWithTransactions>({ kind: 'not_found', detail: `no subscription with id ${id}` });
     const { value, problems } = validateAttributes(subscriptionUpdateSchema, attributes, {
@@ -327,7 +327,11 @@ export function updateSubscription(
       }
     }
 
-    // Plain attributes.
+    // Plain attributes. A mandate signed again answers a bank's refusal of the old one (MD01 no valid mandate).
+    if (dates.mandate_accepted_date !== undefined && dates.mandate_accepted_date !== sub.mandate_accepted_date) {
+      sub.mandate_attention = null;
+      sub.mandate_attention_on = null;
+    }
     if (value.mandate_accepted !== undefined) sub.mandate_accepted = value.mandate_accepted ? 1 : 0;
     if (dates.mandate_accepted_date !== undefined) sub.mandate_accepted_date = dates.mandate_accepted_date;
     for (const name of ['subscription_webhook_url', 'transaction_webhook_url', 'success_redirect_url'] as const)

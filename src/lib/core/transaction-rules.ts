@@ -4,8 +4,9 @@
 // before collection. Each status change goes through TRANSACTION_TRANSITIONS, written once for
 // requests and for due work.
 import { randomUUID } from 'node:crypto';
-import { REASON_CODES } from '../schemas/sepa.js';
 import type { Outcome, TransactionStatus } from '../schemas/vocabulary.js';
+import { nextTarget2Day } from '../sepa/calendar.js';
+import { reasonText, retryable } from '../sepa/reasons.js';
 import type { Ledger, Sub, Txn } from './ledger.js';
 import { addDays, cycleDay, dayAt, midnight, type Frequency } from './schedule.js';
 import { canMove, OPEN_STATUSES, TRANSACTION_TRANSITIONS, TransitionError } from './transitions.js';
@@ -36,7 +37,7 @@ function moveTransaction(l: Ledger, tx: Txn, to: TransactionStatus, at: string, 
   const code = because.code ?? null;
   l.historyOf(tx).push({
     attempt: tx.attempt,
-    reason: code === null ? null : (REASON_CODES.get(code) ?? null),
+    reason: code === null ? null : (reasonText(code) ?? null),
     reason_code: code,
     recorded_on: at,
     status: to,
@@ -60,6 +61,7 @@ function newTransaction(
     subscription_id: sub.id,
     ...fields,
     invoice_id: fields.invoice_id ?? null,
+    collection_id: null,
     status: 'queued',
     scheduled_on: null,
     canceled_on: null,
@@ -103,11 +105,95 @@ export function addManualTransaction(
   return tx;
 }
 
-/** Accepts a queued or new transaction for collection on its due date (or now, when that has passed). */
+/**
+ * Accepts a queued or new transaction for collection on its due date (or now, when that has passed).
+ * Under SEPA the clock does not collect it (a batch and the bank's report do), and the customer is
+ * pre-notified now: see prenotify.
+ */
 export function schedule(l: Ledger, tx: Txn, at: string): void {
   moveTransaction(l, tx, 'scheduled', at);
   tx.scheduled_on = at;
-  l.due(tx.account_id, 'transaction.collect', tx.id, tx.due_date > at ? tx.due_date : at);
+  if (l.sepa(tx.account_id)) prenotify(l, tx, at, true);
+  else l.due(tx.account_id, 'transaction.collect', tx.id, tx.due_date > at ? tx.due_date : at);
+}
+
+/**
+ * A transaction scheduled before its account went over to SEPA or back: pre-notified now (SEPA),
+ * or collected by the clock again on its due date (simulation).
+ */
+export function recollect(l: Ledger, tx: Txn, at: string): void {
+  if (l.sepa(tx.account_id)) {
+    if (tx.status === 'scheduled') prenotify(l, tx, at, false);
+    return;
+  }
+  const due = retryDueDate(l, tx);
+  l.due(tx.account_id, 'transaction.collect', tx.id, due > at ? due : at);
+}
+
+/**
+ * The customer is told the amount and the date of a SEPA collection when it is scheduled. It is
+ * collected no sooner than the account's pre-notification days after the notice, and on a TARGET2
+ * business day: a due date nearer, or on a closed day, moves, and the history item says why.
+ */
+function prenotify(l: Ledger, tx: Txn, at: string, scheduledNow: boolean): void {
+  const rules = l.rules(tx.account_id);
+  const zone = rules.time_zone;
+  const noticeDay = dayAt(at, zone);
+  const dueDay = dayAt(tx.due_date, zone);
+  const earliest = addDays(noticeDay, rules.prenotification_days);
+  const day = nextTarget2Day(dueDay < earliest ? earliest : dueDay);
+  if (day !== dueDay) {
+    tx.due_date = midnight(day, zone);
+    const days = rules.prenotification_days;
+    const reason =
+      dueDay < earliest
+        ? `pre-notified on ${noticeDay}: collected no sooner than ${days} day${days === 1 ? '' : 's'} after the notice`
+        : `${dueDay} is no TARGET2 business day: collected on the next one`;
+    // Said by the item of the scheduling itself; one scheduled before gets an item of its own (no status change, no event).
+    const items = l.historyOf(tx);
+    if (scheduledNow) Object.assign(items.at(-1)!, { reason, new_due_date: tx.due_date });
+    else
+      items.push({
+        attempt: tx.attempt,
+        reason,
+        reason_code: null,
+        recorded_on: at,
+        status: tx.status as TransactionStatus,
+        new_due_date: tx.due_date,
+      });
+    tx.updated_at = at;
+    l.changedTxns.add(tx);
+  }
+  l.notices.push(tx);
+}
+
+/**
+ * A SEPA transaction put into collection batch `batchId`: on its way to the bank, as a collected one
+ * is on its way under simulation. A plan's first attempt moves the plan on to its next cycle.
+ */
+export function putInBatch(l: Ledger, tx: Txn, batchId: number, at: string): void {
+  tx.collection_id = batchId;
+  tx.updated_at = at;
+  l.changedTxns.add(tx);
+  const sub = l.subs.get(tx.subscription_id)!;
+  if (tx.origin === 'plan' && tx.attempt === 1) {
+    sub.next_cycle = (tx.cycle ?? 0) + 1;
+    l.changedSubs.add(sub);
+    if (sub.status === 'active') schedulePlanCycle(l, sub, sub.next_cycle, at);
+  }
+}
+
+/**
+ * Out of a batch cancelled before its export: free for the next one, while its subscription still
+ * collects (one paused or cancelled since cancels it, as due work would have). An account gone
+ * back to simulation since has the clock collect it again, as it does the rest.
+ */
+export function takeOutOfBatch(l: Ledger, tx: Txn, at: string): void {
+  tx.collection_id = null;
+  tx.updated_at = at;
+  l.changedTxns.add(tx);
+  if (l.subs.get(tx.subscription_id)?.status !== 'active') cancelTransaction(l, tx, at);
+  else if (!l.sepa(tx.account_id)) recollect(l, tx, at);
 }
 
 const isFuturePlan = (tx: Txn) => tx.origin === 'plan' && (tx.status === 'queued' || tx.status === 'scheduled');
@@ -154,8 +240,10 @@ export function cancelTransaction(l: Ledger, tx: Txn, at: string): void {
 // ---- collection ----
 
 /**
- * After a return (failed, or charged back): a storno retry 3 days on while the plan allows one, else failed for
- * good.
+ * After a return (failed, or charged back): a storno retry 3 days on while the plan allows one, else
+ * failed for good. Under SEPA the retry is a re-presentation: pre-notified like any collection (no
+ * sooner than the account's pre-notification days after the notice), on a TARGET2 business day, out
+ * of any batch, waiting for the next one (the clock does not collect it).
  */
 function retryOrEnd(l: Ledger, tx: Txn, at: string, code: string): void {
   const sub = l.subs.get(tx.subscription_id)!;
@@ -163,13 +251,75 @@ function retryOrEnd(l: Ledger, tx: Txn, at: string, code: string): void {
   // A paused subscription collects nothing, retries included.
   if (tx.attempt <= plan.storno_retries && sub.status !== 'paused') {
     const zone = l.zone(tx.account_id);
-    const retry = midnight(addDays(dayAt(at, zone), RETRY_DAYS), zone);
+    const sepa = l.sepa(tx.account_id);
+    const today = dayAt(at, zone);
+    let day = addDays(today, RETRY_DAYS);
+    if (sepa) {
+      const noticed = addDays(today, l.rules(tx.account_id).prenotification_days);
+      day = nextTarget2Day(noticed > day ? noticed : day);
+    }
+    const retry = midnight(day, zone);
     moveTransaction(l, tx, 'rescheduled', at, { newDueDate: retry });
     tx.attempt += 1;
-    l.due(tx.account_id, 'transaction.collect', tx.id, retry);
+    tx.collection_id = null;
+    if (sepa) l.notices.push(tx);
+    else l.due(tx.account_id, 'transaction.collect', tx.id, retry);
   } else if (tx.status === 'charged_back') {
     moveTransaction(l, tx, 'failed', at, { code });
   }
+}
+
+/** Where a rescheduled transaction is next collected: the new due date of its last history item (its due_date keeps the first). */
+export function retryDueDate(l: Ledger, tx: Txn): string {
+  if (tx.status !== 'rescheduled') return tx.due_date;
+  const items = l.historyOf(tx);
+  for (let i = items.length - 1; i >= 0; i--)
+    if (items[i].new_due_date !== null && items[i].status === 'rescheduled') return items[i].new_due_date!;
+  return tx.due_date;
+}
+
+// ---- the bank's word (SEPA): a report's entry applied to the transaction it names ----
+
+/** What applying an entry did: changed the transaction, or found it already so (a report read twice, a statement after a notification). */
+export type Settled = 'changed' | 'unchanged';
+
+/** Booked: the funds are in the creditor's account; fulfilled after the settlement days, as a simulated collection is. */
+export function bookCollection(l: Ledger, tx: Txn, at: string): Settled {
+  if (tx.status !== 'scheduled' && tx.status !== 'rescheduled') return 'unchanged';
+  moveTransaction(l, tx, 'succeeded', at);
+  const zone = l.zone(tx.account_id);
+  l.due(tx.account_id, 'transaction.fulfil', tx.id, midnight(addDays(dayAt(at, zone), FULFIL_DAYS), zone));
+  return 'changed';
+}
+
+/** Rejected before settlement (pain.002 RJCT, or a camt entry saying so): failed, then a retry where a retry can cure it. */
+export function rejectCollection(l: Ledger, tx: Txn, code: string, at: string): Settled {
+  if (tx.status !== 'scheduled' && tx.status !== 'rescheduled') return 'unchanged';
+  moveTransaction(l, tx, 'failed', at, { code });
+  afterBankReturn(l, tx, code, at);
+  return 'changed';
+}
+
+/** Returned or refunded after settlement: charged back (collected first, when the booking was never reported), then as a reject. */
+export function returnCollection(l: Ledger, tx: Txn, code: string, at: string): Settled {
+  if (tx.status === 'scheduled' || tx.status === 'rescheduled') moveTransaction(l, tx, 'succeeded', at);
+  if (tx.status !== 'succeeded' && tx.status !== 'fulfilled') return 'unchanged';
+  moveTransaction(l, tx, 'charged_back', at, { code });
+  afterBankReturn(l, tx, code, at);
+  return 'changed';
+}
+
+/**
+ * The plan's storno retries apply only to what a retry can cure (AM04, MS02, MS03...): any other
+ * code fails at once and flags the subscription's mandate for attention.
+ */
+function afterBankReturn(l: Ledger, tx: Txn, code: string, at: string): void {
+  if (retryable(code)) return retryOrEnd(l, tx, at, code);
+  if (tx.status === 'charged_back') moveTransaction(l, tx, 'failed', at, { code });
+  const sub = l.subs.get(tx.subscription_id)!;
+  sub.mandate_attention = code;
+  sub.mandate_attention_on = at;
+  l.changedSubs.add(sub);
 }
 
 /** Takes the outcome an operator set for this attempt (it applies once). */
@@ -185,6 +335,8 @@ function takeOutcome(l: Ledger, tx: Txn): { outcome: Outcome; code: string } | u
 /** The due date is reached: collected (or failed, as the operator set), and the plan's next cycle scheduled. */
 export function collect(l: Ledger, tx: Txn, at: string): void {
   if (tx.status !== 'scheduled' && tx.status !== 'rescheduled') return;
+  // Collected by the bank: work set up before the account went over to SEPA does nothing.
+  if (l.sepa(tx.account_id) || tx.collection_id !== null) return;
   const firstAttempt = tx.attempt === 1;
   const set = takeOutcome(l, tx);
   if (set?.outcome === 'failed') moveTransaction(l, tx, 'failed', at, { code: set.code });

@@ -5,7 +5,7 @@ import { validateAttributes, type AttributeProblem } from '../schemas/common.js'
 import { REASON_CODES } from '../schemas/sepa.js';
 import { transactionCreateSchema, TRANSACTION_READ_ONLY } from '../schemas/subscription.js';
 import { OUTCOMES, type Outcome } from '../schemas/vocabulary.js';
-import type { MaybePromise } from '../store/unit.js';
+import { get, type MaybePromise } from '../store/unit.js';
 import { allowsPrivateWebhooks, nowIso, transactLocked, type CoreContext } from './context.js';
 import { flush, Ledger, loadSubscriptions, loadTransactions, type Txn } from './ledger.js';
 import { addManualTransaction, cancelByHand, setOutcome } from './transaction-rules.js';
@@ -15,11 +15,9 @@ import { findTransaction, UUID } from './transactions.js';
 import { readInstants } from './time.js';
 import { OPEN_STATUSES } from './transitions.js';
 
-const ledgerFor = (ctx: CoreContext): Ledger => {
-  const l = new Ledger(allowsPrivateWebhooks(ctx));
-  l.zones.set(ctx.account.id, ctx.account.time_zone);
-  return l;
-};
+// The account's rules come with its subscriptions, as stored: a request's account may be cached
+// from before an `accounts update` (billing serve).
+const ledgerFor = (ctx: CoreContext): Ledger => new Ledger(allowsPrivateWebhooks(ctx));
 
 export function createTransaction(ctx: CoreContext, attributes: Record<string, unknown>): MaybePromise<Result<Txn>> {
   const { value, problems } = validateAttributes(transactionCreateSchema, attributes, {
@@ -76,6 +74,12 @@ export function cancelManually(ctx: CoreContext, id: string): MaybePromise<Resul
         detail: `the transaction is ${tx.status}: only a transaction not yet collected (queued, scheduled or rescheduled) can be canceled`,
       });
     }
+    if (tx.collection_id !== null) {
+      return fail<Txn>({
+        kind: 'invalid_state',
+        detail: `the transaction is in collection batch ${tx.collection_id}, on its way to the bank: it can no longer be canceled (a batch not yet exported can be cancelled: billing collections cancel ${tx.collection_id})`,
+      });
+    }
     cancelByHand(l, tx, nowIso(ctx));
     yield* flush(l);
     return ok(tx);
@@ -104,6 +108,16 @@ export function simulateOutcome(
     });
   if (problems.length) return invalidAttributes(problems);
   return transactLocked(ctx.store, function* () {
+    // Under SEPA the bank's reports give the outcomes: a simulated one would settle what the bank may still collect.
+    const account = yield* get((q) =>
+      q.selectFrom('accounts').select(['name', 'collection']).where('id', '=', ctx.account.id),
+    );
+    if (account?.collection === 'sepa') {
+      return fail<Txn>({
+        kind: 'invalid_state',
+        detail: `account ${account.name} collects by SEPA: outcomes come from the bank's reports (billing collections import FILE), not from a simulation`,
+      });
+    }
     const l = ledgerFor(ctx);
     const key = id.toLowerCase();
     if (!UUID.test(key)) return notFound<Txn>(`no transaction with id ${id}`);

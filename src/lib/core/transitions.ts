@@ -59,6 +59,19 @@ export const DELIVERY_TRANSITIONS: Readonly<Record<DeliveryStatus, readonly Deli
   failed: ['pending', 'delivered'],
 };
 
+export type CollectionStatus = 'open' | 'exported' | 'cancelled';
+
+/**
+ * A collection batch: open (made) -> exported (its file given out, to be uploaded to the bank) or
+ * cancelled (before that: its transactions are free again). An exported batch is never cancelled:
+ * its file may be at the bank; the bank's reports settle it item by item.
+ */
+export const COLLECTION_TRANSITIONS: Readonly<Record<CollectionStatus, readonly CollectionStatus[]>> = {
+  open: ['exported', 'cancelled'],
+  exported: [],
+  cancelled: [],
+};
+
 /** Not yet collected: what a pause or a cancel cancels, and what DELETE /transactions may cancel. */
 export const OPEN_STATUSES: readonly TransactionStatus[] = ['queued', 'scheduled', 'rescheduled'];
 

@@ -15,6 +15,7 @@ export interface ResourceLike {
   id: string;
   attributes?: Record<string, unknown>;
   relationships?: Record<string, { data?: unknown }>;
+  meta?: Record<string, unknown>;
 }
 
 export interface Column {
@@ -179,6 +180,46 @@ export const COLUMNS: Record<string, Column[]> = {
       hideWhenEmpty: true,
     }),
   ],
+  // SEPA: batches, the bank's reports read back, and what collections create or import left aside.
+  collection: [
+    id,
+    status(1),
+    attr('message_id', 'MsgId', { priority: 3, truncate: true, minWidth: 10 }),
+    attr('transactions', 'transactions', { priority: 1, align: 'right' }),
+    attr('control_sum', 'control sum', { priority: 2, align: 'right' }),
+    date('due_until', 'due until', 4),
+    date('exported_at', 'exported', 5),
+  ],
+  'bank-report': [
+    id,
+    column('file', (r) => textOf(r.meta?.file ?? ''), {
+      priority: 2,
+      truncate: true,
+      minWidth: 8,
+      hideWhenEmpty: true,
+    }),
+    attr('format', 'format', { priority: 3 }),
+    attr('booked', 'booked', { priority: 1, align: 'right' }),
+    attr('rejected', 'rejected', { priority: 1, align: 'right' }),
+    attr('returned', 'returned', { priority: 1, align: 'right' }),
+    attr('unchanged', 'unchanged', { priority: 4, align: 'right' }),
+    attr('unmatched', 'unmatched', { priority: 1, align: 'right' }),
+  ],
+  'left-out': [
+    column('transaction', (r) => r.id, { priority: 0 }),
+    attr('subscription_id', 'subscription', { priority: 3, align: 'right' }),
+    date('due_date', 'due date', 2),
+    attr('amount', 'amount', { priority: 2, align: 'right' }),
+    attr('reason', 'reason', { priority: 1, truncate: true, minWidth: 16 }),
+  ],
+  'unmatched-entry': [
+    column('EndToEndId', (r) => r.id, { priority: 0 }),
+    attr('file', 'file', { priority: 4, truncate: true, minWidth: 8 }),
+    attr('outcome', 'outcome', { priority: 2 }),
+    attr('reason_code', 'code', { priority: 3, hideWhenEmpty: true }),
+    attr('amount', 'amount', { priority: 2, align: 'right' }),
+    attr('reason', 'reason', { priority: 1, truncate: true, minWidth: 16 }),
+  ],
   // What moving the store's clock changed (billing clock advance): a kind of status change and how many.
   'clock-change': [
     column('change', (r) => r.id, { priority: 0 }),
@@ -229,6 +270,8 @@ export const NOUNS: Record<string, [string, string]> = {
   'clock-change': ['change', 'changes'],
   event: ['event', 'events'],
   'webhook-delivery': ['webhook delivery', 'webhook deliveries'],
+  collection: ['collection', 'collections'],
+  'bank-report': ['bank report', 'bank reports'],
 };
 
 export const noun = (type: string, count: number): string => {

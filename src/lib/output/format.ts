@@ -131,6 +131,10 @@ const LABELS: Record<string, string> = {
   mandate_authentication_method: 'mandate method',
   'subscription-plan': 'plan',
   hosted_invoice_url: 'invoice page',
+  creditor_id: 'creditor id',
+  creditor_iban: 'creditor IBAN',
+  creditor_bic: 'creditor BIC',
+  message_id: 'MsgId',
 };
 
 /** An attribute or relationship name as a person reads it: "first name", not first_name. */

@@ -154,6 +154,11 @@ export function fieldsOf(resource: ResourceLike, view: View, idLabel = 'id'): Fi
     const shown = !data ? '' : Array.isArray(data) ? data.map(idOf).filter(Boolean).join(', ') : idOf(data);
     if (shown) fields.push({ label: label(name), value: shown, money: false, state: false });
   }
+  // What this implementation adds to a resource (a mandate needing attention), after the rest.
+  for (const [name, value] of Object.entries(resource.meta ?? {})) {
+    const shown = formatValue(name, value);
+    if (shown !== '') fields.push({ label: label(name), value: shown, money: false, state: false });
+  }
   return fields;
 }
 

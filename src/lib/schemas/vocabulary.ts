@@ -18,7 +18,9 @@ export type ResourceType =
   | 'invoice'
   | 'invoice-line'
   | 'event'
-  | 'webhook-delivery';
+  | 'webhook-delivery'
+  | 'collection'
+  | 'bank-report';
 
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
 
@@ -139,6 +141,32 @@ export const ATTRIBUTES: Record<ResourceType, readonly string[]> = {
     'created_at',
     'updated_at',
   ],
+  collection: [
+    'status',
+    'message_id',
+    'due_until',
+    'transactions',
+    'control_sum',
+    'blocks',
+    'outcomes',
+    'creditor',
+    'exported_at',
+    'cancelled_at',
+    'created_at',
+    'updated_at',
+  ],
+  'bank-report': [
+    'format',
+    'message_id',
+    'entries',
+    'booked',
+    'rejected',
+    'returned',
+    'unchanged',
+    'unmatched',
+    'unmatched_entries',
+    'created_at',
+  ],
 };
 
 /** Relationships per type, as the resource objects carry them. */
@@ -152,6 +180,8 @@ export const RELATIONSHIPS: Record<ResourceType, readonly string[]> = {
   'invoice-line': [],
   event: [],
   'webhook-delivery': [],
+  collection: [],
+  'bank-report': [],
 };
 
 /**
@@ -168,6 +198,8 @@ export const FIELDS: Record<ResourceType, readonly string[]> = {
   'invoice-line': ATTRIBUTES['invoice-line'],
   event: ATTRIBUTES.event,
   'webhook-delivery': ATTRIBUTES['webhook-delivery'],
+  collection: ATTRIBUTES.collection,
+  'bank-report': ATTRIBUTES['bank-report'],
 };
 
 /**

@@ -5,11 +5,22 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MIMEType } from 'node:util';
 import type { Account } from '../core/context.js';
 import { failureResponse, simpleError } from '../api/errors.js';
-import { JSONAPI, type ApiRequest, type ApiResponse } from '../api/http.js';
 import { utf8Text } from '../schemas/utf8.js';
+import { JSONAPI, XML_TYPES, type ApiRequest, type ApiResponse } from '../api/http.js';
 
 /** Largest request body accepted; one byte more is 413. */
 export const MAX_BODY_BYTES = 1024 * 1024;
+
+/**
+ * Largest file a route that takes one accepts (a bank report's XML, read as it streams in, never
+ * held whole): a year of a large account's camt.053 statements fits, a runaway upload does not.
+ */
+export const MAX_UPLOAD_BYTES = 256 * 1024 * 1024;
+
+/** An upload went past its limit while it was read: answered 413 (the router maps it). */
+export class UploadTooLargeError extends Error {
+  override name = 'UploadTooLargeError';
+}
 
 /**
  * A request refused before its body was read (401, 413, 415) is answered at once, then the rest of
@@ -54,6 +65,10 @@ export interface AdapterOptions {
   /** Bounds on reading and discarding the body of a refused request; default DRAIN_BYTES, DRAIN_MS. */
   drainBytes?: number;
   drainMs?: number;
+  /** Whether a request may carry a file (XML) instead of a document: its body is handed on as a stream (router's takesUpload). */
+  uploads?(method: string, path: string): boolean;
+  /** Largest upload; default MAX_UPLOAD_BYTES. */
+  maxUploadBytes?: number;
 }
 
 export interface HttpAdapter {
@@ -184,6 +199,34 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   });
 }
 
+/** The media type of a Content-Type header, lower case, without parameters. */
+const mediaType = (contentType: string | undefined): string =>
+  (contentType ?? '').split(';', 1)[0].trim().toLowerCase();
+
+/** The body as it arrives, refusing (UploadTooLargeError) once it passes `limit` bytes. */
+async function* limited(req: IncomingMessage, limit: number, counted: { bytes: number }): AsyncIterable<Buffer> {
+  // Not destroyed when the reader stops early (a refusal at the first element): the rest is drained, and the answer still goes out.
+  for await (const chunk of req.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
+    counted.bytes += chunk.length;
+    if (counted.bytes > limit) throw new UploadTooLargeError(`the request body is larger than ${limit} bytes`);
+    yield chunk;
+  }
+}
+
+/** Waits until the response takes more (drain), or fails when the connection closed first. */
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const done = () => {
+      res.off('drain', onDrain);
+      res.off('close', onClose);
+    };
+    const onDrain = () => (done(), resolve());
+    const onClose = () => (done(), reject(new Error('the connection closed while the file was written')));
+    res.on('drain', onDrain);
+    res.on('close', onClose);
+  });
+}
+
 /** Connections whose request was refused and answered, and whose body is being read only to be thrown away. */
 const draining = new WeakSet<object>();
 
@@ -248,6 +291,7 @@ export function createHttpAdapter(options: AdapterOptions): HttpAdapter {
   const drainMs = options.drainMs ?? DRAIN_MS;
   const now = options.now ?? (() => performance.now());
   const { atOnce, admit } = options;
+  const uploadLimit = options.maxUploadBytes ?? MAX_UPLOAD_BYTES;
   let inFlight = 0;
 
   // GETs are answered together once every GET that arrived in this turn of the event loop has
@@ -293,6 +337,7 @@ export function createHttpAdapter(options: AdapterOptions): HttpAdapter {
      */
     const send = (response: ApiResponse, close = false, hold = false): boolean => {
       if (res.headersSent || res.destroyed) return false;
+      if (response.pipe) return stream(response);
       // Serialised before anything is written, so a failure still leaves a clean 500.
       const payload =
         response.body === undefined || response.status === 204 ? undefined : JSON.stringify(response.body);
@@ -307,6 +352,27 @@ export function createHttpAdapter(options: AdapterOptions): HttpAdapter {
       res.writeHead(response.status, headers);
       if (!hold) res.end(payload);
       else if (payload !== undefined) res.write(payload);
+      return true;
+    };
+
+    /** A file, written as the router produces it, waiting whenever the client reads slower; cut off (destroyed) if it fails half-way. */
+    const stream = (response: ApiResponse): boolean => {
+      const headers: Record<string, string | number> = {};
+      for (const name in response.headers)
+        if (name.toLowerCase() !== 'content-length') headers[name.toLowerCase()] = response.headers[name];
+      if (options.closing?.()) headers.connection = 'close';
+      res.writeHead(response.status, headers);
+      const write = (chunk: string): void | Promise<void> => (res.write(chunk) ? undefined : drained(res));
+      response.pipe!(write).then(
+        () => void res.end(),
+        (error: unknown) => {
+          if (!res.destroyed)
+            options.log(
+              `billing serve: a file failed half-way on ${method} ${path}: ${error instanceof Error ? error.message : String(error)}`,
+            );
+          res.destroy();
+        },
+      );
       return true;
     };
 
@@ -403,6 +469,19 @@ export function createHttpAdapter(options: AdapterOptions): HttpAdapter {
     void (async () => {
       const account = key === undefined ? undefined : await options.authenticate(key);
       if (!account) return refuse(unauthorised(key));
+      const type = mediaType(req.headers['content-type']);
+      if (XML_TYPES.has(type) && options.uploads?.(method, path)) {
+        if (Number(req.headers['content-length']) > uploadLimit)
+          return refuse(simpleError(413, `the request body is larger than ${uploadLimit} bytes`));
+        const counted = { bytes: 0 };
+        const answer = await options.handler.handle(
+          { method, path, query, upload: { contentType: type, body: limited(req, uploadLimit, counted) } },
+          account,
+          key!,
+        );
+        // Answered before the whole file was read (refused at its first element): the rest is drained, then the connection closed.
+        return req.complete ? void send(answer) : refuse(answer, counted.bytes);
+      }
       if (!acceptedMediaType(req.headers['content-type'])) {
         return refuse(
           simpleError(

@@ -6,7 +6,7 @@ import { authenticate, authenticateKey, hashKey } from '../core/accounts.js';
 import type { Clock } from '../core/clock.js';
 import type { Account } from '../core/context.js';
 import { JSONAPI } from '../api/http.js';
-import { createRouter, type Router } from '../api/router.js';
+import { createRouter, takesUpload, type Router } from '../api/router.js';
 import { simpleError } from '../api/errors.js';
 import type { ApiRequest, ApiResponse } from '../api/http.js';
 import type { KeyGuard, SqliteStore, Store } from '../store/store.js';
@@ -217,6 +217,7 @@ export async function listen(options: ListenOptions): Promise<RunningServer> {
             : (key: string) => authenticate(store, key),
         }),
     log,
+    uploads: options.handler ? undefined : takesUpload,
     admit: connections.admit,
     closing: () => closing,
     onSettled: () => {

@@ -11,6 +11,15 @@ export interface AccountRow {
   next_invoice_number: number;
   created_at: string;
   updated_at: string;
+  /** 'simulated' (every due transaction succeeds unless an operator says otherwise) or 'sepa' (the bank's reports decide). */
+  collection: Generated<string>;
+  /** The SEPA creditor settings: identifier, name, IBAN and BIC; null until given. */
+  creditor_id: string | null;
+  creditor_name: string | null;
+  creditor_iban: string | null;
+  creditor_bic: string | null;
+  /** The least number of days between a collection's pre-notification and its collection (sepa). */
+  prenotification_days: Generated<number>;
 }
 
 export interface ApiKeyRow {
@@ -93,6 +102,10 @@ export interface SubscriptionRow {
   next_cycle: number;
   /** The secret that ends the URL of the mandate page (confirmation_page): 64 hex digits, never shown otherwise. */
   confirmation_token: string;
+  /** A reason code the bank gave that no retry cures (AC04, MD01...): the mandate needs attention; null when it does not. */
+  mandate_attention: string | null;
+  /** When it was flagged (an instant). */
+  mandate_attention_on: string | null;
 }
 
 export interface TransactionRow {
@@ -121,6 +134,80 @@ export interface TransactionRow {
   updated_at: string;
   /** The invoice this transaction collects (origin 'invoice'). */
   invoice_id: number | null;
+  /** The collection batch holding its current attempt (sepa); null when it is in none. */
+  collection_id: number | null;
+}
+
+/** A collection batch: what one pain.008 file says, frozen when it is made (the creditor at its first export). */
+export interface CollectionRow {
+  id: Generated<number>;
+  account_id: number;
+  /** open (made), exported (its file given out), cancelled (before export; its transactions free again). */
+  status: string;
+  /** The file's MsgId. */
+  message_id: string;
+  /** The day (YYYY-MM-DD) the batch took transactions due by. */
+  due_until: string;
+  transaction_count: number;
+  control_sum_cents: number;
+  creditor_id: string | null;
+  creditor_name: string | null;
+  creditor_iban: string | null;
+  creditor_bic: string | null;
+  exported_at: string | null;
+  cancelled_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One presentation of a transaction in a batch: the debit exactly as the file writes it, and what the bank said of it. */
+export interface CollectionItemRow {
+  id: Generated<number>;
+  account_id: number;
+  collection_id: number;
+  transaction_id: string;
+  subscription_id: number;
+  attempt: number;
+  /** pending (in the file, no word from the bank), booked, rejected (before settlement), returned (after it), cancelled (the batch was). */
+  state: string;
+  end_to_end_id: string;
+  sequence_type: string;
+  /** ReqdColltnDt, YYYY-MM-DD. */
+  collection_date: string;
+  amount_cents: number;
+  mandate_id: string;
+  mandate_signed_on: string;
+  debtor_name: string;
+  debtor_iban: string;
+  remittance: string | null;
+  /** The amendment since the mandate's last collection: its mandate id or IBAN then; SMNDA when the debtor's bank changed. */
+  original_mandate_id: string | null;
+  original_debtor_iban: string | null;
+  original_debtor_agent: string | null;
+  /** The bank's reason code of a reject or a return. */
+  reason_code: string | null;
+  settled_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A bank report applied (camt.054, camt.053, pain.002), kept by its content hash, with what it came to. */
+export interface BankReportRow {
+  id: Generated<number>;
+  account_id: number;
+  format: string;
+  message_id: string;
+  content_hash: string;
+  entries: number;
+  booked: number;
+  rejected: number;
+  returned: number;
+  /** Entries matched to a collection the report changed nothing of (already settled so). */
+  unchanged: number;
+  unmatched: number;
+  /** JSON: the entries that matched no collection, with why. */
+  unmatched_entries: string;
+  created_at: string;
 }
 
 export interface InvoiceRow {
@@ -297,4 +384,7 @@ export interface DB {
   store_clock: StoreClockRow;
   imports: ImportRow;
   idempotency_keys: IdempotencyKeyRow;
+  collections: CollectionRow;
+  collection_items: CollectionItemRow;
+  bank_reports: BankReportRow;
 }

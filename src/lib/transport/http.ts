@@ -116,22 +116,79 @@ export function httpTransport(options: HttpOptions): Transport {
     return honoursKeys;
   }
 
-  async function attempt(url: URL, request: TransportRequest): Promise<Response> {
-    const headers: Record<string, string> = { accept: JSONAPI };
+  async function attempt(
+    url: URL,
+    request: TransportRequest,
+    signal: AbortSignal = AbortSignal.timeout(options.timeoutMs),
+  ): Promise<Response> {
+    const headers: Record<string, string> = { accept: request.file ? `${JSONAPI}, application/xml` : JSONAPI };
     if (options.apiKey) headers['x-authorization'] = options.apiKey;
     if (request.idempotencyKey !== undefined) headers['idempotency-key'] = request.idempotencyKey;
-    let body: string | undefined;
-    if (request.body !== undefined) {
+    let body: string | Buffer | AsyncIterable<Buffer> | undefined;
+    if (request.upload !== undefined) {
+      headers['content-type'] = request.upload.contentType;
+      body = request.upload.open();
+    } else if (request.body !== undefined) {
       headers['content-type'] = JSONAPI;
       body = JSON.stringify(request.body);
     }
-    return fetch(url, {
-      method: request.method,
+    // A streamed body goes out as it is read (half duplex: the answer is read once it is sent).
+    const init = { method: request.method, headers, body, signal, redirect: 'manual', duplex: 'half' } as RequestInit;
+    return fetch(url, init);
+  }
+
+  /**
+   * A file answered (not JSON): handed on unread, to be piped. Its download may take longer than
+   * one timeout: the timer is set again at every chunk, so only a server that stalls is given up on.
+   */
+  function fileAnswer(response: Response, idle: { reset(): void; stop(): void }): TransportResponse | undefined {
+    const type = (response.headers.get('content-type') ?? '').split(';', 1)[0].trim().toLowerCase();
+    if (!response.ok || type === JSONAPI || type === 'application/json' || !response.body) return undefined;
+    const headers: Record<string, string> = {};
+    response.headers.forEach((value, key) => (headers[key] = value));
+    const source = response.body;
+    return {
+      status: response.status,
       headers,
-      body,
-      signal: AbortSignal.timeout(options.timeoutMs),
-      redirect: 'manual',
-    });
+      body: undefined,
+      async pipe(write) {
+        const decoder = new TextDecoder('utf-8', { fatal: true });
+        try {
+          for await (const chunk of source as unknown as AsyncIterable<Uint8Array>) {
+            idle.reset();
+            const text = decoder.decode(chunk, { stream: true });
+            if (text) await write(text);
+          }
+          const rest = decoder.decode();
+          if (rest) await write(rest);
+        } catch (error) {
+          const name = (error as Error).name;
+          if (name === 'TimeoutError' || name === 'AbortError')
+            throw new ServiceUnreachableError(
+              `${response.url}: the file stopped coming for ${options.timeoutMs / 1000} s (--timeout)`,
+            );
+          throw new ServiceUnreachableError(`${response.url}: the file was cut off: ${describe(error)}`);
+        } finally {
+          idle.stop();
+        }
+      },
+    };
+  }
+
+  /** A timeout that starts again whenever it is reset: for a file, whose chunks may take longer than one timeout in all. */
+  function idleTimeout(): { signal: AbortSignal; reset(): void; stop(): void } {
+    const controller = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    const reset = () => {
+      clearTimeout(timer);
+      timer = setTimeout(
+        () => controller.abort(new DOMException('no answer in time', 'TimeoutError')),
+        options.timeoutMs,
+      );
+      timer.unref();
+    };
+    reset();
+    return { signal: controller.signal, reset, stop: () => clearTimeout(timer) };
   }
 
   return {
@@ -147,8 +204,12 @@ export function httpTransport(options: HttpOptions): Transport {
         const retryable = IDEMPOTENT.has(method) || (keyed && honoursKeys);
         let response: Response;
         let text: string;
+        const idle = request.file ? idleTimeout() : undefined;
         try {
-          response = await attempt(url, { ...request, method, idempotencyKey: key });
+          response = await attempt(url, { ...request, method, idempotencyKey: key }, idle?.signal);
+          const file = idle && fileAnswer(response, idle);
+          if (file) return file;
+          idle?.stop();
           // The body under the same timeout and error handling as the headers: a server that
           // stalls or drops the connection mid-body is unreachable (exit 3), not a crash.
           text = await response.text();

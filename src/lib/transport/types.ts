@@ -13,13 +13,19 @@ export interface TransportRequest {
    * however often it is sent. Remote POSTs without one get a fresh key each (one per command).
    */
   idempotencyKey?: string;
+  /** A file sent as the body instead of a document (a bank report's XML); opened again for each attempt. */
+  upload?: { contentType: string; open(): AsyncIterable<Buffer> | Buffer };
+  /** A file may come back instead of a document (a batch's XML): then the answer pipes it, unread. */
+  file?: boolean;
 }
 
 export interface TransportResponse {
   status: number;
   headers: Record<string, string>;
-  /** The parsed JSON:API document; undefined for an empty body (204). */
+  /** The parsed JSON:API document; undefined for an empty body (204) and for a file. */
   body: unknown;
+  /** A file answered (with `file` asked): written chunk by chunk to `write`, which may ask it to wait. */
+  pipe?: (write: (chunk: string) => void | Promise<void>) => Promise<void>;
 }
 
 export interface Transport {

@@ -1,7 +1,7 @@
 import type { CoreContext } from '../../core/context.js';
 import type { Result } from '../../core/result.js';
 import { failureResponse } from '../errors.js';
-import { JSONAPI, type ApiResponse } from '../http.js';
+import { JSONAPI, type ApiResponse, type Upload } from '../http.js';
 import { parseGetQuery, type CollectionQuery, type GetQuery } from '../query.js';
 import type { Unit } from '../../store/unit.js';
 import type { Rendering } from '../documents.js';
@@ -13,6 +13,8 @@ export interface RequestContext {
   path: string;
   query?: string;
   body?: string;
+  /** A file sent as the body instead of a document (POST /bank-reports). */
+  upload?: Upload;
   baseUrl: string;
 }
 

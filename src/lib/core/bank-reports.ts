@@ -1,0 +1,332 @@
+// The bank's reports read back (camt.054, camt.053, pain.002): each entry is matched to the
+// collection it names (its EndToEndId, and the batch's MsgId where the report gives it) and settles
+// it: booked, rejected before settlement, or returned after it. A file is applied whole or not at
+// all, in one transaction; one applied before (the same bytes) changes nothing and says so, and an
+// entry that finds its collection already settled so changes nothing either (a statement after the
+// notification of the same bookings).
+import { createHash } from 'node:crypto';
+import { formatAmount } from '../schemas/money.js';
+import {
+  MalformedReportError,
+  NotABankReportError,
+  readBankReport,
+  type BankReport,
+  type ReportEntry,
+} from '../sepa/reports.js';
+import type { CollectionItemRow } from '../store/schema.js';
+import { all, get, run, writeRows, type RowsSpec, type Unit } from '../store/unit.js';
+import { CHUNK, currentAccount, fileBlocks, paymentInfoId, type BankReportRecord, type Block } from './collections.js';
+import type { CoreContext } from './context.js';
+import { allowsPrivateWebhooks, nowIso } from './context.js';
+import { flush, Ledger, loadTransactions } from './ledger.js';
+import { bookCollection, rejectCollection, returnCollection, type Settled } from './transaction-rules.js';
+import { fail, ok, type Result } from './result.js';
+
+/** An entry of a report that settled nothing: what it said, where it is in the file, and why. */
+export interface Unmatched {
+  end_to_end_id: string;
+  /** '' when the report gives no amount. */
+  amount: string;
+  outcome: ReportEntry['outcome'];
+  reason_code: string | null;
+  where: string;
+  reason: string;
+}
+
+export interface Imported {
+  report: BankReportRecord;
+  /** The same file was applied before: nothing changed now. */
+  already: boolean;
+}
+
+/** The code a reject or return gets when the report names none. */
+const UNSPECIFIED = 'MS03';
+
+const ITEM_SETTLE: RowsSpec = {
+  key: 'collection_items.settle',
+  table: 'collection_items',
+  by: 'id',
+  columns: { id: 'integer', state: 'text', reason_code: 'text', settled_at: 'instant', updated_at: 'instant' },
+};
+
+type Item = Pick<
+  CollectionItemRow,
+  | 'transaction_id'
+  | 'collection_id'
+  | 'attempt'
+  | 'state'
+  | 'amount_cents'
+  | 'reason_code'
+  | 'settled_at'
+  | 'updated_at'
+> & {
+  id: number;
+  end_to_end_id: string;
+  message_id: string;
+  batch_status: string;
+};
+
+/**
+ * POST /bank-reports: reads the report from `input` (streamed; its SHA-256 taken on the way) and
+ * applies it. A file that is not well-formed XML, or no report of these formats, is an invalid
+ * document and changes nothing.
+ */
+export async function importBankReport(
+  ctx: CoreContext,
+  input: AsyncIterable<Buffer | string> | Buffer,
+): Promise<Result<Imported>> {
+  const hash = createHash('sha256');
+  // An error of the source itself (the body too large, the client gone) is not the report's fault: it is thrown as it is.
+  let sourceError: Error | undefined;
+  async function* hashed(source: AsyncIterable<Buffer | string>): AsyncIterable<Buffer | string> {
+    try {
+      for await (const chunk of source) {
+        hash.update(chunk);
+        yield chunk;
+      }
+    } catch (error) {
+      sourceError = error instanceof Error ? error : new Error(String(error));
+      throw error;
+    }
+  }
+  let report: BankReport;
+  try {
+    report = await readBankReport(Buffer.isBuffer(input) ? (hash.update(input), input) : hashed(input));
+  } catch (error) {
+    if (sourceError !== undefined) throw sourceError;
+    if (error instanceof MalformedReportError)
+      return fail({
+        kind: 'invalid_document',
+        pointer: '',
+        detail: `the report is ${error.message}`,
+      });
+    if (error instanceof NotABankReportError)
+      return fail({ kind: 'invalid_document', pointer: '', detail: error.message });
+    throw error;
+  }
+  const contentHash = hash.digest('hex');
+  return ctx.store.work(
+    () => apply(ctx, report, contentHash),
+    (result) => result.ok,
+  );
+}
+
+function* findReport(ctx: CoreContext, contentHash: string): Unit<BankReportRecord | undefined> {
+  return yield* get((q) =>
+    q
+      .selectFrom('bank_reports')
+      .selectAll()
+      .where('account_id', '=', ctx.account.id)
+      .where('content_hash', '=', contentHash),
+  );
+}
+
+/** One collection an entry settles: named by its EndToEndId, or an item of the block or batch a whole-block entry names. */
+interface Work {
+  entry: ReportEntry;
+  endToEndId?: string;
+  itemId?: number;
+}
+
+const ITEM_COLUMNS = [
+  'i.id',
+  'i.end_to_end_id',
+  'i.transaction_id',
+  'i.collection_id',
+  'i.attempt',
+  'i.state',
+  'i.amount_cents',
+  'i.reason_code',
+  'i.settled_at',
+  'i.updated_at',
+  'c.message_id',
+  'c.status as batch_status',
+] as const;
+
+function* apply(ctx: CoreContext, report: BankReport, contentHash: string): Unit<Result<Imported>> {
+  const account = yield* currentAccount(ctx);
+  const now = nowIso(ctx);
+  const known = yield* findReport(ctx, contentHash);
+  if (known) return ok({ report: known, already: true });
+  // Taken first: an import of the same file at the same moment waits here, then finds it taken.
+  const [made] = yield* all((q) =>
+    q
+      .insertInto('bank_reports')
+      .values({
+        account_id: account.id,
+        format: report.format,
+        message_id: report.messageId,
+        content_hash: contentHash,
+        entries: report.entries.length,
+        booked: 0,
+        rejected: 0,
+        returned: 0,
+        unchanged: 0,
+        unmatched: 0,
+        unmatched_entries: '[]',
+        created_at: now,
+      })
+      .onConflict((oc) => oc.doNothing())
+      .returning('id'),
+  );
+  if (!made) return ok({ report: (yield* findReport(ctx, contentHash))!, already: true });
+  const counts = { booked: 0, rejected: 0, returned: 0, unchanged: 0 };
+  const unmatched: Unmatched[] = [];
+  const miss = (entry: ReportEntry, reason: string) =>
+    unmatched.push({
+      end_to_end_id: entry.endToEndId,
+      amount: entry.amountCents === null ? '' : formatAmount(entry.amountCents),
+      outcome: entry.outcome,
+      reason_code: entry.reasonCode,
+      where: entry.where,
+      reason,
+    });
+  // Entries naming their collection first; then those standing for a whole block or batch, for what
+  // the report did not settle one by one (a pain.002 rejecting a group, and some of it with reasons of their own).
+  const work: Work[] = [];
+  for (const entry of report.entries) if (entry.endToEndId !== '') work.push({ entry, endToEndId: entry.endToEndId });
+  for (const entry of report.entries) {
+    if (entry.endToEndId !== '') continue;
+    const found = yield* wholeBlock(ctx, entry);
+    if (typeof found === 'string') miss(entry, found);
+    else for (const itemId of found) work.push({ entry, itemId });
+  }
+  const settledHere = new Set<number>();
+  for (let start = 0; start < work.length; start += CHUNK) {
+    const chunk = work.slice(start, start + CHUNK);
+    const ids = [...new Set(chunk.filter((w) => w.endToEndId !== undefined).map((w) => w.endToEndId!))];
+    const itemIds = chunk.filter((w) => w.itemId !== undefined).map((w) => w.itemId!);
+    const items: Item[] = [];
+    if (ids.length) {
+      items.push(
+        ...((yield* all((q) =>
+          q
+            .selectFrom('collection_items as i')
+            .innerJoin('collections as c', 'c.id', 'i.collection_id')
+            .select(ITEM_COLUMNS)
+            .where('i.account_id', '=', account.id)
+            .where('i.end_to_end_id', 'in', ids)
+            .where('i.state', '<>', 'cancelled'),
+        )) as Item[]),
+      );
+    }
+    if (itemIds.length) {
+      items.push(
+        ...((yield* all((q) =>
+          q
+            .selectFrom('collection_items as i')
+            .innerJoin('collections as c', 'c.id', 'i.collection_id')
+            .select(ITEM_COLUMNS)
+            .where('i.id', 'in', itemIds),
+        )) as Item[]),
+      );
+    }
+    const byEndToEnd = new Map(items.map((item) => [item.end_to_end_id, item]));
+    const byId = new Map(items.map((item) => [item.id, item]));
+    const l = new Ledger(allowsPrivateWebhooks(ctx));
+    l.useAccount(account);
+    yield* loadTransactions(l, [...new Set(items.map((i) => i.transaction_id))], account.id);
+    const changed = new Set<Item>();
+    for (const { entry, endToEndId, itemId } of chunk) {
+      const item = itemId !== undefined ? byId.get(itemId) : byEndToEnd.get(endToEndId!);
+      if (itemId !== undefined && (settledHere.has(itemId) || !item)) continue;
+      const refusal = itemId !== undefined ? undefined : mismatch(entry, item);
+      if (refusal !== undefined) {
+        miss(entry, refusal);
+        continue;
+      }
+      settledHere.add(item!.id);
+      const settled = settle(l, item!, entry, now);
+      if (settled === 'unchanged') counts.unchanged++;
+      else {
+        counts[entry.outcome]++;
+        changed.add(item!);
+      }
+    }
+    yield* writeRows('update', ITEM_SETTLE, [...changed]);
+    yield* flush(l);
+  }
+  yield* run((q) =>
+    q
+      .updateTable('bank_reports')
+      .set({ ...counts, unmatched: unmatched.length, unmatched_entries: JSON.stringify(unmatched) })
+      .where('id', '=', made.id),
+  );
+  return ok({ report: (yield* findReport(ctx, contentHash))!, already: false });
+}
+
+/**
+ * The items an entry without an EndToEndId stands for: the whole block its PmtInfId names (a batch
+ * booking, a block rejected), or the whole batch its MsgId names (a file rejected). Or why none.
+ */
+function* wholeBlock(ctx: CoreContext, entry: ReportEntry): Unit<number[] | string> {
+  if (entry.originalMessageId === null) return 'it names no collection: neither an EndToEndId nor the MsgId of a batch';
+  const batch = yield* get((q) =>
+    q
+      .selectFrom('collections')
+      .select(['id', 'status', 'message_id'])
+      .where('account_id', '=', ctx.account.id)
+      .where('message_id', '=', entry.originalMessageId!),
+  );
+  if (!batch) return `no collection batch has MsgId ${entry.originalMessageId}`;
+  if (batch.status !== 'exported') return `its collection batch ${batch.id} was never exported`;
+  let block: Block | undefined;
+  if (entry.paymentInfoId !== null) {
+    const blocks = yield* fileBlocks(batch.id);
+    block = blocks.find((_, i) => paymentInfoId(batch.message_id, i) === entry.paymentInfoId);
+    if (!block) return `batch ${batch.message_id} has no payment information block ${entry.paymentInfoId}`;
+  }
+  const items = yield* all((q) => {
+    let query = q
+      .selectFrom('collection_items')
+      .select(['id', 'amount_cents'])
+      .where('collection_id', '=', batch.id)
+      .where('state', '<>', 'cancelled');
+    if (block)
+      query = query
+        .where('collection_date', '=', block.collection_date)
+        .where('sequence_type', '=', block.sequence_type);
+    return query.orderBy('id');
+  });
+  const sum = items.reduce((total, item) => total + item.amount_cents, 0);
+  if (entry.outcome !== 'returned' && entry.amountCents !== null && entry.amountCents !== sum) {
+    return `the amount ${formatAmount(entry.amountCents)} is not the ${block ? 'block' : 'batch'}'s ${formatAmount(sum)}`;
+  }
+  return items.map((item) => item.id);
+}
+
+/** Why an entry settles no collection, or undefined when it names one. */
+function mismatch(entry: ReportEntry, item: Item | undefined): string | undefined {
+  if (!item) return 'no collection has this EndToEndId';
+  if (entry.originalMessageId !== null && entry.originalMessageId !== item.message_id)
+    return `the collection is in the batch with MsgId ${item.message_id}, not ${entry.originalMessageId}`;
+  if (item.batch_status !== 'exported') return `its collection batch ${item.collection_id} was never exported`;
+  // A return may come with charges or a partial refund: its amount is not held to the collection's.
+  if (entry.outcome !== 'returned' && entry.amountCents !== null && entry.amountCents !== item.amount_cents) {
+    return `the amount ${formatAmount(entry.amountCents)} is not the collection's ${formatAmount(item.amount_cents)}`;
+  }
+  return undefined;
+}
+
+/**
+ * Applies an entry to its item and to the transaction's attempt the item presented. A state the
+ * entry does not move on (booked again, a reject of a booked collection, anything after a reject
+ * or a return) changes nothing.
+ */
+function settle(l: Ledger, item: Item, entry: ReportEntry, now: string): Settled {
+  const tx = l.txns.get(item.transaction_id);
+  const code = entry.reasonCode ?? UNSPECIFIED;
+  const from = item.state;
+  const moves = entry.outcome === 'returned' ? from === 'pending' || from === 'booked' : from === 'pending';
+  if (!moves) return 'unchanged';
+  item.state = entry.outcome;
+  item.reason_code = entry.outcome === 'booked' ? null : code;
+  item.settled_at = now;
+  item.updated_at = now;
+  // The transaction has moved on only when this attempt was settled by other means (an invoice paid by hand).
+  if (!tx || tx.attempt !== item.attempt) return 'changed';
+  if (entry.outcome === 'booked') bookCollection(l, tx, now);
+  else if (entry.outcome === 'rejected') rejectCollection(l, tx, code, now);
+  else returnCollection(l, tx, code, now);
+  return 'changed';
+}

@@ -1,0 +1,480 @@
+// Making and cancelling collection batches (SEPA): see collections.ts for what a batch is.
+import { extractIBAN } from 'ibantools';
+import { validateAttributes } from '../schemas/common.js';
+import { collectionCreateSchema, collectionUpdateSchema, COLLECTION_READ_ONLY } from '../schemas/collection.js';
+import { addTarget2Days, nextTarget2Day } from '../sepa/calendar.js';
+import { SEPA_AMOUNT_MAX_CENTS } from '../sepa/pain008.js';
+import { identifierProblem, toEpcLatin } from '../sepa/charset.js';
+import { reasonText } from '../sepa/reasons.js';
+import { formatAmount } from '../schemas/money.js';
+import { all, get, run, writeRows, type MaybePromise, type RowsSpec, type Unit } from '../store/unit.js';
+import {
+  CHUNK,
+  currentAccount,
+  endToEndId,
+  LIVE_STATES,
+  MANDATE_EXPIRY_MONTHS,
+  MAX_DAYS_AHEAD,
+  missingCreditor,
+  moveCollection,
+  viewOf,
+  type Collection,
+  type CollectionView,
+  type LeftOut,
+  type Made,
+} from './collections.js';
+import type { Account, CoreContext } from './context.js';
+import { allowsPrivateWebhooks, nowIso } from './context.js';
+import { flush, Ledger, loadRules, loadTransactions, type Txn } from './ledger.js';
+import { putInBatch, recollect, retryDueDate, takeOutOfBatch } from './transaction-rules.js';
+import { fail, invalidAttributes, notFound, ok, type Result } from './result.js';
+import { addDays, addMonths, dayAt, midnight } from './schedule.js';
+import { readInstants } from './time.js';
+
+const COLLECTABLE = ['scheduled', 'rescheduled'] as const;
+
+const ITEM_INSERT: RowsSpec = {
+  key: 'collection_items.insert',
+  table: 'collection_items',
+  columns: {
+    account_id: 'integer',
+    collection_id: 'integer',
+    transaction_id: 'text',
+    subscription_id: 'integer',
+    attempt: 'integer',
+    state: 'text',
+    end_to_end_id: 'text',
+    sequence_type: 'text',
+    collection_date: 'text',
+    amount_cents: 'integer',
+    mandate_id: 'text',
+    mandate_signed_on: 'text',
+    debtor_name: 'text',
+    debtor_iban: 'text',
+    remittance: 'text',
+    original_mandate_id: 'text',
+    original_debtor_iban: 'text',
+    original_debtor_agent: 'text',
+    created_at: 'instant',
+    updated_at: 'instant',
+  },
+};
+
+const notSetUp = (account: Account, missing: string[]) =>
+  `account ${account.name} is not set up for SEPA: it needs ${missing.join(', ')} (billing accounts update ${account.name})`;
+
+/** The debtor's bank as its IBAN names it (country and bank identifier): a change of bank is SMNDA. */
+function bankOf(iban: string): string {
+  const parts = extractIBAN(iban);
+  return `${parts.countryCode ?? iban.slice(0, 2)}:${parts.bankIdentifier ?? iban.slice(4, 8)}`;
+}
+
+interface LastUse {
+  date: string;
+  mandate_id: string;
+  debtor_iban: string;
+}
+
+interface Debtor {
+  id: number;
+  first_name: string;
+  middle_name: string | null;
+  last_name: string;
+  company_name: string | null;
+  bank_holder: string | null;
+  iban: string | null;
+}
+
+/** The account holder's name as the bank knows it: the bank holder, else the company, else the customer's name. */
+const debtorName = (c: Debtor): string =>
+  c.bank_holder || c.company_name || [c.first_name, c.middle_name, c.last_name].filter(Boolean).join(' ');
+
+/** The latest collection presented under each mandate (a subscription's) that the bank did not reject. */
+function* lastUses(subscriptionIds: number[]): Unit<Map<number, LastUse>> {
+  const uses = new Map<number, LastUse>();
+  if (subscriptionIds.length === 0) return uses;
+  const latest = yield* all((q) =>
+    q
+      .selectFrom('subscriptions as s')
+      .select((eb) => [
+        's.id',
+        eb
+          .selectFrom('collection_items as i')
+          .select('i.id')
+          .whereRef('i.subscription_id', '=', 's.id')
+          .where('i.state', 'in', LIVE_STATES)
+          .orderBy('i.collection_date', 'desc')
+          .orderBy('i.id', 'desc')
+          .limit(1)
+          .as('last'),
+      ])
+      .where('s.id', 'in', subscriptionIds),
+  );
+  const ids = latest.map((row) => row.last).filter((id): id is number => id !== null && id !== undefined);
+  if (ids.length === 0) return uses;
+  for (const item of yield* all((q) =>
+    q
+      .selectFrom('collection_items')
+      .select(['subscription_id', 'collection_date', 'mandate_id', 'debtor_iban'])
+      .where('id', 'in', ids),
+  )) {
+    uses.set(item.subscription_id, {
+      date: item.collection_date,
+      mandate_id: item.mandate_id,
+      debtor_iban: item.debtor_iban,
+    });
+  }
+  return uses;
+}
+
+/**
+ * POST /collections: puts every SEPA transaction due by `until` (scheduled, or rescheduled for a
+ * storno retry) that is in no batch yet into a new batch, grouped in the file by collection date
+ * and sequence type. What cannot be collected is left out, each with its reason, and stays as it
+ * is. Nothing is made when nothing can go in.
+ */
+export function createCollection(ctx: CoreContext, attributes: Record<string, unknown>): MaybePromise<Result<Made>> {
+  const { value, problems } = validateAttributes(collectionCreateSchema, attributes, {
+    readOnly: [...COLLECTION_READ_ONLY, 'status'],
+  });
+  const tz = ctx.account.time_zone;
+  const given = readInstants(value, ['until'], tz, problems).until;
+  if (problems.length) return invalidAttributes(problems);
+  const today = dayAt(nowIso(ctx), tz);
+  const until = given ? dayAt(given, tz) : addTarget2Days(today, 1);
+  const latest = addDays(today, MAX_DAYS_AHEAD);
+  if (until > latest) {
+    return invalidAttributes([
+      {
+        attribute: 'until',
+        detail: `must be at most ${MAX_DAYS_AHEAD} days ahead (${latest}): a collection reaches the debtor's bank no sooner than that before its date`,
+      },
+    ]);
+  }
+  return ctx.store.work(
+    () => makeBatch(ctx, today, until),
+    (result) => result.ok && result.value.collection !== null,
+  );
+}
+
+function* makeBatch(ctx: CoreContext, today: string, until: string): Unit<Result<Made>> {
+  const account = yield* currentAccount(ctx);
+  if (account.collection !== 'sepa') {
+    return fail<Made>({
+      kind: 'invalid_state',
+      detail: `account ${account.name} collects by simulation: its transactions are not batched (billing accounts update ${account.name} --collection sepa)`,
+    });
+  }
+  const tz = account.time_zone;
+  const now = nowIso(ctx);
+  const missing = missingCreditor(account);
+  const earliest = addTarget2Days(today, 1);
+  const untilEnd = midnight(addDays(until, 1), tz);
+  const batch = (yield* get((q) =>
+    q
+      .insertInto('collections')
+      .values({
+        account_id: account.id,
+        status: 'open',
+        message_id: `pending-${now}-${Math.random()}`,
+        due_until: until,
+        transaction_count: 0,
+        control_sum_cents: 0,
+        created_at: now,
+        updated_at: now,
+      })
+      .returningAll(),
+  )) as Collection;
+  const leftOut: LeftOut[] = [];
+  const uses = new Map<number, LastUse>();
+  let count = 0;
+  let sum = 0;
+  let after: { due: string; seq: number } | undefined;
+  for (;;) {
+    const candidates = yield* all((q) => {
+      let query = q
+        .selectFrom('transactions')
+        .select(['id', 'seq', 'due_date'])
+        .where('account_id', '=', account.id)
+        .where('status', 'in', COLLECTABLE)
+        .where('collection_id', 'is', null)
+        .where((eb) => eb.or([eb('status', '=', 'rescheduled'), eb('due_date', '<', untilEnd)]));
+      if (after) {
+        const { due, seq } = after;
+        query = query.where((eb) =>
+          eb.or([eb('due_date', '>', due), eb.and([eb('due_date', '=', due), eb('seq', '>', seq)])]),
+        );
+      }
+      return query.orderBy('due_date').orderBy('seq').limit(CHUNK);
+    });
+    if (candidates.length === 0) break;
+    const last = candidates[candidates.length - 1];
+    after = { due: last.due_date, seq: last.seq };
+
+    const l = new Ledger(allowsPrivateWebhooks(ctx));
+    l.useAccount(account);
+    yield* loadTransactions(
+      l,
+      candidates.map((c) => c.id),
+      account.id,
+    );
+    const subIds = [
+      ...new Set(
+        candidates.map((c) => l.txns.get(c.id)?.subscription_id).filter((id): id is number => id !== undefined),
+      ),
+    ];
+    const customerIds = [...new Set(subIds.map((id) => l.subs.get(id)!.customer_id))];
+    const debtors = new Map<number, Debtor>();
+    if (customerIds.length) {
+      for (const c of yield* all((q) =>
+        q
+          .selectFrom('customers')
+          .select(['id', 'first_name', 'middle_name', 'last_name', 'company_name', 'bank_holder', 'iban'])
+          .where('id', 'in', customerIds),
+      ))
+        debtors.set(c.id, c);
+    }
+    for (const [id, use] of yield* lastUses(subIds.filter((id) => !uses.has(id)))) uses.set(id, use);
+
+    const items: Record<string, unknown>[] = [];
+    for (const candidate of candidates) {
+      const tx = l.txns.get(candidate.id);
+      // Taken by another batch, canceled or collected since it was read: no longer this batch's.
+      if (!tx || !(COLLECTABLE as readonly string[]).includes(tx.status) || tx.collection_id !== null) continue;
+      const due = dayAt(retryDueDate(l, tx), tz);
+      if (due > until) continue; // a retry not due yet
+      const sub = l.subs.get(tx.subscription_id)!;
+      const debtor = debtors.get(sub.customer_id);
+      const collectionDate = nextTarget2Day(due > earliest ? due : earliest);
+      const use = uses.get(sub.id);
+      const reason = leaveOut(tx, sub, debtor, use, collectionDate, missing, account);
+      if (reason !== undefined) {
+        leftOut.push({
+          transaction_id: tx.id,
+          subscription_id: sub.id,
+          due_date: retryDueDate(l, tx),
+          amount_cents: tx.amount_cents,
+          reason,
+        });
+        continue;
+      }
+      const iban = debtor!.iban!;
+      const plan = l.plans.get(sub.subscription_plan_id)!;
+      let sequence = plan.frequency === 'once' ? 'OOFF' : use ? 'RCUR' : 'FRST';
+      let originalMandate: string | null = null;
+      let originalIban: string | null = null;
+      let originalAgent: string | null = null;
+      if (use) {
+        if (use.mandate_id !== sub.mandate_code) originalMandate = use.mandate_id;
+        if (use.debtor_iban !== iban) {
+          // Another bank: the debtor's agent changed (SMNDA), which the EPC guidelines collect as a first collection again.
+          if (bankOf(use.debtor_iban) !== bankOf(iban)) {
+            originalAgent = 'SMNDA';
+            if (sequence === 'RCUR') sequence = 'FRST';
+          } else originalIban = use.debtor_iban;
+        }
+      }
+      uses.set(sub.id, { date: collectionDate, mandate_id: sub.mandate_code, debtor_iban: iban });
+      items.push({
+        account_id: account.id,
+        collection_id: batch.id,
+        transaction_id: tx.id,
+        subscription_id: sub.id,
+        attempt: tx.attempt,
+        state: 'pending',
+        end_to_end_id: endToEndId(tx),
+        sequence_type: sequence,
+        collection_date: collectionDate,
+        amount_cents: tx.amount_cents,
+        mandate_id: sub.mandate_code,
+        mandate_signed_on: dayAt(sub.mandate_accepted_date!, tz),
+        debtor_name: debtorName(debtor!),
+        debtor_iban: iban,
+        remittance: tx.description,
+        original_mandate_id: originalMandate,
+        original_debtor_iban: originalIban,
+        original_debtor_agent: originalAgent,
+        created_at: now,
+        updated_at: now,
+      });
+      putInBatch(l, tx, batch.id, now);
+      count++;
+      sum += tx.amount_cents;
+    }
+    yield* writeRows('insert', ITEM_INSERT, items);
+    yield* flush(l);
+  }
+  if (count === 0) return ok<Made>({ collection: null, until, leftOut });
+  const stamp = today.replace(/-/g, '');
+  const messageId = `BILLING-${stamp}-${batch.id}`;
+  yield* run((q) =>
+    q
+      .updateTable('collections')
+      .set({ message_id: messageId, transaction_count: count, control_sum_cents: sum })
+      .where('id', '=', batch.id),
+  );
+  return ok<Made>({ collection: (yield* viewOf(ctx, batch.id))!, until, leftOut });
+}
+
+/** Why a transaction cannot be collected now, or undefined when it can. */
+function leaveOut(
+  tx: Txn,
+  sub: {
+    mandate_code: string;
+    mandate_accepted: number;
+    mandate_accepted_date: string | null;
+    mandate_attention: string | null;
+    mandate_attention_on: string | null;
+  },
+  debtor: Debtor | undefined,
+  use: LastUse | undefined,
+  collectionDate: string,
+  missing: string[],
+  account: Account,
+): string | undefined {
+  const tz = account.time_zone;
+  if (missing.length) return notSetUp(account, missing);
+  if (tx.payment_method !== 'directdebit') return `it is paid by ${tx.payment_method}, not by direct debit`;
+  if (!debtor?.iban) return 'the customer has no IBAN';
+  if (tx.amount_cents > SEPA_AMOUNT_MAX_CENTS)
+    return `its amount is above the most a SEPA collection may be (${formatAmount(SEPA_AMOUNT_MAX_CENTS)})`;
+  if (sub.mandate_accepted !== 1 || sub.mandate_accepted_date === null) return 'the mandate is not accepted';
+  // What the file could not carry is left out here, never found by the writer after the export.
+  const codeProblem = identifierProblem(sub.mandate_code);
+  if (codeProblem !== null)
+    return `the mandate code "${sub.mandate_code}" cannot go into a SEPA file: it ${codeProblem}`;
+  if (toEpcLatin(debtorName(debtor)) === '')
+    return `the account holder's name has no letter a SEPA file can carry (billing customers update ${debtor.id} --bank-holder NAME)`;
+  if (sub.mandate_attention !== null) {
+    const text = reasonText(sub.mandate_attention);
+    return `the mandate needs attention: the bank answered ${sub.mandate_attention}${text ? ` (${text})` : ''} on ${dayAt(sub.mandate_attention_on!, tz)}`;
+  }
+  const signed = dayAt(sub.mandate_accepted_date, tz);
+  const lastUsed = use && use.date > signed ? use.date : signed;
+  if (collectionDate >= addMonths(lastUsed, MANDATE_EXPIRY_MONTHS)) {
+    return `the mandate expired: ${use && use.date > signed ? 'last collected' : 'signed and never collected'} on ${lastUsed}, ${MANDATE_EXPIRY_MONTHS} months before ${collectionDate}`;
+  }
+  return undefined;
+}
+
+/** The batch, locked until the transaction ends: an export and a cancel of one batch never cross. */
+function* lockBatch(ctx: CoreContext, id: number): Unit<Collection | undefined> {
+  return yield* get((q, d) =>
+    d.locked(q.selectFrom('collections').selectAll().where('id', '=', id).where('account_id', '=', ctx.account.id)),
+  );
+}
+
+/**
+ * PATCH /collections/{id} with status cancelled: only before its export (the file may be at the
+ * bank after it). Its transactions are free for the next batch; one whose subscription no longer
+ * collects is canceled.
+ */
+export function updateCollection(
+  ctx: CoreContext,
+  id: number,
+  attributes: Record<string, unknown>,
+): MaybePromise<Result<CollectionView>> {
+  const { value, problems } = validateAttributes(collectionUpdateSchema, attributes, {
+    readOnly: COLLECTION_READ_ONLY,
+  });
+  if (problems.length) return invalidAttributes(problems);
+  if (value.status === undefined)
+    return invalidAttributes([{ attribute: 'status', detail: 'is required: a batch can only be cancelled' }]);
+  return ctx.store.work(
+    function* () {
+      const now = nowIso(ctx);
+      const batch = yield* lockBatch(ctx, id);
+      if (!batch) return notFound<CollectionView>(`no collection with id ${id}`);
+      if (batch.status === 'cancelled') return ok((yield* viewOf(ctx, id))!);
+      if (batch.status !== 'open') {
+        return fail<CollectionView>({
+          kind: 'invalid_state',
+          attribute: 'status',
+          detail: `collection ${id} is ${batch.status}: only a batch not yet exported can be cancelled (its file may be at the bank)`,
+        });
+      }
+      moveCollection(batch, 'cancelled', now);
+      yield* run((q) =>
+        q
+          .updateTable('collections')
+          .set({ status: batch.status, cancelled_at: now, updated_at: now })
+          .where('id', '=', id),
+      );
+      for (let from = 0; ;) {
+        const items = yield* all((q) =>
+          q
+            .selectFrom('collection_items')
+            .select(['id', 'transaction_id'])
+            .where('collection_id', '=', id)
+            .where('id', '>', from)
+            .orderBy('id')
+            .limit(CHUNK),
+        );
+        if (items.length === 0) break;
+        from = items[items.length - 1].id;
+        const l = new Ledger(allowsPrivateWebhooks(ctx));
+        yield* loadRules(l, [ctx.account.id]);
+        yield* loadTransactions(
+          l,
+          items.map((i) => i.transaction_id),
+          ctx.account.id,
+        );
+        for (const item of items) {
+          const tx = l.txns.get(item.transaction_id);
+          if (tx && tx.collection_id === id) takeOutOfBatch(l, tx, now);
+        }
+        yield* flush(l);
+        yield* run((q) =>
+          q
+            .updateTable('collection_items')
+            .set({ state: 'cancelled', updated_at: now })
+            .where('collection_id', '=', id)
+            .where(
+              'id',
+              'in',
+              items.map((i) => i.id),
+            ),
+        );
+      }
+      return ok((yield* viewOf(ctx, id))!);
+    },
+    (result) => result.ok,
+  );
+}
+
+/**
+ * An account gone over to SEPA or back to simulation: its transactions waiting to be collected
+ * (in no batch) follow the new way. Under SEPA the scheduled ones are pre-notified now, moving
+ * where the notice period or the calendar asks; under simulation the clock collects them again.
+ */
+export function* collectionSwitched(account: Account, now: string): Unit<void> {
+  for (let after = 0; ;) {
+    const rows = yield* all((q) =>
+      q
+        .selectFrom('transactions')
+        .select(['id', 'seq'])
+        .where('account_id', '=', account.id)
+        .where('status', 'in', COLLECTABLE)
+        .where('collection_id', 'is', null)
+        .where('seq', '>', after)
+        .orderBy('seq')
+        .limit(CHUNK),
+    );
+    if (rows.length === 0) return;
+    after = rows[rows.length - 1].seq;
+    // Switched by `accounts update`, embedded only: the embedded CLI's webhook policy (allowed).
+    const l = new Ledger(true);
+    l.useAccount(account);
+    yield* loadTransactions(
+      l,
+      rows.map((row) => row.id),
+      account.id,
+    );
+    for (const row of rows) {
+      const tx = l.txns.get(row.id);
+      if (tx && tx.collection_id === null && (COLLECTABLE as readonly string[]).includes(tx.status))
+        recollect(l, tx, now);
+    }
+    yield* flush(l);
+  }
+}

@@ -1,0 +1,363 @@
+// The bank's reports read back through the router (POST /bank-reports), on the engine of the run:
+// booked, rejected and returned collections, the retries that follow only where a retry can cure
+// the reason, the invoices, events and webhook deliveries as for simulated outcomes; the same file
+// twice, entries matching nothing, files that are no report, all or nothing per file.
+import { describe, expect, it } from 'vitest';
+import { updateAccount } from '../../src/lib/core/accounts.js';
+import { setClock } from '../../src/lib/core/store-clock.js';
+import { all } from '../../src/lib/store/unit.js';
+import { camt053For, camt054For, pain002For } from '../helpers/bank-reports.js';
+import {
+  batch,
+  call,
+  fileOf,
+  IBANS,
+  makePlan,
+  ok,
+  report,
+  sepaCore,
+  subscribe,
+  transactionsOf,
+  values,
+  type Member,
+} from '../helpers/sepa.js';
+import type { TestCore } from '../helpers/store.js';
+
+type Json = any;
+
+/** A SEPA account (a day's notice) with members on a monthly plan of 12.50 with two retries, their first collections batched and exported for Monday 2026-11-23. */
+async function exported(count: number, plan: Record<string, unknown> = {}) {
+  const core = await sepaCore({ settings: { prenotification_days: 1 } });
+  const planId = await makePlan(core, plan);
+  const members: Member[] = [];
+  for (let i = 0; i < count; i++)
+    members.push(await subscribe(core, planId, { last: `Lid${i}`, iban: i % 2 ? IBANS.rabo : IBANS.abn }));
+  const made = await batch(core);
+  const xml = await fileOf(core, made.data.id);
+  const e2e = values(xml, 'EndToEndId');
+  return { core, members, batch: made.data, messageId: made.data.attributes.message_id as string, e2e };
+}
+
+/** The plan transaction a member's first batch holds (its first cycle). */
+const first = async (core: TestCore, member: Member): Promise<Json> =>
+  (await transactionsOf(core, member.subscription)).find(
+    (t: Json) => t.attributes.due_date === '2026-11-23T00:00:00+01:00',
+  );
+
+const imported = async (core: TestCore, xml: string, status = 201): Promise<Json> => {
+  const answer = await report(core, xml);
+  expect(answer.status, JSON.stringify(answer.body)).toBe(status);
+  return answer.body;
+};
+
+describe('POST /bank-reports', () => {
+  it('a booked collection succeeds, then is fulfilled three days on and its invoice paid; events and webhooks follow as for a simulated one', async () => {
+    const core = await sepaCore({ settings: { prenotification_days: 1 } });
+    const member = await subscribe(core, await makePlan(core));
+    await ok(core, 'PATCH', `/subscriptions/${member.subscription}`, 200, {
+      data: {
+        type: 'subscription',
+        id: member.subscription,
+        attributes: { transaction_webhook_url: 'http://127.0.0.1:9/hook' },
+      },
+    });
+    const invoice = await ok(core, 'POST', '/invoices', 201, {
+      data: { type: 'invoice', attributes: { subscription_id: member.subscription } },
+    });
+    await ok(core, 'POST', '/invoice-lines', 201, {
+      data: {
+        type: 'invoice-line',
+        attributes: { invoice_id: invoice.data.id, description: 'Shirt', amount: '20', tax_rate: '21' },
+      },
+    });
+    await ok(core, 'PATCH', `/invoices/${invoice.data.id}/finalise`, 200);
+    await setClock(core, '2026-11-21T10:00:01Z');
+    const made = await batch(core);
+    const xml = await fileOf(core, made.data.id);
+    const e2e = values(xml, 'EndToEndId');
+    const amounts = [...xml.matchAll(/<InstdAmt Ccy="EUR">([^<]*)</g)].map((m) => Math.round(Number(m[1]) * 100));
+    const body = await imported(
+      core,
+      camt054For({
+        bookedOn: '2026-11-23',
+        messageId: 'CAMT-1',
+        booked: e2e.map((endToEndId, i) => ({ endToEndId, amountCents: amounts[i] })),
+      }),
+    );
+    expect(body.data.type).toBe('bank-report');
+    expect(body.data.attributes).toMatchObject({
+      format: 'camt.054.001.02',
+      message_id: 'CAMT-1',
+      entries: 2,
+      booked: 2,
+      rejected: 0,
+      returned: 0,
+      unchanged: 0,
+      unmatched: 0,
+      unmatched_entries: [],
+    });
+    const invoiceTx = (await ok(core, 'GET', `/invoices/${invoice.data.id}`, 200)).data.relationships.transaction.data
+      .id;
+    expect((await ok(core, 'GET', `/transactions/${invoiceTx}`, 200)).data.attributes.status).toBe('succeeded');
+    expect((await ok(core, 'GET', `/invoices/${invoice.data.id}`, 200)).data.attributes.status).toBe('open');
+    await setClock(core, '2026-11-24T23:00:00Z');
+    expect((await ok(core, 'GET', `/transactions/${invoiceTx}`, 200)).data.attributes.status).toBe('fulfilled');
+    expect((await ok(core, 'GET', `/invoices/${invoice.data.id}`, 200)).data.attributes.status).toBe('paid');
+    const events = (await ok(core, 'GET', '/events', 200, undefined, 'page[size]=100')).data
+      .filter((e: Json) => e.attributes.transaction_id === invoiceTx)
+      .map((e: Json) => e.attributes.event);
+    expect(events).toEqual([
+      'transaction.queued',
+      'transaction.scheduled',
+      'transaction.succeeded',
+      'transaction.fulfilled',
+    ]);
+    const hooks = (await ok(core, 'GET', '/webhook-deliveries', 200, undefined, 'page[size]=100')).data.map(
+      (d: Json) => d.attributes.event,
+    );
+    expect(hooks.filter((e: string) => e === 'transaction.succeeded')).toHaveLength(2);
+    expect((await ok(core, 'GET', `/collections/${made.data.id}`, 200)).data.attributes.outcomes).toEqual({
+      pending: 0,
+      booked: 2,
+      rejected: 0,
+      returned: 0,
+    });
+  });
+
+  it('a reject before settlement (pain.002 RJCT) fails the collection, then a retry on a business day, presented again with a new EndToEndId', async () => {
+    const { core, members, messageId, e2e } = await exported(1);
+    const body = await imported(
+      core,
+      pain002For({
+        originalMessageId: messageId,
+        blocks: [
+          { paymentInfoId: `${messageId}-1`, status: 'PART', rejects: [{ endToEndId: e2e[0], reasonCode: 'AM04' }] },
+        ],
+      }),
+    );
+    expect(body.data.attributes).toMatchObject({ format: 'pain.002.001.03', rejected: 1, unmatched: 0 });
+    const tx = await first(core, members[0]);
+    expect(tx.attributes.status).toBe('rescheduled');
+    expect(tx.attributes.history.slice(-2)).toEqual([
+      expect.objectContaining({ status: 'failed', reason_code: 'AM04', reason: 'Insufficient funds', attempt: 1 }),
+      // Rejected on Saturday the 21st (the test's today): three days on is Tuesday the 24th.
+      expect.objectContaining({ status: 'rescheduled', attempt: 1, new_due_date: '2026-11-24T00:00:00+01:00' }),
+    ]);
+    await setClock(core, '2026-11-23T09:00:00Z');
+    const again = await fileOf(core, (await batch(core)).data.id);
+    const [retry] = values(again, 'EndToEndId');
+    expect(retry).toBe(`${tx.id.replace(/-/g, '')}-2`);
+    // The first collection never happened: the mandate is still to be used first.
+    expect(values(again, 'SeqTp')).toEqual(['FRST']);
+  });
+
+  it('a retry is pre-notified like any collection: no sooner than the notice period after it, on a business day', async () => {
+    const { core, members, messageId, e2e } = await exported(1);
+    expect((await updateAccount(core.store, core.clock, 'default', { prenotification_days: 5 })).ok).toBe(true);
+    await imported(
+      core,
+      pain002For({
+        originalMessageId: messageId,
+        blocks: [
+          { paymentInfoId: `${messageId}-1`, status: 'PART', rejects: [{ endToEndId: e2e[0], reasonCode: 'AM04' }] },
+        ],
+      }),
+    );
+    const tx = await first(core, members[0]);
+    // Rejected on Saturday the 21st: three days on would be the 24th, five days' notice makes it the 26th.
+    expect(tx.attributes.history.at(-1)).toMatchObject({
+      status: 'rescheduled',
+      new_due_date: '2026-11-26T00:00:00+01:00',
+    });
+    const notices = (
+      await ok(core, 'GET', '/notifications', 200, undefined, `filter[subscription_id]=${members[0].subscription}`)
+    ).data.filter((n: Json) => n.attributes.kind === 'prenotification');
+    expect(notices.map((n: Json) => /^Op (\S+) schrijven wij/m.exec(n.attributes.body)?.[1])).toContain('26-11-2026');
+  });
+
+  it('a return after settlement (MD06 within 8 weeks) charges the collection back, with the code and its text, then retries it', async () => {
+    const { core, members, e2e } = await exported(1);
+    await imported(core, camt054For({ bookedOn: '2026-11-23', booked: [{ endToEndId: e2e[0], amountCents: 1250 }] }));
+    await setClock(core, '2026-12-02T09:00:00Z');
+    const body = await imported(
+      core,
+      camt054For({
+        bookedOn: '2026-12-02',
+        messageId: 'CAMT-2',
+        returns: [{ endToEndId: e2e[0], amountCents: 1250, reasonCode: 'MD06' }],
+      }),
+    );
+    expect(body.data.attributes).toMatchObject({ returned: 1, booked: 0 });
+    const tx = await first(core, members[0]);
+    expect(tx.attributes.status).toBe('rescheduled');
+    expect(tx.attributes.history.map((h: Json) => [h.status, h.reason_code, h.reason])).toEqual([
+      ['scheduled', null, 'pre-notified on 2026-11-21: collected no sooner than 1 day after the notice'],
+      ['succeeded', null, null],
+      ['fulfilled', null, null],
+      ['charged_back', 'MD06', 'Refund requested by the debtor'],
+      ['rescheduled', null, null],
+    ]);
+  });
+
+  it('a reason no retry cures (AC04) fails at once and flags the mandate; its collections are left out until the IBAN changes', async () => {
+    const { core, members, e2e } = await exported(2);
+    await imported(
+      core,
+      camt054For({
+        bookedOn: '2026-11-23',
+        booked: [{ endToEndId: e2e[1], amountCents: 1250 }],
+        returns: [{ endToEndId: e2e[0], amountCents: 1250, reasonCode: 'AC04' }],
+      }),
+    );
+    const tx = await first(core, members[0]);
+    expect(tx.attributes.status).toBe('failed');
+    expect(tx.attributes.history.map((h: Json) => [h.status, h.reason_code])).toEqual([
+      ['scheduled', null],
+      ['succeeded', null],
+      ['charged_back', 'AC04'],
+      ['failed', 'AC04'],
+    ]);
+    const subscription = await ok(core, 'GET', `/subscriptions/${members[0].subscription}`, 200);
+    expect(subscription.data.meta).toEqual({
+      mandate_attention: { reason_code: 'AC04', reason: 'Account closed', flagged_at: '2026-11-21T11:00:00+01:00' },
+    });
+    expect((await ok(core, 'GET', `/subscriptions/${members[1].subscription}`, 200)).data.meta).toBeUndefined();
+    await setClock(core, '2026-12-18T09:00:00Z');
+    const next = await batch(core);
+    expect(next.data.attributes.transactions).toBe(1);
+    expect(next.meta.left_out.map((t: Json) => [t.subscription_id, t.reason])).toEqual([
+      [members[0].subscription, 'the mandate needs attention: the bank answered AC04 (Account closed) on 2026-11-21'],
+    ]);
+    await ok(core, 'PATCH', `/customers/${members[0].customer}`, 200, {
+      data: { type: 'customer', id: members[0].customer, attributes: { iban: IBANS.be, bank_holder: 'Lid Nul' } },
+    });
+    expect((await ok(core, 'GET', `/subscriptions/${members[0].subscription}`, 200)).data.meta).toBeUndefined();
+    expect((await batch(core)).data.attributes.transactions).toBe(1);
+  });
+
+  it('the same file again changes nothing and says so; a statement of what a notification booked changes nothing either', async () => {
+    const { core, e2e } = await exported(2);
+    const xml = camt054For({
+      bookedOn: '2026-11-23',
+      booked: e2e.map((endToEndId) => ({ endToEndId, amountCents: 1250 })),
+    });
+    const firstTime = await imported(core, xml);
+    const events = async () => (await core.store.read(() => all((q) => q.selectFrom('events').select('id')))).length;
+    const before = await events();
+    const again = await imported(core, xml, 200);
+    expect(again.meta).toEqual({ already_imported: true });
+    expect(again.data).toEqual(firstTime.data);
+    const statement = await imported(
+      core,
+      camt053For({
+        bookedOn: '2026-11-23',
+        messageId: 'STMT-1',
+        booked: e2e.map((endToEndId) => ({ endToEndId, amountCents: 1250 })),
+      }),
+    );
+    expect(statement.data.attributes).toMatchObject({ format: 'camt.053.001.02', booked: 0, unchanged: 2 });
+    expect(await events()).toBe(before);
+  });
+
+  it('lists the entries that match nothing, and applies the rest', async () => {
+    const { core, e2e, messageId } = await exported(1);
+    const body = await imported(
+      core,
+      camt054For({
+        format: 'camt.054.001.08',
+        bookedOn: '2026-11-23',
+        booked: [
+          { endToEndId: e2e[0], amountCents: 1250, messageId },
+          { endToEndId: 'SOMEONE-ELSE-1', amountCents: 999 },
+          { endToEndId: e2e[0].replace(/-1$/, '-7'), amountCents: 1250 },
+        ],
+      }),
+    );
+    expect(body.data.attributes).toMatchObject({ format: 'camt.054.001.08', entries: 3, booked: 1, unmatched: 2 });
+    expect(body.data.attributes.unmatched_entries).toEqual([
+      expect.objectContaining({
+        end_to_end_id: 'SOMEONE-ELSE-1',
+        amount: '9.99',
+        outcome: 'booked',
+        reason: 'no collection has this EndToEndId',
+      }),
+      expect.objectContaining({
+        end_to_end_id: e2e[0].replace(/-1$/, '-7'),
+        reason: 'no collection has this EndToEndId',
+      }),
+    ]);
+  });
+
+  it('refuses a file that is no bank report, or not well-formed (naming the line), changing nothing: all or nothing per file', async () => {
+    const { core, e2e, batch: made } = await exported(1);
+    const notReport = await report(core, await fileOf(core, made.id));
+    expect(notReport.status).toBe(400);
+    expect(notReport.body.errors[0]).toMatchObject({ title: 'Invalid Document' });
+    expect(notReport.body.errors[0].detail).toContain(
+      'a pain.008.001.02 file is a collection file for the bank, not a report from it',
+    );
+    const whole = camt054For({ bookedOn: '2026-11-23', booked: [{ endToEndId: e2e[0], amountCents: 1250 }] });
+    const broken = whole.replace(/<\/Ntfctn>/, '</Ntfctn'); // the entry is whole; the file is not
+    const malformed = await report(core, broken);
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.errors[0].detail).toMatch(/^the report is not well-formed XML at line \d+: [a-z]/);
+    expect((await ok(core, 'GET', `/collections/${made.id}`, 200)).data.attributes.outcomes).toEqual({
+      pending: 1,
+      booked: 0,
+      rejected: 0,
+      returned: 0,
+    });
+    expect(await core.store.read(() => all((q) => q.selectFrom('bank_reports').select('id')))).toEqual([]);
+    expect((await call(core, 'POST', '/bank-reports', { data: { type: 'bank-report' } })).status).toBe(415);
+  });
+
+  it('a whole block booked in one entry (batch booking) applies to every collection of it the report did not settle one by one', async () => {
+    const { core, members, messageId, e2e } = await exported(3);
+    await imported(
+      core,
+      pain002For({
+        originalMessageId: messageId,
+        blocks: [
+          { paymentInfoId: `${messageId}-1`, status: 'PART', rejects: [{ endToEndId: e2e[0], reasonCode: 'MD07' }] },
+        ],
+      }),
+    );
+    const body = await imported(
+      core,
+      camt054For({
+        bookedOn: '2026-11-23',
+        messageId: 'CAMT-B',
+        batchBooked: true,
+        booked: e2e
+          .slice(1)
+          .map((endToEndId) => ({ endToEndId, amountCents: 1250, messageId, paymentInfoId: `${messageId}-1` })),
+      }),
+    );
+    expect(body.data.attributes).toMatchObject({ unmatched: 0, booked: 2 });
+    expect(await Promise.all(members.map(async (m) => (await first(core, m)).attributes.status))).toEqual([
+      'failed',
+      'succeeded',
+      'succeeded',
+    ]);
+  });
+
+  it('a file rejected whole (pain.002 group RJCT) fails every collection of its batch, those named with their own reason', async () => {
+    const { core, members, messageId, e2e } = await exported(3);
+    const body = await imported(
+      core,
+      pain002For({
+        originalMessageId: messageId,
+        groupStatus: 'RJCT',
+        groupReasonCode: 'FF01',
+        blocks: [{ paymentInfoId: `${messageId}-1`, rejects: [{ endToEndId: e2e[2], reasonCode: 'AC01' }] }],
+      }),
+    );
+    expect(body.data.attributes).toMatchObject({ rejected: 3, unchanged: 0, unmatched: 0 });
+    const codes = await Promise.all(
+      members.map(
+        async (m) => (await first(core, m)).attributes.history.find((h: Json) => h.status === 'failed').reason_code,
+      ),
+    );
+    expect(codes).toEqual(['FF01', 'FF01', 'AC01']);
+  });
+});
