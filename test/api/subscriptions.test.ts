@@ -344,6 +344,27 @@ describe('POST /subscriptions', () => {
 });
 
 describe('PATCH /subscriptions/{id}', () => {
+  it('to the status it already has changes nothing (no updated_at, no event, no webhook) and says so in meta', async () => {
+    const { core, create, patch } = await arrange();
+    const id = made(await create({ status: 'active', mandate_accepted: true, mandate_accepted_date: '2026-11-01' }));
+    const first = await patch(id, { status: 'paused' });
+    expect(first.status).toBe(200);
+    expect(first.body.meta).toBeUndefined();
+    await setClock(core, '2026-11-22T10:00:00Z'); // a change now would show in updated_at
+    for (const status of ['paused', 'cancelled'] as const) {
+      if (status === 'cancelled') expect((await patch(id, { status })).body.meta).toBeUndefined();
+      const before = await everything(core);
+      const again = await patch(id, { status });
+      expect(again.status, JSON.stringify(again.body)).toBe(200);
+      expect(again.body.meta).toEqual({ unchanged: true });
+      expect(again.body.data.attributes.status).toBe(status);
+      expect(await everything(core)).toEqual(before);
+    }
+    // With anything else in it, it is an update as before.
+    const withMore = await patch(id, { status: 'cancelled', metadata: { note: 'x' } });
+    expect(withMore.body.meta).toBeUndefined();
+  });
+
   it('refuses active without an accepted mandate (Invalid State at status), and changes nothing', async () => {
     const { core, create, patch } = await arrange();
     const id = made(await create());

@@ -259,6 +259,13 @@ describe('a subscription through its life', () => {
     const paused = await c.run(['subscriptions', 'pause', id, '--json']);
     expect(paused.code, paused.stderr).toBe(0);
     expect(json(paused.stdout).data.attributes.status).toBe('paused');
+    // Again: nothing changes, and it says so (exit 0, as a script rerunning a step needs).
+    const pausedAgain = await c.run(['subscriptions', 'pause', id]);
+    expect(pausedAgain.code, pausedAgain.stderr).toBe(0);
+    expect(pausedAgain.stderr).toBe(`subscription ${id} is already paused\n`);
+    expect(json((await c.run(['subscriptions', 'get', id, '--json'])).stdout).data.attributes.updated_at).toBe(
+      json(paused.stdout).data.attributes.updated_at,
+    );
     expect(
       (await transactionsOf(c, id, '--status', 'scheduled')).length +
         (await transactionsOf(c, id, '--status', 'queued')).length,

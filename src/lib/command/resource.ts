@@ -413,7 +413,11 @@ export async function runWrite(deps: Deps, request: WriteRequest): Promise<void>
   const response = await send(deps, { method: request.method, path: request.path, body });
   const document = response.body as Document | undefined;
   const resource = document?.data && !Array.isArray(document.data) ? document.data : undefined;
-  if (!deps.globals.quiet)
+  // The service changed nothing: the resource already was what was asked (e.g. a second pause).
+  const unchanged = (document as { meta?: { unchanged?: unknown } } | undefined)?.meta?.unchanged === true;
+  if (!deps.globals.quiet && unchanged && resource)
+    deps.io.err(safeText(`${request.type} ${resource.id} is already ${textOf(resource.attributes?.status)}\n`));
+  else if (!deps.globals.quiet)
     deps.io.err(safeText(`${request.done}${resource ? ` ${resource.id}` : request.id ? ` ${request.id}` : ''}\n`));
   if (document) await render(document, deps.globals, deps.io);
 }

@@ -34,6 +34,8 @@ import { findCustomer, type Subscription } from './customers.js';
 export interface SubscriptionWithTransactions {
   subscription: Subscription;
   transactionIds: string[];
+  /** Asked for the status it already had, and nothing else: nothing was written. */
+  unchanged?: true;
 }
 
 const URLS = ['subscription_webhook_url', 'transaction_webhook_url'] as const;
@@ -286,6 +288,12 @@ export function updateSubscription(
           dates.cancel_date !== undefined ? 'cancel_date' : 'resume_date',
           'the subscription is already cancelled',
         );
+    }
+    // The status it already has, and nothing else: nothing changes (no updated_at, no event, no
+    // webhook), and the answer says so. A pause or cancel sent again by a script is harmless.
+    if (to === from && value.status !== undefined && Object.values(value).filter((v) => v !== undefined).length === 1) {
+      const current = yield* answer(ctx, id);
+      return current.ok ? ok({ ...current.value, unchanged: true as const }) : current;
     }
     if (to !== from && !canMove(SUBSCRIPTION_TRANSITIONS, from, to))
       return stateFailure('status', `a subscription cannot go from ${from} to ${to}`);

@@ -1,6 +1,7 @@
 // The collection batch resource (SEPA): request attributes (validation, flags, help).
 import { z } from 'zod';
 import { dateInput } from './subscription.js';
+import { ATTRIBUTES } from './vocabulary.js';
 
 export const collectionCreateShape = {
   until: dateInput({
@@ -20,16 +21,5 @@ export const collectionUpdateShape = {
 };
 export const collectionUpdateSchema = z.strictObject(collectionUpdateShape);
 
-export const COLLECTION_READ_ONLY = [
-  'message_id',
-  'due_until',
-  'transactions',
-  'control_sum',
-  'blocks',
-  'outcomes',
-  'creditor',
-  'exported_at',
-  'cancelled_at',
-  'created_at',
-  'updated_at',
-] as const;
+/** Every attribute a batch answers but the status, which only the batch's own rules set. */
+export const COLLECTION_READ_ONLY = ATTRIBUTES.collection.filter((name) => name !== 'status');

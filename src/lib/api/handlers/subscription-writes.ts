@@ -16,9 +16,11 @@ import { readWrite, refused } from './writes.js';
 
 const render =
   (r: Rendering, status: number) =>
-  ({ subscription, transactionIds }: SubscriptionWithTransactions) => {
+  ({ subscription, transactionIds, unchanged }: SubscriptionWithTransactions) => {
     const document = singleDocument(subscriptionResource(subscription, transactionIds, r));
-    return respond(status, document, status === 201 ? { location: document.data.links.self } : {});
+    // An extension: a change to what the subscription already is says so (JSON:API's top-level meta).
+    const answered = unchanged ? { ...document, meta: { unchanged: true } } : document;
+    return respond(status, answered, status === 201 ? { location: document.data.links.self } : {});
   };
 
 export function create(rc: RequestContext): MaybePromise<ApiResponse> {
