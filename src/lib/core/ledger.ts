@@ -81,6 +81,13 @@ export const RULE_COLUMNS = [
   'creditor_name',
 ] as const;
 
+/** What an event records of its change besides the new status. */
+export interface EventChange {
+  from?: string | null;
+  code?: string | null;
+  amountCents?: number;
+}
+
 export class Ledger {
   /**
    * @param allowPrivateWebhooks whether the process writing the change allows webhooks to loopback
@@ -165,17 +172,29 @@ export class Ledger {
     this.changes[key] = (this.changes[key] ?? 0) + 1;
   }
 
-  /** A status change's event (its deliveries are worked out when the ledger is written). */
-  event(accountId: number, subscriptionId: number, transactionId: string | null, status: string, at: string): void {
-    const name = transactionId === null ? 'subscription.status' : 'transaction.status';
+  /**
+   * A status change's event (its deliveries are worked out when the ledger is written): with the
+   * status it left, and for a transaction its amount and any reason code, which the reports group by.
+   */
+  event(
+    accountId: number,
+    subscriptionId: number,
+    transactionId: string | null,
+    status: string,
+    at: string,
+    change: EventChange = {},
+  ): void {
     this.events.push({
       account_id: accountId,
-      name,
+      name: transactionId === null ? 'subscription.status' : 'transaction.status',
       subscription_id: subscriptionId,
       transaction_id: transactionId,
       status,
       occurred_at: at,
       uid: randomUUID(),
+      from_status: change.from ?? null,
+      reason_code: change.code ?? null,
+      amount_cents: change.amountCents ?? null,
     });
   }
 
@@ -417,6 +436,9 @@ const EVENT_INSERT: RowsSpec = {
     status: 'text',
     occurred_at: 'instant',
     uid: 'text',
+    from_status: 'text',
+    reason_code: 'text',
+    amount_cents: 'integer',
   },
 };
 const WORK_INSERT: RowsSpec = {

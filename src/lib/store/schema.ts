@@ -273,6 +273,12 @@ export interface EventRow {
   occurred_at: string;
   /** Names the event in its deliveries; null for events written before deliveries existed. */
   uid: string | null;
+  /** The status the change left; null for a first status (a subscription made, a transaction queued). */
+  from_status: string | null;
+  /** A transaction's return or failure: its SEPA reason code. */
+  reason_code: string | null;
+  /** A transaction's amount. */
+  amount_cents: number | null;
 }
 
 /** One event's delivery to one URL (the outbox): pending until delivered, or failed after a day of retries. */
@@ -367,6 +373,17 @@ export interface IdempotencyKeyRow {
   writes: string | null;
 }
 
+/** A plan's amount and frequency until they were changed (kept by a trigger on subscription_plans). */
+export interface PlanPriceRow {
+  id: Generated<number>;
+  account_id: number;
+  subscription_plan_id: number;
+  amount_cents: number;
+  frequency: string;
+  /** The instant of the change (the plan's updated_at): the plan had this amount before it. */
+  until: string;
+}
+
 export interface DB {
   accounts: AccountRow;
   api_keys: ApiKeyRow;
@@ -387,4 +404,5 @@ export interface DB {
   collections: CollectionRow;
   collection_items: CollectionItemRow;
   bank_reports: BankReportRow;
+  plan_prices: PlanPriceRow;
 }
