@@ -1033,6 +1033,87 @@ const checks: Record<string, (recorded: Recorded[]) => void> = {
     for (const r of recorded) expect(r.headers['content-type']).toBe(JSONAPI);
   },
 
+  reports(recorded) {
+    expect(statuses(recorded)).toEqual([
+      'create customer: 201',
+      'create subscription: 201',
+      'create invoice: 201',
+      'add a line: 201',
+      'finalise: 200',
+      'mrr: 200',
+      'subscriptions: 200',
+      'collections: 200',
+      'revenue: 200',
+      'vat: 200',
+      'overdue: 200',
+      'vat by quarter: 200',
+      'by default: 200',
+      'an unknown report: 404',
+      'a day that is not one: 400',
+      'from after to: 400',
+      'from after today: 400',
+      'a grain that is not one: 400',
+      'a page: 400',
+      'a range for overdue: 400',
+      'a post: 405',
+    ]);
+    const s = byStep(recorded);
+    const meta = (step: string) => s[step].body.meta;
+    const column = (step: string, name: string) => meta(step).rows.map((row: Json) => row[name]);
+    expect(s.mrr.headers['content-type']).toBe(JSONAPI);
+    expect(s.mrr.body.links).toEqual({ self: `${BASE}/reports/mrr?filter%5Bfrom%5D=2026-11-01` });
+    expect(meta('mrr')).toMatchObject({
+      report: 'mrr',
+      from: '2026-11-01',
+      to: '2027-02-15',
+      by: 'month',
+      time_zone: 'Europe/Amsterdam',
+      as_of: '2027-02-15T13:00:00+01:00',
+    });
+    expect(column('mrr', 'period')).toEqual(['2026-11', '2026-12', '2027-01', '2027-02']);
+    // Active from November 21 (its first collection on December 1): in November's MRR.
+    expect(column('mrr', 'mrr')).toEqual(['12.50', '12.50', '12.50', '12.50']);
+    expect(column('mrr', 'new')).toEqual(['12.50', '0.00', '0.00', '0.00']);
+    expect(column('subscriptions', 'active')).toEqual([1, 1, 1, 1]);
+    // December, January and February's plan collections, and January's invoice (24.20) collected on the day it was finalised.
+    expect(column('collections', 'collected')).toEqual(['0.00', '12.50', '36.70', '12.50']);
+    expect(column('collections', 'success_rate')).toEqual([null, '1.0000', '1.0000', '1.0000']);
+    expect(meta('collections').reasons).toEqual([]);
+    expect(column('revenue', 'net_incl')).toEqual(['0.00', '0.00', '24.20', '0.00']);
+    expect(meta('vat').rows).toEqual([{ period: '2027-01', rate: '21.00', base: '20.00', tax: '4.20', invoices: 1 }]);
+    expect(meta('vat by quarter')).toMatchObject({
+      from: '2026-10-01',
+      to: '2027-03-31',
+      by: 'quarter',
+      rows: [{ period: '2027-Q1', rate: '21.00', base: '20.00', tax: '4.20', invoices: 1 }],
+    });
+    expect(meta('overdue')).toMatchObject({ report: 'overdue', from: null, to: '2027-02-15', by: null, customers: [] });
+    expect(column('overdue', 'amount')).toEqual(['0.00', '0.00', '0.00', '0.00', '0.00']);
+    expect(meta('by default')).toMatchObject({ from: '2026-03-01', to: '2027-02-15', by: 'month' });
+    expect(s['an unknown report'].body.errors[0].detail).toBe(
+      'no report named "ltv"; the reports are mrr, subscriptions, collections, revenue, vat, overdue',
+    );
+    expect(s['a day that is not one'].body).toEqual(
+      invalidParameter('filter[from]', 'filter[from] must be a day, YYYY-MM-DD, not "2027-02-30"'),
+    );
+    expect(s['from after to'].body).toEqual(
+      invalidParameter('filter[from]', 'filter[from] (2027-02-01) must be on or before filter[to] (2027-01-01)'),
+    );
+    expect(s['from after today'].body).toEqual(
+      invalidParameter(
+        'filter[from]',
+        'filter[from] (2027-03-01) is after today (2027-02-15): nothing is recorded for it yet',
+      ),
+    );
+    expect(s['a grain that is not one'].body).toEqual(
+      invalidParameter('filter[by]', 'filter[by] must be one of month, quarter, year, not "week"'),
+    );
+    expect(s['a page'].body.errors[0].source).toEqual({ parameter: 'page[size]' });
+    expect(s['a range for overdue'].body).toEqual(
+      invalidParameter('filter[to]', 'the overdue report is as of now: it takes no filter[to]'),
+    );
+    expect(s['a post'].headers.allow).toBe('GET');
+  },
   'invoices follow the clock'(recorded) {
     expect(statuses(recorded)).toEqual([
       'create customer: 201',

@@ -652,4 +652,42 @@ export const clockScenarios: Record<string, ClockScenario> = {
     await send('list open', get('/invoices', { 'filter[status]': 'open' }));
     return log;
   },
+
+  /**
+   * GET /reports/{name} (an extension): a subscription collected monthly from December, an invoice
+   * in January, then every report over the months since November, VAT by quarter, and the refusals.
+   */
+  async reports(t, seed) {
+    const { send, log } = recorder(t);
+    await seed.plan(GOLD);
+    const customer: string = (await send('create customer', post('customer', customerAttributes(1), '/customers'))).body
+      .data.id;
+    const subscription: string = (
+      await send('create subscription', post('subscription', activeSubscription(customer), '/subscriptions'))
+    ).body.data.id;
+    await seed.advanceTo('2027-01-15T12:00:00Z');
+    const invoice: string = (
+      await send('create invoice', post('invoice', { subscription_id: subscription }, '/invoices'))
+    ).body.data.id;
+    await send('add a line', post('invoice-line', { invoice_id: Number(invoice), ...LUNCHBOX }, '/invoice-lines'));
+    await send('finalise', { method: 'PATCH', path: `/invoices/${invoice}/finalise` });
+    await seed.advanceTo('2027-02-15T12:00:00Z');
+    for (const name of ['mrr', 'subscriptions', 'collections', 'revenue', 'vat'])
+      await send(name, get(`/reports/${name}`, { 'filter[from]': '2026-11-01' }));
+    await send('overdue', get('/reports/overdue'));
+    await send(
+      'vat by quarter',
+      get('/reports/vat', { 'filter[from]': '2026-10-01', 'filter[to]': '2027-03-31', 'filter[by]': 'quarter' }),
+    );
+    await send('by default', get('/reports/mrr'));
+    await send('an unknown report', get('/reports/ltv'));
+    await send('a day that is not one', get('/reports/mrr', { 'filter[from]': '2027-02-30' }));
+    await send('from after to', get('/reports/mrr', { 'filter[from]': '2027-02-01', 'filter[to]': '2027-01-01' }));
+    await send('from after today', get('/reports/mrr', { 'filter[from]': '2027-03-01' }));
+    await send('a grain that is not one', get('/reports/mrr', { 'filter[by]': 'week' }));
+    await send('a page', get('/reports/mrr', { 'page[size]': '10' }));
+    await send('a range for overdue', get('/reports/overdue', { 'filter[to]': '2027-01-31' }));
+    await send('a post', { method: 'POST', path: '/reports/mrr', body: { data: { type: 'report' } } });
+    return log;
+  },
 };

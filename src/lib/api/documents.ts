@@ -7,6 +7,8 @@ import { eventName } from '../core/outbox.js';
 import type { CollectionView } from '../core/collections.js';
 import { midnight } from '../core/schedule.js';
 import { reasonText } from '../sepa/reasons.js';
+import type { Report, Row as ReportRow } from '../core/reports/index.js';
+import { formatShare, REPORTS, type ColumnKind } from '../schemas/reports.js';
 import type {
   BankReportRow,
   EventRow,
@@ -499,4 +501,43 @@ export function collectionDocument(
   };
   if (included) document.included = included;
   return document;
+}
+
+const writeValue: Record<ColumnKind, (value: number | string) => unknown> = {
+  text: (value) => value,
+  money: (value) => formatAmount(value as number),
+  count: (value) => value,
+  days: (value) => value,
+  rate: (value) => formatShare(value as number),
+  percent: (value) => formatAmount(value as number),
+};
+
+export interface ReportDocument {
+  links: { self: string };
+  /** The report's figures: they are no resources (no identity, nothing to fetch alone), so they are meta. */
+  meta: Record<string, unknown>;
+}
+
+/**
+ * GET /reports/{name}: the report's range and its rows in meta (rows: the main table, and beside
+ * it reasons or customers where the report has them), each value written as its column's kind says.
+ */
+export function reportDocument(report: Report, self: string, r: Rendering): ReportDocument {
+  const meta: Record<string, unknown> = {
+    report: report.name,
+    from: report.from,
+    to: report.to,
+    by: report.by,
+    time_zone: r.timeZone,
+    as_of: formatInstant(report.asOf, r.timeZone),
+  };
+  for (const table of REPORTS[report.name].tables) {
+    const rows: ReportRow[] = report.rows[table.name] ?? [];
+    const written = (kind: ColumnKind, value: ReportRow[string] | undefined) =>
+      value === null || value === undefined ? null : writeValue[kind](value);
+    meta[table.name === 'data' ? 'rows' : table.name] = rows.map((row) =>
+      Object.fromEntries(table.columns.map((c) => [c.name, written(c.kind, row[c.name])])),
+    );
+  }
+  return { links: { self }, meta };
 }

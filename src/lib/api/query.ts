@@ -74,6 +74,8 @@ export interface CollectionQuery<F extends Filters = Filters, S extends string =
   readonly sorts: ReadonlySet<string>;
   /** Whether page[after] may be asked for: only where the default order is ascending id. */
   readonly keyset: boolean;
+  /** Whether the answer has resources to page and fields to choose: a report (one document of figures) has none. */
+  readonly resources: boolean;
   /** Types only: what filtersOf and sortOf give. */
   readonly [TYPES]?: { filter: F; sort: S };
 }
@@ -83,6 +85,7 @@ export function collectionQuery<F extends Filters, const S extends string>(decla
   filter: F;
   sort: readonly S[];
   keyset?: boolean;
+  resources?: boolean;
 }): CollectionQuery<F, S> {
   // Maps and sets: a name such as "constructor" or "__proto__" is never taken for a known one.
   return Object.freeze({
@@ -90,6 +93,7 @@ export function collectionQuery<F extends Filters, const S extends string>(decla
     filters: new Map(Object.entries(declared.filter)),
     sorts: new Set<string>(declared.sort),
     keyset: declared.keyset ?? true,
+    resources: declared.resources ?? true,
   });
 }
 
@@ -200,6 +204,10 @@ export function parseGetQuery(
     if (!isWellFormed(value)) return invalid(key, `${key} must be valid Unicode text (it holds a lone surrogate)`);
     if (seen.has(key)) return invalid(key, `${key} is given more than once`);
     seen.add(key);
+    if (declaration?.resources === false && /^(page|fields)(\[|$)/.test(key)) {
+      const what = 'the answer is one document of figures, with no resources to page or choose fields of';
+      return invalid(key, `${key} is not available here: ${what}`);
+    }
 
     if (key === 'page[number]') {
       const parsed = positiveInt(value, 1);

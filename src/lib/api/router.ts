@@ -12,6 +12,7 @@ import * as customers from './handlers/customers.js';
 import * as events from './handlers/events.js';
 import * as invoices from './handlers/invoices.js';
 import * as plans from './handlers/plans.js';
+import * as reports from './handlers/reports.js';
 import * as subscriptions from './handlers/subscriptions.js';
 import * as transactions from './handlers/transactions.js';
 
@@ -93,6 +94,8 @@ const ROUTES: Record<string, Methods> = {
     PATCH: async (rc) => (await invoiceWrites()).updateInvoiceLine(rc),
     DELETE: async (rc) => (await invoiceWrites()).removeInvoiceLine(rc),
   },
+  // Extension: reports, one document of figures each (see docs/reports.md).
+  '/reports/:name': { GET: reports.report },
   // Extensions: collecting by SEPA Direct Debit (batches, their pain.008 files, the bank's reports).
   '/collections': {
     GET: collections.list,
@@ -114,6 +117,7 @@ const ROUTES: Record<string, Methods> = {
 /** What a path parameter matches: ids are numeric, transaction ids UUIDs (either case). */
 const PARAMETERS: Record<string, string> = {
   id: '[1-9][0-9]{0,15}',
+  name: '[a-z][a-z_-]{0,39}',
   uuid: '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}',
 };
 
