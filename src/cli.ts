@@ -13,6 +13,7 @@ import { notifications } from './commands/notifications/index.js';
 import { webhooks } from './commands/webhooks/index.js';
 import { profiles } from './commands/profiles/index.js';
 import { plans } from './commands/plans/index.js';
+import { reports } from './commands/reports/index.js';
 import { store } from './commands/store/index.js';
 import { subscriptions } from './commands/subscriptions/index.js';
 import { transactions } from './commands/transactions/index.js';
@@ -39,6 +40,7 @@ const GROUPS: Group[] = [
   events,
   webhooks,
   notifications,
+  reports,
   importing,
   clock,
   accounts,
