@@ -55,6 +55,10 @@ const SINGLES: Record<string, Verb> = {
     summary: 'send any request through the current mode and print the document',
     load: () => import('./commands/api/index.js'),
   },
+  status: {
+    summary: 'where billing points (mode, store or server, account, profile, clock) and what it finds there',
+    load: () => import('./commands/status/index.js'),
+  },
   demo: {
     summary: 'fill the embedded store with a small, realistic sample and show it',
     load: () => import('./commands/demo/index.js'),
