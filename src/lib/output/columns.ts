@@ -73,6 +73,14 @@ const attempts = (r: ResourceLike): string => {
   return highest > 1 ? String(highest) : '';
 };
 
+/** A text in the resource's meta (an extension's), '' when it is absent or not text. */
+const metaText = (r: ResourceLike, ...path: string[]): string => {
+  let value: unknown = r.meta;
+  for (const key of path)
+    value = value && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
+  return typeof value === 'string' ? value : '';
+};
+
 const fullName = (r: ResourceLike): string =>
   ['first_name', 'middle_name', 'last_name']
     .map((n) => r.attributes?.[n])
@@ -111,16 +119,27 @@ export const COLUMNS: Record<string, Column[]> = {
     attr('mandate_code', 'mandate', { priority: 5, truncate: true, minWidth: 7 }),
     date('start_date', 'start', 4),
   ],
-  // Transaction ids are UUIDs: cut (to at least 8 characters, enough to tell them apart by eye) rather than dropped.
+  // The account's list (GET /transactions) brings the customer and the last reason in meta; a
+  // subscription's list has none, and those columns stay hidden there. A UUID is 36 wide: on 80
+  // columns it would leave no room for who and why, so it is dropped before them (a subscription's
+  // list still shows it at 80); TSV, CSV and --json always have it.
   transaction: [
     // Whole or not at all: a cut UUID cannot be given to `transactions get`.
-    column('id', (r) => r.id, { priority: 0 }),
+    column('id', (r) => r.id, { priority: 4 }),
     status(1),
     date('due_date', 'due date', 2),
     money('amount', 'amount', 1),
-    attr('payment_method', 'payment method', { priority: 5 }),
-    attr('description', 'description', { priority: 4, truncate: true, minWidth: 10 }),
-    column('attempts', attempts, { priority: 6, align: 'right', hideWhenEmpty: true }),
+    column('customer', (r) => metaText(r, 'customer', 'name'), {
+      priority: 2,
+      truncate: true,
+      minWidth: 8,
+      hideWhenEmpty: true,
+    }),
+    column('code', (r) => metaText(r, 'reason_code'), { priority: 2, hideWhenEmpty: true }),
+    column('reason', (r) => metaText(r, 'reason'), { priority: 3, truncate: true, minWidth: 10, hideWhenEmpty: true }),
+    attr('payment_method', 'payment method', { priority: 6 }),
+    attr('description', 'description', { priority: 5, truncate: true, minWidth: 10 }),
+    column('attempts', attempts, { priority: 7, align: 'right', hideWhenEmpty: true }),
   ],
   // References are never cut (a cut one names another invoice); a draft's is DRAFT until it is finalised.
   invoice: [
