@@ -119,27 +119,16 @@ export const COLUMNS: Record<string, Column[]> = {
     attr('mandate_code', 'mandate', { priority: 5, truncate: true, minWidth: 7 }),
     date('start_date', 'start', 4),
   ],
-  // The account's list (GET /transactions) brings the customer and the last reason in meta; a
-  // subscription's list has none, and those columns stay hidden there. A UUID is 36 wide: on 80
-  // columns it would leave no room for who and why, so it is dropped before them (a subscription's
-  // list still shows it at 80); TSV, CSV and --json always have it.
+  // Transaction ids are UUIDs: cut (to at least 8 characters, enough to tell them apart by eye) rather than dropped.
   transaction: [
     // Whole or not at all: a cut UUID cannot be given to `transactions get`.
-    column('id', (r) => r.id, { priority: 4 }),
+    column('id', (r) => r.id, { priority: 0 }),
     status(1),
     date('due_date', 'due date', 2),
     money('amount', 'amount', 1),
-    column('customer', (r) => metaText(r, 'customer', 'name'), {
-      priority: 2,
-      truncate: true,
-      minWidth: 8,
-      hideWhenEmpty: true,
-    }),
-    column('code', (r) => metaText(r, 'reason_code'), { priority: 2, hideWhenEmpty: true }),
-    column('reason', (r) => metaText(r, 'reason'), { priority: 3, truncate: true, minWidth: 10, hideWhenEmpty: true }),
-    attr('payment_method', 'payment method', { priority: 6 }),
-    attr('description', 'description', { priority: 5, truncate: true, minWidth: 10 }),
-    column('attempts', attempts, { priority: 7, align: 'right', hideWhenEmpty: true }),
+    attr('payment_method', 'payment method', { priority: 5 }),
+    attr('description', 'description', { priority: 4, truncate: true, minWidth: 10 }),
+    column('attempts', attempts, { priority: 6, align: 'right', hideWhenEmpty: true }),
   ],
   // References are never cut (a cut one names another invoice); a draft's is DRAFT until it is finalised.
   invoice: [
@@ -259,8 +248,28 @@ export const COLUMNS: Record<string, Column[]> = {
   ],
 };
 
+/**
+ * The account's transactions (GET /transactions) bring their customer and last reason in meta: who
+ * and why are the point of that list (failed collections). A UUID is 36 wide; on 80 columns it
+ * would leave no room for them, so here it gives way before them, whole or not at all as ever
+ * (TSV, CSV and --json always have it). A subscription's list keeps its own columns.
+ */
+const ACCOUNT_TRANSACTIONS: Column[] = [
+  column('id', (r) => r.id, { priority: 4 }),
+  status(1),
+  date('due_date', 'due date', 2),
+  money('amount', 'amount', 1),
+  column('customer', (r) => metaText(r, 'customer', 'name'), { priority: 2, truncate: true, minWidth: 8 }),
+  column('code', (r) => metaText(r, 'reason_code'), { priority: 2, hideWhenEmpty: true }),
+  column('reason', (r) => metaText(r, 'reason'), { priority: 3, truncate: true, minWidth: 10, hideWhenEmpty: true }),
+  attr('payment_method', 'payment method', { priority: 6 }),
+  attr('description', 'description', { priority: 5, truncate: true, minWidth: 10 }),
+  column('attempts', attempts, { priority: 7, align: 'right', hideWhenEmpty: true }),
+];
+
 /** Columns for a type this CLI does not know yet (the hosted service may add some): id and a few attributes. */
 export function columnsFor(type: string, sample: ResourceLike | undefined): Column[] {
+  if (type === 'transaction' && sample?.meta?.customer !== undefined) return ACCOUNT_TRANSACTIONS;
   return (
     COLUMNS[type] ?? [
       id,
