@@ -69,8 +69,8 @@ export type ListedTransaction = Transaction & { customer_id: number } & Pick<
 /**
  * A page of the account's transactions, newest due date first unless sorted otherwise (ties by
  * seq, the order they were made in). The page's seqs are found by an offset over the indexes of
- * migration 12 alone (status or reason code, then due date and seq), so counting and skipping read
- * no table rows; only the page's rows are read, with their customers.
+ * migration 12 alone (due date, status or reason code, each with the account, due date and seq), so
+ * counting and skipping read no table rows; only the page's rows are read, with their customers.
  */
 export function* listTransactions(
   ctx: CoreContext,
