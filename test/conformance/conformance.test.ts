@@ -1033,6 +1033,67 @@ const checks: Record<string, (recorded: Recorded[]) => void> = {
     for (const r of recorded) expect(r.headers['content-type']).toBe(JSONAPI);
   },
 
+  'the account transactions'(recorded) {
+    expect(statuses(recorded)).toEqual([
+      'create customer 1: 201',
+      'create customer 2: 201',
+      'subscribe 1: 201',
+      'subscribe 2: 201',
+      'a one-off: 201',
+      'cancel it: 204',
+      'all: 200',
+      'succeeded or canceled: 200',
+      'due in December, oldest first: 200',
+      "the second customer's: 200",
+      'by a reason code: 200',
+      'a page: 200',
+      'a status that is not one: 400',
+      'page[after]: 400',
+    ]);
+    const s = byStep(recorded);
+    const rows = (step: string) =>
+      s[step].body.data.map((t: Json) => [t.meta.customer.name, t.attributes.status, t.attributes.due_date]);
+    // Newest due date first; on the same day the one made last first.
+    expect(rows('all')).toEqual([
+      ['First2 Last2', 'scheduled', '2027-01-01T00:00:00+01:00'],
+      ['First1 Last1', 'scheduled', '2027-01-01T00:00:00+01:00'],
+      ['First1 Last1', 'canceled', '2026-12-20T00:00:00+01:00'],
+      ['First2 Last2', 'succeeded', '2026-12-01T00:00:00+01:00'],
+      ['First1 Last1', 'succeeded', '2026-12-01T00:00:00+01:00'],
+    ]);
+    expect(s.all.body.meta).toEqual({ total: 5 });
+    expect(s.all.body.data[0].meta).toEqual({
+      customer: { id: '2', name: 'First2 Last2' },
+      reason_code: null,
+      reason: null,
+    });
+    expect(s.all.body.data[0].relationships).toBeUndefined();
+    expect(rows('succeeded or canceled').map((row: string[]) => row[1])).toEqual([
+      'canceled',
+      'succeeded',
+      'succeeded',
+    ]);
+    expect(rows('due in December, oldest first').map((row: string[]) => row.slice(1))).toEqual([
+      ['succeeded', '2026-12-01T00:00:00+01:00'],
+      ['succeeded', '2026-12-01T00:00:00+01:00'],
+      ['canceled', '2026-12-20T00:00:00+01:00'],
+    ]);
+    expect(rows("the second customer's").map((row: string[]) => row[0])).toEqual(['First2 Last2', 'First2 Last2']);
+    expect(s['by a reason code'].body.data).toEqual([]);
+    expect(s['a page'].body.links).toEqual(pageLinks('/transactions', 2, 2, 3));
+    expect(s['a status that is not one'].body).toEqual(
+      invalidParameter(
+        'filter[status]',
+        'filter[status] must be one or more (comma-separated) of queued, scheduled, succeeded, fulfilled, charged_back, failed, rescheduled, canceled, not "succeeded,lost"',
+      ),
+    );
+    expect(s['page[after]'].body).toEqual(
+      invalidParameter(
+        'page[after]',
+        'page[after] is not available here: this collection is not in id order; page it with page[number]',
+      ),
+    );
+  },
   reports(recorded) {
     expect(statuses(recorded)).toEqual([
       'create customer: 201',

@@ -690,4 +690,41 @@ export const clockScenarios: Record<string, ClockScenario> = {
     await send('a post', { method: 'POST', path: '/reports/mrr', body: { data: { type: 'report' } } });
     return log;
   },
+  /**
+   * GET /transactions (an extension): two customers' subscriptions collected on Dec 1 and a
+   * one-off for the first canceled; then the account's list newest due date first, found by
+   * several statuses, a due-date range and a customer, with each customer in meta; and the refusals.
+   */
+  async 'the account transactions'(t, seed) {
+    const { send, log } = recorder(t);
+    await seed.plan(GOLD);
+    const first: string = (await send('create customer 1', post('customer', customerAttributes(1), '/customers'))).body
+      .data.id;
+    const second: string = (await send('create customer 2', post('customer', customerAttributes(2), '/customers'))).body
+      .data.id;
+    const subscription: string = (
+      await send('subscribe 1', post('subscription', activeSubscription(first), '/subscriptions'))
+    ).body.data.id;
+    await send('subscribe 2', post('subscription', activeSubscription(second), '/subscriptions'));
+    const oneOff: string = (
+      await send(
+        'a one-off',
+        post('transaction', { subscription_id: subscription, amount: 5, due_date: '2026-12-20' }, '/transactions'),
+      )
+    ).raw.data.id;
+    await send('cancel it', { method: 'DELETE', path: `/transactions/${oneOff}` });
+    await seed.advanceTo('2026-12-02T12:00:00Z');
+    await send('all', get('/transactions'));
+    await send('succeeded or canceled', get('/transactions', { 'filter[status]': 'succeeded,canceled' }));
+    await send(
+      'due in December, oldest first',
+      get('/transactions', { 'filter[due_from]': '2026-12-01', 'filter[due_to]': '2026-12-31', sort: 'due_date' }),
+    );
+    await send("the second customer's", get('/transactions', { 'filter[customer_id]': second }));
+    await send('by a reason code', get('/transactions', { 'filter[reason_code]': 'AM04' }));
+    await send('a page', get('/transactions', { 'page[size]': '2', 'page[number]': '2' }));
+    await send('a status that is not one', get('/transactions', { 'filter[status]': 'succeeded,lost' }));
+    await send('page[after]', get('/transactions', { 'page[after]': '0' }));
+    return log;
+  },
 };

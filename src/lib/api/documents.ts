@@ -23,6 +23,7 @@ import type {
 } from '../store/schema.js';
 import { afterUrl, pageUrl, type GetQuery } from './query.js';
 import type { PageOf } from '../core/paging.js';
+import type { ListedTransaction } from '../core/transactions.js';
 import type { ResourceType } from '../schemas/vocabulary.js';
 
 type Row<T> = Omit<T, 'id'> & { id: number };
@@ -250,6 +251,22 @@ export function transactionResource(row: Omit<TransactionRow, 'seq'>, r: Renderi
     },
     r,
   );
+}
+
+/**
+ * A transaction of the account's list (GET /transactions, an extension): the hosted service's
+ * attributes unchanged, and in meta what a list of failed collections needs beside them: the
+ * customer (its id and name) and the last SEPA reason code of the history, with its text.
+ */
+export function listedTransactionResource(row: ListedTransaction, r: Rendering): ResourceObject {
+  const object = transactionResource(row, r);
+  const name = [row.first_name, row.middle_name, row.last_name].filter(Boolean).join(' ');
+  object.meta = {
+    customer: { id: String(row.customer_id), name },
+    reason_code: row.reason_code,
+    reason: row.reason_code === null ? null : (reasonText(row.reason_code) ?? null),
+  };
+  return object;
 }
 
 /** A status change as it was recorded (GET /events, an extension of this implementation). */

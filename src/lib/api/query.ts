@@ -1,6 +1,7 @@
 // Query parameters of GET requests: pagination, include, sparse fieldsets, filters and sort, all
 // checked strictly: a parameter this route does not know is refused, never ignored.
 import { isWellFormed } from '../schemas/json.js';
+import { isDay } from '../schemas/reports.js';
 import type { Sort } from '../core/paging.js';
 import { fail, ok, type Result } from '../core/result.js';
 import { FIELDS, MAX_PAGE_SIZE, type ResourceType } from '../schemas/vocabulary.js';
@@ -59,6 +60,21 @@ export const oneOf = <T extends string>(values: readonly T[]): FilterKind<T> => 
   expects: `one of ${values.join(', ')}`,
   parse: (raw) => values.find((value) => value === raw),
 });
+
+/** One value or several, comma-separated (filter[status]=failed,charged_back): any of them matches. */
+export const anyOf = <T extends string>(values: readonly T[]): FilterKind<T[]> => ({
+  expects: `one or more (comma-separated) of ${values.join(', ')}`,
+  parse: (raw) => {
+    const given = raw.split(',').map((value) => value.trim());
+    const found = given.map((value) => values.find((known) => known === value));
+    return found.every((value) => value !== undefined) ? [...new Set(found)] : undefined;
+  },
+});
+/** A local day of the account (YYYY-MM-DD). */
+export const DAY_FILTER: FilterKind<string> = {
+  expects: 'a day, YYYY-MM-DD',
+  parse: (raw) => (isDay(raw.trim()) ? raw.trim() : undefined),
+};
 
 type Filters = Record<string, FilterKind<unknown>>;
 

@@ -59,7 +59,11 @@ const ROUTES: Record<string, Methods> = {
     PATCH: async (rc) => (await subscriptionWrites()).update(rc),
   },
   '/subscriptions/:id/transactions': { GET: subscriptions.transactions },
-  '/transactions': { POST: async (rc) => (await transactionWrites()).create(rc) },
+  // Extension: GET lists the account's transactions (the hosted service lists them per subscription).
+  '/transactions': {
+    GET: transactions.list,
+    POST: async (rc) => (await transactionWrites()).create(rc),
+  },
   '/transactions/:uuid': {
     GET: transactions.get,
     DELETE: async (rc) => (await transactionWrites()).remove(rc),

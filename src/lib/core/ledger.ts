@@ -362,6 +362,7 @@ const TRANSACTION_INSERT: RowsSpec = {
     created_at: 'instant',
     updated_at: 'instant',
     invoice_id: 'integer',
+    reason_code: 'text',
   },
 };
 const TRANSACTION_UPDATE: RowsSpec = {
@@ -380,6 +381,7 @@ const TRANSACTION_UPDATE: RowsSpec = {
     outcome_code: 'text',
     updated_at: 'instant',
     collection_id: 'integer',
+    reason_code: 'text',
   },
 };
 const SUBSCRIPTION_UPDATE: RowsSpec = {
@@ -464,6 +466,12 @@ const NOTIFICATION_INSERT: RowsSpec = {
   },
 };
 
+/** The reason code of the latest history item that has one. */
+function lastReasonCode(items: readonly HistoryItem[]): string | null {
+  for (let i = items.length - 1; i >= 0; i--) if (items[i].reason_code !== null) return items[i].reason_code;
+  return null;
+}
+
 /** Writes every change of the ledger, in bulk. */
 export function* flush(l: Ledger): Unit<void> {
   yield* followInvoices(l);
@@ -471,7 +479,11 @@ export function* flush(l: Ledger): Unit<void> {
   const created = new Set(l.created);
   for (const [id, items] of l.histories) {
     const tx = l.txns.get(id);
-    if (tx && (l.changedTxns.has(tx) || created.has(tx))) tx.history = JSON.stringify(items);
+    if (tx && (l.changedTxns.has(tx) || created.has(tx))) {
+      tx.history = JSON.stringify(items);
+      // Kept beside the history so a list finds transactions by it through an index.
+      tx.reason_code = lastReasonCode(items);
+    }
   }
   yield* writeRows('insert', TRANSACTION_INSERT, l.created);
   yield* writeRows(

@@ -73,6 +73,7 @@ function newTransaction(
     history: '[]',
     outcome: null,
     outcome_code: null,
+    reason_code: null,
     created_at: at,
     updated_at: at,
   };

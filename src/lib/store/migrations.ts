@@ -397,6 +397,23 @@ export const sqliteMigrations: string[] = [
       VALUES (old.account_id, old.id, old.amount_cents, old.frequency, new.updated_at);
   END;
   `,
+  // 12: failed collections in one place (GET /transactions across the account). A transaction
+  // keeps the last SEPA reason code of its history in a column of its own (the ledger writes it with
+  // the history), so filter[reason_code] reads an index rather than every history; those before this
+  // version get it from their histories. The indexes serve the list newest due date first, by status
+  // (one or several) and a due-date range. None is led by account_id alone: SQLite, without
+  // statistics, would take it over the id's unique index for the ledger's lookup by many ids (see
+  // 10), so the unfiltered one is led by due_date, the status one by status, as transactions_batching.
+  `
+  ALTER TABLE transactions ADD COLUMN reason_code TEXT;
+  UPDATE transactions SET reason_code = (
+      SELECT json_extract(h.value, '$.reason_code') FROM json_each(transactions.history) h
+      WHERE json_extract(h.value, '$.reason_code') IS NOT NULL ORDER BY h.key DESC LIMIT 1)
+    WHERE history LIKE '%"reason_code":"%';
+  CREATE INDEX transactions_due ON transactions(due_date, account_id, seq);
+  CREATE INDEX transactions_status_due ON transactions(status, account_id, due_date, seq);
+  CREATE INDEX transactions_reason ON transactions(account_id, reason_code, due_date, seq) WHERE reason_code IS NOT NULL;
+  `,
 ];
 
 export const postgresMigrations: string[] = [
@@ -722,6 +739,17 @@ export const postgresMigrations: string[] = [
   END $$;
   CREATE TRIGGER plan_prices_kept AFTER UPDATE OF amount_cents, frequency ON subscription_plans
     FOR EACH ROW EXECUTE FUNCTION plan_prices_kept();
+  `,
+  // 12: as SQLite's 12.
+  `
+  ALTER TABLE transactions ADD COLUMN reason_code text;
+  UPDATE transactions SET reason_code = (
+      SELECT e.h->>'reason_code' FROM json_array_elements(transactions.history::json) WITH ORDINALITY AS e(h, n)
+      WHERE e.h->>'reason_code' IS NOT NULL ORDER BY e.n DESC LIMIT 1)
+    WHERE history LIKE '%"reason_code":"%';
+  CREATE INDEX transactions_due ON transactions(due_date, account_id, seq);
+  CREATE INDEX transactions_status_due ON transactions(status, account_id, due_date, seq);
+  CREATE INDEX transactions_reason ON transactions(account_id, reason_code, due_date, seq) WHERE reason_code IS NOT NULL;
   `,
 ];
 

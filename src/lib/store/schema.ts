@@ -136,6 +136,8 @@ export interface TransactionRow {
   invoice_id: number | null;
   /** The collection batch holding its current attempt (sepa); null when it is in none. */
   collection_id: number | null;
+  /** The last SEPA reason code of its history (what filter[reason_code] finds); null when it has none. */
+  reason_code: string | null;
 }
 
 /** A collection batch: what one pain.008 file says, frozen when it is made (the creditor at its first export). */

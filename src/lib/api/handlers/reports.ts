@@ -2,18 +2,13 @@
 // filter[from], filter[to] (days, in the account's time zone) and filter[by] (month, quarter or
 // year), as one document whose meta holds the rows (reportDocument).
 import { prepareReport } from '../../core/reports/index.js';
-import { GRAINS, isDay, REPORT_NAMES, type ReportName } from '../../schemas/reports.js';
+import { GRAINS, REPORT_NAMES, type ReportName } from '../../schemas/reports.js';
 import type { Unit } from '../../store/unit.js';
 import { reportDocument, type Rendering } from '../documents.js';
 import { failureResponse, simpleError } from '../errors.js';
 import type { ApiResponse } from '../http.js';
-import { collectionQuery, filtersOf, oneOf, pageUrl, type FilterKind, type GetQuery } from '../query.js';
+import { collectionQuery, DAY_FILTER, filtersOf, oneOf, pageUrl, type GetQuery } from '../query.js';
 import { answered, respond, withQuery, type RequestContext } from './context.js';
-
-const DAY_FILTER: FilterKind<string> = {
-  expects: 'a day, YYYY-MM-DD',
-  parse: (raw) => (isDay(raw.trim()) ? raw.trim() : undefined),
-};
 
 const QUERY = collectionQuery({
   include: [],
