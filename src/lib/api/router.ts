@@ -250,8 +250,9 @@ export function createRouter(options: RouterOptions): Router {
       // An upload is applied once by its content (a bank report by its hash): no key is kept for it.
       if (request.idempotencyKey === undefined || request.upload !== undefined)
         return dispatch(request, account, guard, store);
-      // Any request with a key gets it named in the answer (how a client learns keys are honoured); a POST is carried out once.
-      if (request.method.toUpperCase() !== 'POST')
+      // Any request with a key gets it named in the answer (how a client learns keys are honoured); a
+      // write (POST, PATCH, DELETE) is carried out once: sent again, its first answer comes back.
+      if (request.method.toUpperCase() === 'GET')
         return andThen(dispatch(request, account, guard, store), (response) => ({
           ...response,
           headers: { ...response.headers, 'idempotency-key': request.idempotencyKey! },
