@@ -768,6 +768,7 @@ const checks: Record<string, (recorded: Recorded[]) => void> = {
           transaction_date: null,
           hosted_invoice_url: null,
           send_email: true,
+          refunded_on: null,
           created_at: TIMESTAMP,
           updated_at: TIMESTAMP,
         },
@@ -911,6 +912,7 @@ const checks: Record<string, (recorded: Recorded[]) => void> = {
       transaction_date: null,
       hosted_invoice_url: null,
       send_email: true,
+      refunded_on: null,
       created_at: TIMESTAMP,
       updated_at: TIMESTAMP,
     });

@@ -397,6 +397,14 @@ export const sqliteMigrations: string[] = [
       VALUES (old.account_id, old.id, old.amount_cents, old.frequency, new.updated_at);
   END;
   `,
+  // 12: credits. A credit line names the line of the original invoice it credits, so what is left
+  // to credit of each line is a sum (partial credits); a credit invoice owed to the customer records
+  // the day it was refunded. Both start empty: credits made before this version count by amount only.
+  `
+  ALTER TABLE invoices ADD COLUMN refunded_on TEXT;
+  ALTER TABLE invoice_lines ADD COLUMN credited_line_id INTEGER REFERENCES invoice_lines(id);
+  CREATE INDEX invoice_lines_credited ON invoice_lines(credited_line_id) WHERE credited_line_id IS NOT NULL;
+  `,
 ];
 
 export const postgresMigrations: string[] = [
@@ -722,6 +730,12 @@ export const postgresMigrations: string[] = [
   END $$;
   CREATE TRIGGER plan_prices_kept AFTER UPDATE OF amount_cents, frequency ON subscription_plans
     FOR EACH ROW EXECUTE FUNCTION plan_prices_kept();
+  `,
+  // 12: as SQLite's 12.
+  `
+  ALTER TABLE invoices ADD COLUMN refunded_on timestamptz;
+  ALTER TABLE invoice_lines ADD COLUMN credited_line_id bigint REFERENCES invoice_lines(id);
+  CREATE INDEX invoice_lines_credited ON invoice_lines(credited_line_id) WHERE credited_line_id IS NOT NULL;
   `,
 ];
 
