@@ -543,15 +543,24 @@ export const scenarios: Record<string, Scenario> = {
     await send('add a line to the second', line(LUNCHBOX, second));
     await send('finalise the second', { method: 'PATCH', path: `/invoices/${second}/finalise` });
 
+    await send('pay', { method: 'PATCH', path: `/invoices/${invoice}/pay` });
+    await send('pay again', { method: 'PATCH', path: `/invoices/${invoice}/pay` });
+
     const credit: string = (await send('credit', { method: 'PATCH', path: `/invoices/${invoice}/credit` })).body.data
       .id;
     await send('credit lines', get(`/invoices/${credit}/lines`));
+    await send('credit again', { method: 'POST', path: `/invoices/${invoice}/credit` });
     await send('finalise the credit', { method: 'PATCH', path: `/invoices/${credit}/finalise` });
     await send('original after credit', get(`/invoices/${invoice}`));
-
-    await send('pay', { method: 'PATCH', path: `/invoices/${invoice}/pay` });
-    await send('pay again', { method: 'PATCH', path: `/invoices/${invoice}/pay` });
     await send('pay a completed invoice', { method: 'PATCH', path: `/invoices/${credit}/pay` });
+    await send('credit the credit', { method: 'PATCH', path: `/invoices/${credit}/credit` });
+
+    // Credits follow money rules (docs/credits.md): the paid invoice's credit is owed back until refunded.
+    const refundDue = () => get('/invoices', { 'filter[status]': 'completed', 'filter[refund_due]': 'true' });
+    await send('refund due', refundDue());
+    await send('refunded', { method: 'PATCH', path: `/invoices/${credit}/refunded` });
+    await send('refunded again', { method: 'PATCH', path: `/invoices/${credit}/refunded` });
+    await send('refund due after', refundDue());
 
     const draft: string = (
       await send('create a draft to delete', post('invoice', { subscription_id: subscription }, '/invoices'))
@@ -574,6 +583,22 @@ export const scenarios: Record<string, Scenario> = {
       await send(`list ${status}`, get('/invoices', { 'filter[status]': status }));
     await send('list with an unknown status', get('/invoices', { 'filter[status]': 'late' }));
     await send('list', get('/invoices', { sort: '-id' }));
+
+    // The second, open and not yet collected, credited a line at a time: cancelled once credited in full.
+    const lines = (items: unknown[]) => ({ type: 'invoice', attributes: { lines: items } });
+    const creditSecond = (step: string, items: unknown[]) =>
+      send(step, { method: 'PATCH', path: `/invoices/${second}/credit`, body: { data: lines(items) } });
+    const secondLine: string = (await send('lines of the second', get(`/invoices/${second}/lines`))).body.data[0].id;
+    await creditSecond('credit too much of the second', [{ line_id: Number(secondLine), quantity: 3 }]);
+    const part: string = (await creditSecond('credit one of the second', [{ line_id: secondLine, quantity: 1 }])).body
+      .data.id;
+    await send('finalise the part', { method: 'PATCH', path: `/invoices/${part}/finalise` });
+    await send('second after a part', get(`/invoices/${second}`));
+    const rest: string = (await send('credit the rest', { method: 'PATCH', path: `/invoices/${second}/credit` })).body
+      .data.id;
+    await send('finalise the rest', { method: 'PATCH', path: `/invoices/${rest}/finalise` });
+    await send('second after the rest', get(`/invoices/${second}`));
+    await send('refund due at the end', refundDue());
     return log;
   },
 };
