@@ -584,20 +584,28 @@ export const scenarios: Record<string, Scenario> = {
     await send('list with an unknown status', get('/invoices', { 'filter[status]': 'late' }));
     await send('list', get('/invoices', { sort: '-id' }));
 
-    // The second, open and not yet collected, credited a line at a time: cancelled once credited in full.
+    // A third, open and due in the future (so no timer collects it), credited a line at a time:
+    // cancelled once credited in full.
+    const third: string = (
+      await send(
+        'create a third invoice',
+        post('invoice', { subscription_id: subscription, transaction_date: '2026-12-20' }, '/invoices'),
+      )
+    ).body.data.id;
+    const thirdLine: string = (await send('add a line to the third', line(LUNCHBOX, third))).body.data.id;
+    await send('finalise the third', { method: 'PATCH', path: `/invoices/${third}/finalise` });
     const lines = (items: unknown[]) => ({ type: 'invoice', attributes: { lines: items } });
-    const creditSecond = (step: string, items: unknown[]) =>
-      send(step, { method: 'PATCH', path: `/invoices/${second}/credit`, body: { data: lines(items) } });
-    const secondLine: string = (await send('lines of the second', get(`/invoices/${second}/lines`))).body.data[0].id;
-    await creditSecond('credit too much of the second', [{ line_id: Number(secondLine), quantity: 3 }]);
-    const part: string = (await creditSecond('credit one of the second', [{ line_id: secondLine, quantity: 1 }])).body
-      .data.id;
+    const creditThird = (step: string, items: unknown[]) =>
+      send(step, { method: 'PATCH', path: `/invoices/${third}/credit`, body: { data: lines(items) } });
+    await creditThird('credit too much of the third', [{ line_id: Number(thirdLine), quantity: 3 }]);
+    const part: string = (await creditThird('credit one of the third', [{ line_id: thirdLine, quantity: 1 }])).body.data
+      .id;
     await send('finalise the part', { method: 'PATCH', path: `/invoices/${part}/finalise` });
-    await send('second after a part', get(`/invoices/${second}`));
-    const rest: string = (await send('credit the rest', { method: 'PATCH', path: `/invoices/${second}/credit` })).body
+    await send('third after a part', get(`/invoices/${third}`));
+    const rest: string = (await send('credit the rest', { method: 'PATCH', path: `/invoices/${third}/credit` })).body
       .data.id;
     await send('finalise the rest', { method: 'PATCH', path: `/invoices/${rest}/finalise` });
-    await send('second after the rest', get(`/invoices/${second}`));
+    await send('third after the rest', get(`/invoices/${third}`));
     await send('refund due at the end', refundDue());
     return log;
   },
