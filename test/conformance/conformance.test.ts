@@ -688,13 +688,19 @@ const checks: Record<string, (recorded: Recorded[]) => void> = {
       'create second invoice: 201',
       'add a line to the second: 201',
       'finalise the second: 200',
-      'credit: 200',
-      'credit lines: 200',
-      'finalise the credit: 200',
-      'original after credit: 200',
       'pay: 200',
       'pay again: 400',
+      'credit: 200',
+      'credit lines: 200',
+      'credit again: 400',
+      'finalise the credit: 200',
+      'original after credit: 200',
       'pay a completed invoice: 400',
+      'credit the credit: 400',
+      'refund due: 200',
+      'refunded: 200',
+      'refunded again: 400',
+      'refund due after: 200',
       'create a draft to delete: 201',
       'add a line to the draft: 201',
       'add another line to the draft: 201',
@@ -716,6 +722,17 @@ const checks: Record<string, (recorded: Recorded[]) => void> = {
       'list cancelled: 200',
       'list with an unknown status: 400',
       'list: 200',
+      'create a third invoice: 201',
+      'add a line to the third: 201',
+      'finalise the third: 200',
+      'credit too much of the third: 400',
+      'credit one of the third: 200',
+      'finalise the part: 200',
+      'third after a part: 200',
+      'credit the rest: 200',
+      'finalise the rest: 200',
+      'third after the rest: 200',
+      'refund due at the end: 200',
     ]);
     const s = byStep(recorded);
     const data = (step: string) => s[step].body.data;
@@ -768,6 +785,7 @@ const checks: Record<string, (recorded: Recorded[]) => void> = {
           transaction_date: null,
           hosted_invoice_url: null,
           send_email: true,
+          refunded_on: null,
           created_at: TIMESTAMP,
           updated_at: TIMESTAMP,
         },
@@ -911,6 +929,7 @@ const checks: Record<string, (recorded: Recorded[]) => void> = {
       transaction_date: null,
       hosted_invoice_url: null,
       send_email: true,
+      refunded_on: null,
       created_at: TIMESTAMP,
       updated_at: TIMESTAMP,
     });
@@ -946,9 +965,6 @@ const checks: Record<string, (recorded: Recorded[]) => void> = {
         hosted_invoice_url: `${BASE}/invoice/<token 3>`,
       },
     });
-    // Crediting left the original as it was.
-    expect(s['original after credit'].body).toEqual(s.finalise.body);
-
     // Paid by hand; paying again, or paying a completed invoice, is Invalid State.
     expect(data('pay')).toEqual({ ...finalised, attributes: { ...finalised.attributes, status: 'paid' } });
     expect(s['pay again'].body.errors).toEqual(
@@ -957,6 +973,22 @@ const checks: Record<string, (recorded: Recorded[]) => void> = {
     expect(s['pay a completed invoice'].body.errors).toEqual(
       invalidState('invoice 3 is completed: only an open or charged back invoice can be marked paid'),
     );
+    // Crediting a paid invoice left it as it was (paid).
+    expect(s['original after credit'].body).toEqual(s.pay.body);
+
+    // Credits follow money rules: credited in full once, a credit never credited.
+    expect(s['credit again'].body.errors).toEqual(
+      invalidState('invoice 1 (INV-1) is credited in full already, by credit invoice 3 (a draft)'),
+    );
+    expect(s['credit the credit'].body.errors).toEqual(
+      invalidState('invoice 3 (INV-3) is a credit invoice of invoice 1: a credit invoice cannot be credited'),
+    );
+    // The credit of a paid invoice is owed back until marked refunded (today by default), once.
+    const idsOf = (step: string) => s[step].body.data.map((i: Json) => i.id);
+    expect(idsOf('refund due')).toEqual(['3']);
+    expect(attributes('refunded')).toMatchObject({ status: 'completed', refunded_on: TODAY });
+    expect(s['refunded again'].body.errors).toEqual(invalidState('invoice 3: marked refunded already, on 2026-11-21'));
+    expect(idsOf('refund due after')).toEqual([]);
 
     // Deleting: a line of a draft, then the draft and its lines; no body.
     for (const step of ['delete a line of the draft', 'delete the draft']) {
@@ -1026,10 +1058,29 @@ const checks: Record<string, (recorded: Recorded[]) => void> = {
     expect(s.list.body.meta).toEqual({ total: 4 });
     expect(s.list.body.data).toEqual([
       data('a draft that stays'),
-      data('finalise the credit'),
+      data('refunded'),
       data('finalise the second'),
       data('pay'),
     ]);
+    // The open third (24.20, due in the future, not yet collected): more than its two lunchboxes is
+    // refused with the pointer; one, then the rest; credited in full, it is cancelled with its
+    // transaction and owes nothing back.
+    const thirdLine = data('add a line to the third').id;
+    expect(s['credit too much of the third'].body.errors).toEqual([
+      {
+        status: '400',
+        title: 'Invalid Attribute',
+        detail: `lines/0/quantity is more than the 2 of line ${thirdLine} left to credit (of 2)`,
+        source: { pointer: '/data/attributes/lines/0/quantity' },
+      },
+    ]);
+    expect(money('credit one of the third')).toMatchObject({ amount_incl: '-12.10' });
+    expect(attributes('finalise the part')).toMatchObject({ status: 'completed', reference: 'INV-5' });
+    expect(attributes('third after a part').status).toBe('open');
+    expect(money('credit the rest')).toMatchObject({ amount_incl: '-12.10' });
+    expect(attributes('finalise the rest')).toMatchObject({ status: 'completed', reference: 'INV-6' });
+    expect(attributes('third after the rest').status).toBe('cancelled');
+    expect(idsOf('refund due at the end')).toEqual([]);
     for (const r of recorded) expect(r.headers['content-type']).toBe(JSONAPI);
   },
 

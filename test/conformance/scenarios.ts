@@ -543,15 +543,24 @@ export const scenarios: Record<string, Scenario> = {
     await send('add a line to the second', line(LUNCHBOX, second));
     await send('finalise the second', { method: 'PATCH', path: `/invoices/${second}/finalise` });
 
+    await send('pay', { method: 'PATCH', path: `/invoices/${invoice}/pay` });
+    await send('pay again', { method: 'PATCH', path: `/invoices/${invoice}/pay` });
+
     const credit: string = (await send('credit', { method: 'PATCH', path: `/invoices/${invoice}/credit` })).body.data
       .id;
     await send('credit lines', get(`/invoices/${credit}/lines`));
+    await send('credit again', { method: 'POST', path: `/invoices/${invoice}/credit` });
     await send('finalise the credit', { method: 'PATCH', path: `/invoices/${credit}/finalise` });
     await send('original after credit', get(`/invoices/${invoice}`));
-
-    await send('pay', { method: 'PATCH', path: `/invoices/${invoice}/pay` });
-    await send('pay again', { method: 'PATCH', path: `/invoices/${invoice}/pay` });
     await send('pay a completed invoice', { method: 'PATCH', path: `/invoices/${credit}/pay` });
+    await send('credit the credit', { method: 'PATCH', path: `/invoices/${credit}/credit` });
+
+    // Credits follow money rules (docs/credits.md): the paid invoice's credit is owed back until refunded.
+    const refundDue = () => get('/invoices', { 'filter[status]': 'completed', 'filter[refund_due]': 'true' });
+    await send('refund due', refundDue());
+    await send('refunded', { method: 'PATCH', path: `/invoices/${credit}/refunded` });
+    await send('refunded again', { method: 'PATCH', path: `/invoices/${credit}/refunded` });
+    await send('refund due after', refundDue());
 
     const draft: string = (
       await send('create a draft to delete', post('invoice', { subscription_id: subscription }, '/invoices'))
@@ -574,6 +583,30 @@ export const scenarios: Record<string, Scenario> = {
       await send(`list ${status}`, get('/invoices', { 'filter[status]': status }));
     await send('list with an unknown status', get('/invoices', { 'filter[status]': 'late' }));
     await send('list', get('/invoices', { sort: '-id' }));
+
+    // A third, open and due in the future (so no timer collects it), credited a line at a time:
+    // cancelled once credited in full.
+    const third: string = (
+      await send(
+        'create a third invoice',
+        post('invoice', { subscription_id: subscription, transaction_date: '2026-12-20' }, '/invoices'),
+      )
+    ).body.data.id;
+    const thirdLine: string = (await send('add a line to the third', line(LUNCHBOX, third))).body.data.id;
+    await send('finalise the third', { method: 'PATCH', path: `/invoices/${third}/finalise` });
+    const lines = (items: unknown[]) => ({ type: 'invoice', attributes: { lines: items } });
+    const creditThird = (step: string, items: unknown[]) =>
+      send(step, { method: 'PATCH', path: `/invoices/${third}/credit`, body: { data: lines(items) } });
+    await creditThird('credit too much of the third', [{ line_id: Number(thirdLine), quantity: 3 }]);
+    const part: string = (await creditThird('credit one of the third', [{ line_id: thirdLine, quantity: 1 }])).body.data
+      .id;
+    await send('finalise the part', { method: 'PATCH', path: `/invoices/${part}/finalise` });
+    await send('third after a part', get(`/invoices/${third}`));
+    const rest: string = (await send('credit the rest', { method: 'PATCH', path: `/invoices/${third}/credit` })).body
+      .data.id;
+    await send('finalise the rest', { method: 'PATCH', path: `/invoices/${rest}/finalise` });
+    await send('third after the rest', get(`/invoices/${third}`));
+    await send('refund due at the end', refundDue());
     return log;
   },
 };

@@ -181,9 +181,11 @@ async function play(core: EmbeddedCore, planIds: number[], steps: Step[]): Promi
         if (!invoice) break;
         if (step.kind === 'pay') refusedOrDone(await send(core, 'PATCH', `/invoices/${invoice.id}/pay`));
         else {
+          // An invoice credited in full already is refused (docs/credits.md).
           const credit = await send(core, 'POST', `/invoices/${invoice.id}/credit`);
-          expect(credit.status, JSON.stringify(credit.body)).toBe(200);
-          refusedOrDone(await send(core, 'PATCH', `/invoices/${credit.body.data.id}/finalise`));
+          refusedOrDone(credit);
+          if (credit.status === 200)
+            refusedOrDone(await send(core, 'PATCH', `/invoices/${credit.body.data.id}/finalise`));
         }
         break;
       }

@@ -1,8 +1,8 @@
 // Migration 11 on a store made before it: the events already written get the status they left, their
 // transaction's amount and their reason code from the histories, exactly what the core now writes
 // with each new event, so the reports of an upgraded store are those of a store made by this version.
-// The store of version 10 is made by taking migration 11 back out of a store with a history (its
-// columns, indexes, table and trigger dropped, the version set back), then opening it again.
+// The store of version 10 is made by taking migrations 12 and 11 back out of a store with a history
+// (their columns, indexes, table and trigger dropped, the version set back), then opening it again.
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
@@ -22,6 +22,10 @@ const AFTER_11 = [
   'ALTER TABLE transactions DROP COLUMN reason_code',
 ];
 const DOWNGRADE = [
+  // Migration 13 (credits), then 12, go back out before 11: all run again on opening.
+  'DROP INDEX invoice_lines_credited',
+  'ALTER TABLE invoice_lines DROP COLUMN credited_line_id',
+  'ALTER TABLE invoices DROP COLUMN refunded_on',
   ...AFTER_11,
   'DROP TRIGGER plan_prices_kept' + (ENGINE === 'postgres' ? ' ON subscription_plans' : ''),
   ...(ENGINE === 'postgres' ? ['DROP FUNCTION plan_prices_kept()'] : []),

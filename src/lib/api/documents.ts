@@ -362,6 +362,7 @@ export function invoiceResource(row: Row<InvoiceRow>, lineIds: readonly number[]
       transaction_date: formatNullableInstant(row.transaction_date, tz),
       hosted_invoice_url: hostedInvoiceUrl(r.baseUrl, row),
       send_email: row.send_email === 1,
+      refunded_on: formatNullableInstant(row.refunded_on, tz),
       created_at: formatInstant(row.created_at, tz),
       updated_at: formatInstant(row.updated_at, tz),
     },

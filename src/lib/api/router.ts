@@ -89,6 +89,7 @@ const ROUTES: Record<string, Methods> = {
     PATCH: async (rc) => (await invoiceWrites()).credit(rc),
   },
   '/invoices/:id/pay': { PATCH: async (rc) => (await invoiceWrites()).pay(rc) },
+  '/invoices/:id/refunded': { PATCH: async (rc) => (await invoiceWrites()).refunded(rc) },
   '/invoices/:id/lines': { GET: invoices.lines },
   '/invoices/:id/subscription': { GET: invoices.subscription },
   '/invoices/:id/customer': { GET: invoices.customer },

@@ -414,6 +414,14 @@ export const sqliteMigrations: string[] = [
   CREATE INDEX transactions_status_due ON transactions(status, account_id, due_date, seq);
   CREATE INDEX transactions_reason ON transactions(account_id, reason_code, due_date, seq) WHERE reason_code IS NOT NULL;
   `,
+  // 13: credits. A credit line names the line of the original invoice it credits, so what is left
+  // to credit of each line is a sum (partial credits); a credit invoice owed to the customer records
+  // the day it was refunded. Both start empty: credits made before this version count by amount only.
+  `
+  ALTER TABLE invoices ADD COLUMN refunded_on TEXT;
+  ALTER TABLE invoice_lines ADD COLUMN credited_line_id INTEGER REFERENCES invoice_lines(id);
+  CREATE INDEX invoice_lines_credited ON invoice_lines(credited_line_id) WHERE credited_line_id IS NOT NULL;
+  `,
 ];
 
 export const postgresMigrations: string[] = [
@@ -750,6 +758,12 @@ export const postgresMigrations: string[] = [
   CREATE INDEX transactions_due ON transactions(due_date, account_id, seq);
   CREATE INDEX transactions_status_due ON transactions(status, account_id, due_date, seq);
   CREATE INDEX transactions_reason ON transactions(account_id, reason_code, due_date, seq) WHERE reason_code IS NOT NULL;
+  `,
+  // 13: as SQLite's 13.
+  `
+  ALTER TABLE invoices ADD COLUMN refunded_on timestamptz;
+  ALTER TABLE invoice_lines ADD COLUMN credited_line_id bigint REFERENCES invoice_lines(id);
+  CREATE INDEX invoice_lines_credited ON invoice_lines(credited_line_id) WHERE credited_line_id IS NOT NULL;
   `,
 ];
 

@@ -234,6 +234,8 @@ export interface InvoiceRow {
   /** The secret part of hosted_invoice_url, made on finalising. */
   hosted_token: string | null;
   finalised_at: string | null;
+  /** A credit invoice owed to the customer: when the money went back (billing invoices refunded). */
+  refunded_on: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -251,6 +253,8 @@ export interface InvoiceLineRow {
   quantity: number;
   unit_excl_cents: number;
   unit_tax_cents: number;
+  /** On a credit invoice made by credit: the original invoice's line it credits. */
+  credited_line_id: number | null;
   created_at: string;
   updated_at: string;
 }
