@@ -35,6 +35,9 @@ const VENDOR_EXPORTS = {
   'any-ascii': "require('any-ascii').default",
   xmlbuilder: "require('xmlbuilder')",
   saxes: "require('saxes')",
+  // Charts of `billing reports --html` only: both are ES modules (their named exports, as an object).
+  vega: "require('vega')",
+  'vega-lite': "require('vega-lite')",
 };
 const VENDOR = Object.keys(VENDOR_EXPORTS);
 /** @type {import('esbuild').Plugin} */
@@ -65,6 +68,18 @@ const lazyChildProcessPlugin = {
   },
 };
 
+// vega-canvas's Node build tries `await import('canvas')` (node-canvas, not installed) at its top
+// level, which a CommonJS bundle cannot hold; its browser build is the same without that try, and
+// SVG needs no canvas (text is measured by estimate either way).
+/** @type {import('esbuild').Plugin} */
+const withoutNodeCanvas = {
+  name: 'without-node-canvas',
+  setup(b) {
+    const browserBuild = join(root, 'node_modules/vega-canvas/build/vega-canvas.browser.js');
+    b.onResolve({ filter: /^vega-canvas$/ }, () => ({ path: browserBuild }));
+  },
+};
+
 rmSync(join(root, 'dist'), { recursive: true, force: true });
 await Promise.all(
   VENDOR.map((name) =>
@@ -73,6 +88,7 @@ await Promise.all(
       stdin: { contents: `module.exports = ${VENDOR_EXPORTS[name]};`, resolveDir: root, loader: 'js' },
       outfile: `dist/vendor/${name}.cjs`,
       external: ['pg-native'],
+      plugins: [withoutNodeCanvas],
       bundle: true,
       format: 'cjs',
       platform: 'node',

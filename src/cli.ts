@@ -13,6 +13,7 @@ import { notifications } from './commands/notifications/index.js';
 import { webhooks } from './commands/webhooks/index.js';
 import { profiles } from './commands/profiles/index.js';
 import { plans } from './commands/plans/index.js';
+import { reports } from './commands/reports/index.js';
 import { store } from './commands/store/index.js';
 import { subscriptions } from './commands/subscriptions/index.js';
 import { transactions } from './commands/transactions/index.js';
@@ -39,6 +40,7 @@ const GROUPS: Group[] = [
   events,
   webhooks,
   notifications,
+  reports,
   importing,
   clock,
   accounts,
@@ -52,6 +54,10 @@ const SINGLES: Record<string, Verb> = {
   api: {
     summary: 'send any request through the current mode and print the document',
     load: () => import('./commands/api/index.js'),
+  },
+  status: {
+    summary: 'where billing points (mode, store or server, account, profile, clock) and what it finds there',
+    load: () => import('./commands/status/index.js'),
   },
   demo: {
     summary: 'fill the embedded store with a small, realistic sample and show it',

@@ -86,6 +86,7 @@ describe('POST /invoices', () => {
       transaction_date: null,
       hosted_invoice_url: null,
       send_email: false,
+      refunded_on: null,
       created_at: '2026-11-21T11:00:00+01:00',
       updated_at: '2026-11-21T11:00:00+01:00',
     });
@@ -422,10 +423,177 @@ describe('credit invoices', () => {
       expect(lines.map((l: any) => [l.amount_excl, l.amount_incl, l.tax_rate, l.tax_included, l.quantity])).toEqual([
         ['-10.00', '-12.10', '21.00', false, 2],
         ['-3.00', '-3.27', '9.00', true, 3],
-      ]);
+      ]); // Credited in full once: the draft goes before the other method credits again.
+      expect((await send(core, 'DELETE', `/invoices/${credit.id}`)).status).toBe(204);
     }
     expect(await getInvoice(core, invoice)).toEqual(original);
     expect((await send(core, 'PATCH', '/invoices/999/credit')).status).toBe(404);
+  });
+});
+
+/** Issue 23, point 1: credits follow money rules (docs/credits.md). */
+describe('credits follow money rules', () => {
+  const credit = (core: TestCore, id: string, lines?: unknown[]) =>
+    send(core, 'POST', `/invoices/${id}/credit`, lines ? { body: body('invoice', { lines }) } : {});
+  const txStatus = async (core: TestCore, invoice: any) =>
+    (await send(core, 'GET', `/transactions/${invoice.relationships.transaction.data.id}`)).body.data.attributes
+      .status as string;
+  const refundDue = async (core: TestCore) =>
+    (await send(core, 'GET', '/invoices', { query: 'filter[status]=completed&filter[refund_due]=true' })).body.data.map(
+      (i: any) => i.id as string,
+    );
+  /** An open invoice of 24.20 (2 lunchboxes) and 3.27 (3 x 1.09, tax included): 27.47 in all. */
+  async function open() {
+    const arranged = await arrange();
+    const { core, invoice } = arranged;
+    ok(await postLine(core, lunchbox(invoice)), 201);
+    ok(
+      await postLine(core, lunchbox(invoice, { amount: '1.09', tax_rate: '9', tax_included: true, quantity: 3 })),
+      201,
+    );
+    const lines = (await send(core, 'GET', `/invoices/${invoice}/lines`)).body.data.map((l: any) => Number(l.id));
+    return { ...arranged, lines, opened: ok(await finalise(core, invoice)) };
+  }
+
+  it('credits an invoice in full once: a second credit is Invalid State naming the credit invoice, draft or finalised', async () => {
+    const { core, invoice } = await open();
+    const dropped = ok(await credit(core, invoice)).id as string;
+    const again = await credit(core, invoice);
+    expectError(again, 400, 'Invalid State', { pointer: '/data' });
+    expect(again.body.errors[0].detail).toBe(
+      `invoice ${invoice} (INV-1) is credited in full already, by credit invoice ${dropped} (a draft)`,
+    );
+    // A deleted draft credits nothing: the invoice may be credited again.
+    expect((await send(core, 'DELETE', `/invoices/${dropped}`)).status).toBe(204);
+    const first = ok(await credit(core, invoice)).id as string;
+    ok(await finalise(core, first));
+    const after = await credit(core, invoice);
+    expectError(after, 400, 'Invalid State', { pointer: '/data' });
+    expect(after.body.errors[0].detail).toContain(`by credit invoice ${first} (INV-2)`);
+    const credits = (await send(core, 'GET', '/invoices')).body.data.filter(
+      (i: any) => i.relationships['original-invoice'].data?.id === invoice,
+    );
+    expect(credits.map((i: any) => i.id)).toEqual([first]);
+  });
+
+  it('never credits a credit invoice, by credit or by naming it as an original', async () => {
+    const { core, invoice, subscription } = await open();
+    const made = ok(await credit(core, invoice)).id as string;
+    ok(await finalise(core, made));
+    const refused = await credit(core, made);
+    expectError(refused, 400, 'Invalid State', { pointer: '/data' });
+    expect(refused.body.errors[0].detail).toContain('a credit invoice cannot be credited');
+    const attributes = { subscription_id: subscription, original_invoice_id: Number(made) };
+    expectInvalidAttributes(await postInvoice(core, attributes), ['original_invoice_id'], {
+      data: { type: 'invoice', attributes },
+    });
+  });
+
+  it('a credit in full of an open invoice not yet collected cancels its transaction and the invoice: nothing is charged', async () => {
+    const { core, invoice, opened } = await open();
+    expect(await txStatus(core, opened)).toBe('queued');
+    const made = ok(await credit(core, invoice)).id as string;
+    const finalised = ok(await finalise(core, made));
+    expect(finalised.attributes).toMatchObject({ status: 'completed', amount_incl: '-27.47', refunded_on: null });
+    expect(finalised.relationships.transaction.data).toBeNull();
+    expect((await getInvoice(core, invoice)).attributes.status).toBe('cancelled');
+    expect(await txStatus(core, opened)).toBe('canceled');
+    await setClock(core, '2026-11-30T12:00:00Z');
+    expect(await txStatus(core, opened)).toBe('canceled');
+    expect((await getInvoice(core, invoice)).attributes.status).toBe('cancelled');
+    // Nothing was collected, so nothing is owed back.
+    expect(await refundDue(core)).toEqual([]);
+  });
+
+  it('a credit of a collected or paid invoice leaves it so; the credit is refund due until marked refunded', async () => {
+    const { core, invoice, opened } = await open();
+    await setClock(core, '2026-11-21T12:00:00Z');
+    expect(await txStatus(core, opened)).toBe('succeeded');
+    const made = ok(await credit(core, invoice)).id as string;
+    expect(await refundDue(core)).toEqual([]); // a draft owes nothing yet
+    ok(await finalise(core, made));
+    expect((await getInvoice(core, invoice)).attributes.status).toBe('open');
+    expect(await txStatus(core, opened)).toBe('succeeded');
+    expect(await refundDue(core)).toEqual([made]);
+    await setClock(core, '2026-11-25T12:00:00Z');
+    expect((await getInvoice(core, invoice)).attributes.status).toBe('paid');
+    expect(await refundDue(core)).toEqual([made]);
+    // Only a credit owed to the customer is refunded, on or before today, once.
+    expectError(await send(core, 'PATCH', `/invoices/${invoice}/refunded`), 400, 'Invalid State', { pointer: '/data' });
+    const future = { data: { type: 'invoice', attributes: { refunded_on: '2026-11-26' } } };
+    expectInvalidAttributes(
+      await send(core, 'PATCH', `/invoices/${made}/refunded`, { body: future }),
+      ['refunded_on'],
+      future,
+    );
+    const on = { data: { type: 'invoice', attributes: { refunded_on: '2026-11-24' } } };
+    const refunded = ok(await send(core, 'PATCH', `/invoices/${made}/refunded`, { body: on }));
+    expect(refunded.attributes.refunded_on).toBe('2026-11-24T00:00:00+01:00');
+    expect(await refundDue(core)).toEqual([]);
+    const twice = await send(core, 'PATCH', `/invoices/${made}/refunded`);
+    expectError(twice, 400, 'Invalid State', { pointer: '/data' });
+    expect(twice.body.errors[0].detail).toBe(`invoice ${made}: marked refunded already, on 2026-11-24`);
+    const others = (await send(core, 'GET', '/invoices', { query: 'filter[refund_due]=false' })).body.data;
+    expect(others.map((i: any) => i.id)).toEqual([invoice, made]);
+  });
+
+  it('credits chosen lines; all the credits of an invoice never come to more than it (Invalid Attribute with the pointer)', async () => {
+    const { core, invoice, lines, opened } = await open();
+    const [boxes, small] = lines;
+    const part = ok(await credit(core, invoice, [{ line_id: boxes, quantity: 1 }]));
+    expect(part.attributes).toMatchObject({ amount_incl: '-12.10' });
+    const original = (over: unknown[]) => ({ data: { type: 'invoice', attributes: { lines: over } } });
+    const over = [{ line_id: small }, { line_id: boxes, quantity: 2 }];
+    const refused = await credit(core, invoice, over);
+    expectInvalidAttributes(refused, ['lines/1/quantity'], original(over));
+    expect(refused.body.errors[0].detail).toBe(
+      `lines/1/quantity is more than the 1 of line ${boxes} left to credit (of 2)`,
+    );
+    expectInvalidAttributes(
+      await credit(core, invoice, [{ line_id: 999_999 }]),
+      ['lines/0/line_id'],
+      original([{ line_id: 999_999 }]),
+    );
+    expectInvalidAttributes(
+      await credit(core, invoice, [{ line_id: small, quantity: 0 }]),
+      ['lines/0/quantity'],
+      original([{ line_id: small, quantity: 0 }]),
+    );
+    // A partial credit of an open invoice leaves it open, its transaction to collect in full.
+    ok(await finalise(core, part.id));
+    expect((await getInvoice(core, invoice)).attributes.status).toBe('open');
+    expect(await txStatus(core, opened)).toBe('queued');
+    // Without lines, the rest: one lunchbox and the three small ones. That credits it in full: cancelled.
+    const rest = ok(await credit(core, invoice));
+    expect(rest.attributes.amount_incl).toBe('-15.37');
+    const restLines = (await send(core, 'GET', `/invoices/${rest.id}/lines`)).body.data.map(
+      (l: any) => l.attributes.quantity,
+    );
+    expect(restLines).toEqual([1, 3]);
+    expectError(await credit(core, invoice, [{ line_id: small }]), 400, 'Invalid Attribute', {
+      pointer: '/data/attributes/lines/0/line_id',
+    });
+    ok(await finalise(core, rest.id));
+    expect((await getInvoice(core, invoice)).attributes.status).toBe('cancelled');
+    expect(await txStatus(core, opened)).toBe('canceled');
+  });
+
+  it('refuses to finalise a credit made by hand that would take the credits past the invoice, and writes nothing', async () => {
+    const { core, invoice, subscription } = await open();
+    const full = ok(await credit(core, invoice)).id as string;
+    const byHand = ok(
+      await postInvoice(core, { subscription_id: subscription, original_invoice_id: Number(invoice) }),
+      201,
+    ).id;
+    ok(await postLine(core, lunchbox(byHand, { amount: -1 })), 201);
+    ok(await finalise(core, byHand));
+    const refused = await finalise(core, full);
+    expectError(refused, 400, 'Invalid State', { pointer: '/data' });
+    expect(refused.body.errors[0].detail).toBe(
+      `invoice ${full}: the credits of invoice ${invoice} would come to 29.89, more than its 27.47 (2.42 credited already)`,
+    );
+    expect((await getInvoice(core, full)).attributes.status).toBe('draft');
+    expect((await getInvoice(core, invoice)).attributes.status).toBe('open');
   });
 });
 

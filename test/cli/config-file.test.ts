@@ -237,9 +237,60 @@ describe('names of Object.prototype are never profiles or settings', () => {
 
 // ---- replacing and removing profiles ----
 
+describe('profiles add: the API key of a remote profile', () => {
+  const added = (env: NodeJS.ProcessEnv) => JSON.parse(fileText(env)).profiles.prod as Record<string, string>;
+
+  it('is asked unseen on a terminal, an empty or unsendable answer asked again', async () => {
+    const env = freshEnv();
+    const asking = onTerminal(['', 'clé', SECRET]);
+    const result = await run(['profiles', 'add', 'prod', '--base-url', 'https://one.test'], env, asking.overrides);
+    expect(result.code, result.stderr).toBe(0);
+    expect(asking.prompter.asked.map((q) => [q.kind, q.message, q.refused.length])).toEqual([
+      ['password', 'API key for https://one.test:', 2],
+    ]);
+    expect(added(env)).toEqual({ base_url: 'https://one.test', api_key: SECRET });
+  });
+
+  it('is read from standard input with --api-key-stdin (its first line), never from the command line', async () => {
+    const env = freshEnv();
+    const io = memoryIO({ stdin: `${SECRET}\nignored\n` });
+    const code = await main(['profiles', 'add', 'prod', '--base-url', 'https://one.test', '--api-key-stdin'], io, env);
+    expect(code, io.stderr).toBe(0);
+    expect(`${io.stdout}${io.stderr}`).not.toContain(SECRET);
+    expect(added(env)).toEqual({ base_url: 'https://one.test', api_key: SECRET });
+    const empty = memoryIO({ stdin: '\n' });
+    expect(await main(['profiles', 'add', 'x', '--base-url', 'https://x.test', '--api-key-stdin'], empty, env)).toBe(2);
+    expect(empty.stderr).toBe('error: --api-key-stdin: the API key is empty\n');
+  });
+
+  it('is required without a terminal unless --no-key says the server needs none; nothing is saved when refused', async () => {
+    const env = freshEnv();
+    expect(await run(['profiles', 'add', 'prod', '--base-url', 'https://one.test'], env)).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        'error: a remote profile needs its API key: give --api-key KEY or --api-key-stdin, or --no-key when https://one.test asks for none\n',
+    });
+    expect(existsSync(configPath(env))).toBe(false);
+    expect((await run(['profiles', 'add', 'prod', '--base-url', 'https://one.test', '--no-key'], env)).code).toBe(0);
+    expect(added(env)).toEqual({ base_url: 'https://one.test' });
+    for (const [argv, message] of [
+      [['--api-key', SECRET, '--no-key'], '--no-key says the profile has no API key'],
+      [['--api-key', SECRET, '--api-key-stdin'], 'give the API key one way'],
+    ] as const) {
+      const refused = await run(['profiles', 'add', 'q', '--base-url', 'https://q.test', ...argv], env);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain(message);
+    }
+    expect((await run(['profiles', 'add', 'e', '--db', '/tmp/e.db', '--no-key'], env)).stderr).toContain(
+      '--no-key goes with --base-url',
+    );
+  });
+});
+
 describe('profiles add on an existing name', () => {
   const first = ['profiles', 'add', 'prod', '--base-url', 'https://one.test', '--api-key', SECRET];
-  const again = ['profiles', 'add', 'prod', '--base-url', 'https://two.test'];
+  const again = ['profiles', 'add', 'prod', '--base-url', 'https://two.test', '--no-key'];
 
   it('without a terminal: exit 2 saying to add --force, nothing changed; --force (or --yes) replaces it', async () => {
     const env = freshEnv();
@@ -385,7 +436,7 @@ describe('--dry-run prints what would change and changes nothing', () => {
       (await run(['profiles', 'add', 'prod', '--base-url', 'https://one.test', '--api-key', SECRET], env)).code,
     ).toBe(0);
     expect((await run(['config', 'set', 'timeout', '5'], env)).code).toBe(0);
-    expect(await dry(['profiles', 'add', 'prod', '--base-url', 'https://two.test'])).toMatchObject({
+    expect(await dry(['profiles', 'add', 'prod', '--base-url', 'https://two.test', '--no-key'])).toMatchObject({
       would: 'replace profile prod',
     });
     expect(await dry(['profiles', 'use', 'prod'])).toEqual({

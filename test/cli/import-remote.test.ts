@@ -24,9 +24,10 @@ afterEach(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 });
 
-async function serve(): Promise<{ url: string; key: string }> {
+async function serve(prepare?: (dbPath: string) => Promise<void>): Promise<{ url: string; key: string }> {
   ensureBundle('idempotency_keys');
   const { dbPath, key } = await storeWithAccount();
+  await prepare?.(dbPath);
   const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--db', dbPath], {
     env: { PATH: process.env.PATH, NO_COLOR: '1', BILLING_CONFIG_DIR: TEST_CONFIG_DIR },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -109,6 +110,44 @@ describe('billing import, remote', () => {
     const unauthorised = await runCli(['--base-url', url, '--api-key', 'wrong', 'import', 'customers', file]);
     expect(unauthorised.code).toBe(4);
     expect(unauthorised.stderr).toContain('stopped at line 2');
+  }, 30_000);
+
+  it("reads a decimal comma in an amount as the flags do, and counts an invoice's lines from 1", async () => {
+    const { url, key } = await serve(async (dbPath) => {
+      const plan = ['plans', 'create', '--name', 'Box', '--amount', '10', '--frequency', 'monthly'];
+      expect((await runCli(['--db', dbPath, '--account', 'alpha', ...plan])).code).toBe(0);
+    });
+    const dir = tempDir();
+    const remote = ['--base-url', url, '--api-key', key];
+    const customer = join(dir, 'c.ndjson');
+    writeFileSync(
+      customer,
+      JSON.stringify({ first_name: 'Anna', last_name: 'Ansen', email: 'anna@example.com' }) + '\n',
+    );
+    expect((await runCli([...remote, 'import', 'customers', customer])).code).toBe(0);
+    const subscription = await fetch(`${url}/subscriptions`, {
+      method: 'POST',
+      headers: { 'x-authorization': key, 'content-type': 'application/vnd.api+json' },
+      body: JSON.stringify({ data: { type: 'subscription', attributes: { customer_id: 1, subscription_plan_id: 1 } } }),
+    });
+    expect(subscription.status).toBe(201);
+    const invoices = join(dir, 'i.ndjson');
+    writeFileSync(
+      invoices,
+      [
+        { subscription_id: 1, lines: [{ description: 'Box', amount: '12,50', tax_rate: '21', quantity: 2 }] },
+        { subscription_id: 1, lines: [{ description: 'Bad', amount: '1,001', tax_rate: '21' }] },
+      ]
+        .map((row) => JSON.stringify(row))
+        .join('\n') + '\n',
+    );
+    const made = await runCli([...remote, 'import', 'invoices', invoices]);
+    expect(made.code).toBe(1);
+    expect(made.stderr).toMatch(/line 2: .*its line 1 was refused: amount: /);
+    const listed = (await (await fetch(`${url}/invoices`, { headers: { 'x-authorization': key } })).json()) as {
+      data: { attributes: { amount_excl: string } }[];
+    };
+    expect(listed.data[0].attributes.amount_excl).toBe('25.00');
   }, 30_000);
 
   it('refuses a file that is not UTF-8 before it sends a row (exit 2, the line and byte offset named), NDJSON and CSV', async () => {

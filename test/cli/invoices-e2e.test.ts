@@ -122,6 +122,23 @@ describe('an invoice through its life', () => {
     // A credit of zero or less completes when finalised, and takes the next number.
     const done = json((await c.run(['invoices', 'finalise', credit.id, '--json'])).stdout).data.attributes;
     expect(done).toMatchObject({ status: 'completed', reference: 'INV-2' });
+    // Collected already (the command's catch-up collected it on its due day): left open, the credit owed back.
+    const original = json((await c.run(['invoices', 'get', id, '--json'])).stdout).data;
+    expect(original.attributes.status).toBe('open');
+    const tx = json(
+      (await c.run(['transactions', 'get', original.relationships.transaction.data.id, '--json'])).stdout,
+    );
+    expect(tx.data.attributes.status).toBe('succeeded');
+    const due = await c.run(['invoices', 'list', '--status', 'completed', '--refund-due', '--json']);
+    expect(json(due.stdout).data.map((i: any) => i.id)).toEqual([credit.id]);
+    const again = await c.run(['invoices', 'credit', id, '--yes']);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain(
+      `invoice ${id} (INV-1) is credited in full already, by credit invoice ${credit.id} (INV-2)`,
+    );
+    const ofCredit = await c.run(['invoices', 'credit', credit.id, '--yes']);
+    expect(ofCredit.code).toBe(1);
+    expect(ofCredit.stderr).toContain('a credit invoice cannot be credited');
   });
 
   it('pays by hand, then audit finds the references whole', async () => {
@@ -186,5 +203,40 @@ describe('automatic finalisation through the clock', () => {
     });
     const listed = json((await c.run(['invoices', 'list', '--status', 'open', '--json'])).stdout);
     expect(listed.data.map((i: { id: string }) => i.id)).toEqual([id]);
+  });
+});
+
+describe('credits follow money rules (docs/credits.md)', () => {
+  it('credits chosen lines, lists a paid invoice’s credit as refund due until it is marked refunded', async () => {
+    const c = await seeded();
+    const id = await draft(c);
+    await line(c, id, '--description', 'Lunchbox', '--amount', '10', '--tax-rate', '21', '--quantity', '2');
+    expect((await c.run(['invoices', 'finalise', id, '-q'])).code).toBe(0);
+    expect((await c.run(['invoices', 'pay', id, '-q'])).code).toBe(0);
+    const lineId = json((await c.run(['invoices', 'lines', id, '--json'])).stdout).data[0].id;
+    const bad = await c.run(['invoices', 'credit', id, '--line', 'x:1', '--yes']);
+    expect([bad.code, bad.stderr]).toEqual([
+      2,
+      'error: --line: must be LINE_ID or LINE_ID:QUANTITY, whole numbers from 1 (not "x:1")\n',
+    ]);
+    const tooMany = await c.run(['invoices', 'credit', id, '--line', `${lineId}:3`, '--yes']);
+    expect(tooMany.code).toBe(1);
+    expect(tooMany.stderr).toContain(`is more than the 2 of line ${lineId} left to credit (of 2)`);
+    const made = await c.run(['invoices', 'credit', id, '--line', `${lineId}:1`, '--yes', '--json']);
+    expect(made.code, made.stderr).toBe(0);
+    const credit = json(made.stdout).data;
+    expect(credit.attributes.amount_incl).toBe('-12.10');
+    expect((await c.run(['invoices', 'finalise', credit.id, '-q'])).code).toBe(0);
+    // A credit of a paid invoice leaves it paid, and is owed back.
+    expect(json((await c.run(['invoices', 'get', id, '--json'])).stdout).data.attributes.status).toBe('paid');
+    const due = await c.run(['invoices', 'list', '--status', 'completed', '--refund-due', '--json']);
+    expect(json(due.stdout).data.map((i: any) => i.id)).toEqual([credit.id]);
+    const refunded = await c.run(['invoices', 'refunded', credit.id, '--date', '2026-11-21', '--json']);
+    expect(refunded.code, refunded.stderr).toBe(0);
+    expect(json(refunded.stdout).data.attributes.refunded_on).toBe('2026-11-21T00:00:00+01:00');
+    expect(json((await c.run(['invoices', 'list', '--refund-due', '--json'])).stdout).data).toEqual([]);
+    const twice = await c.run(['invoices', 'refunded', credit.id]);
+    expect(twice.code).toBe(1);
+    expect(twice.stderr).toContain('marked refunded already, on 2026-11-21');
   });
 });

@@ -42,13 +42,15 @@ const EMPTY = {
   store_clock: 0,
   imports: 0,
   idempotency_keys: 0,
+  plan_prices: 0,
 };
 // The demo's half year of history (src/lib/runtime/demo/stories.ts), counted alike on any day: twenty subscriptions; 80 transactions
 // (60 collected, some charged back and retried, 6 canceled, 14 ahead) with 342 status events; seven invoices of eleven lines (a credit's
 // copied); four mandate requests and six invoice emails; ahead, 17 collections (some of canceled ones, dropped when due), a fulfilment,
 // a resume and a cancellation. The club collecting by SEPA (demo/club.ts) adds its account (and key), a plan, six members
 // on six subscriptions, eleven transactions (five batched, the next five, one left out) with 34 events, eleven
-// pre-notifications, and one exported batch of five. The store's clock is left as it was: no row.
+// pre-notifications, and one exported batch of five. The store's clock is left as it was: no row. No plan's
+// amount changed: plan_prices is empty.
 const DEMO = {
   accounts: 3,
   api_keys: 2,
@@ -68,6 +70,7 @@ const DEMO = {
   store_clock: 0,
   imports: 0,
   idempotency_keys: 0,
+  plan_prices: 0,
 };
 
 beforeAll(() => ensureBundle(), 120_000);
@@ -110,6 +113,7 @@ describe('billing store info', () => {
       ['store clock', '0'],
       ['imports', '0'],
       ['idempotency keys', '0'],
+      ['plan prices', '0'],
     ]);
 
     const document = await billing(['store', 'info', '--json'], { BILLING_DB: db });
@@ -159,7 +163,7 @@ describe('billing store copy', () => {
     expect(json(toPostgres)).toEqual({ from: db, to: shown, rows: DEMO });
     expect(toPostgres.stderr).toMatch(
       new RegExp(
-        `^copied 596 rows in 18 tables from ${db} to ${shown.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} in \\d+\\.\\d s\\n$`,
+        `^copied 596 rows in 19 tables from ${db} to ${shown.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} in \\d+\\.\\d s\\n$`,
       ),
     );
     expect(json(await billing(['--db', url, 'store', 'info', '--json'])).counts).toEqual(DEMO);
@@ -259,14 +263,14 @@ describe('billing store copy', () => {
     });
     expect(code).toBe(0);
     const lines = io.stderr.split('\n');
-    expect(lines).toHaveLength(20); // eighteen tables, the summary, and the end of the last line
+    expect(lines).toHaveLength(21); // nineteen tables, the summary, and the end of the last line
     expect(lines[2].split('\r\u001b[2K').filter(Boolean)).toEqual([
       `customers          [${'░'.repeat(30)}] 0/26`,
       `customers          [${'█'.repeat(30)}] 26/26`,
       `customers          [${'█'.repeat(30)}] 26/26`,
     ]);
     expect(lines[1]).toContain(`api_keys           [${'█'.repeat(30)}] 2/2`);
-    expect(lines[18]).toMatch(/^copied 596 rows in 18 tables from .* in \d+\.\d s$/);
+    expect(lines[19]).toMatch(/^copied 596 rows in 19 tables from .* in \d+\.\d s$/);
     expect(io.stdout).toContain('│ customers          │ 26');
   });
 });

@@ -95,18 +95,97 @@ describe('transactions get', () => {
 });
 
 describe('transactions list', () => {
+  // GET /transactions: the customer and the last reason in each resource's meta.
+  const across = [
+    {
+      ...WITH_HISTORY.data,
+      attributes: { ...WITH_HISTORY.data.attributes, status: 'charged_back' },
+      meta: {
+        customer: { id: '3', name: 'Anna van der Berg-Hoogeveen' },
+        reason_code: 'MD06',
+        reason: 'Refund requested by the debtor',
+      },
+    },
+    { ...QUEUED, meta: { customer: { id: '4', name: 'Bert Bakker' }, reason_code: null, reason: null } },
+  ];
+  const account: Answer = (r) => (r.path === '/transactions' ? { status: 200, body: collection(across) } : undefined);
   const service: Answer = (r) =>
     r.path === '/subscriptions/7/transactions'
       ? { status: 200, body: collection([WITH_HISTORY.data, QUEUED]) }
       : undefined;
 
-  it('needs --subscription-id (exit 2, nothing sent)', async () => {
-    expect(await runDouble(['transactions', 'list'], service)).toEqual({
-      code: 2,
-      stdout: '',
-      stderr: 'error: missing required flag: --subscription-id\n',
-      requests: [],
-    });
+  it('without --subscription-id lists the account (GET /transactions), with every filter; --status repeats', async () => {
+    const result = await runDouble(
+      [
+        'transactions',
+        'list',
+        '--status',
+        'charged_back',
+        '--status',
+        'failed',
+        '--reason-code',
+        'am04',
+        '--due-from',
+        '2026-11-01',
+        '--due-to',
+        '2026-11-30',
+        '--customer-id',
+        '42',
+      ],
+      account,
+    );
+    expect(result.code).toBe(0);
+    expect(result.requests).toEqual([
+      {
+        method: 'GET',
+        path: '/transactions',
+        query: {
+          include: undefined,
+          'filter[status]': 'charged_back,failed',
+          sort: undefined,
+          'filter[reason_code]': 'AM04',
+          'filter[due_from]': '2026-11-01',
+          'filter[due_to]': '2026-11-30',
+          'filter[customer_id]': '42',
+          'filter[subscription_id]': undefined,
+          'page[number]': undefined,
+          'page[size]': undefined,
+        },
+      },
+    ]);
+  });
+
+  it('--subscription-id with a filter of the account list asks the account list for that subscription', async () => {
+    const result = await runDouble(
+      ['transactions', 'list', '--subscription-id', '7', '--reason-code', 'MD06'],
+      account,
+    );
+    expect(result.requests).toMatchObject([
+      { path: '/transactions', query: { 'filter[reason_code]': 'MD06', 'filter[subscription_id]': '7' } },
+    ]);
+  });
+
+  it('the account list: customer, code and reason on 80 columns, the UUID giving way; all of them without a terminal', async () => {
+    const onTerminal = await runDouble(['transactions', 'list'], account, { ...TERMINAL, columns: 80 });
+    expect(onTerminal.stdout).toBe(
+      [
+        '┌──────────────┬────────────┬────────────┬──────────────┬──────┬───────────────┐',
+        '│ status       │ due date   │     amount │ customer     │ code │ reason        │',
+        '├──────────────┼────────────┼────────────┼──────────────┼──────┼───────────────┤',
+        '│ charged_back │ 2017-11-07 │    € 50.60 │ Anna van de… │ MD06 │ Refund reque… │',
+        '│ queued       │ 2026-12-01 │ € 1,234.50 │ Bert Bakker  │      │               │',
+        '└──────────────┴────────────┴────────────┴──────────────┴──────┴───────────────┘',
+        '',
+      ].join('\n'),
+    );
+    for (const line of onTerminal.stdout.split('\n')) expect(line.length).toBeLessThanOrEqual(80);
+    const piped = await runDouble(['transactions', 'list'], account);
+    expect(piped.stdout.split('\n')[0]).toBe(
+      'id\tstatus\tdue date\tamount\tcustomer\tcode\treason\tpayment method\tdescription\tattempts',
+    );
+    expect(piped.stdout.split('\n')[1]).toBe(
+      `${ID}\tcharged_back\t2017-11-07\t€ 50.60\tAnna van der Berg-Hoogeveen\tMD06\tRefund requested by the debtor\tdirectdebit\t\t2`,
+    );
   });
 
   it('lists GET /subscriptions/{id}/transactions, with --status and --sort', async () => {
@@ -157,6 +236,16 @@ describe('transactions list', () => {
 
   it.each([
     [['--subscription-id', 'x'], 'error: --subscription-id must be a positive whole number, not "x"\n'],
+    [['--due-from', '2026-02-30'], 'error: --due-from must be a day, YYYY-MM-DD (2027-01-31), not "2026-02-30"\n'],
+    [
+      ['--due-from', '2026-12-01', '--due-to', '2026-11-01'],
+      'error: --due-from 2026-12-01 is after --due-to 2026-11-01: nothing could be found\n',
+    ],
+    [
+      ['--reason-code', 'AM4'],
+      'error: --reason-code must be a SEPA reason code, 4 letters and digits (e.g. AM04), not "AM4"\n',
+    ],
+    [['--customer-id', '0'], 'error: --customer-id must be a positive whole number, not "0"\n'],
     [
       ['--subscription-id', '7', '--status', 'paid'],
       'error: --status: must be one of: queued, scheduled, succeeded, fulfilled, charged_back, failed, rescheduled, canceled (not "paid")\n',

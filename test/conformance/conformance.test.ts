@@ -688,13 +688,19 @@ const checks: Record<string, (recorded: Recorded[]) => void> = {
       'create second invoice: 201',
       'add a line to the second: 201',
       'finalise the second: 200',
-      'credit: 200',
-      'credit lines: 200',
-      'finalise the credit: 200',
-      'original after credit: 200',
       'pay: 200',
       'pay again: 400',
+      'credit: 200',
+      'credit lines: 200',
+      'credit again: 400',
+      'finalise the credit: 200',
+      'original after credit: 200',
       'pay a completed invoice: 400',
+      'credit the credit: 400',
+      'refund due: 200',
+      'refunded: 200',
+      'refunded again: 400',
+      'refund due after: 200',
       'create a draft to delete: 201',
       'add a line to the draft: 201',
       'add another line to the draft: 201',
@@ -716,6 +722,17 @@ const checks: Record<string, (recorded: Recorded[]) => void> = {
       'list cancelled: 200',
       'list with an unknown status: 400',
       'list: 200',
+      'create a third invoice: 201',
+      'add a line to the third: 201',
+      'finalise the third: 200',
+      'credit too much of the third: 400',
+      'credit one of the third: 200',
+      'finalise the part: 200',
+      'third after a part: 200',
+      'credit the rest: 200',
+      'finalise the rest: 200',
+      'third after the rest: 200',
+      'refund due at the end: 200',
     ]);
     const s = byStep(recorded);
     const data = (step: string) => s[step].body.data;
@@ -768,6 +785,7 @@ const checks: Record<string, (recorded: Recorded[]) => void> = {
           transaction_date: null,
           hosted_invoice_url: null,
           send_email: true,
+          refunded_on: null,
           created_at: TIMESTAMP,
           updated_at: TIMESTAMP,
         },
@@ -911,6 +929,7 @@ const checks: Record<string, (recorded: Recorded[]) => void> = {
       transaction_date: null,
       hosted_invoice_url: null,
       send_email: true,
+      refunded_on: null,
       created_at: TIMESTAMP,
       updated_at: TIMESTAMP,
     });
@@ -946,9 +965,6 @@ const checks: Record<string, (recorded: Recorded[]) => void> = {
         hosted_invoice_url: `${BASE}/invoice/<token 3>`,
       },
     });
-    // Crediting left the original as it was.
-    expect(s['original after credit'].body).toEqual(s.finalise.body);
-
     // Paid by hand; paying again, or paying a completed invoice, is Invalid State.
     expect(data('pay')).toEqual({ ...finalised, attributes: { ...finalised.attributes, status: 'paid' } });
     expect(s['pay again'].body.errors).toEqual(
@@ -957,6 +973,22 @@ const checks: Record<string, (recorded: Recorded[]) => void> = {
     expect(s['pay a completed invoice'].body.errors).toEqual(
       invalidState('invoice 3 is completed: only an open or charged back invoice can be marked paid'),
     );
+    // Crediting a paid invoice left it as it was (paid).
+    expect(s['original after credit'].body).toEqual(s.pay.body);
+
+    // Credits follow money rules: credited in full once, a credit never credited.
+    expect(s['credit again'].body.errors).toEqual(
+      invalidState('invoice 1 (INV-1) is credited in full already, by credit invoice 3 (a draft)'),
+    );
+    expect(s['credit the credit'].body.errors).toEqual(
+      invalidState('invoice 3 (INV-3) is a credit invoice of invoice 1: a credit invoice cannot be credited'),
+    );
+    // The credit of a paid invoice is owed back until marked refunded (today by default), once.
+    const idsOf = (step: string) => s[step].body.data.map((i: Json) => i.id);
+    expect(idsOf('refund due')).toEqual(['3']);
+    expect(attributes('refunded')).toMatchObject({ status: 'completed', refunded_on: TODAY });
+    expect(s['refunded again'].body.errors).toEqual(invalidState('invoice 3: marked refunded already, on 2026-11-21'));
+    expect(idsOf('refund due after')).toEqual([]);
 
     // Deleting: a line of a draft, then the draft and its lines; no body.
     for (const step of ['delete a line of the draft', 'delete the draft']) {
@@ -1026,13 +1058,174 @@ const checks: Record<string, (recorded: Recorded[]) => void> = {
     expect(s.list.body.meta).toEqual({ total: 4 });
     expect(s.list.body.data).toEqual([
       data('a draft that stays'),
-      data('finalise the credit'),
+      data('refunded'),
       data('finalise the second'),
       data('pay'),
     ]);
+    // The open third (24.20, due in the future, not yet collected): more than its two lunchboxes is
+    // refused with the pointer; one, then the rest; credited in full, it is cancelled with its
+    // transaction and owes nothing back.
+    const thirdLine = data('add a line to the third').id;
+    expect(s['credit too much of the third'].body.errors).toEqual([
+      {
+        status: '400',
+        title: 'Invalid Attribute',
+        detail: `lines/0/quantity is more than the 2 of line ${thirdLine} left to credit (of 2)`,
+        source: { pointer: '/data/attributes/lines/0/quantity' },
+      },
+    ]);
+    expect(money('credit one of the third')).toMatchObject({ amount_incl: '-12.10' });
+    expect(attributes('finalise the part')).toMatchObject({ status: 'completed', reference: 'INV-5' });
+    expect(attributes('third after a part').status).toBe('open');
+    expect(money('credit the rest')).toMatchObject({ amount_incl: '-12.10' });
+    expect(attributes('finalise the rest')).toMatchObject({ status: 'completed', reference: 'INV-6' });
+    expect(attributes('third after the rest').status).toBe('cancelled');
+    expect(idsOf('refund due at the end')).toEqual([]);
     for (const r of recorded) expect(r.headers['content-type']).toBe(JSONAPI);
   },
 
+  'the account transactions'(recorded) {
+    expect(statuses(recorded)).toEqual([
+      'create customer 1: 201',
+      'create customer 2: 201',
+      'subscribe 1: 201',
+      'subscribe 2: 201',
+      'a one-off: 201',
+      'cancel it: 204',
+      'all: 200',
+      'succeeded or canceled: 200',
+      'due in December, oldest first: 200',
+      "the second customer's: 200",
+      'by a reason code: 200',
+      'a page: 200',
+      'a status that is not one: 400',
+      'page[after]: 400',
+    ]);
+    const s = byStep(recorded);
+    const rows = (step: string) =>
+      s[step].body.data.map((t: Json) => [t.meta.customer.name, t.attributes.status, t.attributes.due_date]);
+    // Newest due date first; on the same day the one made last first.
+    expect(rows('all')).toEqual([
+      ['First2 Last2', 'scheduled', '2027-01-01T00:00:00+01:00'],
+      ['First1 Last1', 'scheduled', '2027-01-01T00:00:00+01:00'],
+      ['First1 Last1', 'canceled', '2026-12-20T00:00:00+01:00'],
+      ['First2 Last2', 'succeeded', '2026-12-01T00:00:00+01:00'],
+      ['First1 Last1', 'succeeded', '2026-12-01T00:00:00+01:00'],
+    ]);
+    expect(s.all.body.meta).toEqual({ total: 5 });
+    expect(s.all.body.data[0].meta).toEqual({
+      customer: { id: '2', name: 'First2 Last2' },
+      reason_code: null,
+      reason: null,
+    });
+    expect(s.all.body.data[0].relationships).toBeUndefined();
+    expect(rows('succeeded or canceled').map((row: string[]) => row[1])).toEqual([
+      'canceled',
+      'succeeded',
+      'succeeded',
+    ]);
+    expect(rows('due in December, oldest first').map((row: string[]) => row.slice(1))).toEqual([
+      ['succeeded', '2026-12-01T00:00:00+01:00'],
+      ['succeeded', '2026-12-01T00:00:00+01:00'],
+      ['canceled', '2026-12-20T00:00:00+01:00'],
+    ]);
+    expect(rows("the second customer's").map((row: string[]) => row[0])).toEqual(['First2 Last2', 'First2 Last2']);
+    expect(s['by a reason code'].body.data).toEqual([]);
+    expect(s['a page'].body.links).toEqual(pageLinks('/transactions', 2, 2, 3));
+    expect(s['a status that is not one'].body).toEqual(
+      invalidParameter(
+        'filter[status]',
+        'filter[status] must be one or more (comma-separated) of queued, scheduled, succeeded, fulfilled, charged_back, failed, rescheduled, canceled, not "succeeded,lost"',
+      ),
+    );
+    expect(s['page[after]'].body).toEqual(
+      invalidParameter(
+        'page[after]',
+        'page[after] is not available here: this collection is not in id order; page it with page[number]',
+      ),
+    );
+  },
+  reports(recorded) {
+    expect(statuses(recorded)).toEqual([
+      'create customer: 201',
+      'create subscription: 201',
+      'create invoice: 201',
+      'add a line: 201',
+      'finalise: 200',
+      'mrr: 200',
+      'subscriptions: 200',
+      'collections: 200',
+      'revenue: 200',
+      'vat: 200',
+      'overdue: 200',
+      'vat by quarter: 200',
+      'by default: 200',
+      'an unknown report: 404',
+      'a day that is not one: 400',
+      'from after to: 400',
+      'from after today: 400',
+      'a grain that is not one: 400',
+      'a page: 400',
+      'a range for overdue: 400',
+      'a post: 405',
+    ]);
+    const s = byStep(recorded);
+    const meta = (step: string) => s[step].body.meta;
+    const column = (step: string, name: string) => meta(step).rows.map((row: Json) => row[name]);
+    expect(s.mrr.headers['content-type']).toBe(JSONAPI);
+    expect(s.mrr.body.links).toEqual({ self: `${BASE}/reports/mrr?filter%5Bfrom%5D=2026-11-01` });
+    expect(meta('mrr')).toMatchObject({
+      report: 'mrr',
+      from: '2026-11-01',
+      to: '2027-02-15',
+      by: 'month',
+      time_zone: 'Europe/Amsterdam',
+      as_of: '2027-02-15T13:00:00+01:00',
+    });
+    expect(column('mrr', 'period')).toEqual(['2026-11', '2026-12', '2027-01', '2027-02']);
+    // Active from November 21 (its first collection on December 1): in November's MRR.
+    expect(column('mrr', 'mrr')).toEqual(['12.50', '12.50', '12.50', '12.50']);
+    expect(column('mrr', 'new')).toEqual(['12.50', '0.00', '0.00', '0.00']);
+    expect(column('subscriptions', 'active')).toEqual([1, 1, 1, 1]);
+    // December, January and February's plan collections, and January's invoice (24.20) collected on the day it was finalised.
+    expect(column('collections', 'collected')).toEqual(['0.00', '12.50', '36.70', '12.50']);
+    expect(column('collections', 'success_rate')).toEqual([null, '1.0000', '1.0000', '1.0000']);
+    expect(meta('collections').reasons).toEqual([]);
+    expect(column('revenue', 'net_incl')).toEqual(['0.00', '0.00', '24.20', '0.00']);
+    expect(meta('vat').rows).toEqual([{ period: '2027-01', rate: '21.00', base: '20.00', tax: '4.20', invoices: 1 }]);
+    expect(meta('vat by quarter')).toMatchObject({
+      from: '2026-10-01',
+      to: '2027-03-31',
+      by: 'quarter',
+      rows: [{ period: '2027-Q1', rate: '21.00', base: '20.00', tax: '4.20', invoices: 1 }],
+    });
+    expect(meta('overdue')).toMatchObject({ report: 'overdue', from: null, to: '2027-02-15', by: null, customers: [] });
+    expect(column('overdue', 'amount')).toEqual(['0.00', '0.00', '0.00', '0.00', '0.00']);
+    expect(meta('by default')).toMatchObject({ from: '2026-03-01', to: '2027-02-15', by: 'month' });
+    expect(s['an unknown report'].body.errors[0].detail).toBe(
+      'no report named "ltv"; the reports are mrr, subscriptions, collections, revenue, vat, overdue',
+    );
+    expect(s['a day that is not one'].body).toEqual(
+      invalidParameter('filter[from]', 'filter[from] must be a day, YYYY-MM-DD, not "2027-02-30"'),
+    );
+    expect(s['from after to'].body).toEqual(
+      invalidParameter('filter[from]', 'filter[from] (2027-02-01) must be on or before filter[to] (2027-01-01)'),
+    );
+    expect(s['from after today'].body).toEqual(
+      invalidParameter(
+        'filter[from]',
+        'filter[from] (2027-03-01) is after today (2027-02-15): nothing is recorded for it yet',
+      ),
+    );
+    expect(s['a grain that is not one'].body).toEqual(
+      invalidParameter('filter[by]', 'filter[by] must be one of month, quarter, year, not "week"'),
+    );
+    expect(s['a page'].body.errors[0].source).toEqual({ parameter: 'page[size]' });
+    expect(s['a range for overdue'].body).toEqual(
+      invalidParameter('filter[to]', 'the overdue report is as of now: it takes no filter[to]'),
+    );
+    expect(s['a post'].headers.allow).toBe('GET');
+  },
   'invoices follow the clock'(recorded) {
     expect(statuses(recorded)).toEqual([
       'create customer: 201',

@@ -543,15 +543,24 @@ export const scenarios: Record<string, Scenario> = {
     await send('add a line to the second', line(LUNCHBOX, second));
     await send('finalise the second', { method: 'PATCH', path: `/invoices/${second}/finalise` });
 
+    await send('pay', { method: 'PATCH', path: `/invoices/${invoice}/pay` });
+    await send('pay again', { method: 'PATCH', path: `/invoices/${invoice}/pay` });
+
     const credit: string = (await send('credit', { method: 'PATCH', path: `/invoices/${invoice}/credit` })).body.data
       .id;
     await send('credit lines', get(`/invoices/${credit}/lines`));
+    await send('credit again', { method: 'POST', path: `/invoices/${invoice}/credit` });
     await send('finalise the credit', { method: 'PATCH', path: `/invoices/${credit}/finalise` });
     await send('original after credit', get(`/invoices/${invoice}`));
-
-    await send('pay', { method: 'PATCH', path: `/invoices/${invoice}/pay` });
-    await send('pay again', { method: 'PATCH', path: `/invoices/${invoice}/pay` });
     await send('pay a completed invoice', { method: 'PATCH', path: `/invoices/${credit}/pay` });
+    await send('credit the credit', { method: 'PATCH', path: `/invoices/${credit}/credit` });
+
+    // Credits follow money rules (docs/credits.md): the paid invoice's credit is owed back until refunded.
+    const refundDue = () => get('/invoices', { 'filter[status]': 'completed', 'filter[refund_due]': 'true' });
+    await send('refund due', refundDue());
+    await send('refunded', { method: 'PATCH', path: `/invoices/${credit}/refunded` });
+    await send('refunded again', { method: 'PATCH', path: `/invoices/${credit}/refunded` });
+    await send('refund due after', refundDue());
 
     const draft: string = (
       await send('create a draft to delete', post('invoice', { subscription_id: subscription }, '/invoices'))
@@ -574,6 +583,30 @@ export const scenarios: Record<string, Scenario> = {
       await send(`list ${status}`, get('/invoices', { 'filter[status]': status }));
     await send('list with an unknown status', get('/invoices', { 'filter[status]': 'late' }));
     await send('list', get('/invoices', { sort: '-id' }));
+
+    // A third, open and due in the future (so no timer collects it), credited a line at a time:
+    // cancelled once credited in full.
+    const third: string = (
+      await send(
+        'create a third invoice',
+        post('invoice', { subscription_id: subscription, transaction_date: '2026-12-20' }, '/invoices'),
+      )
+    ).body.data.id;
+    const thirdLine: string = (await send('add a line to the third', line(LUNCHBOX, third))).body.data.id;
+    await send('finalise the third', { method: 'PATCH', path: `/invoices/${third}/finalise` });
+    const lines = (items: unknown[]) => ({ type: 'invoice', attributes: { lines: items } });
+    const creditThird = (step: string, items: unknown[]) =>
+      send(step, { method: 'PATCH', path: `/invoices/${third}/credit`, body: { data: lines(items) } });
+    await creditThird('credit too much of the third', [{ line_id: Number(thirdLine), quantity: 3 }]);
+    const part: string = (await creditThird('credit one of the third', [{ line_id: thirdLine, quantity: 1 }])).body.data
+      .id;
+    await send('finalise the part', { method: 'PATCH', path: `/invoices/${part}/finalise` });
+    await send('third after a part', get(`/invoices/${third}`));
+    const rest: string = (await send('credit the rest', { method: 'PATCH', path: `/invoices/${third}/credit` })).body
+      .data.id;
+    await send('finalise the rest', { method: 'PATCH', path: `/invoices/${rest}/finalise` });
+    await send('third after the rest', get(`/invoices/${third}`));
+    await send('refund due at the end', refundDue());
     return log;
   },
 };
@@ -650,6 +683,81 @@ export const clockScenarios: Record<string, ClockScenario> = {
     await send('paid', get(`/invoices/${dated}`));
     await send('list paid', get('/invoices', { 'filter[status]': 'paid' }));
     await send('list open', get('/invoices', { 'filter[status]': 'open' }));
+    return log;
+  },
+
+  /**
+   * GET /reports/{name} (an extension): a subscription collected monthly from December, an invoice
+   * in January, then every report over the months since November, VAT by quarter, and the refusals.
+   */
+  async reports(t, seed) {
+    const { send, log } = recorder(t);
+    await seed.plan(GOLD);
+    const customer: string = (await send('create customer', post('customer', customerAttributes(1), '/customers'))).body
+      .data.id;
+    const subscription: string = (
+      await send('create subscription', post('subscription', activeSubscription(customer), '/subscriptions'))
+    ).body.data.id;
+    await seed.advanceTo('2027-01-15T12:00:00Z');
+    const invoice: string = (
+      await send('create invoice', post('invoice', { subscription_id: subscription }, '/invoices'))
+    ).body.data.id;
+    await send('add a line', post('invoice-line', { invoice_id: Number(invoice), ...LUNCHBOX }, '/invoice-lines'));
+    await send('finalise', { method: 'PATCH', path: `/invoices/${invoice}/finalise` });
+    await seed.advanceTo('2027-02-15T12:00:00Z');
+    for (const name of ['mrr', 'subscriptions', 'collections', 'revenue', 'vat'])
+      await send(name, get(`/reports/${name}`, { 'filter[from]': '2026-11-01' }));
+    await send('overdue', get('/reports/overdue'));
+    await send(
+      'vat by quarter',
+      get('/reports/vat', { 'filter[from]': '2026-10-01', 'filter[to]': '2027-03-31', 'filter[by]': 'quarter' }),
+    );
+    await send('by default', get('/reports/mrr'));
+    await send('an unknown report', get('/reports/ltv'));
+    await send('a day that is not one', get('/reports/mrr', { 'filter[from]': '2027-02-30' }));
+    await send('from after to', get('/reports/mrr', { 'filter[from]': '2027-02-01', 'filter[to]': '2027-01-01' }));
+    await send('from after today', get('/reports/mrr', { 'filter[from]': '2027-03-01' }));
+    await send('a grain that is not one', get('/reports/mrr', { 'filter[by]': 'week' }));
+    await send('a page', get('/reports/mrr', { 'page[size]': '10' }));
+    await send('a range for overdue', get('/reports/overdue', { 'filter[to]': '2027-01-31' }));
+    await send('a post', { method: 'POST', path: '/reports/mrr', body: { data: { type: 'report' } } });
+    return log;
+  },
+  /**
+   * GET /transactions (an extension): two customers' subscriptions collected on Dec 1 and a
+   * one-off for the first canceled; then the account's list newest due date first, found by
+   * several statuses, a due-date range and a customer, with each customer in meta; and the refusals.
+   */
+  async 'the account transactions'(t, seed) {
+    const { send, log } = recorder(t);
+    await seed.plan(GOLD);
+    const first: string = (await send('create customer 1', post('customer', customerAttributes(1), '/customers'))).body
+      .data.id;
+    const second: string = (await send('create customer 2', post('customer', customerAttributes(2), '/customers'))).body
+      .data.id;
+    const subscription: string = (
+      await send('subscribe 1', post('subscription', activeSubscription(first), '/subscriptions'))
+    ).body.data.id;
+    await send('subscribe 2', post('subscription', activeSubscription(second), '/subscriptions'));
+    const oneOff: string = (
+      await send(
+        'a one-off',
+        post('transaction', { subscription_id: subscription, amount: 5, due_date: '2026-12-20' }, '/transactions'),
+      )
+    ).raw.data.id;
+    await send('cancel it', { method: 'DELETE', path: `/transactions/${oneOff}` });
+    await seed.advanceTo('2026-12-02T12:00:00Z');
+    await send('all', get('/transactions'));
+    await send('succeeded or canceled', get('/transactions', { 'filter[status]': 'succeeded,canceled' }));
+    await send(
+      'due in December, oldest first',
+      get('/transactions', { 'filter[due_from]': '2026-12-01', 'filter[due_to]': '2026-12-31', sort: 'due_date' }),
+    );
+    await send("the second customer's", get('/transactions', { 'filter[customer_id]': second }));
+    await send('by a reason code', get('/transactions', { 'filter[reason_code]': 'AM04' }));
+    await send('a page', get('/transactions', { 'page[size]': '2', 'page[number]': '2' }));
+    await send('a status that is not one', get('/transactions', { 'filter[status]': 'succeeded,lost' }));
+    await send('page[after]', get('/transactions', { 'page[after]': '0' }));
     return log;
   },
 };

@@ -17,7 +17,7 @@ import { CopyRefusedError, copyStore, sameStore, type CopyProgress } from '../..
 import { storeInfo } from '../../src/lib/store/info.js';
 import { TABLES } from '../../src/lib/store/migrations.js';
 import { openStore, type Engine, type Store } from '../../src/lib/store/store.js';
-import { all, get, wait, type Op, type Unit } from '../../src/lib/store/unit.js';
+import { all, get, run, wait, type Op, type Unit } from '../../src/lib/store/unit.js';
 import { openRuntime, type Runtime } from '../../src/lib/runtime/runtime.js';
 import { ENGINE, freshStoreLocation } from '../helpers/engine.js';
 import { TEST_NOW, tempDir } from '../helpers/store.js';
@@ -160,6 +160,15 @@ async function seed(location: string, customers = 7): Promise<{ core: Runtime; a
     await c.store.write(() =>
       get((q) => q.insertInto('store_clock').values({ id: 1, test_time: '2026-11-21T10:00:00.000Z' })),
     );
+    // A plan whose amount changed: its amount before the change is kept (plan_prices, by a trigger), for reports of past dates.
+    await c.store.write(() =>
+      run((q) =>
+        q
+          .updateTable('subscription_plans')
+          .set({ amount_cents: 1350, updated_at: '2026-11-21T10:00:00.000Z' })
+          .where('id', '=', 1),
+      ),
+    );
   }
   return { core: c, acmeKey };
 }
@@ -267,6 +276,7 @@ describe(`store copy from ${ENGINE} (this project's engine is the source; each c
         store_clock: 1,
         imports: 0,
         idempotency_keys: 0,
+        plan_prices: 1,
       });
       expect(await storeInfo(target)).toMatchObject({ engine: targetEngine, counts: before.counts });
       expect(await rowsOf(target)).toEqual(await rowsOf(source.store));
@@ -372,6 +382,7 @@ describe(`store copy from ${ENGINE} (this project's engine is the source; each c
         store_clock: 0,
         imports: 0,
         idempotency_keys: 0,
+        plan_prices: 0,
       });
       expect((await (await core(targetLocation)).account()).id).toBe(1);
     });

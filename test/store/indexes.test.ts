@@ -11,6 +11,7 @@ import { fixedClock } from '../../src/lib/core/clock.js';
 import type { CoreContext } from '../../src/lib/core/context.js';
 import { listCustomers, type CustomerFind } from '../../src/lib/core/customers.js';
 import { Ledger, loadTransactions } from '../../src/lib/core/ledger.js';
+import { listTransactions, type AccountTransactionFind } from '../../src/lib/core/transactions.js';
 import { listPlans, type PlanFind } from '../../src/lib/core/plans.js';
 import type { PageOf } from '../../src/lib/core/paging.js';
 import { raw } from '../../src/lib/store/info.js';
@@ -353,3 +354,29 @@ describe.runIf(ENGINE === 'sqlite')('the transactions the ledger loads by id (SQ
       expect(plan).toMatch(/^SEARCH transactions USING INDEX sqlite_autoindex_transactions_1 \(id=\?\)/);
   });
 });
+
+describe.runIf(ENGINE === 'sqlite')(
+  "the account's transactions (GET /transactions) as SQLite plans them (SQLite only)",
+  () => {
+    it('count through the indexes of migration 12, never reading the table', async () => {
+      const store = closeLater(await openStore(tempDbPath()));
+      const ctx: CoreContext = { store, clock, account: await defaultAccount(store, clock) };
+      const plansOf = async (find: AccountTransactionFind) => {
+        const plans: string[] = [];
+        await store.read(() => explained(listTransactions(ctx, { number: 3, size: 10 }, find), 'sqlite', plans));
+        return plans;
+      };
+      for (const [find, index] of [
+        [{}, 'transactions_due'],
+        [{ status: ['failed', 'charged_back'] }, 'transactions_status_due'],
+        [{ status: ['failed'], due_from: '2026-11-01', due_to: '2026-11-30' }, 'transactions_status_due'],
+        [{ reason_code: 'AM04' }, 'transactions_reason'],
+      ] as const) {
+        const [count] = await plansOf(find);
+        expect(count, JSON.stringify(find)).toMatch(new RegExp(`USING COVERING INDEX ${index}\\b`));
+        // Without a status, the count walks the due-date index (covering), never the table.
+        expect(count).not.toMatch(/SCAN transactions$/m);
+      }
+    });
+  },
+);

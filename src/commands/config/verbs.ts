@@ -130,9 +130,14 @@ export const list: VerbModule = {
       .action((_o: unknown, command: Command) =>
         invoke(command, (deps) => {
           const config = readConfig(deps.env);
-          const entries = CONFIG_KEYS.map((k) => [k, defaultOf(config, k)] as const)
-            .filter(([, v]) => v !== undefined)
-            .map(([k, v]) => [k, shown(k, v)] as const);
+          // The current profile decides too (its settings rank above these): shown first, as billing status does.
+          const current = config.current_profile ? ([['current_profile', config.current_profile]] as const) : [];
+          const entries = [
+            ...current,
+            ...CONFIG_KEYS.map((k) => [k, defaultOf(config, k)] as const)
+              .filter(([, v]) => v !== undefined)
+              .map(([k, v]) => [k, shown(k, v)] as const),
+          ];
           if (deps.globals.output === 'json') deps.io.out(`${JSON.stringify(Object.fromEntries(entries), null, 2)}\n`);
           else if (entries.length === 0) {
             if (!deps.globals.quiet) deps.io.err(`no settings in ${configPath(deps.env)}\n`);

@@ -11,7 +11,11 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { Deps } from '../../lib/command/deps.js';
 import { ApiError, CliError, errorLines, UsageError } from '../../lib/cli/errors.js';
+import { problemPlace, withDecimalCommas, type Shape } from '../../lib/command/flags.js';
 import type { Invoke } from '../../lib/command/registry.js';
+import { customerCreateShape } from '../../lib/schemas/customer.js';
+import { invoiceCreateShape, lineCreateShape } from '../../lib/schemas/invoice.js';
+import { subscriptionCreateShape } from '../../lib/schemas/subscription.js';
 import { examples, refusesDryRun } from '../../lib/command/registry.js';
 import { safeText } from '../../lib/output/format.js';
 import { progressBar } from '../../lib/output/progress.js';
@@ -38,6 +42,24 @@ const RESOURCES: Record<ImportKind, { path: string; type: string; noun: string }
   subscriptions: { path: '/subscriptions', type: 'subscription', noun: 'subscriptions' },
   invoices: { path: '/invoices', type: 'invoice', noun: 'invoices' },
 };
+
+const SHAPES: Record<ImportKind, Shape> = {
+  customers: customerCreateShape,
+  subscriptions: subscriptionCreateShape,
+  invoices: invoiceCreateShape,
+};
+
+/** A row's attributes with amounts read as flags read them (a decimal comma), an invoice's lines too. */
+function readAmounts(kind: ImportKind, attributes: Record<string, unknown>): Record<string, unknown> {
+  const read = withDecimalCommas(SHAPES[kind], attributes);
+  if (kind === 'invoices' && Array.isArray(read.lines))
+    read.lines = read.lines.map((line: unknown) =>
+      typeof line === 'object' && line !== null && !Array.isArray(line)
+        ? withDecimalCommas(lineCreateShape, line as Record<string, unknown>)
+        : line,
+    );
+  return read;
+}
 
 /** Rows per transaction: customers are one bulk insert; the others run their whole create each. */
 const BATCH: Record<ImportKind, number> = { customers: 2000, subscriptions: 200, invoices: 200 };
@@ -231,7 +253,7 @@ async function embedded(job: Job, batchSize: number): Promise<{ imported: number
           rejected++;
           job.reject(
             row,
-            problems.map((p) => (p.attribute ? `${p.attribute}: ${p.detail}` : p.detail)),
+            problems.map((p) => (p.attribute ? `${problemPlace(p.attribute)}: ${p.detail}` : p.detail)),
           );
         } else imported++;
       }
@@ -250,7 +272,7 @@ async function embedded(job: Job, batchSize: number): Promise<{ imported: number
       runtime,
       kind,
       job.hash,
-      parsed.map((row) => ({ line: row.line, attributes: row.attributes! })),
+      parsed.map((row) => ({ line: row.line, attributes: readAmounts(kind, row.attributes!) })),
       (outcomes) => (progress = next(outcomes)),
     );
     committed = progress!;
@@ -311,8 +333,9 @@ async function remote(job: Job, concurrency: number): Promise<{ imported: number
   const send = async (row: SourceRow): Promise<Sent> => {
     if (!row.attributes) return { row, reasons: [row.error!] };
     try {
-      const { lines, ...attributes } = row.attributes;
-      const response = await post(row, path, type, kind === 'invoices' ? attributes : row.attributes);
+      const read = readAmounts(kind, row.attributes);
+      const { lines, ...attributes } = read;
+      const response = await post(row, path, type, kind === 'invoices' ? attributes : read);
       const refused = refusal(response);
       if (refused) return { row, reasons: refused };
       const replayed = response.headers['idempotent-replayed'] === 'true';

@@ -9,6 +9,7 @@ export const invoices: Group = {
     'billing lines create --invoice-id 12 --description "Lunchbox" --amount 10 --tax-rate 21 --quantity 2',
     'billing invoices finalise 12',
     'billing invoices credit 12',
+    'billing invoices list --status completed --refund-due',
     'billing invoices audit',
   ],
   verbs: {
@@ -22,10 +23,14 @@ export const invoices: Group = {
       load: () => import('./finalise.js'),
     },
     credit: {
-      summary: 'make a draft credit invoice of an invoice (its lines negated)',
+      summary: 'make a draft credit invoice of an invoice, or of some of its lines (negated)',
       load: () => import('./credit.js'),
     },
     pay: { summary: 'mark an invoice paid (paid outside the service)', load: () => import('./pay.js') },
+    refunded: {
+      summary: 'mark a credit invoice owed to the customer as paid back',
+      load: () => import('./refunded.js'),
+    },
     delete: { summary: 'delete a draft invoice and its lines', load: () => import('./delete.js') },
     lines: { summary: "list an invoice's lines", load: () => import('./lines.js') },
     audit: {

@@ -13,6 +13,10 @@ export function configure(cmd: Command, invoke: Invoke): void {
     .option('--subscription-id <n>', "only this subscription's invoices")
     .option('--search <text>', 'only invoices whose reference holds this text (in any case)')
     .option(
+      '--refund-due',
+      'only credit invoices owed to the customer (their original collected or paid) not yet marked refunded',
+    )
+    .option(
       '--sort <field>',
       `order by ${INVOICE_SORT_FIELDS.join(', ')}; -field for descending, e.g. -invoice_date (default: id)`,
     )
@@ -29,6 +33,7 @@ export function configure(cmd: Command, invoke: Invoke): void {
       'billing invoices list --customer-id 42 --all -o csv',
       'billing invoices list --subscription-id 7 --include subscriptions --json',
       'billing invoices list --search INV-7',
+      'billing invoices list --status completed --refund-due',
     ),
   );
 }
@@ -41,6 +46,7 @@ export function invoiceFind(opts: Record<string, unknown>): Record<string, strin
     'filter[customer_id]': idFilter(opts.customerId, '--customer-id'),
     'filter[subscription_id]': idFilter(opts.subscriptionId, '--subscription-id'),
     'filter[search]': search,
+    'filter[refund_due]': opts.refundDue ? 'true' : undefined,
     sort: sortFlag(opts.sort, INVOICE_SORT_FIELDS),
   };
 }

@@ -7,6 +7,8 @@ export const plans: Group = {
     'billing plans list',
     'billing plans get 3 --json',
     'billing plans create --name "Monthly membership" --amount 12,50',
+    'billing plans update 3 --amount 13,50',
+    'billing plans archive 3',
   ],
   verbs: {
     list: { summary: 'list subscription plans', load: () => import('./list.js') },
@@ -15,6 +17,14 @@ export const plans: Group = {
     create: {
       summary: 'create a plan (embedded store only; the hosted service makes plans in its dashboard)',
       load: () => import('./create.js'),
+    },
+    update: {
+      summary: 'change a plan: name, description, amount, terms, send-invoice (embedded store only)',
+      load: () => import('./update.js'),
+    },
+    archive: {
+      summary: 'archive a plan: no new subscriptions on it, its own go on (embedded store only)',
+      load: () => import('./archive.js'),
     },
   },
 };

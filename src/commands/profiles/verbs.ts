@@ -88,13 +88,16 @@ export const add: VerbModule = {
       .argument('<name>', 'profile name')
       .option('--base-url <url>', 'the service (remote mode)')
       .option('--api-key <key>', 'its API key (stored in the config file, mode 0600; sent only to this base URL)')
+      .option('--api-key-stdin', 'read the API key from standard input (it stays out of the shell history)')
+      .option('--no-key', 'save a remote profile without an API key (its server asks for none)')
       .option('--db <path|url>', 'an embedded store instead: a SQLite file or a postgres:// URL')
       .option('--use', 'also make it the current profile')
       .option('--force', 'replace a profile of the same name without asking')
       .addHelpText(
         'after',
         examples(
-          'billing profiles add prod --base-url https://api.example.com --api-key "$KEY" --use',
+          'billing profiles add prod --base-url https://api.example.com --use   # asks for the key, unseen',
+          'pass show billing/prod | billing profiles add prod --base-url https://api.example.com --api-key-stdin',
           'billing profiles add test --db ~/billing/test.db',
           'billing profiles add shared --db postgres://billing:secret@db.example.com/billing',
           'billing profiles add prod --base-url https://api2.example.com --api-key "$KEY" --force',
@@ -107,6 +110,8 @@ export const add: VerbModule = {
           const opts = command.optsWithGlobals<{
             baseUrl?: string;
             apiKey?: string;
+            apiKeyStdin?: boolean;
+            key: boolean;
             db?: string;
             use?: boolean;
             force?: boolean;
@@ -118,6 +123,16 @@ export const add: VerbModule = {
           if (opts.db) parseLocation(opts.db);
           if (opts.baseUrl && !/^https?:\/\/[^/]+/i.test(opts.baseUrl))
             throw new UsageError('--base-url must be an absolute http(s) URL');
+          if (opts.apiKeyStdin && opts.apiKey !== undefined)
+            throw new UsageError('give the API key one way: --api-key KEY or --api-key-stdin');
+          if (!opts.key && (opts.apiKey !== undefined || opts.apiKeyStdin))
+            throw new UsageError(
+              '--no-key says the profile has no API key: drop --api-key / --api-key-stdin, or --no-key',
+            );
+          if (opts.db && (opts.apiKeyStdin || !opts.key))
+            throw new UsageError(
+              `${opts.apiKeyStdin ? '--api-key-stdin' : '--no-key'} goes with --base-url: an embedded profile has no API key`,
+            );
           if (opts.apiKey) {
             if (!opts.baseUrl)
               throw new UsageError(
@@ -125,10 +140,12 @@ export const add: VerbModule = {
               );
             if (!isSendableKey(opts.apiKey)) throw new UsageError(unsendableKey('from --api-key'));
           }
+          const existing = profileOf(readConfig(deps.env), name);
+          // Asked (or read) once the config file is known to be readable: a broken one is the first thing said.
+          if (opts.baseUrl && opts.key && opts.apiKey === undefined) opts.apiKey = await keyFor(deps, opts);
           const entry: ProfileEntry = opts.baseUrl
             ? { base_url: opts.baseUrl.replace(/\/+$/, ''), ...(opts.apiKey ? { api_key: opts.apiKey } : {}) }
             : { db: opts.db };
-          const existing = profileOf(readConfig(deps.env), name);
           if (deps.globals.dryRun) {
             printDryRun(deps, {
               would: `${existing ? 'replace' : 'add'} profile ${name}`,
@@ -152,6 +169,27 @@ export const add: VerbModule = {
       );
   },
 };
+
+/**
+ * The key of a remote profile given no --api-key: read from standard input (--api-key-stdin), or
+ * asked on a terminal unseen; otherwise refused, since a saved profile without its key fails later,
+ * far from here (--no-key says the server needs none).
+ */
+async function keyFor(deps: Deps, opts: { apiKeyStdin?: boolean; baseUrl?: string }): Promise<string> {
+  const problem = (key: string) =>
+    key === '' ? 'the API key is empty' : isSendableKey(key) ? true : unsendableKey('typed');
+  if (opts.apiKeyStdin) {
+    const key = (await deps.io.readStdin()).toString('utf8').split(/\r?\n/, 1)[0].trim();
+    const verdict = problem(key);
+    if (verdict !== true) throw new UsageError(`--api-key-stdin: ${verdict}`);
+    return key;
+  }
+  if (!deps.canPrompt)
+    throw new UsageError(
+      `a remote profile needs its API key: give --api-key KEY or --api-key-stdin, or --no-key when ${opts.baseUrl} asks for none`,
+    );
+  return deps.prompter.password({ message: `API key for ${opts.baseUrl}:`, validate: problem });
+}
 
 const exists = (name: string) => new UsageError(`a profile named "${name}" exists already: add --force to replace it`);
 

@@ -76,16 +76,29 @@ export function subscriptionFind(opts: Record<string, unknown>): Record<string, 
 
 export function addTransactionFindOptions(cmd: Command): Command {
   return cmd
-    .option('--status <status>', `only transactions in this status (${TRANSACTION_STATUSES.join(', ')})`)
+    .option(
+      '--status <status>',
+      `only transactions in this status; repeat it for any of several (${TRANSACTION_STATUSES.join(', ')})`,
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
     .option(
       '--sort <field>',
       `order by ${TRANSACTION_SORT_FIELDS.join(', ')}; -field for descending (default: -due_date, newest first)`,
     );
 }
 
+/** --status, repeatable: the statuses as filter[status]'s comma-separated list. */
+function statusesFlag(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  const given = (Array.isArray(value) ? value : [value]).map((one) =>
+    choiceFlag(one, '--status', TRANSACTION_STATUSES)!,
+  );
+  return [...new Set(given)].join(',');
+}
+
 export function transactionFind(opts: Record<string, unknown>): Record<string, string | undefined> {
   return {
-    'filter[status]': choiceFlag(opts.status, '--status', TRANSACTION_STATUSES),
+    'filter[status]': statusesFlag(opts.status),
     sort: sortFlag(opts.sort, TRANSACTION_SORT_FIELDS),
   };
 }

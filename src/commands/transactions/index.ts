@@ -4,6 +4,7 @@ export const transactions: Group = {
   name: 'transactions',
   summary: "transactions: the collections of a subscription's payments",
   examples: [
+    'billing transactions list --status failed --due-from 2026-11-01',
     'billing transactions list --subscription-id 7',
     'billing transactions create --subscription-id 7 --amount 12,50 --due-date 2026-12-01',
     'billing transactions get ffa38848-6abc-4d22-b6b0-63fe1780969c',
@@ -12,7 +13,8 @@ export const transactions: Group = {
   ],
   verbs: {
     list: {
-      summary: "list a subscription's transactions (--subscription-id), newest due date first",
+      summary:
+        "list the account's transactions, or a subscription's, newest due date first: failed collections in one place",
       load: () => import('./list.js'),
     },
     get: { summary: 'show one transaction, with its history', load: () => import('./get.js') },

@@ -7,6 +7,8 @@ import { eventName } from '../core/outbox.js';
 import type { CollectionView } from '../core/collections.js';
 import { midnight } from '../core/schedule.js';
 import { reasonText } from '../sepa/reasons.js';
+import type { Report, Row as ReportRow } from '../core/reports/index.js';
+import { formatShare, REPORTS, type ColumnKind } from '../schemas/reports.js';
 import type {
   BankReportRow,
   EventRow,
@@ -21,6 +23,7 @@ import type {
 } from '../store/schema.js';
 import { afterUrl, pageUrl, type GetQuery } from './query.js';
 import type { PageOf } from '../core/paging.js';
+import type { ListedTransaction } from '../core/transactions.js';
 import type { ResourceType } from '../schemas/vocabulary.js';
 
 type Row<T> = Omit<T, 'id'> & { id: number };
@@ -250,6 +253,22 @@ export function transactionResource(row: Omit<TransactionRow, 'seq'>, r: Renderi
   );
 }
 
+/**
+ * A transaction of the account's list (GET /transactions, an extension): the hosted service's
+ * attributes unchanged, and in meta what a list of failed collections needs beside them: the
+ * customer (its id and name) and the last SEPA reason code of the history, with its text.
+ */
+export function listedTransactionResource(row: ListedTransaction, r: Rendering): ResourceObject {
+  const object = transactionResource(row, r);
+  const name = [row.first_name, row.middle_name, row.last_name].filter(Boolean).join(' ');
+  object.meta = {
+    customer: { id: String(row.customer_id), name },
+    reason_code: row.reason_code,
+    reason: row.reason_code === null ? null : (reasonText(row.reason_code) ?? null),
+  };
+  return object;
+}
+
 /** A status change as it was recorded (GET /events, an extension of this implementation). */
 export function eventResource(row: Row<EventRow>, r: Rendering): ResourceObject {
   return resource(
@@ -343,6 +362,7 @@ export function invoiceResource(row: Row<InvoiceRow>, lineIds: readonly number[]
       transaction_date: formatNullableInstant(row.transaction_date, tz),
       hosted_invoice_url: hostedInvoiceUrl(r.baseUrl, row),
       send_email: row.send_email === 1,
+      refunded_on: formatNullableInstant(row.refunded_on, tz),
       created_at: formatInstant(row.created_at, tz),
       updated_at: formatInstant(row.updated_at, tz),
     },
@@ -499,4 +519,43 @@ export function collectionDocument(
   };
   if (included) document.included = included;
   return document;
+}
+
+const writeValue: Record<ColumnKind, (value: number | string) => unknown> = {
+  text: (value) => value,
+  money: (value) => formatAmount(value as number),
+  count: (value) => value,
+  days: (value) => value,
+  rate: (value) => formatShare(value as number),
+  percent: (value) => formatAmount(value as number),
+};
+
+export interface ReportDocument {
+  links: { self: string };
+  /** The report's figures: they are no resources (no identity, nothing to fetch alone), so they are meta. */
+  meta: Record<string, unknown>;
+}
+
+/**
+ * GET /reports/{name}: the report's range and its rows in meta (rows: the main table, and beside
+ * it reasons or customers where the report has them), each value written as its column's kind says.
+ */
+export function reportDocument(report: Report, self: string, r: Rendering): ReportDocument {
+  const meta: Record<string, unknown> = {
+    report: report.name,
+    from: report.from,
+    to: report.to,
+    by: report.by,
+    time_zone: r.timeZone,
+    as_of: formatInstant(report.asOf, r.timeZone),
+  };
+  for (const table of REPORTS[report.name].tables) {
+    const rows: ReportRow[] = report.rows[table.name] ?? [];
+    const written = (kind: ColumnKind, value: ReportRow[string] | undefined) =>
+      value === null || value === undefined ? null : writeValue[kind](value);
+    meta[table.name === 'data' ? 'rows' : table.name] = rows.map((row) =>
+      Object.fromEntries(table.columns.map((c) => [c.name, written(c.kind, row[c.name])])),
+    );
+  }
+  return { links: { self }, meta };
 }

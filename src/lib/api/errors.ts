@@ -49,8 +49,10 @@ export function failureResponse(failure: Failure, original: unknown): ApiRespons
         failure.problems.map((p) => ({
           status: '400',
           title: 'Invalid Attribute',
-          detail: `${p.attribute} ${p.detail}`,
-          source: { pointer: `/data/attributes/${pointerSegment(p.attribute)}` },
+          detail: `${[p.attribute, ...(p.path ?? [])].join('/')} ${p.detail}`,
+          source: {
+            pointer: `/data/attributes/${[p.attribute, ...(p.path ?? [])].map((s) => pointerSegment(String(s))).join('/')}`,
+          },
         })),
         { original },
       );

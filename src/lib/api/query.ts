@@ -1,6 +1,7 @@
 // Query parameters of GET requests: pagination, include, sparse fieldsets, filters and sort, all
 // checked strictly: a parameter this route does not know is refused, never ignored.
 import { isWellFormed } from '../schemas/json.js';
+import { isDay } from '../schemas/reports.js';
 import type { Sort } from '../core/paging.js';
 import { fail, ok, type Result } from '../core/result.js';
 import { FIELDS, MAX_PAGE_SIZE, type ResourceType } from '../schemas/vocabulary.js';
@@ -60,6 +61,21 @@ export const oneOf = <T extends string>(values: readonly T[]): FilterKind<T> => 
   parse: (raw) => values.find((value) => value === raw),
 });
 
+/** One value or several, comma-separated (filter[status]=failed,charged_back): any of them matches. */
+export const anyOf = <T extends string>(values: readonly T[]): FilterKind<T[]> => ({
+  expects: `one or more (comma-separated) of ${values.join(', ')}`,
+  parse: (raw) => {
+    const given = raw.split(',').map((value) => value.trim());
+    const found = given.map((value) => values.find((known) => known === value));
+    return found.every((value) => value !== undefined) ? [...new Set(found)] : undefined;
+  },
+});
+/** A local day of the account (YYYY-MM-DD). */
+export const DAY_FILTER: FilterKind<string> = {
+  expects: 'a day, YYYY-MM-DD',
+  parse: (raw) => (isDay(raw.trim()) ? raw.trim() : undefined),
+};
+
 type Filters = Record<string, FilterKind<unknown>>;
 
 declare const TYPES: unique symbol;
@@ -74,6 +90,8 @@ export interface CollectionQuery<F extends Filters = Filters, S extends string =
   readonly sorts: ReadonlySet<string>;
   /** Whether page[after] may be asked for: only where the default order is ascending id. */
   readonly keyset: boolean;
+  /** Whether the answer has resources to page and fields to choose: a report (one document of figures) has none. */
+  readonly resources: boolean;
   /** Types only: what filtersOf and sortOf give. */
   readonly [TYPES]?: { filter: F; sort: S };
 }
@@ -83,6 +101,7 @@ export function collectionQuery<F extends Filters, const S extends string>(decla
   filter: F;
   sort: readonly S[];
   keyset?: boolean;
+  resources?: boolean;
 }): CollectionQuery<F, S> {
   // Maps and sets: a name such as "constructor" or "__proto__" is never taken for a known one.
   return Object.freeze({
@@ -90,6 +109,7 @@ export function collectionQuery<F extends Filters, const S extends string>(decla
     filters: new Map(Object.entries(declared.filter)),
     sorts: new Set<string>(declared.sort),
     keyset: declared.keyset ?? true,
+    resources: declared.resources ?? true,
   });
 }
 
@@ -200,6 +220,10 @@ export function parseGetQuery(
     if (!isWellFormed(value)) return invalid(key, `${key} must be valid Unicode text (it holds a lone surrogate)`);
     if (seen.has(key)) return invalid(key, `${key} is given more than once`);
     seen.add(key);
+    if (declaration?.resources === false && /^(page|fields)(\[|$)/.test(key)) {
+      const what = 'the answer is one document of figures, with no resources to page or choose fields of';
+      return invalid(key, `${key} is not available here: ${what}`);
+    }
 
     if (key === 'page[number]') {
       const parsed = positiveInt(value, 1);

@@ -12,6 +12,7 @@ import * as customers from './handlers/customers.js';
 import * as events from './handlers/events.js';
 import * as invoices from './handlers/invoices.js';
 import * as plans from './handlers/plans.js';
+import * as reports from './handlers/reports.js';
 import * as subscriptions from './handlers/subscriptions.js';
 import * as transactions from './handlers/transactions.js';
 
@@ -58,7 +59,11 @@ const ROUTES: Record<string, Methods> = {
     PATCH: async (rc) => (await subscriptionWrites()).update(rc),
   },
   '/subscriptions/:id/transactions': { GET: subscriptions.transactions },
-  '/transactions': { POST: async (rc) => (await transactionWrites()).create(rc) },
+  // Extension: GET lists the account's transactions (the hosted service lists them per subscription).
+  '/transactions': {
+    GET: transactions.list,
+    POST: async (rc) => (await transactionWrites()).create(rc),
+  },
   '/transactions/:uuid': {
     GET: transactions.get,
     DELETE: async (rc) => (await transactionWrites()).remove(rc),
@@ -84,6 +89,7 @@ const ROUTES: Record<string, Methods> = {
     PATCH: async (rc) => (await invoiceWrites()).credit(rc),
   },
   '/invoices/:id/pay': { PATCH: async (rc) => (await invoiceWrites()).pay(rc) },
+  '/invoices/:id/refunded': { PATCH: async (rc) => (await invoiceWrites()).refunded(rc) },
   '/invoices/:id/lines': { GET: invoices.lines },
   '/invoices/:id/subscription': { GET: invoices.subscription },
   '/invoices/:id/customer': { GET: invoices.customer },
@@ -93,6 +99,8 @@ const ROUTES: Record<string, Methods> = {
     PATCH: async (rc) => (await invoiceWrites()).updateInvoiceLine(rc),
     DELETE: async (rc) => (await invoiceWrites()).removeInvoiceLine(rc),
   },
+  // Extension: reports, one document of figures each (see docs/reports.md).
+  '/reports/:name': { GET: reports.report },
   // Extensions: collecting by SEPA Direct Debit (batches, their pain.008 files, the bank's reports).
   '/collections': {
     GET: collections.list,
@@ -114,6 +122,7 @@ const ROUTES: Record<string, Methods> = {
 /** What a path parameter matches: ids are numeric, transaction ids UUIDs (either case). */
 const PARAMETERS: Record<string, string> = {
   id: '[1-9][0-9]{0,15}',
+  name: '[a-z][a-z_-]{0,39}',
   uuid: '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}',
 };
 
@@ -242,8 +251,9 @@ export function createRouter(options: RouterOptions): Router {
       // An upload is applied once by its content (a bank report by its hash): no key is kept for it.
       if (request.idempotencyKey === undefined || request.upload !== undefined)
         return dispatch(request, account, guard, store);
-      // Any request with a key gets it named in the answer (how a client learns keys are honoured); a POST is carried out once.
-      if (request.method.toUpperCase() !== 'POST')
+      // Any request with a key gets it named in the answer (how a client learns keys are honoured); a
+      // write (POST, PATCH, DELETE) is carried out once: sent again, its first answer comes back.
+      if (request.method.toUpperCase() === 'GET')
         return andThen(dispatch(request, account, guard, store), (response) => ({
           ...response,
           headers: { ...response.headers, 'idempotency-key': request.idempotencyKey! },

@@ -25,6 +25,8 @@ export interface GlobalOptions {
   timeout?: number;
   /** PostgreSQL: the most connections the store's pool opens. */
   poolSize?: number;
+  /** Sent as the Idempotency-Key of the command's write (its later writes: KEY/2, KEY/3 …). */
+  idempotencyKey?: string;
   /** CSV cells exactly as the data has them (no ' before what a spreadsheet would run as a formula). */
   csvRaw: boolean;
 }
@@ -49,6 +51,10 @@ export function addGlobalOptions(program: Command): void {
     .option(
       '-y, --yes',
       'skip the confirmation of what cannot be undone (delete, cancel, credit, rotate-key, profiles remove, store restore|reset); needed without a terminal',
+    )
+    .option(
+      '--idempotency-key <key>',
+      'for commands that change something: run again with the same key, the change is made once (the first answer comes back)',
     )
     .option('--timeout <seconds>', 'remote mode: request timeout in seconds (default 30)')
     .option('--pool-size <n>', 'PostgreSQL store: the most database connections to open (default 10)')
@@ -80,6 +86,12 @@ export function readGlobals(options: Record<string, unknown>, env: NodeJS.Proces
     if (!/^\d+$/.test(textOf(options.poolSize).trim()) || poolSize < 1 || poolSize > 1000)
       throw new UsageError('--pool-size must be a whole number from 1 to 1000');
   }
+  const idempotencyKey = options.idempotencyKey as string | undefined;
+  // Printable ASCII, as a header carries it; room left for the /N of a command's later writes.
+  if (idempotencyKey !== undefined && !/^[\x21-\x7e]{1,240}$/.test(idempotencyKey))
+    throw new UsageError(
+      '--idempotency-key must be 1 to 240 printable ASCII characters without spaces (a UUID, or a name of the step)',
+    );
   return {
     output: output as OutputFormat,
     outputExplicit: Boolean(options.json) || options.output !== undefined,
@@ -98,5 +110,6 @@ export function readGlobals(options: Record<string, unknown>, env: NodeJS.Proces
     timeout,
     poolSize,
     csvRaw: Boolean(options.csvRaw),
+    idempotencyKey,
   };
 }

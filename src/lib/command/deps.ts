@@ -60,6 +60,24 @@ export const embeddedOnly = (commandName: string, baseUrl: string | undefined): 
     `${commandName} works only on the embedded store; it cannot run against ${baseUrl} (drop --base-url / BILLING_BASE_URL)`,
   );
 
+/**
+ * --idempotency-key on every write a command sends: the first carries KEY, the next KEY/2 and so
+ * on, in the order the command sends them, so a command run again with the same key sends the same
+ * keys and each write is made once. A request with a key of its own (an import's rows) keeps it.
+ */
+function keyed(transport: Transport, key: string, use: { writes: number }): Transport {
+  return {
+    mode: transport.mode,
+    request(request) {
+      if (request.method.toUpperCase() === 'GET' || request.idempotencyKey !== undefined)
+        return transport.request(request);
+      const n = ++use.writes;
+      return transport.request({ ...request, idempotencyKey: n === 1 ? key : `${key}/${n}` });
+    },
+    close: () => transport.close(),
+  };
+}
+
 /** The most BILLING_BUSY_MS accepted: an hour. */
 const MAX_BUSY_MS = 3_600_000;
 
@@ -103,7 +121,12 @@ export function createDeps(
   let settings: Settings | undefined;
   const resolved = () => (settings ??= resolveSettings(globals, env, readConfig(env)));
   let runtime: Runtime | undefined = overrides.runtime;
-  let transport: Transport | undefined = overrides.transport;
+  const keyUse = { writes: 0 };
+  // --idempotency-key keys the writes of whichever transport the command is given (tests give their own).
+  let transport: Transport | undefined =
+    overrides.transport && globals.idempotencyKey !== undefined
+      ? keyed(overrides.transport, globals.idempotencyKey, keyUse)
+      : overrides.transport;
 
   /**
    * The first opening decides: a command that writes may make the store (its folders too, at the
@@ -172,6 +195,7 @@ export function createDeps(
             },
           };
         }
+        if (globals.idempotencyKey !== undefined) transport = keyed(transport, globals.idempotencyKey, keyUse);
         if (globals.verbose) {
           const { verbose } = await import('../transport/verbose.js');
           transport = verbose(transport, (text) => io.err(text));
@@ -198,6 +222,8 @@ export function createDeps(
       };
       await runtime?.close(sending);
       await transport?.close();
+      if (globals.idempotencyKey !== undefined && keyUse.writes === 0 && !globals.dryRun && !globals.quiet)
+        io.err('warning: --idempotency-key was not used: this command sent the service no change\n');
     },
   };
 }

@@ -80,6 +80,32 @@ export function amountInput(value: string): string {
 }
 
 /**
+ * A row of attributes as people write amounts in a file: a string value of a decimal attribute
+ * (an amount, a percentage) read as a flag's is (`12,50` is 12.50); anything else is left to the
+ * schema, which judges it as it would from a flag.
+ */
+export function withDecimalCommas(shape: Shape, attributes: Record<string, unknown>): Record<string, unknown> {
+  const read: Record<string, unknown> = { ...attributes };
+  for (const [name, value] of Object.entries(attributes)) {
+    const schema = Object.hasOwn(shape, name) ? shape[name] : undefined;
+    if (schema && typeof value === 'string' && isDecimal(metaOf(schema)?.kind)) read[name] = amountInput(value);
+  }
+  return read;
+}
+
+/**
+ * Where in a row a problem is, for a person: an attribute path's array positions counted from 1
+ * (`lines/0/amount` is `lines #1, amount`), as file lines are.
+ */
+export const problemPlace = (path: string): string =>
+  path
+    .split('/')
+    .map((part, i) => (/^\d+$/.test(part) && i > 0 ? `#${Number(part) + 1}` : part))
+    .join('/')
+    .replace(/\/#/g, ' #')
+    .replace(/(#\d+)\//g, '$1, ');
+
+/**
  * Attributes from --data, then the flags on top of them. A flag's value is checked here by the
  * attribute's own schema, so a value the CLI can judge (`--language xx`) is exit 2 naming the flag
  * before anything is sent; --data is the service's to judge (its 400 names the attribute).

@@ -250,6 +250,11 @@ async function followPages(
   }
 }
 
+/** `billing api GET PATH --paginate`: the page PATH asks for, then each page its links.next lead to. */
+export async function eachPage(deps: Deps, path: string, each: (page: Collection) => Promise<void>): Promise<void> {
+  await followPages(deps, await getPage(deps, path, undefined, unguarded), false, each, unguarded);
+}
+
 /**
  * Lists a collection: one page, or every page with --all. With -o ndjson or csv, --all writes each
  * page as it comes (streamList); otherwise it gathers one document holding all the data.

@@ -24,6 +24,8 @@ export interface Settings {
   timeoutMs: number;
   /** The profile in use, if any. */
   profile?: string;
+  /** What chose the profile: --profile, BILLING_PROFILE or the config's current profile. */
+  profileSource?: Source;
   /** Embedded mode: the account to act as (remote mode never has one: the key decides). */
   account?: string;
   /**
@@ -81,7 +83,12 @@ const URL_SOURCE_WORDS: Record<Source, string> = {
 };
 
 export function resolveSettings(globals: GlobalOptions, env: NodeJS.ProcessEnv, config: ConfigFile = {}): Settings {
-  const profileName = first(globals.profile, env.BILLING_PROFILE, config.current_profile);
+  const chosenProfile = pick<string>(
+    ['flag', globals.profile],
+    ['env', env.BILLING_PROFILE],
+    ['config', config.current_profile],
+  );
+  const profileName = chosenProfile?.value;
   let profile: ProfileEntry = {};
   if (profileName !== undefined) {
     const found = own(config.profiles, profileName);
@@ -172,6 +179,7 @@ export function resolveSettings(globals: GlobalOptions, env: NodeJS.ProcessEnv, 
     apiKeySource: apiKey?.source,
     timeoutMs: Math.min(Math.round(timeoutSeconds * 1000), MAX_TIMEOUT_MS),
     profile: profileName,
+    profileSource: chosenProfile?.source,
     // The config's default account is for the embedded store; remote mode leaves it aside.
     account: mode === 'embedded' ? account?.value : undefined,
     refusal,

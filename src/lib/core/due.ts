@@ -8,8 +8,8 @@
 // same batch; the rest (a fulfilment, a retry, the next cycle: days on) is written for a later
 // batch. So the order holds however far the clock moves in one step.
 import type { Store } from '../store/store.js';
-import { all, prepared, type Unit } from '../store/unit.js';
-import { finaliseDue, loadInvoices, newInvoicing } from './invoice-rules.js';
+import { all, get, prepared, type Unit } from '../store/unit.js';
+import { finaliseDue, loadCredited, loadInvoices, newInvoicing, originalsOf } from './invoice-rules.js';
 import { flush, Ledger, loadTransactions, type WorkKind } from './ledger.js';
 import { DEFAULT_BASE_URL } from './notifications.js';
 import { activate, cancel } from './subscription-rules.js';
@@ -33,6 +33,20 @@ const earliestWork = prepared<{ due_at: string }, []>('due.next', (q) =>
 /** The earliest due time of any work, or undefined: one index lookup, the whole cost of a catch-up when nothing is due. */
 export function* earliestDue(): Unit<string | undefined> {
   return (yield* earliestWork.get())?.due_at;
+}
+
+/** Work due by `now` and not done yet (the catch-up of the next command does it), and when the next falls due. */
+export function* dueSummary(now: string): Unit<{ waiting: number; next: string | undefined }> {
+  const waiting = yield* get((q) =>
+    q
+      .selectFrom('due_work')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('due_at', '<=', now),
+  );
+  const next = yield* get((q) =>
+    q.selectFrom('due_work').select('due_at').where('due_at', '>', now).orderBy('due_at').limit(1),
+  );
+  return { waiting: Number(waiting?.n ?? 0), next: next?.due_at };
 }
 
 export interface DueOptions {
@@ -144,7 +158,9 @@ function* batch(
   // A fulfilment needs its subscription only to retry an outcome set for it.
   yield* loadTransactions(l, txIds, undefined, (tx) => collecting.has(tx.id) || tx.outcome !== null, subIds);
   const invoicing = newInvoicing();
-  yield* loadInvoices(l, invoicing, invoiceIds);
+  const originals = yield* originalsOf(invoiceIds);
+  yield* loadInvoices(l, invoicing, [...invoiceIds, ...originals]);
+  yield* loadCredited(l, invoicing, originals);
   // Work a piece sets up inside what this batch covers (a resume's collection due at once, a manual
   // transaction's) is done here, in its place in the order, not after later work of the batch.
   const horizon = claimed.length < size ? windowEnd : claimed[claimed.length - 1].due_at;

@@ -12,17 +12,18 @@
 // none back because it took none.
 import { randomBytes } from 'node:crypto';
 import type { AttributeProblem } from '../schemas/common.js';
+import { formatAmount } from '../schemas/money.js';
 import type { InvoiceStatus } from '../schemas/vocabulary.js';
 import type { CustomerRow } from '../store/schema.js';
 import { all, get, type MaybePromise, type Unit } from '../store/unit.js';
 import { allowsPrivateWebhooks, nowIso, type CoreContext } from './context.js';
 import { hostedInvoiceUrl, lineIdsBy, type Invoice, type InvoiceLine } from './invoices.js';
-import { flush, Ledger, loadSubscriptions, RULE_COLUMNS, type Inv, type Txn } from './ledger.js';
+import { flush, Ledger, loadSubscriptions, loadTransactions, RULE_COLUMNS, type Inv, type Txn } from './ledger.js';
 import { DEFAULT_BASE_URL, invoiceEmail } from './notifications.js';
 import { fail, invalidAttributes, notFound, ok, type Result } from './result.js';
 import { addDays, dayAt, midnight } from './schedule.js';
-import { addManualTransaction } from './transaction-rules.js';
-import { canMove, INVOICE_TRANSITIONS, TransitionError } from './transitions.js';
+import { addManualTransaction, cancelTransaction } from './transaction-rules.js';
+import { canMove, INVOICE_TRANSITIONS, OPEN_STATUSES, TransitionError } from './transitions.js';
 
 // ---- finalising ----
 
@@ -63,7 +64,9 @@ export function finaliseInvoice(
     function* () {
       const l = new Ledger(allowsPrivateWebhooks(ctx));
       const invoicing = newInvoicing();
-      yield* loadInvoices(l, invoicing, [id], ctx.account.id, { light: true });
+      const originals = yield* originalsOf([id]);
+      yield* loadInvoices(l, invoicing, [id, ...originals], ctx.account.id, { light: true });
+      yield* loadCredited(l, invoicing, originals);
       const invoice = l.invoices.get(id);
       if (!invoice) return notFound<InvoiceWithLines>(`no invoice with id ${id}`);
       if (invoice.status !== 'draft') return notDraft<InvoiceWithLines>(invoice, 'it can be finalised');
@@ -108,6 +111,8 @@ function finalise(
   if (invoice.status !== 'draft') return `the invoice is ${invoice.status}: only a draft can be finalised`;
   if (!((inv.lineCounts.get(invoice.id) ?? 0) > 0))
     return 'the invoice has no lines: add at least one before finalising';
+  const credit = creditRules(l, inv, invoice, at);
+  if (typeof credit === 'string') return credit;
   const zone = l.zone(invoice.account_id);
   const today = midnight(dayAt(at, zone), zone);
   const counter = l.counters.get(invoice.account_id)!;
@@ -141,11 +146,45 @@ function finalise(
       ).id;
     }
   }
+  credit?.();
   if (invoice.send_email === 1) {
     const customer = inv.customers.get(invoice.customer_id)!;
     l.notifications.push(invoiceEmail(invoice, customer, hostedInvoiceUrl(baseUrl, invoice)!, at));
   }
   return undefined;
+}
+
+/**
+ * A credit invoice (one naming an original) is finalised only while the finalised credits of its
+ * original, this one included, come to no more than the original's total. Credited in full while
+ * not yet collected (open, its transaction queued or scheduled, or none), the original is
+ * cancelled with its transaction: the customer is never charged for what was credited. Collected
+ * or paid, it stays as it is, and the credit is owed back (refund due). Gives the refusal, or what
+ * to do once the credit is finalised.
+ */
+function creditRules(l: Ledger, inv: Invoicing, invoice: Inv, at: string): string | (() => void) | undefined {
+  if (invoice.original_invoice_id === null) return undefined;
+  const original = l.invoices.get(invoice.original_invoice_id);
+  if (!original) return `its original invoice ${invoice.original_invoice_id} is not found`;
+  if (original.original_invoice_id !== null)
+    return `its original, invoice ${original.id}, is a credit invoice: a credit invoice cannot be credited`;
+  const owed = original.amount_excl_cents + original.tax_amount_cents;
+  const before = inv.credited.get(original.id) ?? 0;
+  const after = before + invoice.amount_excl_cents + invoice.tax_amount_cents;
+  if (-after > owed)
+    return `the credits of invoice ${original.id} would come to ${formatAmount(-after)}, more than its ${formatAmount(owed)} (${formatAmount(-before)} credited already)`;
+  const tx = original.transaction_id === null ? undefined : l.txns.get(original.transaction_id);
+  const uncollected = tx === undefined || (OPEN_STATUSES as readonly string[]).includes(tx.status);
+  const cancels = -after === owed && owed > 0 && original.status === 'open' && uncollected;
+  // Its file may be at the bank: cancelled now, the customer could still be charged.
+  if (cancels && tx?.collection_id != null)
+    return `its original, invoice ${original.id}, is being collected in collection batch ${tx.collection_id}: wait for the bank's report, or cancel the batch before its export (billing collections cancel ${tx.collection_id})`;
+  return () => {
+    inv.credited.set(original.id, after);
+    if (!cancels) return;
+    if (tx) cancelTransaction(l, tx, at);
+    moveInvoice(l, original, 'cancelled', at);
+  };
 }
 
 export type Recipient = Pick<CustomerRow, 'first_name' | 'middle_name' | 'last_name' | 'language' | 'email'> & {
@@ -156,9 +195,53 @@ export type Recipient = Pick<CustomerRow, 'first_name' | 'middle_name' | 'last_n
 export interface Invoicing {
   lineCounts: Map<number, number>;
   customers: Map<number, Recipient>;
+  /** Per original invoice: the totals of its finalised credits (zero or less). */
+  credited: Map<number, number>;
 }
 
-export const newInvoicing = (): Invoicing => ({ lineCounts: new Map(), customers: new Map() });
+export const newInvoicing = (): Invoicing => ({ lineCounts: new Map(), customers: new Map(), credited: new Map() });
+
+/**
+ * The originals of the credit drafts among `ids`, read without a lock: they are then locked with
+ * the drafts, in id order, as every writer takes invoices.
+ */
+export function* originalsOf(ids: number[]): Unit<number[]> {
+  if (ids.length === 0) return [];
+  const rows = yield* all((q) =>
+    q
+      .selectFrom('invoices')
+      .select('original_invoice_id')
+      .where('id', 'in', ids)
+      .where('status', '=', 'draft')
+      .where('original_invoice_id', 'is not', null),
+  );
+  return [...new Set(rows.map((r) => r.original_invoice_id!))];
+}
+
+/**
+ * For originals loaded (locked) in the ledger: what their finalised credits credit, and their
+ * transactions (a credit in full cancels one not yet collected). Read under the originals' locks,
+ * which every finaliser of a credit takes: no two credits of one invoice pass the check at once.
+ */
+export function* loadCredited(l: Ledger, inv: Invoicing, originals: number[]): Unit<void> {
+  const loaded = originals.filter((id) => l.invoices.has(id));
+  if (loaded.length === 0) return;
+  for (const row of yield* all((q) =>
+    q
+      .selectFrom('invoices')
+      .select((eb) => [
+        'original_invoice_id',
+        eb.fn.sum<number>('amount_excl_cents').as('excl'),
+        eb.fn.sum<number>('tax_amount_cents').as('tax'),
+      ])
+      .where('original_invoice_id', 'in', loaded)
+      .where('status', '<>', 'draft')
+      .groupBy('original_invoice_id'),
+  ))
+    inv.credited.set(row.original_invoice_id!, Number(row.excl) + Number(row.tax));
+  const txIds = loaded.map((id) => l.invoices.get(id)!.transaction_id).filter((id): id is string => id !== null);
+  yield* loadTransactions(l, txIds);
+}
 
 /**
  * Loads invoices (locked), their line counts, customers and subscriptions, and the invoice counters

@@ -3,19 +3,22 @@
 import { validateAttributes, type AttributeProblem } from '../schemas/common.js';
 import {
   invoiceCreateSchema,
+  invoiceCreditSchema,
+  invoiceRefundedSchema,
   invoiceUpdateSchema,
   INVOICE_READ_ONLY_ON_CREATE,
   INVOICE_READ_ONLY_ON_UPDATE,
 } from '../schemas/invoice.js';
 import { all, get, run, writeRows, type MaybePromise, type RowsSpec, type Unit } from '../store/unit.js';
-import { allowsPrivateWebhooks, nowIso, transact, type CoreContext } from './context.js';
+import { formatAmount } from '../schemas/money.js';
+import { allowsPrivateWebhooks, nowIso, transact, transactLocked, type CoreContext } from './context.js';
 import { findSubscription } from './subscriptions.js';
 import { endOfDay, lockInvoice, moveInvoice, notDraft, type InvoiceWithLines } from './invoice-rules.js';
-import { findInvoice, findInvoiceWithLines, type Invoice, type InvoiceLine } from './invoices.js';
+import { findInvoice, findInvoiceWithLines, refundDue, type Invoice, type InvoiceLine } from './invoices.js';
 import { flush, Ledger, loadTransactions, WORK, type Inv } from './ledger.js';
 import { getPlan } from './plans.js';
 import { fail, invalidAttributes, notFound, ok, type Result } from './result.js';
-import { dayAt } from './schedule.js';
+import { dayAt, midnight } from './schedule.js';
 import { lineUnits, totalsOf, type Totals } from './tax.js';
 import { readInstants } from './time.js';
 import { cancelTransaction } from './transaction-rules.js';
@@ -78,6 +81,11 @@ function* checkOriginal(
     problems.push({
       attribute: 'original_invoice_id',
       detail: `invoice ${id} is a draft: only a finalised invoice can be an original`,
+    });
+  else if (original.original_invoice_id !== null)
+    problems.push({
+      attribute: 'original_invoice_id',
+      detail: `invoice ${id} is a credit invoice: a credit invoice cannot be credited`,
     });
 }
 
@@ -224,33 +232,153 @@ export const LINE_INSERT: RowsSpec = {
     quantity: 'integer',
     unit_excl_cents: 'integer',
     unit_tax_cents: 'integer',
+    credited_line_id: 'integer',
     created_at: 'instant',
     updated_at: 'instant',
   },
 };
 
+/** What the credit invoices of an invoice (drafts too) already credit: each line of it, and in all. */
+interface Credited {
+  credits: Pick<Invoice, 'id' | 'reference' | 'status'>[];
+  /** Quantity credited per line of the original (lines made by credit name theirs). */
+  perLine: Map<number, number>;
+  /** The credits' totals, including tax: zero or less. */
+  total: number;
+}
+
+function* creditedOf(ctx: CoreContext, id: number): Unit<Credited> {
+  const rows = yield* all((q) =>
+    q
+      .selectFrom('invoices')
+      .select(['id', 'reference', 'status', 'amount_excl_cents', 'tax_amount_cents'])
+      .where('original_invoice_id', '=', id)
+      .where('account_id', '=', ctx.account.id)
+      .orderBy('id'),
+  );
+  const perLine = new Map<number, number>();
+  if (rows.length) {
+    for (const row of yield* all((q) =>
+      q
+        .selectFrom('invoice_lines')
+        .select((eb) => ['credited_line_id', eb.fn.sum<number>('quantity').as('n')])
+        .where(
+          'invoice_id',
+          'in',
+          rows.map((r) => r.id),
+        )
+        .where('credited_line_id', 'is not', null)
+        .groupBy('credited_line_id'),
+    ))
+      perLine.set(row.credited_line_id!, Number(row.n));
+  }
+  return {
+    credits: rows,
+    perLine,
+    total: rows.reduce((sum, r) => sum + r.amount_excl_cents + r.tax_amount_cents, 0),
+  };
+}
+
+const named = (credits: Credited['credits']): string =>
+  credits.map((c) => `${c.id} (${c.reference ?? 'a draft'})`).join(', ');
+
 /**
- * POST (or PATCH) /invoices/{id}/credit: a new draft with the original's lines negated (same
- * quantities, rates and tax inclusion), its original set, no dates. The original is not changed.
+ * POST (or PATCH) /invoices/{id}/credit: a new draft with the original's lines negated (same rates
+ * and tax inclusion), its original set, no dates. Without a body every line is credited with what
+ * is left of it; with `lines`, the lines chosen. An invoice is credited at most once in full: the
+ * credits of an invoice, drafts included, never come to more than it, per line and in all. A credit
+ * invoice is never credited. The original is not changed here (finalising the credit may).
  */
-export function creditInvoice(ctx: CoreContext, id: number): MaybePromise<Result<InvoiceWithLines>> {
-  return transact(ctx.store, function* () {
+export function creditInvoice(
+  ctx: CoreContext,
+  id: number,
+  attributes: Record<string, unknown> = {},
+): MaybePromise<Result<InvoiceWithLines>> {
+  const { value, problems } = validateAttributes(invoiceCreditSchema, attributes, { readOnly: [] });
+  if (problems.length) return invalidAttributes(problems);
+  // READ COMMITTED under the original's lock: two credits of one invoice queue, the second sees the first.
+  return transactLocked(ctx.store, function* () {
     const now = nowIso(ctx);
-    const original = yield* findInvoice(ctx, id);
+    const original = yield* lockInvoice(ctx, id);
     if (!original) return notFound<InvoiceWithLines>(`no invoice with id ${id}`);
     if (original.status === 'draft')
       return fail<InvoiceWithLines>({
         kind: 'invalid_state',
         detail: `invoice ${id} is a draft: change or delete it; only a finalised invoice is credited`,
       });
+    if (original.original_invoice_id !== null)
+      return fail<InvoiceWithLines>({
+        kind: 'invalid_state',
+        detail: `invoice ${id} (${original.reference}) is a credit invoice of invoice ${original.original_invoice_id}: a credit invoice cannot be credited`,
+      });
     const lines = (yield* all((q) =>
       q.selectFrom('invoice_lines').selectAll().where('invoice_id', '=', id).orderBy('id'),
     )) as InvoiceLine[];
-    const negated = lines.map((line) => {
+    const credited = yield* creditedOf(ctx, id);
+    const left = (line: InvoiceLine) => Math.max(0, line.quantity - (credited.perLine.get(line.id) ?? 0));
+    const chosen: { line: InvoiceLine; quantity: number }[] = [];
+    const found: AttributeProblem[] = [];
+    if (value.lines === undefined) {
+      for (const line of lines) if (left(line) > 0) chosen.push({ line, quantity: left(line) });
+      if (chosen.length === 0)
+        return fail<InvoiceWithLines>({
+          kind: 'invalid_state',
+          detail: `invoice ${id} (${original.reference}) is credited in full already, by credit invoice ${named(credited.credits)}`,
+        });
+    } else {
+      value.lines.forEach(({ line_id, quantity }, i) => {
+        const line = lines.find((l) => l.id === line_id);
+        if (!line)
+          return void found.push({
+            attribute: 'lines',
+            path: [i, 'line_id'],
+            detail: `invoice ${id} has no line ${line_id}`,
+          });
+        if (chosen.some((c) => c.line === line))
+          return void found.push({
+            attribute: 'lines',
+            path: [i, 'line_id'],
+            detail: `line ${line_id} is named twice`,
+          });
+        const rest = left(line);
+        if (rest === 0)
+          return void found.push({
+            attribute: 'lines',
+            path: [i, 'line_id'],
+            detail: `line ${line_id} is credited in full already (credit invoice ${named(credited.credits)})`,
+          });
+        if (quantity !== undefined && quantity > rest)
+          return void found.push({
+            attribute: 'lines',
+            path: [i, 'quantity'],
+            detail: `is more than the ${rest} of line ${line_id} left to credit (of ${line.quantity})`,
+          });
+        chosen.push({ line, quantity: quantity ?? rest });
+      });
+    }
+    if (found.length) return invalidAttributes<InvoiceWithLines>(found);
+    const negated = chosen.map(({ line, quantity }) => {
       const units = lineUnits(-line.amount_cents, line.tax_rate, line.tax_included === 1);
-      return { ...line, amount_cents: -line.amount_cents, unit_excl_cents: units.excl, unit_tax_cents: units.tax };
+      const { id: lineId, ...rest } = line;
+      return {
+        ...rest,
+        amount_cents: -line.amount_cents,
+        quantity,
+        unit_excl_cents: units.excl,
+        unit_tax_cents: units.tax,
+        credited_line_id: lineId,
+      };
     });
     const totals = totalsOf(negated);
+    // Credits made by hand (lines naming no line of the original) count by amount alone.
+    const owed = original.amount_excl_cents + original.tax_amount_cents;
+    const remaining = owed + credited.total;
+    if (-totals.incl > remaining) {
+      const detail = `would credit ${formatAmount(-totals.incl)}, more than the ${formatAmount(Math.max(0, remaining))} of invoice ${id}'s ${formatAmount(owed)} not yet credited (credit invoice ${named(credited.credits)})`;
+      return value.lines === undefined
+        ? fail<InvoiceWithLines>({ kind: 'invalid_state', detail: `the credit ${detail}: credit chosen lines` })
+        : invalidAttributes<InvoiceWithLines>([{ attribute: 'lines', detail }]);
+    }
     const credit = yield* insertDraft(ctx, now, {
       subscription_id: original.subscription_id,
       customer_id: original.customer_id,
@@ -263,9 +391,52 @@ export function creditInvoice(ctx: CoreContext, id: number): MaybePromise<Result
     yield* writeRows(
       'insert',
       LINE_INSERT,
-      negated.map(({ id: _id, ...line }) => ({ ...line, invoice_id: credit.id, created_at: now, updated_at: now })),
+      negated.map((line) => ({ ...line, invoice_id: credit.id, created_at: now, updated_at: now })),
     );
     return yield* answer(ctx, credit.id);
+  });
+}
+
+/**
+ * PATCH /invoices/{id}/refunded: a credit invoice owed to the customer (refund due: its original
+ * was collected or paid) is marked paid back on `refunded_on` (default today), once.
+ */
+export function markRefunded(
+  ctx: CoreContext,
+  id: number,
+  attributes: Record<string, unknown> = {},
+): MaybePromise<Result<InvoiceWithLines>> {
+  const { value, problems } = validateAttributes(invoiceRefundedSchema, attributes, { readOnly: [] });
+  const given = readInstants(value, ['refunded_on'], ctx.account.time_zone, problems);
+  if (problems.length) return invalidAttributes(problems);
+  return transactLocked(ctx.store, function* () {
+    const now = nowIso(ctx);
+    const invoice = yield* lockInvoice(ctx, id);
+    if (!invoice) return notFound<InvoiceWithLines>(`no invoice with id ${id}`);
+    const refusal = (detail: string) =>
+      fail<InvoiceWithLines>({ kind: 'invalid_state', detail: `invoice ${id}: ${detail}` });
+    if (invoice.refunded_on !== null)
+      return refusal(`marked refunded already, on ${dayAt(invoice.refunded_on, ctx.account.time_zone)}`);
+    if (!(yield* refundDue(ctx, invoice)))
+      return refusal(
+        `no refund is due: only a finalised credit invoice (completed, below zero) of an invoice that was collected or paid is owed to the customer`,
+      );
+    const tz = ctx.account.time_zone;
+    const today = midnight(dayAt(now, tz), tz);
+    const on = given.refunded_on ?? today;
+    if (dayAt(on, tz) > dayAt(now, tz))
+      return invalidAttributes<InvoiceWithLines>([
+        { attribute: 'refunded_on', detail: `must be on or before today (${dayAt(now, tz)})` },
+      ]);
+    if (dayAt(on, tz) < dayAt(invoice.finalised_at!, tz))
+      return invalidAttributes<InvoiceWithLines>([
+        {
+          attribute: 'refunded_on',
+          detail: `must be on or after the day the credit invoice was finalised (${dayAt(invoice.finalised_at!, tz)})`,
+        },
+      ]);
+    yield* run((q) => q.updateTable('invoices').set({ refunded_on: on, updated_at: now }).where('id', '=', id));
+    return yield* answer(ctx, id);
   });
 }
 

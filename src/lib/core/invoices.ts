@@ -3,7 +3,7 @@ import { sql, type SqlBool } from 'kysely';
 import type { InvoiceSortField, InvoiceStatus } from '../schemas/vocabulary.js';
 import type { InvoiceLineRow, InvoiceRow } from '../store/schema.js';
 import { containing } from '../store/compile.js';
-import { all, prepared, type Unit } from '../store/unit.js';
+import { all, get, prepared, type Unit } from '../store/unit.js';
 import type { Account, CoreContext } from './context.js';
 import type { Customer } from './customers.js';
 import {
@@ -12,6 +12,7 @@ import {
   lowerAscii,
   orderOf,
   pageOf,
+  type AnyExpressionBuilder,
   type Condition,
   type PageOf,
   type PageRequest,
@@ -29,6 +30,8 @@ export interface InvoiceFind {
   subscription_id?: number;
   /** Text inside the reference of a finalised invoice, case aside (A-Z). */
   search?: string;
+  /** Credit invoices owed to the customer and not yet marked refunded (true), or the others (false). */
+  refund_due?: boolean;
   sort?: Sort<InvoiceSortField>;
 }
 
@@ -49,7 +52,51 @@ export function listInvoices(ctx: CoreContext, page: PageRequest, find: InvoiceF
     const pattern = containing(lowerAscii(search.trim()));
     where.push({ where: (_eb, d) => sql<SqlBool>`${d.lower('reference')} LIKE ${pattern} ESCAPE '\\'` });
   }
+  if (find.refund_due !== undefined) {
+    const due = find.refund_due;
+    where.push({ where: (eb) => (due ? refundDueWhere(eb) : eb.not(refundDueWhere(eb))) });
+  }
   return findPage('invoices', ctx.account.id, page, { where, order: orderOf(SORT_KEYS, find.sort) });
+}
+
+/**
+ * A refund is due on a credit invoice (one naming an original) that is finalised below zero and not
+ * yet marked refunded, while its original was collected: paid, or open with its transaction
+ * collected. A credit of an invoice never collected (cancelled, charged back, open and not yet
+ * collected) owes the customer nothing: it cancels a debt instead. Read on the row, not stored: the
+ * original's collection may still fail, and then nothing is owed.
+ */
+const refundDueWhere = (eb: AnyExpressionBuilder) =>
+  eb.and([
+    eb('status', '=', 'completed'),
+    eb('refunded_on', 'is', null),
+    eb(sql`amount_excl_cents + tax_amount_cents`, '<', 0),
+    eb.exists(
+      eb
+        .selectFrom('invoices as o')
+        .leftJoin('transactions as t', 't.id', 'o.transaction_id')
+        .select(sql`1`.as('one'))
+        .whereRef('o.id', '=', 'invoices.original_invoice_id')
+        .where((w) =>
+          w.or([
+            w('o.status', '=', 'paid'),
+            w.and([w('o.status', '=', 'open'), w('t.status', 'in', ['succeeded', 'fulfilled'])]),
+          ]),
+        ),
+    ),
+  ]);
+
+/** Whether a refund is due on the invoice (as refundDueWhere, for one row). */
+export function* refundDue(ctx: CoreContext, invoice: Invoice): Unit<boolean> {
+  const row = yield* get((q) =>
+    q
+      .selectFrom('invoices')
+      .select('id')
+      .where('id', '=', invoice.id)
+      .where('account_id', '=', ctx.account.id)
+      .where((eb) => refundDueWhere(eb as unknown as AnyExpressionBuilder)),
+  );
+  return row !== undefined;
 }
 
 const byId = prepared<Invoice, [number, number]>('invoices.find', (q, p) =>

@@ -81,6 +81,13 @@ export const RULE_COLUMNS = [
   'creditor_name',
 ] as const;
 
+/** What an event records of its change besides the new status. */
+export interface EventChange {
+  from?: string | null;
+  code?: string | null;
+  amountCents?: number;
+}
+
 export class Ledger {
   /**
    * @param allowPrivateWebhooks whether the process writing the change allows webhooks to loopback
@@ -165,17 +172,29 @@ export class Ledger {
     this.changes[key] = (this.changes[key] ?? 0) + 1;
   }
 
-  /** A status change's event (its deliveries are worked out when the ledger is written). */
-  event(accountId: number, subscriptionId: number, transactionId: string | null, status: string, at: string): void {
-    const name = transactionId === null ? 'subscription.status' : 'transaction.status';
+  /**
+   * A status change's event (its deliveries are worked out when the ledger is written): with the
+   * status it left, and for a transaction its amount and any reason code, which the reports group by.
+   */
+  event(
+    accountId: number,
+    subscriptionId: number,
+    transactionId: string | null,
+    status: string,
+    at: string,
+    change: EventChange = {},
+  ): void {
     this.events.push({
       account_id: accountId,
-      name,
+      name: transactionId === null ? 'subscription.status' : 'transaction.status',
       subscription_id: subscriptionId,
       transaction_id: transactionId,
       status,
       occurred_at: at,
       uid: randomUUID(),
+      from_status: change.from ?? null,
+      reason_code: change.code ?? null,
+      amount_cents: change.amountCents ?? null,
     });
   }
 
@@ -343,6 +362,7 @@ const TRANSACTION_INSERT: RowsSpec = {
     created_at: 'instant',
     updated_at: 'instant',
     invoice_id: 'integer',
+    reason_code: 'text',
   },
 };
 const TRANSACTION_UPDATE: RowsSpec = {
@@ -361,6 +381,7 @@ const TRANSACTION_UPDATE: RowsSpec = {
     outcome_code: 'text',
     updated_at: 'instant',
     collection_id: 'integer',
+    reason_code: 'text',
   },
 };
 const SUBSCRIPTION_UPDATE: RowsSpec = {
@@ -417,6 +438,9 @@ const EVENT_INSERT: RowsSpec = {
     status: 'text',
     occurred_at: 'instant',
     uid: 'text',
+    from_status: 'text',
+    reason_code: 'text',
+    amount_cents: 'integer',
   },
 };
 const WORK_INSERT: RowsSpec = {
@@ -442,6 +466,12 @@ const NOTIFICATION_INSERT: RowsSpec = {
   },
 };
 
+/** The reason code of the latest history item that has one. */
+function lastReasonCode(items: readonly HistoryItem[]): string | null {
+  for (let i = items.length - 1; i >= 0; i--) if (items[i].reason_code !== null) return items[i].reason_code;
+  return null;
+}
+
 /** Writes every change of the ledger, in bulk. */
 export function* flush(l: Ledger): Unit<void> {
   yield* followInvoices(l);
@@ -449,7 +479,11 @@ export function* flush(l: Ledger): Unit<void> {
   const created = new Set(l.created);
   for (const [id, items] of l.histories) {
     const tx = l.txns.get(id);
-    if (tx && (l.changedTxns.has(tx) || created.has(tx))) tx.history = JSON.stringify(items);
+    if (tx && (l.changedTxns.has(tx) || created.has(tx))) {
+      tx.history = JSON.stringify(items);
+      // Kept beside the history so a list finds transactions by it through an index.
+      tx.reason_code = lastReasonCode(items);
+    }
   }
   yield* writeRows('insert', TRANSACTION_INSERT, l.created);
   yield* writeRows(

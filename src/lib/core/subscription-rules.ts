@@ -11,10 +11,11 @@ export function moveSubscription(l: Ledger, sub: Sub, to: SubscriptionStatus, at
   if (sub.status === to) return;
   if (!canMove(SUBSCRIPTION_TRANSITIONS, sub.status as SubscriptionStatus, to))
     throw new TransitionError(`subscription ${sub.id} cannot go from ${sub.status} to ${to}`);
+  const from = sub.status;
   sub.status = to;
   sub.updated_at = at;
   l.changedSubs.add(sub);
-  l.event(sub.account_id, sub.id, null, to, at);
+  l.event(sub.account_id, sub.id, null, to, at, { from });
   l.count(`subscription.${to}`);
 }
 

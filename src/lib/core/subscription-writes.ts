@@ -135,6 +135,11 @@ export function prepareSubscription(
         attribute: 'subscription_plan_id',
         detail: `the plan ${plan.id} is ${plan.status}: subscriptions are made only on active plans`,
       });
+    else if (plan.archived === 1)
+      found.push({
+        attribute: 'subscription_plan_id',
+        detail: `the plan ${plan.id} is archived: it takes no new subscriptions (billing plans update ${plan.id} --no-archived)`,
+      });
     if (value.mandate_code !== undefined) {
       const taken = yield* get((q) =>
         q

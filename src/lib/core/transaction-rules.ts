@@ -32,6 +32,7 @@ interface Because {
 function moveTransaction(l: Ledger, tx: Txn, to: TransactionStatus, at: string, because: Because = {}): void {
   if (!canMove(TRANSACTION_TRANSITIONS, tx.status as TransactionStatus, to))
     throw new TransitionError(`transaction ${tx.id} cannot go from ${tx.status} to ${to}`);
+  const from = tx.status;
   tx.status = to;
   tx.updated_at = at;
   const code = because.code ?? null;
@@ -44,7 +45,7 @@ function moveTransaction(l: Ledger, tx: Txn, to: TransactionStatus, at: string, 
     new_due_date: because.newDueDate ?? null,
   });
   l.changedTxns.add(tx);
-  l.event(tx.account_id, tx.subscription_id, tx.id, to, at);
+  l.event(tx.account_id, tx.subscription_id, tx.id, to, at, { from, code, amountCents: tx.amount_cents });
   l.count(`transaction.${to}`);
 }
 
@@ -72,13 +73,14 @@ function newTransaction(
     history: '[]',
     outcome: null,
     outcome_code: null,
+    reason_code: null,
     created_at: at,
     updated_at: at,
   };
   l.put(tx);
   l.histories.set(tx.id, []);
   l.created.push(tx);
-  l.event(tx.account_id, sub.id, tx.id, 'queued', at);
+  l.event(tx.account_id, sub.id, tx.id, 'queued', at, { amountCents: tx.amount_cents });
   l.count('transaction.queued');
   return tx;
 }

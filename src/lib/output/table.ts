@@ -22,8 +22,29 @@ const painterFor = async (view: View): Promise<Painter | undefined> =>
 
 export async function listTable(resources: ResourceLike[], type: string, view: View): Promise<string> {
   const columns = columnsFor(type, resources[0]);
-  const headers = columns.map((c) => oneLine(c.header));
-  const rows = resources.map((resource) => columns.map((c) => oneLine(c.value(resource))));
+  return gridTable(
+    columns,
+    columns.map((c) => c.header),
+    resources.map((resource) => columns.map((c) => c.value(resource))),
+    view,
+  );
+}
+
+/** How a column of a grid is laid out: a list's columns, or any table's (a report's). */
+export type GridColumn = Pick<Column, 'priority' | 'align' | 'minWidth' | 'truncate' | 'state' | 'hideWhenEmpty'>;
+
+/**
+ * Rows of cells under headers: on a terminal, a table with borders fitted to its width (see
+ * fitColumns); otherwise tab-separated lines with a header row. Cells are made safe here.
+ */
+export async function gridTable(
+  columns: readonly GridColumn[],
+  headerTexts: string[],
+  cellTexts: string[][],
+  view: View,
+): Promise<string> {
+  const headers = headerTexts.map(oneLine);
+  const rows = cellTexts.map((cells) => cells.map(oneLine));
   const paint = await painterFor(view);
   if (!view.tty) return tsv(columns, headers, rows, paint);
 
@@ -69,7 +90,7 @@ export async function listTable(resources: ResourceLike[], type: string, view: V
   return `${lines.join('\n')}\n`;
 }
 
-function tsv(columns: Column[], headers: string[], rows: string[][], paint: Painter | undefined): string {
+function tsv(columns: readonly GridColumn[], headers: string[], rows: string[][], paint: Painter | undefined): string {
   // Colour here only when it was forced (FORCE_COLOR): globals.color is off without a terminal otherwise.
   const header = headers.map((h) => (paint ? paint.header(h) : h)).join('\t');
   const body = rows.map((cells) =>

@@ -9,7 +9,7 @@ export type Answer = string | boolean | string[] | typeof CTRL_C;
 export const CTRL_C = Symbol('ctrl-c');
 
 export interface Asked {
-  kind: 'text' | 'select' | 'confirm' | 'search' | 'checkbox';
+  kind: 'text' | 'password' | 'select' | 'confirm' | 'search' | 'checkbox';
   message: string;
   choices?: Choice[];
   default?: string | boolean;
@@ -50,6 +50,17 @@ export function fakePrompter(answers: Answer[]): Prompter & { asked: Asked[]; re
           const value = answer === '' && q.default !== undefined ? q.default : answer;
           const verdict = q.validate ? q.validate(value) : true;
           if (verdict === true) return value;
+          question.refused.push(verdict);
+        }
+      }),
+    password: (q) =>
+      settled(() => {
+        const question: Asked = { kind: 'password', message: q.message, refused: [] };
+        asked.push(question);
+        for (;;) {
+          const answer = String(take(question));
+          const verdict = q.validate ? q.validate(answer) : true;
+          if (verdict === true) return answer;
           question.refused.push(verdict);
         }
       }),

@@ -22,6 +22,7 @@ export function inquirerPrompter(): Prompter {
   };
   return {
     text: (q) => ask((i) => i.input({ message: q.message, default: q.default, validate: q.validate }, context())),
+    password: (q) => ask((i) => i.password({ message: q.message, validate: q.validate }, context())),
     select: (q) =>
       ask((i) => i.select({ message: q.message, choices: q.choices, default: q.default, pageSize: 10 }, context())),
     confirm: (q) => ask((i) => i.confirm({ message: q.message, default: q.default ?? false }, context())),

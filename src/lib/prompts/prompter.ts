@@ -12,6 +12,8 @@ export type Validate = (answer: string) => true | string;
 
 export interface Prompter {
   text(question: { message: string; default?: string; validate?: Validate }): Promise<string>;
+  /** Text typed unseen (a secret): nothing is echoed, not even a mask of its length. */
+  password(question: { message: string; validate?: Validate }): Promise<string>;
   select(question: { message: string; choices: Choice[]; default?: string }): Promise<string>;
   confirm(question: { message: string; default?: boolean }): Promise<boolean>;
   /** Pick one of many, narrowed by what the person types (ids of related resources). */

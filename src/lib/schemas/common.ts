@@ -6,6 +6,8 @@ import { formatAmount, parseAmount } from './money.js';
 /** One attribute's problem: the 400 answer points at it. */
 export interface AttributeProblem {
   attribute: string;
+  /** Below the attribute: an item of a list and its member (`lines`, [0, 'quantity']). */
+  path?: (string | number)[];
   detail: string;
 }
 
@@ -207,11 +209,25 @@ export function validateAttributes<S extends z.ZodObject>(
   const parsed = schema.safeParse(input);
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {
+      // Inside a list the pointer goes down to the item's member (`lines/0/quantity`); elsewhere
+      // (a record, as metadata) it names the attribute.
+      const keys = issue.path.map((key) => (typeof key === 'number' ? key : String(key)));
+      const attribute = String(keys[0] ?? '');
+      const below = keys.slice(1);
+      const path = below.some((key) => typeof key === 'number') ? below : [];
       if (issue.code === 'unrecognized_keys') {
-        for (const key of issue.keys) problems.push({ attribute: key, detail: 'is not a known attribute' });
+        for (const key of issue.keys)
+          problems.push(
+            issue.path.length
+              ? { attribute, path: [...path, key], detail: 'is not a known attribute' }
+              : { attribute: key, detail: 'is not a known attribute' },
+          );
       } else {
-        const attribute = String(issue.path[0] ?? '');
-        if (!problems.some((p) => p.attribute === attribute)) problems.push({ attribute, detail: issue.message });
+        const same = (p: AttributeProblem) => p.attribute === attribute && (p.path ?? []).join('/') === path.join('/');
+        if (!problems.some(same))
+          problems.push(
+            path.length ? { attribute, path, detail: issue.message } : { attribute, detail: issue.message },
+          );
       }
     }
   }

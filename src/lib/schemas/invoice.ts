@@ -66,6 +66,30 @@ export const invoiceUpdateSchema = z.strictObject(invoiceUpdateShape);
 export type InvoiceCreate = z.output<typeof invoiceCreateSchema>;
 export type InvoiceUpdate = z.output<typeof invoiceUpdateSchema>;
 
+/**
+ * POST /invoices/{id}/credit's optional body: the lines to credit (`line_id`, a line of the
+ * invoice), each with how many of its quantity (default: all that is not credited yet). Without
+ * it, every line is credited with all that is left of it.
+ */
+export const invoiceCreditSchema = z.strictObject({
+  lines: z
+    .array(
+      z.strictObject({
+        line_id: integer(1),
+        quantity: integer(1, QUANTITY_MAX).optional(),
+      }),
+      { error: 'must be a list of {"line_id": n, "quantity": n} objects' },
+    )
+    .min(1, 'must name at least one line')
+    .max(1000, 'must name at most 1000 lines')
+    .optional(),
+});
+
+/** PATCH /invoices/{id}/refunded's optional body: the day a credit was paid back (default today). */
+export const invoiceRefundedSchema = z.strictObject({
+  refunded_on: dateInput({ description: 'The day the money went back to the customer', example: '2026-12-01' }),
+});
+
 export const INVOICE_READ_ONLY_ON_CREATE = [
   'status',
   'reference',
@@ -74,6 +98,7 @@ export const INVOICE_READ_ONLY_ON_CREATE = [
   'tax_amount',
   'tax_rates',
   'hosted_invoice_url',
+  'refunded_on',
   'created_at',
   'updated_at',
 ] as const;

@@ -34,4 +34,22 @@ export const planCreateShape = {
 };
 
 export const planCreateSchema = z.strictObject(planCreateShape);
+
+/**
+ * What `plans update` changes. The frequency, start date, mandate method and storno retries stay as
+ * made: the subscriptions' cycles, mandates and retries were agreed under them (a new plan instead).
+ */
+export const planUpdateShape = {
+  name: planCreateShape.name.optional(),
+  description: planCreateShape.description,
+  amount: planCreateShape.amount.optional(),
+  terms: planCreateShape.terms,
+  send_invoice: planCreateShape.send_invoice,
+  status: planCreateShape.status,
+  archived: optionalBool({ description: 'Archived: takes no new subscriptions; its subscriptions go on' }),
+};
+
+export const planUpdateSchema = z.strictObject(planUpdateShape);
+/** The plan's attributes a change keeps as they were made. */
+export const PLAN_FIXED = ['frequency', 'start_date', 'mandate_authentication_method', 'storno_retries'] as const;
 export type PlanCreate = z.output<typeof planCreateSchema>;

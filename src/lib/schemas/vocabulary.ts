@@ -111,6 +111,7 @@ export const ATTRIBUTES: Record<ResourceType, readonly string[]> = {
     'transaction_date',
     'hosted_invoice_url',
     'send_email',
+    'refunded_on',
     'created_at',
     'updated_at',
   ],

@@ -350,6 +350,78 @@ export const sqliteMigrations: string[] = [
   CREATE UNIQUE INDEX bank_reports_file ON bank_reports(account_id, content_hash);
   CREATE INDEX bank_reports_account ON bank_reports(account_id, id);
   `,
+  // 11: reports. An event becomes a whole record of its change: the status it left (from_status),
+  // the SEPA reason code of a return or failure, and a transaction's amount, so a report groups
+  // status changes in SQL (by status, previous status and period) without parsing histories or
+  // joining transactions; events written before this version get them from the histories. A plan's
+  // amount and frequency before each change are kept by a trigger (plan_prices, `until` the change),
+  // whoever changes them, so MRR at a past date uses the amount of that date. The indexes serve the
+  // reports' grouped reads; the partial ones hold only the rows a report reads, and the reports'
+  // queries repeat their conditions word for word (SQLite uses a partial index only so).
+  `
+  ALTER TABLE events ADD COLUMN from_status TEXT;
+  ALTER TABLE events ADD COLUMN reason_code TEXT;
+  ALTER TABLE events ADD COLUMN amount_cents INTEGER;
+  UPDATE events SET from_status = before.status
+    FROM (
+      SELECT id, LAG(status) OVER (PARTITION BY subscription_id, transaction_id ORDER BY id) AS status FROM events
+    ) AS before
+    WHERE before.id = events.id AND before.status IS NOT NULL;
+  UPDATE events SET amount_cents = (SELECT t.amount_cents FROM transactions t WHERE t.id = events.transaction_id)
+    WHERE transaction_id IS NOT NULL;
+  UPDATE events SET reason_code = (
+      SELECT json_extract(h.value, '$.reason_code') FROM transactions t, json_each(t.history) h
+      WHERE t.id = events.transaction_id AND json_extract(h.value, '$.status') = events.status
+        AND json_extract(h.value, '$.recorded_on') = events.occurred_at
+      LIMIT 1)
+    WHERE transaction_id IS NOT NULL AND status IN ('charged_back', 'failed');
+  CREATE INDEX events_subscription_changes ON events(account_id, occurred_at, status, from_status, subscription_id)
+    WHERE name = 'subscription.status';
+  CREATE INDEX events_collections ON events(account_id, status, occurred_at, from_status, amount_cents, reason_code)
+    WHERE name = 'transaction.status' AND status IN ('succeeded', 'charged_back', 'failed');
+  CREATE INDEX invoices_finalised
+    ON invoices(account_id, invoice_date, original_invoice_id, amount_excl_cents, tax_amount_cents, id)
+    WHERE status <> 'draft';
+  CREATE INDEX invoices_credits ON invoices(original_invoice_id) WHERE original_invoice_id IS NOT NULL;
+  CREATE INDEX invoice_lines_tax ON invoice_lines(invoice_id, tax_rate, quantity, unit_excl_cents, unit_tax_cents);
+  CREATE TABLE plan_prices (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    account_id INTEGER NOT NULL REFERENCES accounts(id),
+    subscription_plan_id INTEGER NOT NULL REFERENCES subscription_plans(id),
+    amount_cents INTEGER NOT NULL, frequency TEXT NOT NULL, until TEXT NOT NULL
+  );
+  CREATE INDEX plan_prices_plan ON plan_prices(account_id, subscription_plan_id, until);
+  CREATE TRIGGER plan_prices_kept AFTER UPDATE OF amount_cents, frequency ON subscription_plans
+    WHEN old.amount_cents IS NOT new.amount_cents OR old.frequency IS NOT new.frequency BEGIN
+    INSERT INTO plan_prices (account_id, subscription_plan_id, amount_cents, frequency, until)
+      VALUES (old.account_id, old.id, old.amount_cents, old.frequency, new.updated_at);
+  END;
+  `,
+  // 12: failed collections in one place (GET /transactions across the account). A transaction
+  // keeps the last SEPA reason code of its history in a column of its own (the ledger writes it with
+  // the history), so filter[reason_code] reads an index rather than every history; those before this
+  // version get it from their histories. The indexes serve the list newest due date first, by status
+  // (one or several) and a due-date range. None is led by account_id alone: SQLite, without
+  // statistics, would take it over the id's unique index for the ledger's lookup by many ids (see
+  // 10), so the unfiltered one is led by due_date, the status one by status, as transactions_batching.
+  `
+  ALTER TABLE transactions ADD COLUMN reason_code TEXT;
+  UPDATE transactions SET reason_code = (
+      SELECT json_extract(h.value, '$.reason_code') FROM json_each(transactions.history) h
+      WHERE json_extract(h.value, '$.reason_code') IS NOT NULL ORDER BY h.key DESC LIMIT 1)
+    WHERE history LIKE '%"reason_code":"%';
+  CREATE INDEX transactions_due ON transactions(due_date, account_id, seq);
+  CREATE INDEX transactions_status_due ON transactions(status, account_id, due_date, seq);
+  CREATE INDEX transactions_reason ON transactions(account_id, reason_code, due_date, seq) WHERE reason_code IS NOT NULL;
+  `,
+  // 13: credits. A credit line names the line of the original invoice it credits, so what is left
+  // to credit of each line is a sum (partial credits); a credit invoice owed to the customer records
+  // the day it was refunded. Both start empty: credits made before this version count by amount only.
+  `
+  ALTER TABLE invoices ADD COLUMN refunded_on TEXT;
+  ALTER TABLE invoice_lines ADD COLUMN credited_line_id INTEGER REFERENCES invoice_lines(id);
+  CREATE INDEX invoice_lines_credited ON invoice_lines(credited_line_id) WHERE credited_line_id IS NOT NULL;
+  `,
 ];
 
 export const postgresMigrations: string[] = [
@@ -632,6 +704,67 @@ export const postgresMigrations: string[] = [
   CREATE UNIQUE INDEX bank_reports_file ON bank_reports(account_id, content_hash);
   CREATE INDEX bank_reports_account ON bank_reports(account_id, id);
   `,
+  // 11: as SQLite's 11. The trigger is a PL/pgSQL function (PostgreSQL's own language, always there).
+  `
+  ALTER TABLE events ADD COLUMN from_status text;
+  ALTER TABLE events ADD COLUMN reason_code text;
+  ALTER TABLE events ADD COLUMN amount_cents bigint;
+  UPDATE events SET from_status = before.status
+    FROM (
+      SELECT id, LAG(status) OVER (PARTITION BY subscription_id, transaction_id ORDER BY id) AS status FROM events
+    ) AS before
+    WHERE before.id = events.id AND before.status IS NOT NULL;
+  UPDATE events SET amount_cents = t.amount_cents FROM transactions t WHERE t.id = events.transaction_id;
+  UPDATE events SET reason_code = (
+      SELECT h->>'reason_code' FROM transactions t, json_array_elements(t.history::json) h
+      WHERE t.id = events.transaction_id AND h->>'status' = events.status
+        AND (h->>'recorded_on')::timestamptz = events.occurred_at
+      LIMIT 1)
+    WHERE transaction_id IS NOT NULL AND status IN ('charged_back', 'failed');
+  CREATE INDEX events_subscription_changes ON events(account_id, occurred_at, status, from_status, subscription_id)
+    WHERE name = 'subscription.status';
+  CREATE INDEX events_collections ON events(account_id, status, occurred_at, from_status, amount_cents, reason_code)
+    WHERE name = 'transaction.status' AND status IN ('succeeded', 'charged_back', 'failed');
+  CREATE INDEX invoices_finalised
+    ON invoices(account_id, invoice_date, original_invoice_id, amount_excl_cents, tax_amount_cents, id)
+    WHERE status <> 'draft';
+  CREATE INDEX invoices_credits ON invoices(original_invoice_id) WHERE original_invoice_id IS NOT NULL;
+  CREATE INDEX invoice_lines_tax ON invoice_lines(invoice_id, tax_rate, quantity, unit_excl_cents, unit_tax_cents);
+  CREATE TABLE plan_prices (
+    id bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
+    account_id bigint NOT NULL REFERENCES accounts(id),
+    subscription_plan_id bigint NOT NULL REFERENCES subscription_plans(id),
+    amount_cents bigint NOT NULL, frequency text NOT NULL, until timestamptz NOT NULL
+  );
+  CREATE INDEX plan_prices_plan ON plan_prices(account_id, subscription_plan_id, until);
+  CREATE FUNCTION plan_prices_kept() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    IF old.amount_cents IS DISTINCT FROM new.amount_cents OR old.frequency IS DISTINCT FROM new.frequency THEN
+      INSERT INTO plan_prices (account_id, subscription_plan_id, amount_cents, frequency, until)
+        VALUES (old.account_id, old.id, old.amount_cents, old.frequency, new.updated_at);
+    END IF;
+    RETURN NULL;
+  END $$;
+  CREATE TRIGGER plan_prices_kept AFTER UPDATE OF amount_cents, frequency ON subscription_plans
+    FOR EACH ROW EXECUTE FUNCTION plan_prices_kept();
+  `,
+  // 12: as SQLite's 12.
+  `
+  ALTER TABLE transactions ADD COLUMN reason_code text;
+  UPDATE transactions SET reason_code = (
+      SELECT e.h->>'reason_code' FROM json_array_elements(transactions.history::json) WITH ORDINALITY AS e(h, n)
+      WHERE e.h->>'reason_code' IS NOT NULL ORDER BY e.n DESC LIMIT 1)
+    WHERE history LIKE '%"reason_code":"%';
+  CREATE INDEX transactions_due ON transactions(due_date, account_id, seq);
+  CREATE INDEX transactions_status_due ON transactions(status, account_id, due_date, seq);
+  CREATE INDEX transactions_reason ON transactions(account_id, reason_code, due_date, seq) WHERE reason_code IS NOT NULL;
+  `,
+  // 13: as SQLite's 13.
+  `
+  ALTER TABLE invoices ADD COLUMN refunded_on timestamptz;
+  ALTER TABLE invoice_lines ADD COLUMN credited_line_id bigint REFERENCES invoice_lines(id);
+  CREATE INDEX invoice_lines_credited ON invoice_lines(credited_line_id) WHERE credited_line_id IS NOT NULL;
+  `,
 ];
 
 /** The tables of the store, parents before children (the order a copy writes them in). */
@@ -654,6 +787,7 @@ export const TABLES = [
   'store_clock',
   'imports',
   'idempotency_keys',
+  'plan_prices',
 ] as const;
 
 /** The column each table is copied in order of, and whose sequence follows the copy (transactions are keyed by a UUID). */

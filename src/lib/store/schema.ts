@@ -136,6 +136,8 @@ export interface TransactionRow {
   invoice_id: number | null;
   /** The collection batch holding its current attempt (sepa); null when it is in none. */
   collection_id: number | null;
+  /** The last SEPA reason code of its history (what filter[reason_code] finds); null when it has none. */
+  reason_code: string | null;
 }
 
 /** A collection batch: what one pain.008 file says, frozen when it is made (the creditor at its first export). */
@@ -232,6 +234,8 @@ export interface InvoiceRow {
   /** The secret part of hosted_invoice_url, made on finalising. */
   hosted_token: string | null;
   finalised_at: string | null;
+  /** A credit invoice owed to the customer: when the money went back (billing invoices refunded). */
+  refunded_on: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -249,6 +253,8 @@ export interface InvoiceLineRow {
   quantity: number;
   unit_excl_cents: number;
   unit_tax_cents: number;
+  /** On a credit invoice made by credit: the original invoice's line it credits. */
+  credited_line_id: number | null;
   created_at: string;
   updated_at: string;
 }
@@ -273,6 +279,12 @@ export interface EventRow {
   occurred_at: string;
   /** Names the event in its deliveries; null for events written before deliveries existed. */
   uid: string | null;
+  /** The status the change left; null for a first status (a subscription made, a transaction queued). */
+  from_status: string | null;
+  /** A transaction's return or failure: its SEPA reason code. */
+  reason_code: string | null;
+  /** A transaction's amount. */
+  amount_cents: number | null;
 }
 
 /** One event's delivery to one URL (the outbox): pending until delivered, or failed after a day of retries. */
@@ -367,6 +379,17 @@ export interface IdempotencyKeyRow {
   writes: string | null;
 }
 
+/** A plan's amount and frequency until they were changed (kept by a trigger on subscription_plans). */
+export interface PlanPriceRow {
+  id: Generated<number>;
+  account_id: number;
+  subscription_plan_id: number;
+  amount_cents: number;
+  frequency: string;
+  /** The instant of the change (the plan's updated_at): the plan had this amount before it. */
+  until: string;
+}
+
 export interface DB {
   accounts: AccountRow;
   api_keys: ApiKeyRow;
@@ -387,4 +410,5 @@ export interface DB {
   collections: CollectionRow;
   collection_items: CollectionItemRow;
   bank_reports: BankReportRow;
+  plan_prices: PlanPriceRow;
 }

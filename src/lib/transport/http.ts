@@ -121,7 +121,11 @@ export function httpTransport(options: HttpOptions): Transport {
     request: TransportRequest,
     signal: AbortSignal = AbortSignal.timeout(options.timeoutMs),
   ): Promise<Response> {
-    const headers: Record<string, string> = { accept: request.file ? `${JSONAPI}, application/xml` : JSONAPI };
+    // The caller's own headers first: what the protocol needs (accept, the key, the type) is set over them.
+    const headers: Record<string, string> = {
+      ...request.headers,
+      accept: request.file ? `${JSONAPI}, application/xml` : JSONAPI,
+    };
     if (options.apiKey) headers['x-authorization'] = options.apiKey;
     if (request.idempotencyKey !== undefined) headers['idempotency-key'] = request.idempotencyKey;
     let body: string | Buffer | AsyncIterable<Buffer> | undefined;

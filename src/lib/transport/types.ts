@@ -13,6 +13,8 @@ export interface TransportRequest {
    * however often it is sent. Remote POSTs without one get a fresh key each (one per command).
    */
   idempotencyKey?: string;
+  /** More headers for a server (`billing api -H`); the embedded store reads none of them. */
+  headers?: Record<string, string>;
   /** A file sent as the body instead of a document (a bank report's XML); opened again for each attempt. */
   upload?: { contentType: string; open(): AsyncIterable<Buffer> | Buffer };
   /** A file may come back instead of a document (a batch's XML): then the answer pipes it, unread. */

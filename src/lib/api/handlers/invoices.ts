@@ -16,14 +16,32 @@ import {
 } from '../documents.js';
 import { simpleError } from '../errors.js';
 import type { ApiResponse } from '../http.js';
-import { collectionQuery, filtersOf, ID_FILTER, oneOf, sortOf, TEXT_FILTER, type GetQuery } from '../query.js';
+import {
+  BOOLEAN_FILTER,
+  collectionQuery,
+  filtersOf,
+  ID_FILTER,
+  oneOf,
+  sortOf,
+  TEXT_FILTER,
+  type GetQuery,
+} from '../query.js';
 import { idParam, respond, withQuery, type RequestContext } from './context.js';
 import { subscriptionResources } from './subscriptions.js';
 
-/** GET /invoices: filter[status|customer_id|subscription_id|search] (in the reference), sort, include=subscriptions. */
+/**
+ * GET /invoices: filter[status|customer_id|subscription_id|search] (in the reference),
+ * filter[refund_due] (credit invoices owed to the customer), sort, include=subscriptions.
+ */
 const LIST = collectionQuery({
   include: ['subscriptions', 'subscription'],
-  filter: { status: oneOf(INVOICE_STATUSES), customer_id: ID_FILTER, subscription_id: ID_FILTER, search: TEXT_FILTER },
+  filter: {
+    status: oneOf(INVOICE_STATUSES),
+    customer_id: ID_FILTER,
+    subscription_id: ID_FILTER,
+    search: TEXT_FILTER,
+    refund_due: BOOLEAN_FILTER,
+  },
   sort: INVOICE_SORT_FIELDS,
 });
 const LINES = collectionQuery({ include: [], filter: {}, sort: [] });

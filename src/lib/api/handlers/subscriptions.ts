@@ -31,7 +31,7 @@ import {
 } from '../documents.js';
 import { simpleError } from '../errors.js';
 import type { ApiResponse } from '../http.js';
-import { collectionQuery, filtersOf, ID_FILTER, oneOf, sortOf, TEXT_FILTER, type GetQuery } from '../query.js';
+import { anyOf, collectionQuery, filtersOf, ID_FILTER, oneOf, sortOf, TEXT_FILTER, type GetQuery } from '../query.js';
 import { idParam, respond, withQuery, type RequestContext } from './context.js';
 
 /** GET /subscriptions: filter[status], filter[customer_id], filter[subscription_plan_id], filter[search] (in the mandate code), sort. */
@@ -48,7 +48,7 @@ const LIST = collectionQuery({
 // Newest due date first, ids are UUIDs: no keyset (page[after]) here; a subscription has a few dozen.
 const TRANSACTIONS = collectionQuery({
   include: [],
-  filter: { status: oneOf(TRANSACTION_STATUSES) },
+  filter: { status: anyOf(TRANSACTION_STATUSES) },
   sort: TRANSACTION_SORT_FIELDS,
   keyset: false,
 });
