@@ -83,6 +83,7 @@ const SUBSCRIPTION_ROWS = spec('bench.subscriptions', 'subscriptions', {
   updated_at: 'instant',
   cycle_anchor: 'text',
   next_cycle: 'integer',
+  confirmation_token: 'text',
 });
 const TRANSACTIONS = spec('bench.transactions', 'transactions', {
   id: 'text',
@@ -230,6 +231,8 @@ function histories(accountId: number, first: number, count: number): Batch {
       updated_at: end,
       cycle_anchor: startDay,
       next_cycle: 0,
+      // Every subscription has its page's secret (PostgreSQL's column is NOT NULL); 64 hex digits.
+      confirmation_token: randomUUID().replace(/-/g, '').repeat(2),
     });
     event(id, null, 'unverified', created, null);
     event(id, null, 'active', created, 'unverified');
