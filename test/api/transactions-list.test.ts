@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { setClock } from '../../src/lib/core/store-clock.js';
 import { simulateOutcome } from '../../src/lib/core/transaction-writes.js';
-import { all } from '../../src/lib/store/unit.js';
+import { all, run } from '../../src/lib/store/unit.js';
 import { testCore, type TestCore } from '../helpers/store.js';
 import { context, createCustomer, expectError, makePlan, send } from './support.js';
 
@@ -187,5 +187,66 @@ describe('GET /transactions', () => {
       [failed]: 'AM04',
       [chargedBack]: 'MD06',
     });
+  });
+});
+
+describe('GET /transactions?filter[id_prefix]', () => {
+  /** Three transactions whose ids share their starts as chosen (the ids are made by the store, then renamed). */
+  async function crafted(ids: string[]): Promise<TestCore> {
+    const core = await testCore();
+    const plan = await makePlan(core, { name: 'Gold', amount: '12.50' });
+    for (const [n, id] of ids.entries()) {
+      const sub = await subscribe(
+        core,
+        await createCustomer(core, { first_name: `F${n}`, last_name: 'L', email: `c${n}@example.com` }),
+        plan,
+      );
+      const old = await firstOf(core, sub);
+      await core.store.write(function* () {
+        yield* run((q) => q.updateTable('events').set({ transaction_id: null }).where('transaction_id', '=', old));
+        yield* run((q) => q.updateTable('transactions').set({ id }).where('id', '=', old));
+      });
+    }
+    return core;
+  }
+  const found = async (core: TestCore, prefix: string) =>
+    ((await listing(core, `filter[id_prefix]=${prefix}`)).data as { id: string }[]).map((t) => t.id).sort();
+
+  it('finds the transactions whose id starts so (8 to 32 hex digits, hyphens optional, any case), by a range of the id', async () => {
+    const ids = [
+      'abcdef01-0000-4000-8000-000000000001',
+      'abcdef01-f000-4000-8000-000000000002',
+      'abcdef02-0000-4000-8000-000000000003',
+    ];
+    const core = await crafted(ids);
+    expect(await found(core, 'abcdef01')).toEqual([ids[0], ids[1]]);
+    expect(await found(core, 'ABCDEF01F')).toEqual([ids[1]]);
+    expect(await found(core, 'abcdef01-f')).toEqual([ids[1]]);
+    expect(await found(core, 'abcdef010000')).toEqual([ids[0]]);
+    expect(await found(core, 'abcdef03')).toEqual([]);
+    expect(await found(core, ids[2].replace(/-/g, ''))).toEqual([ids[2]]);
+  });
+
+  it('refuses a start that is not 8 to 32 hex digits (400 naming the parameter)', async () => {
+    const core = await testCore();
+    for (const bad of ['abcdef0', 'abcdefgh', 'abcdef01-0000-4000-8000-0000000000011'])
+      expectError(
+        await send(core, 'GET', '/transactions', { query: `filter[id_prefix]=${bad}` }),
+        400,
+        'Invalid Parameter',
+      );
+  });
+});
+
+describe('GET /events?sort=-id', () => {
+  it('lists the newest first; page[after] keeps ascending id and is refused beside another order', async () => {
+    const { core } = await arrange();
+    const ids = (body: any) => (body.data as { id: string }[]).map((e) => Number(e.id));
+    const newest = ids((await send(core, 'GET', '/events', { query: 'sort=-id&page[size]=5' })).body);
+    const oldest = ids((await send(core, 'GET', '/events', { query: 'page[size]=5' })).body);
+    expect(newest).toEqual([...newest].sort((a, b) => b - a));
+    expect(oldest).toEqual([1, 2, 3, 4, 5]);
+    expect(newest[0]).toBeGreaterThan(oldest[4]);
+    expectError(await send(core, 'GET', '/events', { query: 'sort=-id&page[after]=3' }), 400, 'Invalid Parameter');
   });
 });

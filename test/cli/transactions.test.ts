@@ -37,17 +37,30 @@ const TERMINAL = { tty: true, env: { NO_COLOR: '1' } };
 describe('transactions get', () => {
   const service: Answer = (r) => (r.path === `/transactions/${ID}` ? { status: 200, body: WITH_HISTORY } : undefined);
 
-  it.each(['42', 'ffa38848', `${ID}0`, 'ffa38848-6abc-4d22-b6b0-63fe1780969g'])(
-    '%s is not a transaction id: exit 2, nothing sent',
+  it.each(['42', 'ffa3884', `${ID}0`, 'ffa38848-6abc-4d22-b6b0-63fe1780969g'])(
+    '%s is not a transaction id nor the start of one: exit 2, nothing sent',
     async (id) => {
       expect(await runDouble(['transactions', 'get', id], service)).toEqual({
         code: 2,
         stdout: '',
-        stderr: `error: ID must be a transaction id, a UUID such as ffa38848-6abc-4d22-b6b0-63fe1780969c, not "${id}"\n`,
+        stderr: `error: ID must be a transaction id: a UUID such as ffa38848-6abc-4d22-b6b0-63fe1780969c, or its first 8 hex digits or more (ffa38848), not "${id}"\n`,
         requests: [],
       });
     },
   );
+
+  it('the start of an id is looked up by GET /transactions?filter[id_prefix], then got whole', async () => {
+    const found: Answer = (r) =>
+      r.path === '/transactions'
+        ? { status: 200, body: { data: [WITH_HISTORY.data], meta: { total: 1 } } }
+        : service(r);
+    const result = await runDouble(['transactions', 'get', 'ffa38848', '--json'], found);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.requests.map((r) => [r.path, r.query])).toEqual([
+      ['/transactions', { 'filter[id_prefix]': 'ffa38848', 'page[size]': 10, sort: 'created_at' }],
+      [`/transactions/${ID}`, {}],
+    ]);
+  });
 
   it('a UUID in capitals is the same transaction', async () => {
     const result = await runDouble(['transactions', 'get', ID.toUpperCase(), '--json'], service);
@@ -165,7 +178,7 @@ describe('transactions list', () => {
     ]);
   });
 
-  it('the account list: customer, code and reason on 80 columns, the UUID giving way; all of them without a terminal', async () => {
+  it('the account list: customer, code and reason on 80 columns, the id giving way; short ids when wider; all of them, ids whole, without a terminal', async () => {
     const onTerminal = await runDouble(['transactions', 'list'], account, { ...TERMINAL, columns: 80 });
     expect(onTerminal.stdout).toBe(
       [
@@ -178,6 +191,9 @@ describe('transactions list', () => {
         '',
       ].join('\n'),
     );
+    const wide = (await runDouble(['transactions', 'list'], account, { ...TERMINAL, columns: 100 })).stdout.split('\n');
+    expect(wide[3]).toMatch(/^│ ffa38848 │ charged_back │/);
+    expect(wide[4]).toMatch(/^│ 0b6f3e0c │ queued /);
     for (const line of onTerminal.stdout.split('\n')) expect(line.length).toBeLessThanOrEqual(80);
     const piped = await runDouble(['transactions', 'list'], account);
     expect(piped.stdout.split('\n')[0]).toBe(
@@ -222,14 +238,14 @@ describe('transactions list', () => {
     expect(result.stderr).toBe('page 1 of 1, 2 transactions\n');
   });
 
-  it('on a narrow terminal the UUID stays whole (it is what `transactions get` takes) and so does the amount; other columns give way', async () => {
+  it('on a narrow terminal the id shows as its start (what `transactions get` takes) and the amount stays whole; other columns give way', async () => {
     const result = await runDouble(['transactions', 'list', '--subscription-id', '7'], service, {
       ...TERMINAL,
       columns: 70,
     });
     const lines = result.stdout.split('\n');
     expect(lines[1]).toMatch(/^│ id +│ status +│.* +amount │/);
-    expect(lines[3]).toMatch(/^│ ffa38848-6abc-4d22-b6b0-63fe1780969c │ fulfilled +│.* +€ 50\.60 │/);
+    expect(lines[3]).toMatch(/^│ ffa38848 │ fulfilled +│.* +€ 50\.60 │/);
     expect(lines[4]).toContain('│ € 1,234.50 │');
     for (const line of lines) expect(line.length).toBeLessThanOrEqual(70);
   });
@@ -450,7 +466,7 @@ describe('transactions simulate', () => {
     [[ID, '--outcome', 'refunded'], 'error: --outcome: must be one of: charged_back, failed (not "refunded")\n'],
     [
       ['42', '--outcome', 'failed'],
-      'error: ID must be a transaction id, a UUID such as ffa38848-6abc-4d22-b6b0-63fe1780969c, not "42"\n',
+      'error: ID must be a transaction id: a UUID such as ffa38848-6abc-4d22-b6b0-63fe1780969c, or its first 8 hex digits or more (ffa38848), not "42"\n',
     ],
     [
       [ID, '--outcome', 'failed', '--reason-code', 'XX99'],

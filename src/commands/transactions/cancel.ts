@@ -6,12 +6,12 @@ import type { Invoke } from '../../lib/command/registry.js';
 import { examples, prose } from '../../lib/command/registry.js';
 import { runGet, runWrite, send } from '../../lib/command/resource.js';
 import { render, type Document } from '../../lib/output/render.js';
-import { parseTransactionId } from './ids.js';
+import { resolveTransactionId } from './ids.js';
 import { TRANSACTION } from './index.js';
 
 export function configure(cmd: Command, invoke: Invoke): void {
   cmd
-    .argument('<id>', 'transaction id (a UUID)')
+    .argument('<id>', 'transaction id: a UUID, or its first 8 hex digits or more')
     .addHelpText(
       'after',
       prose(
@@ -27,7 +27,7 @@ export function configure(cmd: Command, invoke: Invoke): void {
     )
     .action((idText: string, _opts: unknown, command: Command) =>
       invoke(command, async (deps) => {
-        const id = parseTransactionId(idText);
+        const id = await resolveTransactionId(deps, idText);
         const path = `${TRANSACTION.path}/${id}`;
         const request = { method: 'DELETE', path, type: TRANSACTION.type, done: `canceled transaction ${id}` } as const;
         if (deps.globals.dryRun) return runWrite(deps, request);

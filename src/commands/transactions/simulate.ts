@@ -10,7 +10,7 @@ import { runGet } from '../../lib/command/resource.js';
 import { DEFAULT_REASON, REASON_CODES } from '../../lib/schemas/sepa.js';
 import { OUTCOMES, type Outcome } from '../../lib/schemas/vocabulary.js';
 import { choiceFlag } from '../subscriptions/find.js';
-import { parseTransactionId } from './ids.js';
+import { resolveTransactionId } from './ids.js';
 import { TRANSACTION } from './index.js';
 import { textOf } from '../../lib/schemas/json.js';
 
@@ -31,10 +31,11 @@ export function reasonCodeFlag(value: unknown, outcome: Outcome): string {
 
 export async function run(idText: string, opts: Record<string, unknown>, deps: Deps): Promise<void> {
   if (deps.settings.mode === 'remote') throw embeddedOnly('transactions simulate', deps.settings.baseUrl);
-  const id = parseTransactionId(idText);
   if (opts.outcome === undefined) throw new UsageError(`missing required flag: --outcome (${OUTCOMES.join(' or ')})`);
   const outcome = choiceFlag(opts.outcome, '--outcome', OUTCOMES) as Outcome;
   const reasonCode = reasonCodeFlag(opts.reasonCode, outcome);
+  // Flags first: a usage error is said before the store is read to find the id.
+  const id = await resolveTransactionId(deps, idText);
   if (deps.globals.dryRun) {
     deps.io.out(
       `${JSON.stringify({ simulate: TRANSACTION.type, id, outcome, reason_code: reasonCode, reason: REASON_CODES.get(reasonCode) }, null, 2)}\n`,
@@ -52,7 +53,7 @@ export async function run(idText: string, opts: Record<string, unknown>, deps: D
 export function configure(cmd: Command, invoke: Invoke): void {
   const codes = [...REASON_CODES].map(([code, text]) => `${code} ${text}`).join('; ');
   cmd
-    .argument('<id>', 'transaction id (a UUID)')
+    .argument('<id>', 'transaction id: a UUID, or its first 8 hex digits or more')
     .option('--outcome <outcome>', `what happens to the collection: ${OUTCOMES.join(' or ')} (required)`)
     .option(
       '--reason-code <code>',

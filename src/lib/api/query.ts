@@ -70,6 +70,19 @@ export const anyOf = <T extends string>(values: readonly T[]): FilterKind<T[]> =
     return found.every((value) => value !== undefined) ? [...new Set(found)] : undefined;
   },
 });
+/**
+ * The start of a transaction id, as git takes a commit's: 8 to 32 hex digits, hyphens where a UUID
+ * has them or none; the UUID form, lower-case (`2bd26a9c1f` is `2bd26a9c-1f`).
+ */
+export const ID_PREFIX_FILTER: FilterKind<string> = {
+  expects: 'the start of a transaction id: 8 to 32 hex digits (hyphens optional)',
+  parse: (raw) => {
+    const hex = raw.trim().toLowerCase().replace(/-/g, '');
+    if (!/^[0-9a-f]{8,32}$/.test(hex)) return undefined;
+    const cut = [8, 12, 16, 20].filter((at) => at < hex.length);
+    return [0, ...cut].map((from, i) => hex.slice(from, cut[i] ?? hex.length)).join('-');
+  },
+};
 /** A local day of the account (YYYY-MM-DD). */
 export const DAY_FILTER: FilterKind<string> = {
   expects: 'a day, YYYY-MM-DD',

@@ -9,7 +9,16 @@ import { all, prepared, run, writeRows, type Build, type RowsSpec, type Unit } f
 import type { CoreContext } from './context.js';
 import { allowsPrivateWebhooks, nowIso, transact } from './context.js';
 import type { Ledger } from './ledger.js';
-import { findPage, type Condition, type PageOf, type PageRequest } from './paging.js';
+import {
+  findPage,
+  ID_KEY,
+  orderOf,
+  type Condition,
+  type PageOf,
+  type PageRequest,
+  type Sort,
+  type SortKey,
+} from './paging.js';
 import { fail, notFound, ok, type Result } from './result.js';
 import { canMove, DELIVERY_TRANSITIONS, reaching, TransitionError, type DeliveryStatus } from './transitions.js';
 import { hostKey } from './webhooks.js';
@@ -477,13 +486,15 @@ export function listDeliveries(ctx: CoreContext, page: PageRequest, find: Delive
 export function listEvents(
   ctx: CoreContext,
   page: PageRequest,
-  find: { subscription_id?: number } = {},
+  find: { subscription_id?: number; sort?: Sort<'id'> } = {},
 ): Unit<PageOf<Event>> {
   const where: Condition[] = [];
   const { subscription_id } = find;
   if (subscription_id !== undefined) where.push({ where: (eb) => eb('subscription_id', '=', subscription_id) });
-  return findPage('events', ctx.account.id, page, { where });
+  return findPage('events', ctx.account.id, page, { where, order: orderOf(EVENT_SORT_KEYS, find.sort) });
 }
+
+const EVENT_SORT_KEYS: ReadonlyMap<'id', SortKey> = new Map([['id', ID_KEY]]);
 
 export function* getDelivery(ctx: CoreContext, id: number): Unit<Result<Delivery>> {
   const [row] = yield* all((q) =>

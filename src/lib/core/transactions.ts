@@ -58,6 +58,8 @@ export interface AccountTransactionFind extends TransactionFind {
   due_to?: string;
   customer_id?: number;
   subscription_id?: number;
+  /** The start of the id, in the UUID form (hyphens where a UUID has them). */
+  id_prefix?: string;
 }
 
 /** A transaction of the account's list, with its customer's name. */
@@ -85,6 +87,15 @@ export function* listTransactions(
     if (find.due_from !== undefined) query = query.where('due_date', '>=', midnight(find.due_from, zone));
     if (find.due_to !== undefined) query = query.where('due_date', '<', midnight(addDays(find.due_to, 1), zone));
     if (find.subscription_id !== undefined) query = query.where('subscription_id', '=', find.subscription_id);
+    if (find.id_prefix !== undefined) {
+      // A range of the primary key (an index read, not a scan): ids are lower-case hex with hyphens
+      // in the same places, so the ids that start with the prefix sort from it to the prefix with
+      // its last digit raised (f raised is g, after every hex digit).
+      const prefix = find.id_prefix;
+      const last = prefix.at(-1)!;
+      const upper = prefix.slice(0, -1) + (last === '9' ? 'a' : String.fromCharCode(last.charCodeAt(0) + 1));
+      query = query.where('id', '>=', prefix).where('id', '<', upper);
+    }
     if (find.customer_id !== undefined) {
       const customerId = find.customer_id;
       query = query.where('subscription_id', 'in', (eb) =>

@@ -119,9 +119,9 @@ export const COLUMNS: Record<string, Column[]> = {
     attr('mandate_code', 'mandate', { priority: 5, truncate: true, minWidth: 7 }),
     date('start_date', 'start', 4),
   ],
-  // Transaction ids are UUIDs: cut (to at least 8 characters, enough to tell them apart by eye) rather than dropped.
+  // Transaction ids are UUIDs: on a terminal each shows as its shortest start that no other row has
+  // (8 characters or more; see listTable), which `transactions get` takes as git takes a commit's.
   transaction: [
-    // Whole or not at all: a cut UUID cannot be given to `transactions get`.
     column('id', (r) => r.id, { priority: 0 }),
     status(1),
     date('due_date', 'due date', 2),
@@ -250,9 +250,9 @@ export const COLUMNS: Record<string, Column[]> = {
 
 /**
  * The account's transactions (GET /transactions) bring their customer and last reason in meta: who
- * and why are the point of that list (failed collections). A UUID is 36 wide; on 80 columns it
- * would leave no room for them, so here it gives way before them, whole or not at all as ever
- * (TSV, CSV and --json always have it). A subscription's list keeps its own columns.
+ * and why are the point of that list (failed collections). On a terminal the id shows as its start
+ * (see listTable), 8 wide; on 80 columns it still gives way before them (TSV, CSV and --json always
+ * have it whole). A subscription's list keeps its own columns.
  */
 const ACCOUNT_TRANSACTIONS: Column[] = [
   column('id', (r) => r.id, { priority: 4 }),

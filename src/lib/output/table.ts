@@ -22,12 +22,40 @@ const painterFor = async (view: View): Promise<Painter | undefined> =>
 
 export async function listTable(resources: ResourceLike[], type: string, view: View): Promise<string> {
   const columns = columnsFor(type, resources[0]);
+  const cells = resources.map((resource) => columns.map((c) => c.value(resource)));
+  // On a terminal a transaction's UUID shows as its shortest start (8 characters or more) that no
+  // other row of the table has: `transactions get` takes it. TSV, CSV and --json keep it whole.
+  const at = columns.findIndex((c) => c.header === 'id');
+  if (type === 'transaction' && view.tty && at >= 0) {
+    const short = uniqueStarts(cells.map((row) => row[at]));
+    cells.forEach((row, i) => (row[at] = short[i]));
+  }
   return gridTable(
     columns,
     columns.map((c) => c.header),
-    resources.map((resource) => columns.map((c) => c.value(resource))),
+    cells,
     view,
   );
+}
+
+/** Each text's shortest start of at least `min` characters that no other text has (never ending in '-'). */
+export function uniqueStarts(texts: readonly string[], min = 8): string[] {
+  const common = (a: string, b: string) => {
+    let n = 0;
+    while (n < a.length && n < b.length && a[n] === b[n]) n++;
+    return n;
+  };
+  const order = texts.map((_, i) => i).sort((a, b) => (texts[a] < texts[b] ? -1 : texts[a] > texts[b] ? 1 : 0));
+  const starts: string[] = new Array<string>(texts.length);
+  order.forEach((index, k) => {
+    const text = texts[index];
+    const before = k > 0 ? common(text, texts[order[k - 1]]) : 0;
+    const after = k < order.length - 1 ? common(text, texts[order[k + 1]]) : 0;
+    let length = Math.max(min, before + 1, after + 1);
+    while (length < text.length && text[length - 1] === '-') length++;
+    starts[index] = text.slice(0, length);
+  });
+  return starts;
 }
 
 /** How a column of a grid is laid out: a list's columns, or any table's (a report's). */

@@ -6,16 +6,17 @@ import type { Unit } from '../../store/unit.js';
 import { collectionDocument, deliveryResource, eventResource, singleDocument, type Rendering } from '../documents.js';
 import { simpleError } from '../errors.js';
 import type { ApiResponse } from '../http.js';
-import { collectionQuery, filtersOf, ID_FILTER, oneOf, type GetQuery } from '../query.js';
+import { collectionQuery, filtersOf, ID_FILTER, oneOf, sortOf, type GetQuery } from '../query.js';
 import { idParam, respond, withQuery, type RequestContext } from './context.js';
 import { bodiless } from './writes.js';
 
-const EVENTS = collectionQuery({ include: [], filter: { subscription_id: ID_FILTER }, sort: [] });
+// sort=-id lists newest first (billing events list does by default); page[after] pages in ascending id, as polling does.
+const EVENTS = collectionQuery({ include: [], filter: { subscription_id: ID_FILTER }, sort: ['id'] });
 const DELIVERIES = collectionQuery({ include: [], filter: { status: oneOf(DELIVERY_STATUSES) }, sort: [] });
 
 export const events = (rc: RequestContext): Unit<ApiResponse> =>
   withQuery(rc, EVENTS, function* (rc: RequestContext, query: GetQuery, r: Rendering) {
-    const page = yield* listEvents(rc.core, query.page, filtersOf(query, EVENTS));
+    const page = yield* listEvents(rc.core, query.page, { ...filtersOf(query, EVENTS), sort: sortOf(query, EVENTS) });
     return respond(
       200,
       collectionDocument(
