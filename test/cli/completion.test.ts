@@ -1,7 +1,8 @@
 // Shell completion: what `billing completion SHELL` reads from the program (commands, flags, values
 // from the schemas and vocabulary, ids), the hidden `billing __complete` helper, and the scripts
 // run for real: bash driven through COMP_WORDS, zsh through its own walk and through a real Tab in
-// a terminal, fish through `complete -C`, all against stores made through the CLI.
+// a terminal, fish through `complete -C`, all against stores made through the CLI; and the same
+// under `npx billing`, through a stand-in npx, leaving npx's completion of other packages alone.
 import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -341,6 +342,14 @@ const storeA = join(dir, 'a.db');
 const storeB = join(dir, 'b.db');
 /** `billing` on PATH, as a person has it: the built CLI. */
 const binDir = join(dir, 'bin');
+/**
+ * A stand-in npx, on a PATH without billing: it runs the built CLI only when asked for billing
+ * without installing, as the scripts must ask; anything else fails, as npx does offline.
+ */
+const npxDir = join(dir, 'npx-bin');
+const npxEnv = { PATH: `${npxDir}:${process.env.PATH}` };
+/** A folder with one file, cu-file: what npx's file completion offers for `cu`. */
+const work = join(dir, 'work');
 const scripts: Record<string, string> = {};
 // Reading ids may take 15 s here: a loaded test machine can take more than the default 1 s just to start node.
 const shellEnv = (extra: Record<string, string> = {}) => ({
@@ -357,6 +366,26 @@ beforeAll(async () => {
   mkdirSync(binDir);
   writeFileSync(join(binDir, 'billing'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
   chmodSync(join(binDir, 'billing'), 0o755);
+  mkdirSync(npxDir);
+  writeFileSync(
+    join(npxDir, 'npx'),
+    `#!/bin/sh
+no_install=
+while [ $# -gt 0 ]; do
+  case $1 in
+    --no-install) no_install=1; shift ;;
+    --offline) shift ;;
+    *) break ;;
+  esac
+done
+if [ "$1" = billing ] && [ -n "$no_install" ]; then shift; exec "${process.execPath}" "${BIN}" "$@"; fi
+echo "npx stand-in: not installing $1" >&2
+exit 1
+`,
+  );
+  chmodSync(join(npxDir, 'npx'), 0o755);
+  mkdirSync(work);
+  writeFileSync(join(work, 'cu-file'), '');
   const make = async (db: string, argv: string[]) => {
     const result = await runCli(['--db', db, '--no-input', ...argv]);
     if (result.code !== 0) throw new Error(`${argv.join(' ')}: ${result.stderr}`);
@@ -405,10 +434,13 @@ beforeAll(async () => {
   }
 }, 120_000);
 
-/** The words typed (the last one is where the cursor is), through the bash script's function; COMPREPLY. */
-function bash(typed: string[], env: Record<string, string> = {}): string[] {
-  const body =
-    'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _billing; printf "%s\\n" "${COMPREPLY[@]}"';
+/**
+ * The words typed (the last one is where the cursor is), through the function the bash script
+ * registers for the first word (_billing, or _billing_npx), after `before`; COMPREPLY.
+ */
+function bash(typed: string[], env: Record<string, string> = {}, before = ''): string[] {
+  const fn = typed[0] === 'npx' ? '_billing_npx' : '_billing';
+  const body = `${before}\nsource "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); ${fn}; printf "%s\\n" "\${COMPREPLY[@]}"`;
   const result = spawnSync('bash', ['--norc', '--noprofile', '-c', body, 'bash', scripts.bash, ...typed], {
     env: shellEnv(env),
     encoding: 'utf8',
@@ -549,6 +581,41 @@ describe('bash', () => {
   });
 });
 
+describe('bash under npx', () => {
+  const before = '_before() { COMPREPLY=(from-before); }; complete -F _before npx';
+
+  it('registers for npx too', () => {
+    const result = spawnSync('bash', ['--norc', '-c', 'source "$1" && complete -p npx', 'bash', scripts.bash], {
+      encoding: 'utf8',
+    });
+    expect(result.stdout.trim()).toBe('complete -F _billing_npx npx');
+  });
+
+  it("completes `npx billing` as billing: commands, flags and values, after npx's own options", () => {
+    expect(bash(['npx', 'billing', 'cu'])).toEqual(['customers']);
+    expect(bash(['npx', '-y', 'billing', 'customers', 'list', '--se'])).toEqual(['--search']);
+    expect(bash(['npx', '--package', 'billing', 'billing', 'plans', 'create', '--frequency', ''])).toEqual([
+      ...FREQUENCIES,
+    ]);
+    expect(bash(['npx', '--package', '=', 'billing', '--no-install', 'billing', 'sub'])).toEqual(['subscriptions']);
+  });
+
+  it('reads ids through `npx --no-install billing`, from the store typed on the line', () => {
+    expect(bash(['npx', 'billing', '--db', storeA, 'customers', 'get', ''], npxEnv)).toEqual(['2', '1']);
+    expect(bash(['npx', '--yes', 'billing', 'customers', 'get', '--db', storeB, ''], npxEnv)).toEqual(['3', '2', '1']);
+  });
+
+  it("leaves any other package to npx's completion from before, or to readline's", () => {
+    expect(bash(['npx', 'other', 'cu'])).toEqual([]);
+    expect(bash(['npx', '-p', 'billing', 'other', 'cu'])).toEqual([]);
+    expect(bash(['npx', 'other', 'cu'], {}, before)).toEqual(['from-before']);
+    expect(bash(['npx', 'bil'], {}, before)).toEqual(['from-before']);
+    expect(bash(['npx', 'billing', 'cu'], {}, before)).toEqual(['customers']);
+    // Sourced twice, it still hands them to the one before, not to itself.
+    expect(bash(['npx', 'other', 'cu'], {}, `${before}; source "$1"`)).toEqual(['from-before']);
+  });
+});
+
 describe('zsh', () => {
   /** The zsh script's own walk (what _billing hands to _describe or compadd): kind, then candidates. */
   function zsh(typed: string[]): string[] {
@@ -621,6 +688,48 @@ describe('zsh', () => {
       term.close();
     }
   });
+
+  it('completes `npx billing` for real at a terminal, and leaves other packages to _npx or files', async () => {
+    const zdot = join(dir, 'zdot-npx');
+    const functions = join(zdot, 'functions');
+    mkdirSync(functions, { recursive: true });
+    const { copyFileSync } = await import('node:fs');
+    copyFileSync(scripts.zsh, join(functions, '_billing'));
+    writeFileSync(
+      join(zdot, '.zshrc'),
+      `PS1='%% '\nfpath=(${functions} $fpath)\nautoload -U compinit && compinit -u -D\n_npx() { compadd from-npx }\n`,
+    );
+    const term = terminal(`cd ${work} && zsh -i`, {
+      width: 100,
+      height: 30,
+      env: { ...shellEnv(npxEnv), ZDOTDIR: zdot },
+    });
+    try {
+      await term.waitFor('%');
+      term.type('npx billing cu');
+      term.send(['Tab']);
+      await term.waitFor(/^% npx billing customers$/m);
+      term.type('list --sea');
+      term.send(['Tab']);
+      await term.waitFor(/^% npx billing customers list --search$/m);
+      term.send(['C-u']);
+      term.type(`npx -y billing --db ${storeA} customers get `);
+      term.send(['Tab']);
+      await term.waitFor(/2\s+-- Bob Baker \(Baker BV\)/);
+      term.send(['C-u']);
+      term.type('npx other ');
+      term.send(['Tab']);
+      await term.waitFor(/^% npx other from-npx$/m);
+      term.send(['C-u']);
+      term.type('unfunction _npx');
+      term.send(['Enter']);
+      term.type('npx other cu');
+      term.send(['Tab']);
+      await term.waitFor(/^% npx other cu-file$/m);
+    } finally {
+      term.close();
+    }
+  });
 });
 
 describe('fish', () => {
@@ -657,5 +766,29 @@ describe('fish', () => {
       '1\tAnn Archer',
     ]);
     expect(fish(`billing --db ${storeB} customers get `)).toEqual(['3\tXia Xu', '2\tYan Yu', '1\tZoe Zijl']);
+  });
+  it("completes `npx billing` as billing, ids through `npx --no-install billing`; npx's others stay", () => {
+    const env = shellEnv(npxEnv);
+    const run = (line: string, before = '') => {
+      const result = spawnSync(
+        'fish',
+        ['--no-config', '-c', `${before}\nsource $argv[1]; complete -C $argv[2]`, scripts.fish, line],
+        { env, cwd: work, encoding: 'utf8', timeout: 20_000 },
+      );
+      expect(result.stderr).toBe('');
+      return result.stdout.split('\n').filter(Boolean);
+    };
+    expect(run('npx billing cu')).toEqual([expect.stringMatching(/^customers\t/)]);
+    expect(run('npx -y billing customers list --sea')).toEqual([expect.stringMatching(/^--search\t/)]);
+    expect(run(`npx billing --db ${storeA} customers get `)).toEqual(['2\tBob Baker (Baker BV)', '1\tAnn Archer']);
+    expect(run(`npx -p billing --yes billing customers get --db ${storeB} `)).toEqual([
+      '3\tXia Xu',
+      '2\tYan Yu',
+      '1\tZoe Zijl',
+    ]);
+    // Another package: files, and what npx had, never billing's commands.
+    expect(run('npx other cu')).toEqual(['cu-file']);
+    expect(run('npx other ', 'complete -c npx -f -a from-npx')).toEqual(['from-npx']);
+    expect(run('npx -p billing other cu')).toEqual(['cu-file']);
   });
 });

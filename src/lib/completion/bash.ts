@@ -1,5 +1,6 @@
 // The bash completion script: the tree as case statements, and a walk over COMP_WORDS. Written for
-// bash 3.2 too (macOS): no associative arrays, mapfile or ((…)) that could trip `set -e`.
+// bash 3.2 too (macOS): no associative arrays, mapfile or ((…)) that could trip `set -e`. It also
+// completes `npx billing …`, handing any other npx line to the completion npx had before.
 import {
   argValues,
   flagValues,
@@ -11,6 +12,7 @@ import {
   varArg,
 } from './shells.js';
 import type { CompletionTree } from './tree.js';
+import { NPX_RUN, NPX_VALUED } from './npx.js';
 
 export function bashScript(tree: CompletionTree): string {
   const p = `__${tree.name}`;
@@ -28,6 +30,7 @@ export function bashScript(tree: CompletionTree): string {
   return `# bash completion for ${tree.name}, written by \`${tree.name} completion bash\`: do not edit, write it again.
 # Now:          source <(${tree.name} completion bash)
 # Every shell:  ${tree.name} completion bash > ~/.local/share/bash-completion/completions/${tree.name}
+# (and the same file as completions/npx, for \`npx ${tree.name}\` before \`${tree.name}\` was ever completed)
 
 # The command at PATH ("customers list"): its subcommands and flags.
 ${p}_node() {
@@ -75,16 +78,19 @@ ${p}_keep() {
   ${p}_context+=("$1" "$v")
 }
 
-# The program as typed, with the flags kept, bounded in time even if it hangs.
+# The program as typed (under npx: the ${tree.name} npx has, never one fetched), with the flags
+# kept, bounded in time even if it hangs.
 ${p}_run() {
-  local bin=\${COMP_WORDS[0]}
-  case $bin in '~/'*) bin=$HOME/\${bin:2} ;; esac
+  local -a bin
+  bin=("\${${p}_npx:-\${COMP_WORDS[0]}}")
+  case $bin in '~/'*) bin=("$HOME/\${bin:2}") ;; esac
+  [ -n "$${p}_npx" ] && bin+=(${NPX_RUN} ${tree.name})
   local s=\${BILLING_COMPLETION_SECONDS:-}
   [[ $s =~ ^[1-9][0-9]?$ ]] && (( s <= ${MAX_SECONDS} )) || s=${DEFAULT_SECONDS}
   if type timeout >/dev/null 2>&1; then
-    timeout $((s + 1)) "$bin" "\${${p}_context[@]}" "$@"
+    timeout $((s + 1)) "\${bin[@]}" "\${${p}_context[@]}" "$@" </dev/null
   else
-    "$bin" "\${${p}_context[@]}" "$@"
+    "\${bin[@]}" "\${${p}_context[@]}" "$@" </dev/null
   fi
 }
 
@@ -173,5 +179,50 @@ _${tree.name}() {
 }
 
 complete -F _${tree.name} ${tree.name}
+
+# npx's completion before this script (a spec of another program's), kept once: sourcing the
+# script again must not make it hand npx lines to itself.
+case $(complete -p npx 2>/dev/null) in
+  *_${tree.name}_npx*) ;;
+  *) ${p}_npx_before=$(complete -p npx 2>/dev/null) ;;
+esac
+
+# \`npx [npx's options] ${tree.name} …\` is completed as \`${tree.name} …\`; any other npx line as before.
+_${tree.name}_npx() {
+  local i=1
+  while [ $i -lt $COMP_CWORD ]; do
+    case \${COMP_WORDS[i]} in
+      ${NPX_VALUED.join('|')})
+        i=$((i + 2))
+        # bash splits --package=x into three words at the =.
+        [ "\${COMP_WORDS[i-1]}" = = ] && i=$((i + 1)) ;;
+      -*) i=$((i + 1)) ;;
+      *) break ;;
+    esac
+  done
+  if [ $i -lt $COMP_CWORD ] && [ "\${COMP_WORDS[i]}" = ${tree.name} ]; then
+    local ${p}_npx=\${COMP_WORDS[0]}
+    local -a COMP_WORDS=("\${COMP_WORDS[@]:i}")
+    local COMP_CWORD=$((COMP_CWORD - i))
+    _${tree.name}
+    return
+  fi
+  local spec=$${p}_npx_before word option= re=' -F ([^ ]+)'
+  for word in $spec; do
+    [ "$option" = 1 ] && compopt -o "$word" 2>/dev/null
+    option=; [ "$word" = -o ] && option=1
+  done
+  if [ -z "$spec" ]; then
+    # No completion of its own: readline's, file names.
+    compopt -o default 2>/dev/null
+  elif [[ $spec =~ $re ]]; then
+    "\${BASH_REMATCH[1]}" "$@"
+  else
+    local cur=\${COMP_WORDS[COMP_CWORD]}
+    spec=\${spec#complete }
+    COMPREPLY=($(eval "compgen \${spec% npx} -- \\"\\$cur\\"" 2>/dev/null))
+  fi
+}
+complete -F _${tree.name}_npx npx
 `;
 }

@@ -1,5 +1,6 @@
 // The fish completion script: one `complete` whose candidates come from a walk over the command
 // line (as cobra's scripts do), rather than a condition per flag that fish would run at every key.
+// The same under npx, as a completion of npx's with a condition: fish adds it to npx's others.
 import {
   argValues,
   fishQuote,
@@ -11,6 +12,7 @@ import {
   varArg,
 } from './shells.js';
 import type { CompletionTree, FlagSpec } from './tree.js';
+import { NPX_RUN, NPX_VALUED } from './npx.js';
 
 /** name<TAB>description, as fish shows a candidate. */
 const described = (name: string, description: string): string => `${fishQuote(name)}\\t${fishQuote(description)}`;
@@ -38,6 +40,7 @@ export function fishScript(tree: CompletionTree): string {
   return `# fish completion for ${tree.name}, written by \`${tree.name} completion fish\`: do not edit, write it again.
 # Now:          ${tree.name} completion fish | source
 # Every shell:  ${tree.name} completion fish > ~/.config/fish/completions/${tree.name}.fish
+# (and the same file as npx.fish there, for \`npx ${tree.name}\`: fish loads a file by the command's name)
 
 # The command at PATH ("customers list"): its subcommands and flags, as name<TAB>description.
 function ${p}_node --argument-names path
@@ -84,18 +87,20 @@ function ${p}_keep --argument-names flag value
     set -ga ${p}_context $flag $value
 end
 
-# The program as typed, with the flags kept, bounded in time even if it hangs.
+# The program as typed (under npx: the ${tree.name} npx has, never one fetched), with the flags
+# kept, bounded in time even if it hangs.
 function ${p}_run
     set -l bin $${p}_bin
     string match -q -- '~/*' $bin; and set bin $HOME/(string sub -s 3 -- $bin)
+    test $${p}_at -gt 1; and set -a bin ${NPX_RUN} ${tree.name}
     set -l s ${DEFAULT_SECONDS}
     if string match -qr '^[1-9][0-9]?$' -- "$BILLING_COMPLETION_SECONDS"; and test "$BILLING_COMPLETION_SECONDS" -le ${MAX_SECONDS}
         set s $BILLING_COMPLETION_SECONDS
     end
     if command -sq timeout
-        timeout (math $s + 1) $bin $${p}_context $argv
+        timeout (math $s + 1) $bin $${p}_context $argv </dev/null
     else
-        $bin $${p}_context $argv
+        $bin $${p}_context $argv </dev/null
     end
 end
 
@@ -117,11 +122,40 @@ function ${p}_values --argument-names spec prefix cur
     end
 end
 
-function ${p}_complete
+# Where ${tree.name} is in the words before the cursor: 1, or after \`npx [npx's options]\`; 0 if not there.
+function ${p}_at
     set -l tokens (commandline -opc)
+    # Any command but npx is ${tree.name} (as typed: billing, ./bin/billing, …).
+    if test (string replace -r '.*/' '' -- $tokens[1]) != npx
+        echo 1
+        return
+    end
+    set -l i 2
+    while test $i -le (count $tokens)
+        switch $tokens[$i]
+            case ${NPX_VALUED.join(' ')}
+                set i (math $i + 2)
+            case '-*'
+                set i (math $i + 1)
+            case ${tree.name}
+                echo $i
+                return
+            case '*'
+                break
+        end
+    end
+    echo 0
+end
+
+function ${p}_complete
+    set -g ${p}_at (${p}_at)
+    test $${p}_at -gt 0; or return
+    set -l all (commandline -opc)
+    # Under npx, the words from ${tree.name} on.
+    set -l tokens $all[$${p}_at..-1]
     set -l cur (commandline -ct)
     set -g ${p}_context
-    set -g ${p}_bin $tokens[1]
+    set -g ${p}_bin $all[1]
     set -l path ''
     set -l flag ''
     set -l prefix ''
@@ -187,5 +221,12 @@ end
 complete -c ${tree.name} -e
 # -k: in the order given (commands as help lists them, ids newest first).
 complete -c ${tree.name} -k -f -a '(${p}_complete)'
+# Only on an npx line naming ${tree.name}: npx's other completions stay as they are. Added once,
+# so loading this file twice (as ${tree.name}.fish and npx.fish) does not offer everything twice
+# (\`complete -e\` would erase npx's others too).
+if not set -q ${p}_npx_added
+    set -g ${p}_npx_added 1
+    complete -c npx -n 'test (${p}_at) -gt 1' -k -f -a '(${p}_complete)'
+end
 `;
 }

@@ -1,5 +1,6 @@
 // The zsh completion script: the tree as case statements, a walk over $words that says what to
 // offer (kept apart from the completion system, so it can be run on its own), and _describe/compadd.
+// It completes `npx billing …` too, handing any other npx line to npx's own completion.
 import {
   argValues,
   flagValues,
@@ -11,6 +12,7 @@ import {
   varArg,
 } from './shells.js';
 import type { CompletionTree, FlagSpec } from './tree.js';
+import { NPX_RUN, NPX_VALUED } from './npx.js';
 
 /** "name:description" as _describe takes it. */
 const described = (name: string, description: string): string => shQuote(`${name.replace(/:/g, '\\:')}:${description}`);
@@ -28,7 +30,7 @@ export function zshScript(tree: CompletionTree): string {
   const cases = (entries: [string, string][], indent: string) =>
     entries.map(([key, value]) => `${indent}${shQuote(key)}) ${p}_v=${shQuote(value)} ;;`).join('\n');
 
-  return `#compdef ${tree.name}
+  return `#compdef ${tree.name} npx
 # zsh completion for ${tree.name}, written by \`${tree.name} completion zsh\`: do not edit, write it again.
 # Now:          source <(${tree.name} completion zsh)
 # Every shell:  ${tree.name} completion zsh > "\${fpath[1]}/_${tree.name}"
@@ -75,14 +77,15 @@ ${p}_keep() {
   ${p}_context+=("$1" "$v")
 }
 
-# The program as typed, with the flags kept, bounded in time even if it hangs.
+# The program as typed (under npx: the ${tree.name} npx has, never one fetched), with the flags
+# kept, bounded in time even if it hangs.
 ${p}_run() {
   local s=\${BILLING_COMPLETION_SECONDS:-}
   [[ $s == <1-${MAX_SECONDS}> && $s != 0* ]] || s=${DEFAULT_SECONDS}
   if (( $+commands[timeout] )); then
-    timeout $((s + 1)) "$${p}_bin" "\${${p}_context[@]}" "$@"
+    timeout $((s + 1)) "\${${p}_prog[@]}" "\${${p}_context[@]}" "$@" </dev/null
   else
-    "$${p}_bin" "\${${p}_context[@]}" "$@"
+    "\${${p}_prog[@]}" "\${${p}_context[@]}" "$@" </dev/null
   fi
 }
 
@@ -109,8 +112,9 @@ ${p}_candidates() {
   local -a w; w=("$@")
   local cur=\${w[current]} level= word flag= ended= i=2 n=0
   ${p}_context=() ${p}_list=() ${p}_prefix= ${p}_kind=
-  ${p}_bin=\${(Q)w[1]}
-  [[ $${p}_bin == '~/'* ]] && ${p}_bin=$HOME/\${${p}_bin#'~/'}
+  ${p}_prog=("\${${p}_npx:-\${(Q)w[1]}}")
+  [[ $${p}_prog == '~/'* ]] && ${p}_prog=("$HOME/\${${p}_prog#'~/'}")
+  [[ -n $${p}_npx ]] && ${p}_prog+=(${NPX_RUN} ${tree.name})
   while (( i < current )); do
     word=\${w[i]}
     if [[ -z $ended && $word == -?* ]]; then
@@ -160,8 +164,28 @@ ${p}_candidates() {
 }
 
 _${tree.name}() {
-  local ${p}_kind ${p}_prefix ${p}_bin ${p}_v ${p}_vararg
-  local -a ${p}_list ${p}_context ${p}_cmds ${p}_flags
+  local ${p}_kind ${p}_prefix ${p}_npx ${p}_v ${p}_vararg
+  local -a ${p}_list ${p}_context ${p}_cmds ${p}_flags ${p}_prog
+  if [[ $service == npx ]]; then
+    # \`npx [npx's options] ${tree.name} …\` is completed as \`${tree.name} …\`; any other npx line as before.
+    local i=2
+    while (( i < CURRENT )); do
+      case \${words[i]} in
+        (${NPX_VALUED.join('|')}) (( i += 2 )) ;;
+        (-*) (( i += 1 )) ;;
+        (*) break ;;
+      esac
+    done
+    if (( i < CURRENT )) && [[ \${(Q)words[i]} == ${tree.name} ]]; then
+      ${p}_npx=\${(Q)words[1]}
+      words=("\${(@)words[i,-1]}")
+      (( CURRENT -= i - 1 ))
+    elif (( $+functions[_npx] )); then
+      _npx "$@"; return
+    else
+      _default "$@"; return
+    fi
+  fi
   ${p}_candidates $CURRENT "\${words[@]}"
   [[ -n $${p}_prefix ]] && compset -P '*='
   case $${p}_kind in
@@ -178,7 +202,7 @@ if [[ $funcstack[1] == _${tree.name} ]]; then
   # Loaded from $fpath by compinit: this file is the function's body.
   _${tree.name} "$@"
 else
-  compdef _${tree.name} ${tree.name}
+  compdef _${tree.name} ${tree.name} npx
 fi
 `;
 }
