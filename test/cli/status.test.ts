@@ -104,6 +104,20 @@ describe('billing status', () => {
     }, 120_000);
   }
 
+  it('a PostgreSQL database without the store yet is named without its password', async () => {
+    const url = new URL(await freshPostgresUrl());
+    url.password = 'hunter2-never-shown';
+    const missing = await json(['--db', url.toString()]);
+    expect(missing.code, missing.stderr).toBe(0);
+    expect(missing.status).toMatchObject({
+      mode: 'embedded',
+      store: { engine: 'postgres', exists: false },
+      counts: null,
+    });
+    expect(JSON.stringify(missing)).not.toContain('hunter2-never-shown');
+    expect(missing.status.store.location).toContain(':***@');
+  }, 60_000);
+
   it('names the setting that chose the mode: a profile current or named, an environment variable, the default store', async () => {
     const config = mkdtempSync(join(tmpdir(), 'billing-status-'));
     const env = { BILLING_CONFIG_DIR: config };

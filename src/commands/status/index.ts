@@ -146,9 +146,11 @@ export async function run(deps: Deps): Promise<void> {
     } catch (error) {
       // No store yet: what would be made, and nothing to count.
       if ((error as Error).name !== 'StoreMissingError') throw error;
+      // As the store would name itself: the engine its location says, a password never shown.
+      const { parseLocation, redact } = await import('../../lib/runtime/locations.js');
       status.store = {
-        engine: /^postgres(ql)?:/i.test(settings.dbPath) ? 'postgres' : 'sqlite',
-        location: settings.dbPath,
+        engine: parseLocation(settings.dbPath).engine,
+        location: redact(settings.dbPath),
         exists: false,
       };
     }
