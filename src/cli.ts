@@ -59,6 +59,10 @@ const SINGLES: Record<string, Verb> = {
     summary: 'where billing points (mode, store or server, account, profile, clock) and what it finds there',
     load: () => import('./commands/status/index.js'),
   },
+  listen: {
+    summary: 'print events as they happen (--json: NDJSON); --forward-to posts each to a local receiver, signed',
+    load: () => import('./commands/listen/index.js'),
+  },
   demo: {
     summary: 'fill the embedded store with a small, realistic sample and show it',
     load: () => import('./commands/demo/index.js'),

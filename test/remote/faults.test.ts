@@ -343,6 +343,22 @@ describe('unreachable', () => {
       await new Promise((resolve) => server.close(resolve));
     }
   });
+
+  it("a request whose caller gives up (billing listen's Ctrl-C) is cut at once, not retried, with the caller's reason", async () => {
+    nock.enableNetConnect('127.0.0.1');
+    slow = await slowServer(3000);
+    let count = 0;
+    slow.server.on('request', () => count++);
+    const { t, sleeps } = transport({ baseUrl: slow.url });
+    const stop = new AbortController();
+    const started = Date.now();
+    const pending = t.request({ method: 'GET', path: '/customers/1', signal: stop.signal });
+    setTimeout(() => stop.abort(new Error('given up')), 100);
+    await expect(pending).rejects.toThrow('given up');
+    expect(Date.now() - started).toBeLessThan(1500);
+    expect(count).toBe(1);
+    expect(sleeps).toEqual([]);
+  });
 });
 
 describe('authentication', () => {

@@ -95,7 +95,7 @@ export function readOptions(opts: Record<string, unknown>): ReadOptions {
 }
 
 /** --after: an id, or 0 for the start (a resumed script may pass what it has, none yet). */
-function afterId(value: unknown): number | undefined {
+export function afterId(value: unknown): number | undefined {
   if (value === undefined) return undefined;
   const text = textOf(value).trim();
   if (!/^\d{1,16}$/.test(text) || !Number.isSafeInteger(Number(text)))

@@ -42,3 +42,6 @@ export const rotateWebhookSecret = (runtime: Runtime, name: string): Promise<Acc
   orRefuse(core.rotateWebhookSecret(runtime.store, runtime.clock, name), {
     data: { type: 'account', attributes: { name } },
   });
+
+/** The secret the account's deliveries are signed with (billing listen --forward-to signs with it too). */
+export const webhookSecret = async (runtime: Runtime): Promise<string> => (await runtime.account()).webhook_secret;

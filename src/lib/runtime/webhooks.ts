@@ -44,6 +44,23 @@ export function signature(secret: string, body: string, unixSeconds: number): st
   return `t=${unixSeconds},v1=${createHmac('sha256', secret).update(`${unixSeconds}.${body}`).digest('hex')}`;
 }
 
+/**
+ * The headers of a delivery's POST, its length aside (docs/webhooks.md, "What a delivery looks like"):
+ * what the sender sends, and what billing listen --forward-to sends a developer's receiver.
+ */
+export function deliveryHeaders(
+  d: { event: string; deliveryId: string; secret: string; body: string },
+  unixSeconds: number,
+): Record<string, string> {
+  return {
+    'content-type': 'application/json',
+    'user-agent': `billing/${VERSION}`,
+    'billing-event': d.event,
+    'billing-delivery': d.deliveryId,
+    'billing-signature': signature(d.secret, d.body, unixSeconds),
+  };
+}
+
 export interface SenderOptions {
   /** Requests in flight at once, to all hosts; default 16. */
   concurrency?: number;
@@ -397,12 +414,8 @@ export class WebhookSender {
         method: 'POST',
         agent: url.protocol === 'https:' ? agents.https : agents.http,
         headers: {
-          'content-type': 'application/json',
+          ...deliveryHeaders({ event: d.event, deliveryId: d.delivery_id, secret: d.secret, body: d.body }, t),
           'content-length': body.length,
-          'user-agent': `billing/${VERSION}`,
-          'billing-event': d.event,
-          'billing-delivery': d.delivery_id,
-          'billing-signature': signature(d.secret, d.body, t),
         },
       });
       // A deadline shorter than the receiver's time is the sender stopping, not the receiver failing: the try does not count.

@@ -137,6 +137,7 @@ export function httpTransport(options: HttpOptions): Transport {
       body = JSON.stringify(request.body);
     }
     // A streamed body goes out as it is read (half duplex: the answer is read once it is sent).
+    if (request.signal) signal = AbortSignal.any([signal, request.signal]);
     const init = { method: request.method, headers, body, signal, redirect: 'manual', duplex: 'half' } as RequestInit;
     return fetch(url, init);
   }
@@ -218,6 +219,8 @@ export function httpTransport(options: HttpOptions): Transport {
           // stalls or drops the connection mid-body is unreachable (exit 3), not a crash.
           text = await response.text();
         } catch (error) {
+          // The caller gave up (Ctrl-C): no retry, no probe, its own reason.
+          if (request.signal?.aborted) throw request.signal.reason;
           const name = (error as Error).name;
           const timedOut = name === 'TimeoutError' || name === 'AbortError';
           // A lost answer to a keyed POST: asking again is safe only where keys are honoured.

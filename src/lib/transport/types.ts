@@ -19,6 +19,11 @@ export interface TransportRequest {
   upload?: { contentType: string; open(): AsyncIterable<Buffer> | Buffer };
   /** A file may come back instead of a document (a batch's XML): then the answer pipes it, unread. */
   file?: boolean;
+  /**
+   * Abandons the request when aborted (billing listen on Ctrl-C): a remote one is cut and not
+   * retried, and rejects with the signal's reason. The embedded store answers at once anyway.
+   */
+  signal?: AbortSignal;
 }
 
 export interface TransportResponse {
