@@ -85,7 +85,7 @@ export function customerSearchText(customer: SearchedFields): string {
  */
 export function searchTerms(typed: string): string[] {
   const text = typed.trim();
-  if (/^(\+|00)?[\d\s().\/-]+$/.test(text) && (text.match(/\d/g)?.length ?? 0) >= 6) {
+  if (/^(\+|00)?[\d\s()./-]+$/.test(text) && (text.match(/\d/g)?.length ?? 0) >= 6) {
     const digits = text.replace(/\D+/g, '');
     return [text.startsWith('00') ? digits.slice(2) : digits];
   }
