@@ -105,14 +105,15 @@ const textOf = (p: Person) =>
     '',
     '',
   ].join(' | ');
-/** Best first: the whole name, the name's start, the words typed at a word's start, each word at one, the rest. */
+/** Best first: the whole name, the name's start, the words typed at a word's start, each word whole, each at a word's start, the rest. */
 function rank(p: Person, words: string[]): number {
   const text = textOf(p);
   const typed = words.join(' ');
   if (text.startsWith(`${typed} | `)) return 0;
   if (text.startsWith(typed)) return 1;
   if (` ${text}`.includes(` ${typed}`)) return 2;
-  return words.every((word) => ` ${text}`.includes(` ${word}`)) ? 3 : 4;
+  if (words.every((word) => ` ${text} `.includes(` ${word} `))) return 3;
+  return words.every((word) => ` ${text}`.includes(` ${word}`)) ? 4 : 5;
 }
 
 /** What the API must answer, computed from the model: the matching ids in order. */

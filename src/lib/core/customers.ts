@@ -61,21 +61,28 @@ function searching(terms: readonly string[]): Condition {
 
 /**
  * Best first, alike on both engines (LIKE over folded text, ordered by code point): the whole name
- * typed; a name that starts with what was typed; what was typed starting a word; every term
- * starting a word; the rest. Then by name (the search text starts with it) and id.
+ * typed; a name that starts with what was typed; what was typed starting a word; every term a
+ * whole word; every term starting a word; the rest. Then by name (the search text starts with it)
+ * and id. Words in a search text are ended by a space (its parts are joined by ` | `).
  */
 function ranking(terms: readonly string[]): Find['ranked'] {
   const typed = escapeLike(terms.join(' '));
   const text = sql.ref('found.search_text');
-  const words = sql`(' ' || ${text})`;
-  const startsWord = (term: string) => sql`${words} LIKE ${`% ${escapeLike(term)}%`} ESCAPE '\\'`;
+  const words = sql`(' ' || ${text} || ' ')`;
+  const like = (value: unknown, pattern: string) => sql`${value} LIKE ${pattern} ESCAPE '\\'`;
+  const every = (pattern: (term: string) => string) =>
+    sql.join(
+      terms.map((term) => like(words, pattern(escapeLike(term)))),
+      sql` AND `,
+    );
   return (dialect) => [
     sql`CASE
-      WHEN ${text} LIKE ${`${typed}${PART}%`} ESCAPE '\\' THEN 0
-      WHEN ${text} LIKE ${`${typed}%`} ESCAPE '\\' THEN 1
-      WHEN ${words} LIKE ${`% ${typed}%`} ESCAPE '\\' THEN 2
-      WHEN ${sql.join(terms.map(startsWord), sql` AND `)} THEN 3
-      ELSE 4 END`,
+      WHEN ${like(text, `${typed}${PART}%`)} THEN 0
+      WHEN ${like(text, `${typed}%`)} THEN 1
+      WHEN ${like(words, `% ${typed}%`)} THEN 2
+      WHEN ${every((term) => `% ${term} %`)} THEN 3
+      WHEN ${every((term) => `% ${term}%`)} THEN 4
+      ELSE 5 END`,
     dialect.lower('found.search_text'),
   ];
 }
