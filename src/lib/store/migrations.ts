@@ -428,10 +428,10 @@ export const sqliteMigrations: string[] = [
   // to it. Rows before this version get theirs from fillSearchText, in this migration's transaction.
   `
   ALTER TABLE customers ADD COLUMN search_text TEXT NOT NULL DEFAULT '';
-  DROP TRIGGER customers_search_insert;
-  DROP TRIGGER customers_search_update;
-  DROP TRIGGER customers_search_delete;
-  DROP TABLE customers_search;
+  DROP TRIGGER IF EXISTS customers_search_insert;
+  DROP TRIGGER IF EXISTS customers_search_update;
+  DROP TRIGGER IF EXISTS customers_search_delete;
+  DROP TABLE IF EXISTS customers_search;
   CREATE VIRTUAL TABLE customers_search USING fts5(
     search_text, content = '', contentless_delete = 1, tokenize = 'trigram case_sensitive 1'
   );
@@ -795,7 +795,7 @@ export const postgresMigrations: string[] = [
   // 14: as SQLite's 14: one pg_trgm GIN index over the search text, in place of the five columns'.
   `
   ALTER TABLE customers ADD COLUMN search_text text NOT NULL DEFAULT '';
-  DROP INDEX customers_search;
+  DROP INDEX IF EXISTS customers_search;
   CREATE INDEX customers_search ON customers USING gin (search_text gin_trgm_ops);
   `,
 ];
