@@ -105,15 +105,17 @@ const textOf = (p: Person) =>
     '',
     '',
   ].join(' | ');
-/** Best first: the whole name, the name's start, the words typed at a word's start, each word whole, each at a word's start, the rest. */
+/** Best first: the whole name; the name's start; whole words of the name; a word's start in it; each term whole; each at a word's start; the rest. */
 function rank(p: Person, words: string[]): number {
   const text = textOf(p);
+  const name = ` ${text.split(' | ')[0]} `;
   const typed = words.join(' ');
   if (text.startsWith(`${typed} | `)) return 0;
   if (text.startsWith(typed)) return 1;
-  if (` ${text}`.includes(` ${typed}`)) return 2;
-  if (words.every((word) => ` ${text} `.includes(` ${word} `))) return 3;
-  return words.every((word) => ` ${text}`.includes(` ${word}`)) ? 4 : 5;
+  if (name.includes(` ${typed} `)) return 2;
+  if (name.includes(` ${typed}`)) return 3;
+  if (words.every((word) => ` ${text} `.includes(` ${word} `))) return 4;
+  return words.every((word) => ` ${text}`.includes(` ${word}`)) ? 5 : 6;
 }
 
 /** What the API must answer, computed from the model: the matching ids in order. */

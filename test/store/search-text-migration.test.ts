@@ -63,7 +63,7 @@ describe(`the migration to search texts (${ENGINE})`, () => {
   it('gives every customer there its search text, and search finds them by it', async () => {
     const store = closeLater(await openStore(await storeBefore(), { poolSize: 1 }));
     expect(await store.schemaVersion()).toBe(migrations.length);
-    const clock = fixedClock(new Date(T));
+    const clock = fixedClock(T);
     const ctx = { store, clock, account: await defaultAccount(store, clock) };
     const empty = await store.read(() =>
       all((q) => q.selectFrom('customers').select('id').where('search_text', '=', '')),

@@ -60,31 +60,35 @@ function searching(terms: readonly string[]): Condition {
 }
 
 /**
- * Best first, alike on both engines (LIKE over folded text, ordered by code point): the whole name
- * typed; a name that starts with what was typed; what was typed starting a word; every term a
- * whole word; every term starting a word; the rest. Then by name (the search text starts with it)
- * and id. Words in a search text are ended by a space (its parts are joined by ` | `).
+ * Best first, alike on both engines (LIKE over folded text, ordered by code point): the name is what
+ * was typed; the name starts with it; it is whole words of the name; it starts a word of the name;
+ * every term is a whole word; every term starts a word; the rest. Then by name (the search text
+ * starts with it) and id. Words end at a space: the text's parts are joined by ` | `.
  */
 function ranking(terms: readonly string[]): Find['ranked'] {
   const typed = escapeLike(terms.join(' '));
-  const text = sql.ref('found.search_text');
-  const words = sql`(' ' || ${text} || ' ')`;
   const like = (value: unknown, pattern: string) => sql`${value} LIKE ${pattern} ESCAPE '\\'`;
-  const every = (pattern: (term: string) => string) =>
-    sql.join(
-      terms.map((term) => like(words, pattern(escapeLike(term)))),
-      sql` AND `,
-    );
-  return (dialect) => [
-    sql`CASE
-      WHEN ${like(text, `${typed}${PART}%`)} THEN 0
-      WHEN ${like(text, `${typed}%`)} THEN 1
-      WHEN ${like(words, `% ${typed}%`)} THEN 2
-      WHEN ${every((term) => `% ${term} %`)} THEN 3
-      WHEN ${every((term) => `% ${term}%`)} THEN 4
-      ELSE 5 END`,
-    dialect.lower('found.search_text'),
-  ];
+  return (dialect) => {
+    const text = sql.ref('found.search_text');
+    const name = sql`(' ' || ${dialect.before('found.search_text', PART)} || ' ')`;
+    const words = sql`(' ' || ${text} || ' ')`;
+    const every = (pattern: (term: string) => string) =>
+      sql.join(
+        terms.map((term) => like(words, pattern(escapeLike(term)))),
+        sql` AND `,
+      );
+    return [
+      sql`CASE
+        WHEN ${like(text, `${typed}${PART}%`)} THEN 0
+        WHEN ${like(text, `${typed}%`)} THEN 1
+        WHEN ${like(name, `% ${typed} %`)} THEN 2
+        WHEN ${like(name, `% ${typed}%`)} THEN 3
+        WHEN ${every((term) => `% ${term} %`)} THEN 4
+        WHEN ${every((term) => `% ${term}%`)} THEN 5
+        ELSE 6 END`,
+      dialect.lower('found.search_text'),
+    ];
+  };
 }
 
 /** One page of the account's customers that match, in the order asked for (ascending id by default). */

@@ -70,6 +70,7 @@ const dialect: Dialect = {
   // characters or more is looked up in it; a shorter term has no trigram and is tested on the rows
   // the others found, or on the account's rows when there is no other.
   customerSearch: searchTextHolds,
+  before: (column, separator) => sql<string>`split_part(${sql.ref(column)}, ${separator}, 1)`,
   locked: (query, skip) => (skip ? query.forNoKeyUpdate().skipLocked() : query.forNoKeyUpdate()),
   shared: (query) => query.forShare(),
 };

@@ -74,6 +74,8 @@ const dialect: Dialect = {
     const found = sql<SqlBool>`${sql.ref('id')} IN (SELECT rowid FROM customers_search WHERE customers_search MATCH ${indexed.map(phrase).join(' ')})`;
     return short.length ? sql<SqlBool>`(${found} AND ${searchTextHolds(short)})` : found;
   },
+  before: (column, separator) =>
+    sql<string>`substr(${sql.ref(column)}, 1, coalesce(nullif(instr(${sql.ref(column)}, ${separator}), 0), length(${sql.ref(column)}) + 1) - 1)`,
   // One writer at a time (BEGIN IMMEDIATE): what a write reads, nobody else changes meanwhile.
   locked: (query) => query,
   shared: (query) => query,

@@ -37,6 +37,8 @@ export interface Dialect {
    * through the engine's trigram index for the terms of 3 characters or more.
    */
   customerSearch(terms: readonly string[]): RawBuilder<SqlBool>;
+  /** A text column's text before the first `separator` (all of it without one). */
+  before(column: string, separator: string): RawBuilder<string>;
   /**
    * A SELECT that locks the rows it reads until the transaction ends, skipping rows another
    * transaction holds when `skip` (SKIP LOCKED): how due work is claimed. PostgreSQL takes FOR NO
