@@ -291,7 +291,11 @@ describe.runIf(ENGINE === 'postgres')('on a PostgreSQL database whose collation 
             created_at: TEST_NOW,
             updated_at: TEST_NOW,
             archived: 0,
-            search_text: '',
+            search_text: customerSearchText({
+              first_name: 'Z',
+              last_name,
+              email: `${last_name.replace(/[^a-z]/gi, '')}@SORT.example`,
+            }),
             id: 100_000 + i,
           })),
         ),
