@@ -61,6 +61,7 @@ async function seed(path: string): Promise<number> {
         payment_method: 'directdebit',
         language: 'nl',
         archived: 0,
+        search_text: '',
         created_at: now,
         updated_at: now,
       }));

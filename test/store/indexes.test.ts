@@ -16,6 +16,7 @@ import { listPlans, type PlanFind } from '../../src/lib/core/plans.js';
 import type { PageOf } from '../../src/lib/core/paging.js';
 import { raw } from '../../src/lib/store/info.js';
 import { sqliteMigrations } from '../../src/lib/store/migrations.js';
+import { customerSearchText } from '../../src/lib/store/search-text.js';
 import { openStore, type Store } from '../../src/lib/store/store.js';
 import { get, run, type Build, type Unit } from '../../src/lib/store/unit.js';
 import { ENGINE, freshStoreLocation, postgresAdminUrl } from '../helpers/engine.js';
@@ -88,6 +89,12 @@ async function filled(count: number, location?: string): Promise<CoreContext> {
         company_name: n % 3 === 0 ? `Company ${n}` : null,
         email: `Customer${n}@Example.com`,
         archived: n % 7 === 0 ? 1 : 0,
+        search_text: customerSearchText({
+          first_name: `First${n}`,
+          last_name: `Last${n % 997}`,
+          company_name: n % 3 === 0 ? `Company ${n}` : null,
+          email: `Customer${n}@Example.com`,
+        }),
         created_at: new Date(Date.parse(TEST_NOW) - (n % 1000) * 60_000).toISOString(),
         updated_at: TEST_NOW,
       };
@@ -284,6 +291,11 @@ describe.runIf(ENGINE === 'postgres')('on a PostgreSQL database whose collation 
             created_at: TEST_NOW,
             updated_at: TEST_NOW,
             archived: 0,
+            search_text: customerSearchText({
+              first_name: 'Z',
+              last_name,
+              email: `${last_name.replace(/[^a-z]/gi, '')}@SORT.example`,
+            }),
             id: 100_000 + i,
           })),
         ),

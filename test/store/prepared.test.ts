@@ -31,6 +31,7 @@ function* seed(): Unit<void> {
         payment_method: 'directdebit',
         language: 'nl',
         archived: 0,
+        search_text: '',
         created_at: NOW,
         updated_at: NOW,
       }),

@@ -56,6 +56,7 @@ describe.runIf(ENGINE === 'postgres')('store.read on PostgreSQL (PostgreSQL only
           payment_method: 'directdebit',
           language: 'nl',
           archived: 0,
+          search_text: '',
           created_at: TEST_NOW,
           updated_at: TEST_NOW,
         }),

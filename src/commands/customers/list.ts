@@ -13,7 +13,8 @@ export function configure(cmd: Command, invoke: Invoke): void {
     .option('--email <email>', 'only the customer with this email address (in any case)')
     .option(
       '--search <text>',
-      'only customers with this text in their first, middle, last or company name or email (in any case)',
+      'only customers with every word of this in their name, company, email, IBAN or phone, in any order, ' +
+        'case and accents aside; best match first (unless --sort)',
     )
     .option('--archived', 'only archived customers')
     .option('--active', 'only customers that are not archived')
@@ -28,6 +29,9 @@ export function configure(cmd: Command, invoke: Invoke): void {
     examples(
       'billing customers list',
       'billing customers list --search jansen',
+      'billing customers list --search "Jeroen van der Geer"',
+      'billing customers list --search 4300',
+      'billing customers list --search "06 1234 5678"',
       'billing customers list --email jan@example.com',
       'billing customers list --archived --sort -created_at',
       'billing customers list --active --sort last_name --all -o csv',

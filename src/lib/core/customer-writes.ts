@@ -9,6 +9,7 @@ import type { Insertable } from 'kysely';
 import type { z } from 'zod';
 import { validateAttributes } from '../schemas/common.js';
 import type { CustomerRow } from '../store/schema.js';
+import { customerSearchText } from '../store/search-text.js';
 import type { MaybePromise } from '../store/unit.js';
 import { andThen, run } from '../store/unit.js';
 import { nowIso, transactLocked, type CoreContext } from './context.js';
@@ -98,6 +99,7 @@ export function customerRow(accountId: number, value: CustomerInput, now: string
     country_iso2: value.country_iso2 ?? null,
     language: value.language ?? 'nl',
     telephone: value.telephone ?? null,
+    search_text: customerSearchText(value),
     archived: 0,
     created_at: now,
     updated_at: now,
@@ -142,10 +144,16 @@ export function updateCustomer(
     }
     if (problems.length) return invalidAttributes(problems);
     const { archived, ...rest } = value;
+    const searchText = customerSearchText({ ...customer, ...rest });
     yield* run((q) =>
       q
         .updateTable('customers')
-        .set({ ...rest, ...(archived === undefined ? {} : { archived: archived ? 1 : 0 }), updated_at: nowIso(ctx) })
+        .set({
+          ...rest,
+          ...(archived === undefined ? {} : { archived: archived ? 1 : 0 }),
+          ...(searchText === customer.search_text ? {} : { search_text: searchText }),
+          updated_at: nowIso(ctx),
+        })
         .where('id', '=', id),
     );
     // A new account to debit answers a bank's refusal of the old one (AC04 account closed): the mandates may collect again.

@@ -1,7 +1,10 @@
 // Reading customers. Writes live in customer-writes.ts, which loads the request schemas.
 import type { CustomerSortField } from '../schemas/vocabulary.js';
 import type { CustomerRow, SubscriptionRow } from '../store/schema.js';
+import { escapeLike } from '../store/compile.js';
+import { PART, searchTerms } from '../store/search-text.js';
 import { prepared, type Unit } from '../store/unit.js';
+import { sql } from 'kysely';
 import type { CoreContext } from './context.js';
 import {
   findPage,
@@ -9,6 +12,7 @@ import {
   lowerAscii,
   orderOf,
   type Condition,
+  type Find,
   type PageOf,
   type PageRequest,
   type Sort,
@@ -22,7 +26,10 @@ export type Subscription = Omit<SubscriptionRow, 'id'> & { id: number };
 export interface CustomerFind {
   /** The email, exactly but for case (A-Z). */
   email?: string;
-  /** Text inside the first, middle, last or company name or the email, case aside (A-Z). */
+  /**
+   * Words that must all be in the customer's name, company, email, IBAN or phone, in any order,
+   * case and accents aside (store/search-text.ts); ranked best first unless a sort is given.
+   */
   search?: string;
   archived?: boolean;
   sort?: Sort<CustomerSortField>;
@@ -43,23 +50,59 @@ function emailIs(email: string): Condition {
   return { selective: true, where: (eb, dialect) => eb(dialect.lower('email'), '=', wanted) };
 }
 
-function searching(text: string): Condition {
-  const term = lowerAscii(text.trim());
+function searching(terms: readonly string[]): Condition {
   // A term of 3 characters or more is found through the engine's trigram index (and is selective);
-  // a shorter one by a scan of the account's rows.
-  return { selective: [...term].length >= 3, where: (_eb, dialect) => dialect.customerSearch(term) };
+  // with none, the account's rows are scanned.
+  return {
+    selective: terms.some((term) => [...term].length >= 3),
+    where: (_eb, dialect) => dialect.customerSearch(terms),
+  };
+}
+
+/**
+ * Best first, alike on both engines (LIKE over folded text, ordered by code point): the name is what
+ * was typed; the name starts with it; it is whole words of the name; it starts a word of the name;
+ * every term is a whole word; every term starts a word; the rest. Then by name (the search text
+ * starts with it) and id. Words end at a space: the text's parts are joined by ` | `.
+ */
+function ranking(terms: readonly string[]): Find['ranked'] {
+  const typed = escapeLike(terms.join(' '));
+  const like = (value: unknown, pattern: string) => sql`${value} LIKE ${pattern} ESCAPE '\\'`;
+  return (dialect) => {
+    const text = sql.ref('found.search_text');
+    const name = sql`(' ' || ${dialect.before('found.search_text', PART)} || ' ')`;
+    const words = sql`(' ' || ${text} || ' ')`;
+    const every = (pattern: (term: string) => string) =>
+      sql.join(
+        terms.map((term) => like(words, pattern(escapeLike(term)))),
+        sql` AND `,
+      );
+    return [
+      sql`CASE
+        WHEN ${like(text, `${typed}${PART}%`)} THEN 0
+        WHEN ${like(text, `${typed}%`)} THEN 1
+        WHEN ${like(name, `% ${typed} %`)} THEN 2
+        WHEN ${like(name, `% ${typed}%`)} THEN 3
+        WHEN ${every((term) => `% ${term} %`)} THEN 4
+        WHEN ${every((term) => `% ${term}%`)} THEN 5
+        ELSE 6 END`,
+      dialect.lower('found.search_text'),
+    ];
+  };
 }
 
 /** One page of the account's customers that match, in the order asked for (ascending id by default). */
 export function listCustomers(ctx: CoreContext, page: PageRequest, find: CustomerFind = {}): Unit<PageOf<Customer>> {
   const where: Condition[] = [];
   if (find.email !== undefined) where.push(emailIs(find.email));
-  if (find.search !== undefined) where.push(searching(find.search));
+  const terms = find.search === undefined ? [] : searchTerms(find.search);
+  if (terms.length) where.push(searching(terms));
   if (find.archived !== undefined) {
     const archived = find.archived ? 1 : 0;
     where.push({ where: (eb) => eb('archived', '=', archived) }); // customers_archived (account_id, archived, id)
   }
-  return findPage('customers', ctx.account.id, page, { where, order: orderOf(SORT_KEYS, find.sort) });
+  const ranked = terms.length && !find.sort ? ranking(terms) : undefined;
+  return findPage('customers', ctx.account.id, page, { where, order: orderOf(SORT_KEYS, find.sort), ranked });
 }
 
 const byId = prepared<Customer, [number, number]>('customers.find', (q, p) =>

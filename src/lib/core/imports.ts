@@ -89,6 +89,7 @@ const CUSTOMER_ROWS: RowsSpec = {
     country_iso2: 'text',
     language: 'text',
     telephone: 'text',
+    search_text: 'text',
     archived: 'flag',
     created_at: 'instant',
     updated_at: 'instant',
@@ -200,8 +201,9 @@ function* sqliteCustomerRows(values: readonly Record<string, unknown>[]): Unit<v
     at += rows;
   }
   yield* run(
-    statement(`INSERT INTO customers_search (rowid, first_name, middle_name, last_name, company_name, email)
-    SELECT id, lower(first_name), lower(middle_name), lower(last_name), lower(company_name), lower(email) FROM customers WHERE id > ${Number(before)}`),
+    statement(
+      `INSERT INTO customers_search (rowid, search_text) SELECT id, search_text FROM customers WHERE id > ${Number(before)}`,
+    ),
   );
   yield* run(statement('DELETE FROM search_deferred'));
 }

@@ -116,6 +116,11 @@ export interface Find {
   where: readonly Condition[];
   /** Ascending id when absent. Ties go by id, in the same direction. */
   order?: { key: SortKey; descending: boolean };
+  /**
+   * Best first (a search without a sort): the found rows ordered by these expressions of the row
+   * named `found`, then ascending id. Taken in place of `order`.
+   */
+  ranked?: (dialect: Dialect) => Expression<unknown>[];
 }
 
 /** The order a sort asks for, by the resource's sort keys; absent for the default, ascending id. */
@@ -125,7 +130,9 @@ export function orderOf<F extends string>(keys: ReadonlyMap<F, SortKey>, sort: S
 
 /** Whether a find asks for nothing beyond pageOf: no condition, ascending id. */
 const plain = (find: Find): boolean =>
-  find.where.length === 0 && (!find.order || (find.order.key.column === 'id' && !find.order.descending));
+  find.where.length === 0 &&
+  !find.ranked &&
+  (!find.order || (find.order.key.column === 'id' && !find.order.descending));
 
 /**
  * A page of the rows that meet the conditions, in the order asked for. Nothing to find in id order
@@ -249,7 +256,18 @@ function* foundPage<T extends Table>(
   const key = find.order?.key ?? ID_KEY;
   const direction = find.order?.descending ? 'desc' : 'asc';
   let rows: unknown[];
-  if (find.where.some((condition) => condition.selective)) {
+  const { ranked } = find;
+  if (ranked) {
+    // Ranked rows are those a search found: few when it has a trigram to look up, and every one
+    // must be ranked before the page is cut, whichever way they are found.
+    rows = yield* all((q, d) => {
+      let query = (q as unknown as Kysely<AnyDB>)
+        .selectFrom(d.fenced(scoped(q, d).selectAll()).as('found'))
+        .selectAll();
+      for (const expression of ranked(d)) query = query.orderBy(expression);
+      return query.orderBy('found.id').limit(page.size).offset(offset);
+    });
+  } else if (find.where.some((condition) => condition.selective)) {
     rows = yield* all((q, d) => {
       const found = d.fenced(scoped(q, d).selectAll());
       let query = (q as unknown as Kysely<AnyDB>)

@@ -58,15 +58,15 @@ export function compilePrepared(
   };
 }
 
-/** The customer columns filter[search] looks in; both engines index their lowered copies. */
-export const SEARCHED = ['first_name', 'middle_name', 'last_name', 'company_name', 'email'] as const;
-
 /** A LIKE pattern for the text anywhere, its wildcards (and the escape character) taken literally. */
-export const containing = (text: string): string => `%${text.replace(/[\\%_]/g, '\\$&')}%`;
+export const containing = (text: string): string => `%${escapeLike(text)}%`;
 
-/** Any of the searched columns, folded by `lower`, holds the text: the scan both engines can do. */
-export const searchedLike = (lower: Dialect['lower'], text: string): RawBuilder<SqlBool> =>
+/** Text to put in a LIKE pattern, its wildcards (and the escape character) taken literally. */
+export const escapeLike = (text: string): string => text.replace(/[\\%_]/g, '\\$&');
+
+/** Every term is in the customer's search text: one LIKE each, what both engines can test of any row. */
+export const searchTextHolds = (terms: readonly string[]): RawBuilder<SqlBool> =>
   sql<SqlBool>`(${sql.join(
-    SEARCHED.map((column) => sql`${lower(column)} LIKE ${containing(text)} ESCAPE '\\'`),
-    sql` OR `,
+    terms.map((term) => sql`${sql.ref('search_text')} LIKE ${containing(term)} ESCAPE '\\'`),
+    sql` AND `,
   )})`;

@@ -422,7 +422,34 @@ export const sqliteMigrations: string[] = [
   ALTER TABLE invoice_lines ADD COLUMN credited_line_id INTEGER REFERENCES invoice_lines(id);
   CREATE INDEX invoice_lines_credited ON invoice_lines(credited_line_id) WHERE credited_line_id IS NOT NULL;
   `,
+  // 14: search as support types it (all words, any order, accents aside, IBAN and phone too). Each
+  // customer keeps one folded search text (store/search-text.ts), written by the core with the row:
+  // neither engine folds accents alike in SQL. The trigram index moves from the five lowered columns
+  // to it. Rows before this version get theirs from fillSearchText, in this migration's transaction.
+  `
+  ALTER TABLE customers ADD COLUMN search_text TEXT NOT NULL DEFAULT '';
+  DROP TRIGGER IF EXISTS customers_search_insert;
+  DROP TRIGGER IF EXISTS customers_search_update;
+  DROP TRIGGER IF EXISTS customers_search_delete;
+  DROP TABLE IF EXISTS customers_search;
+  CREATE VIRTUAL TABLE customers_search USING fts5(
+    search_text, content = '', contentless_delete = 1, tokenize = 'trigram case_sensitive 1'
+  );
+  CREATE TRIGGER customers_search_insert AFTER INSERT ON customers WHEN NOT EXISTS (SELECT 1 FROM search_deferred) BEGIN
+    INSERT INTO customers_search (rowid, search_text) VALUES (new.id, new.search_text);
+  END;
+  CREATE TRIGGER customers_search_update AFTER UPDATE OF id, search_text ON customers BEGIN
+    DELETE FROM customers_search WHERE rowid = old.id;
+    INSERT INTO customers_search (rowid, search_text) VALUES (new.id, new.search_text);
+  END;
+  CREATE TRIGGER customers_search_delete AFTER DELETE ON customers BEGIN
+    DELETE FROM customers_search WHERE rowid = old.id;
+  END;
+  `,
 ];
+
+/** The migration whose rows fillSearchText completes (the SQL cannot fold as the core does). */
+export const SEARCH_TEXT_VERSION = 14;
 
 export const postgresMigrations: string[] = [
   `
@@ -764,6 +791,12 @@ export const postgresMigrations: string[] = [
   ALTER TABLE invoices ADD COLUMN refunded_on timestamptz;
   ALTER TABLE invoice_lines ADD COLUMN credited_line_id bigint REFERENCES invoice_lines(id);
   CREATE INDEX invoice_lines_credited ON invoice_lines(credited_line_id) WHERE credited_line_id IS NOT NULL;
+  `,
+  // 14: as SQLite's 14: one pg_trgm GIN index over the search text, in place of the five columns'.
+  `
+  ALTER TABLE customers ADD COLUMN search_text text NOT NULL DEFAULT '';
+  DROP INDEX IF EXISTS customers_search;
+  CREATE INDEX customers_search ON customers USING gin (search_text gin_trgm_ops);
   `,
 ];
 

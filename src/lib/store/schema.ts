@@ -53,6 +53,8 @@ export interface CustomerRow {
   language: string;
   email: string;
   telephone: string | null;
+  /** Written with the row by the core (store/search-text.ts): what filter[search] finds the customer by. */
+  search_text: string;
   archived: number;
   created_at: string;
   updated_at: string;

@@ -7,10 +7,11 @@
 // serve) tries it without waiting and, while another process holds it, again on timers.
 import Database from 'better-sqlite3';
 import { SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler, sql, type Compilable, type SqlBool } from 'kysely';
-import { compilePrepared, queryBuilder, searchedLike } from './compile.js';
+import { compilePrepared, queryBuilder, searchTextHolds } from './compile.js';
 import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
-import { sqliteMigrations } from './migrations.js';
+import { SEARCH_TEXT_VERSION, sqliteMigrations } from './migrations.js';
+import { customerSearchText, type SearchedFields } from './search-text.js';
 import { walWriteLockHolder } from './lock-holder.js';
 import {
   DEFAULT_BUSY_MS,
@@ -62,14 +63,19 @@ const dialect: Dialect = {
   lower: (column) => sql<string>`lower(${sql.ref(column)})`,
   // SQLite has no OFFSET without a LIMIT; -1 is no limit.
   fenced: (query) => query.limit(-1).offset(0),
-  customerSearch(text) {
-    // The FTS5 trigram table customers_search holds lowercased copies of the five columns (kept by
-    // triggers): a phrase of 3 characters or more matches where it is a substring of one column.
-    if ([...text].length >= 3)
-      return sql<SqlBool>`${sql.ref('id')} IN (SELECT rowid FROM customers_search WHERE customers_search MATCH ${phrase(text)})`;
-    // Shorter than a trigram: a scan of the account's rows.
-    return searchedLike((column) => dialect.lower(column), text);
+  customerSearch(terms) {
+    // The FTS5 trigram table customers_search indexes each customer's search text: a quoted term
+    // of 3 characters or more matches where it is a substring, and several quoted terms must all
+    // match. A shorter term has no trigram: it is tested on the rows the others found, or on the
+    // account's rows when there is no other.
+    const indexed = terms.filter((term) => [...term].length >= 3);
+    const short = terms.filter((term) => [...term].length < 3);
+    if (indexed.length === 0) return searchTextHolds(short);
+    const found = sql<SqlBool>`${sql.ref('id')} IN (SELECT rowid FROM customers_search WHERE customers_search MATCH ${indexed.map(phrase).join(' ')})`;
+    return short.length ? sql<SqlBool>`(${found} AND ${searchTextHolds(short)})` : found;
   },
+  before: (column, separator) =>
+    sql<string>`substr(${sql.ref(column)}, 1, coalesce(nullif(instr(${sql.ref(column)}, ${separator}), 0), length(${sql.ref(column)}) + 1) - 1)`,
   // One writer at a time (BEGIN IMMEDIATE): what a write reads, nobody else changes meanwhile.
   locked: (query) => query,
   shared: (query) => query,
@@ -606,10 +612,22 @@ function migrate(sqlite: Database.Database): void {
       // Another process may have migrated while this one waited for the lock.
       for (let version = current(); version < sqliteMigrations.length; version++) {
         sqlite.exec(sqliteMigrations[version]);
+        if (version + 1 === SEARCH_TEXT_VERSION) fillSearchText(sqlite);
         sqlite.pragma(`user_version = ${version + 1}`);
       }
     })
     .immediate();
+}
+
+/** Every customer's search text, written as the core writes it; the triggers index each (once, at migration 14). */
+function fillSearchText(sqlite: Database.Database): void {
+  const read = sqlite.prepare<[number], SearchedFields & { id: number }>(
+    `SELECT id, first_name, middle_name, last_name, company_name, email, iban, telephone
+     FROM customers WHERE id > ? ORDER BY id LIMIT 5000`,
+  );
+  const write = sqlite.prepare<[string, number]>('UPDATE customers SET search_text = ? WHERE id = ?');
+  for (let rows = read.all(0); rows.length; rows = read.all(rows[rows.length - 1].id))
+    for (const row of rows) write.run(customerSearchText(row), row.id);
 }
 
 /**

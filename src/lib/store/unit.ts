@@ -33,10 +33,12 @@ export interface Dialect {
    */
   fenced<Q extends { offset(n: number): Q; limit(n: number): Q }>(query: Q): Q;
   /**
-   * Customers whose first, middle, last or company name or email holds the text (already folded
-   * A-Z to a-z): through the engine's trigram index when the text has 3 characters or more.
+   * Customers whose search text (store/search-text.ts) holds every term (folded by searchTerms):
+   * through the engine's trigram index for the terms of 3 characters or more.
    */
-  customerSearch(text: string): RawBuilder<SqlBool>;
+  customerSearch(terms: readonly string[]): RawBuilder<SqlBool>;
+  /** A text column's text before the first `separator` (all of it without one). */
+  before(column: string, separator: string): RawBuilder<string>;
   /**
    * A SELECT that locks the rows it reads until the transaction ends, skipping rows another
    * transaction holds when `skip` (SKIP LOCKED): how due work is claimed. PostgreSQL takes FOR NO

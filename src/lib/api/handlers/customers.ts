@@ -12,7 +12,7 @@ import { idParam, respond, withQuery, type RequestContext } from './context.js';
 
 const INCLUDES = ['subscriptions'] as const;
 
-/** GET /customers: filter[email] (exact, case aside), filter[search] (a substring), filter[archived], sort. */
+/** GET /customers: filter[email] (exact, case aside), filter[search] (every word, ranked: core/customers.ts), filter[archived], sort. */
 const LIST = collectionQuery({
   include: INCLUDES,
   filter: { email: TEXT_FILTER, search: TEXT_FILTER, archived: BOOLEAN_FILTER },
