@@ -9,6 +9,7 @@
 // with the search text the core writes (customerSearchText), then copied into a PostgreSQL server
 // of its own (durable settings), vacuumed and analysed.
 // Run: npm run bench:search   (CUSTOMERS=1000000, QUERIES=50 per kind, ENGINES=sqlite,postgres)
+import { existsSync } from 'node:fs';
 import type { Engine } from '../src/lib/store/store.js';
 import { defaultAccount } from '../src/lib/core/accounts.js';
 import { systemClock } from '../src/lib/core/clock.js';
@@ -231,4 +232,17 @@ async function bench(engine: Engine, location: string, seeding: string): Promise
   }
 }
 
-start(() => onEachEngine(seed, bench));
+// STORE=path: a SQLite store kept between runs (seeded when missing), benched alone.
+const kept = process.env.STORE;
+if (kept)
+  start(async () => {
+    const seeding = existsSync(kept) ? 'kept' : await seed(kept);
+    // The generator draws in order: every person is made again to reach the sampled ones.
+    if (seeding === 'kept')
+      for (let n = 1; n <= CUSTOMERS; n++) {
+        const p = person(n);
+        if (sampled(n)) people.set(n, p);
+      }
+    await bench('sqlite', kept, seeding);
+  });
+else start(() => onEachEngine(seed, bench));
