@@ -187,7 +187,7 @@ describe('invoices get and lines', () => {
     });
   });
 
-  it('lines ID lists GET /invoices/ID/lines: description, quantity, amounts (€) and the rate in percent', async () => {
+  it('lines ID lists GET /invoices/ID/lines: description, quantity, unit amounts (€), the rate in percent and the line total', async () => {
     const result = await runDouble(['invoices', 'lines', ID, '--page', '2', '--page-size', '50'], service);
     expect(result.code).toBe(0);
     expect(result.requests).toEqual([
@@ -198,15 +198,22 @@ describe('invoices get and lines', () => {
       },
     ]);
     expect(result.stdout).toBe(
-      'id\tdescription\tquantity\tamount excl\ttax rate\tamount incl\n1562050264\tlunchbox\t2\t€ 10.00\t21.00%\t€ 12.10\n',
+      'id\tdescription\tquantity\tunit excl\ttax rate\tunit incl\ttotal incl\n1562050264\tlunchbox\t2\t€ 10.00\t21.00%\t€ 12.10\t€ 24.20\n',
     );
     expect(result.stderr).toBe('page 1 of 1, 1 line\n');
   });
 
-  it('lines ID on a terminal: numbers right-aligned', async () => {
+  it('lines ID on a terminal: "unit" where the amount is per unit, the line total beside it, numbers right-aligned', async () => {
     const result = await runDouble(['invoices', 'lines', ID], service, TERMINAL);
-    expect(result.stdout.split('\n')[3]).toBe(
-      '│ 1562050264 │ lunchbox    │        2 │     € 10.00 │   21.00% │     € 12.10 │',
+    // On 80 columns the unit amount excluding tax gives way first.
+    expect(result.stdout.split('\n').slice(1, 4)).toEqual([
+      '│ id         │ description │ quantity │ tax rate │ unit incl │ total incl │',
+      '├────────────┼─────────────┼──────────┼──────────┼───────────┼────────────┤',
+      '│ 1562050264 │ lunchbox    │        2 │   21.00% │   € 12.10 │    € 24.20 │',
+    ]);
+    const wide = await runDouble(['invoices', 'lines', ID], service, { ...TERMINAL, columns: 100 });
+    expect(wide.stdout.split('\n')[3]).toBe(
+      '│ 1562050264 │ lunchbox    │        2 │   € 10.00 │   21.00% │   € 12.10 │    € 24.20 │',
     );
   });
 
@@ -528,13 +535,13 @@ describe.each([
 describe('lines get, create and update', () => {
   const CREATED_LINE = fixture('invoiceline-create-invoice-line');
 
-  it('get shows the rate in percent and the amounts in euro', async () => {
+  it('get shows the rate in percent, the unit amounts in euro, and the line total', async () => {
     const result = await runDouble(['lines', 'get', '1562050264'], (r) =>
       r.path === '/invoice-lines/1562050264' ? { status: 200, body: LINE } : undefined,
     );
     expect(result.requests).toEqual([{ method: 'GET', path: '/invoice-lines/1562050264', query: {} }]);
     expect(result.stdout).toContain(
-      'amount excl\t€ 10.00\namount incl\t€ 12.10\ntax rate\t21.00%\ntax amount\t€ 2.10\ntax included\tno\nquantity\t2\n',
+      'unit excl\t€ 10.00\nunit incl\t€ 12.10\ntax rate\t21.00%\nunit tax\t€ 2.10\ntax included\tno\nquantity\t2\ntotal incl\t€ 24.20\n',
     );
   });
 

@@ -78,7 +78,7 @@ describe('transactions get', () => {
         '│ id             │ ffa38848-6abc-4d22-b6b0-63fe1780969c                        │',
         '│ status         │ fulfilled                                                   │',
         '│ scheduled on   │ 2017-11-01 11:35 +01:00                                     │',
-        '│ due date       │ 2017-11-07 00:00 +01:00                                     │',
+        '│ due date       │ 2017-11-07                                                  │',
         '│ amount         │ € 50.60                                                     │',
         '│ payment method │ directdebit                                                 │',
         '│ history        │ 2017-11-01 11:35 +01:00 scheduled;                          │',
