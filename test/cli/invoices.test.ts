@@ -24,6 +24,7 @@ const FINALISED = fixture('invoice-finalise-invoice');
 const PAID = fixture('invoice-pay-invoice');
 const CREDIT = fixture('invoice-credit-invoice');
 const LINE = fixture('invoiceline-get-invoice-line');
+const CUSTOMER = fixture('customer-get-customer');
 
 const ID = '637377985';
 const TERMINAL = { tty: true, env: { NO_COLOR: '1' } };
@@ -416,10 +417,25 @@ describe('invoices pay', () => {
   });
 });
 
+/** The invoice as GET shows it (open, ECUR-1, € 12.10) and its customer (Jeroen van der Geer). */
+const current: Answer = (r) =>
+  r.method !== 'GET'
+    ? undefined
+    : r.path === `/invoices/${ID}`
+      ? { status: 200, body: FINALISED }
+      : r.path === `/invoices/${ID}/customer`
+        ? { status: 200, body: CUSTOMER }
+        : undefined;
+
 describe('invoices credit', () => {
   const service: Answer = (r) =>
-    r.method === 'PATCH' && r.path === `/invoices/${ID}/credit` ? { status: 200, body: CREDIT } : undefined;
-  const QUESTION = `Credit invoice ${ID}? A draft credit invoice with the negated lines is made.`;
+    r.method === 'PATCH' && r.path === `/invoices/${ID}/credit` ? { status: 200, body: CREDIT } : current(r);
+  // The invoice named by its reference, with its amount and its customer: looked up before asking.
+  const QUESTION = `Credit invoice ECUR-1 (€ 12.10, Jeroen van der Geer)? A draft credit invoice with the negated lines is made.`;
+  const LOOKUPS = [
+    ['GET', `/invoices/${ID}`],
+    ['GET', `/invoices/${ID}/customer`],
+  ];
 
   it('without a terminal it needs --yes (exit 2, nothing sent)', async () => {
     expect(await runDouble(['invoices', 'credit', ID], service)).toEqual({
@@ -444,17 +460,57 @@ describe('invoices credit', () => {
     const result = await runDouble(['invoices', 'credit', ID], service, { prompter });
     expect(result.code).toBe(0);
     expect(prompter.asked.map((q) => [q.kind, q.message, q.default])).toEqual([['confirm', QUESTION, false]]);
-    expect(result.requests.map((r) => [r.method, r.path])).toEqual([['PATCH', `/invoices/${ID}/credit`]]);
+    expect(result.requests.map((r) => [r.method, r.path])).toEqual([...LOOKUPS, ['PATCH', `/invoices/${ID}/credit`]]);
+  });
+
+  it('--line: the question says how many lines of which invoice', async () => {
+    const prompter = fakePrompter([false]);
+    await runDouble(['invoices', 'credit', ID, '--line', '31', '--line', '32:1'], service, { prompter });
+    expect(prompter.asked[0].message).toBe(
+      'Credit 2 lines of invoice ECUR-1 (€ 12.10, Jeroen van der Geer)? A draft credit invoice with them negated is made.',
+    );
   });
 
   it('on a terminal, no is exit 2 and nothing is sent', async () => {
     const result = await runDouble(['invoices', 'credit', ID], service, { prompter: fakePrompter([false]) });
-    expect(result).toEqual({
+    expect(result).toMatchObject({
       code: 2,
       stdout: '',
       stderr: `error: credit invoice ${ID}: not confirmed, nothing changed\n`,
-      requests: [],
     });
+    expect(result.requests.map((r) => [r.method, r.path])).toEqual(LOOKUPS);
+  });
+
+  it('a draft, or a credit invoice, is refused before anything is asked (exit 2, nothing sent)', async () => {
+    const answering =
+      (data: unknown): Answer =>
+      (r) =>
+        r.method === 'GET' && r.path === `/invoices/${ID}` ? { status: 200, body: { data } } : current(r);
+    const prompter = fakePrompter([]);
+    const draft = await runDouble(['invoices', 'credit', ID], answering(DRAFT.data), { prompter });
+    expect(draft).toMatchObject({
+      code: 2,
+      stdout: '',
+      stderr: `error: invoice ${ID} is a draft: change or delete it; only a finalised invoice is credited (nothing changed)\n`,
+    });
+    const credit = {
+      ...FINALISED.data,
+      relationships: { ...FINALISED.data.relationships, 'original-invoice': { data: { type: 'invoice', id: '5' } } },
+    };
+    const refused = await runDouble(['invoices', 'credit', ID], answering(credit), { prompter });
+    expect(refused).toMatchObject({
+      code: 2,
+      stderr: `error: invoice ${ID} is a credit invoice of invoice 5: a credit invoice cannot be credited (nothing changed)\n`,
+    });
+    expect(prompter.asked).toEqual([]);
+    expect([...draft.requests, ...refused.requests].filter((r) => r.method !== 'GET')).toEqual([]);
+  });
+
+  it("a server without the invoice's customer link: the customer by its id", async () => {
+    const prompter = fakePrompter([false]);
+    const bare: Answer = (r) => (r.path.endsWith('/customer') ? undefined : service(r));
+    await runDouble(['invoices', 'credit', ID], bare, { prompter });
+    expect(prompter.asked[0].message).toMatch(/^Credit invoice ECUR-1 \(€ 12\.10, customer 149526343\)\?/);
   });
 
   it('--dry-run asks nothing, prints the request, sends nothing', async () => {
@@ -467,10 +523,23 @@ describe('invoices credit', () => {
 });
 
 describe.each([
-  ['invoices', '/invoices', 'invoice'],
-  ['lines', '/invoice-lines', 'invoice line'],
-])('%s delete', (group, path, noun) => {
-  const service: Answer = (r) => (r.method === 'DELETE' && r.path === `${path}/42` ? { status: 204 } : undefined);
+  [
+    'invoices',
+    '/invoices',
+    'invoice',
+    'Delete draft invoice 42 (€ 12.10, Jeroen van der Geer)? This cannot be undone.',
+  ],
+  ['lines', '/invoice-lines', 'invoice line', 'Delete invoice line 42 (lunchbox, € 24.20)? This cannot be undone.'],
+])('%s delete', (group, path, noun, question) => {
+  // What it deletes as GET shows it: a draft invoice of Jeroen's, a line of two lunchboxes.
+  const service: Answer = (r) =>
+    r.method === 'DELETE' && r.path === `${path}/42`
+      ? { status: 204 }
+      : r.path === `${path}/42`
+        ? { status: 200, body: { data: { ...(group === 'lines' ? LINE : DRAFT).data, id: '42' } } }
+        : r.path === '/invoices/42/customer'
+          ? { status: 200, body: CUSTOMER }
+          : undefined;
 
   it('without a terminal it needs --yes (exit 2, nothing sent)', async () => {
     expect(await runDouble([group, 'delete', '42'], service)).toEqual({
@@ -499,19 +568,19 @@ describe.each([
     });
   });
 
-  it('on a terminal it asks; no sends nothing, yes deletes', async () => {
+  it('on a terminal it asks, naming what it deletes; no sends nothing, yes deletes', async () => {
     const declined = fakePrompter([false]);
-    expect(await runDouble([group, 'delete', '42'], service, { prompter: declined })).toEqual({
+    const no = await runDouble([group, 'delete', '42'], service, { prompter: declined });
+    expect(no).toMatchObject({
       code: 2,
       stdout: '',
       stderr: `error: delete ${noun} 42: not confirmed, nothing changed\n`,
-      requests: [],
     });
-    expect(declined.asked.map((q) => [q.kind, q.message])).toEqual([
-      ['confirm', `Delete ${noun} 42? This cannot be undone.`],
-    ]);
+    expect(no.requests.filter((r) => r.method !== 'GET')).toEqual([]);
+    expect(declined.asked.map((q) => [q.kind, q.message])).toEqual([['confirm', question]]);
     const confirmed = await runDouble([group, 'delete', '42'], service, { prompter: fakePrompter([true]) });
-    expect(confirmed).toMatchObject({ code: 0, requests: [{ method: 'DELETE', path: `${path}/42` }] });
+    expect(confirmed.code).toBe(0);
+    expect(confirmed.requests.filter((r) => r.method !== 'GET')).toEqual([{ method: 'DELETE', path: `${path}/42` }]);
   });
 
   it('--dry-run prints the DELETE, asks and sends nothing', async () => {
@@ -532,6 +601,19 @@ describe.each([
   });
 });
 
+describe('invoices delete of a finalised invoice', () => {
+  it('is refused before anything is asked: crediting undoes it (exit 2, nothing sent)', async () => {
+    const prompter = fakePrompter([]);
+    const result = await runDouble(['invoices', 'delete', ID], current, { prompter });
+    expect(result).toMatchObject({
+      code: 2,
+      stdout: '',
+      stderr: `error: invoice ${ID} is open: only a draft can be deleted; a finalised invoice is undone by crediting it (billing invoices credit ${ID}); nothing changed\n`,
+    });
+    expect(prompter.asked).toEqual([]);
+    expect(result.requests.filter((r) => r.method !== 'GET')).toEqual([]);
+  });
+});
 describe('lines get, create and update', () => {
   const CREATED_LINE = fixture('invoiceline-create-invoice-line');
 

@@ -60,7 +60,8 @@ const metaText = (r: ResourceLike, ...path: string[]): string => {
   return typeof value === 'string' ? value : '';
 };
 
-const relatedId = (r: ResourceLike, name: string): string => {
+/** The id of a to-one relationship, '' when there is none. */
+export const relatedId = (r: ResourceLike, name: string): string => {
   const data = r.relationships?.[name]?.data as { id?: string } | null | undefined;
   return data && !Array.isArray(data) && data.id ? data.id : '';
 };
@@ -89,7 +90,8 @@ export const lineTotal = (r: ResourceLike): string => {
   return total === undefined ? '' : formatMoney(total);
 };
 
-const fullName = (r: ResourceLike): string =>
+/** A customer's name as lists show it: first, middle and last, else the company. */
+export const personName = (r: ResourceLike): string =>
   ['first_name', 'middle_name', 'last_name']
     .map((n) => r.attributes?.[n])
     .filter(Boolean)
@@ -101,7 +103,7 @@ export const COLUMNS: Record<string, Column[]> = {
   // On a terminal it shows only when a customer on the page is archived: it costs no width otherwise.
   customer: [
     id,
-    column('name', fullName, { priority: 1, truncate: true, minWidth: 10 }),
+    column('name', personName, { priority: 1, truncate: true, minWidth: 10 }),
     attr('email', 'email', { priority: 3, truncate: true, minWidth: 10 }),
     attr('payment_method', 'payment method', { priority: 5 }),
     date('created_at', 'created', 4),
