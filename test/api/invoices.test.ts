@@ -699,6 +699,11 @@ describe('deleting and reading', () => {
       invoice,
     ]);
     expect((await listed('filter[search]=inv-1')).body.data.map((i: any) => i.id)).toEqual([invoice]);
+    // Each names its customer in meta (an extension), beside the relationship.
+    expect((await listed('')).body.data.map((i: any) => [i.id, i.meta])).toEqual([
+      [invoice, { customer: { id: customer, name: 'First1 Last1' } }],
+      [draft, { customer: { id: customer, name: 'First1 Last1' } }],
+    ]);
     expectError(await listed('filter[status]=late'), 400, 'Invalid Parameter', { parameter: 'filter[status]' });
     const included = (await listed('include=subscriptions')).body.included;
     expect(included.map((s: any) => [s.type, s.id])).toEqual([['subscription', subscription]]);

@@ -570,6 +570,48 @@ describe('GET /subscriptions', () => {
       expect((await send(core, 'GET', '/subscriptions', { query })).status).toBe(400);
   });
 
+  it("a list's subscriptions name their customer and plan in meta: GET /subscriptions, a customer's and a plan's", async () => {
+    const { core, create, customer, plan } = await arrange();
+    const other = await createCustomer(core, {
+      first_name: 'Jan',
+      middle_name: 'van der',
+      last_name: 'Geer',
+      email: 'j@example.com',
+    });
+    const a = made(await create());
+    const b = made(
+      await send(core, 'POST', '/subscriptions', { body: body({ customer_id: other, subscription_plan_id: plan }) }),
+    );
+    const metas = async (path: string) =>
+      ((await send(core, 'GET', path)).body.data as any[]).map((s) => [s.id, s.meta]);
+    const first = { customer: { id: customer, name: 'First1 Last1' }, plan: { id: String(plan), name: 'Gold' } };
+    const second = { customer: { id: other, name: 'Jan van der Geer' }, plan: { id: String(plan), name: 'Gold' } };
+    expect(await metas('/subscriptions')).toEqual([
+      [a, first],
+      [b, second],
+    ]);
+    expect(await metas(`/customers/${other}/subscriptions`)).toEqual([[b, second]]);
+    expect(await metas(`/subscription-plans/${plan}/subscriptions`)).toEqual([
+      [a, first],
+      [b, second],
+    ]);
+    // The hosted service's attributes and relationships are as they were: the names are beside them.
+    const one = (await send(core, 'GET', '/subscriptions')).body.data[0];
+    expect(one.relationships.customer.data).toEqual({ type: 'customer', id: customer });
+  });
+
+  it("GET one names the first instant of the account's day by the store's clock in a billing-today header", async () => {
+    const { core, create } = await arrange();
+    const id = made(await create());
+    expect((await send(core, 'GET', `/subscriptions/${id}`)).headers['billing-today']).toBe(
+      '2026-11-21T00:00:00+01:00',
+    );
+    await setClock(core, '2027-07-01T22:30:00Z');
+    expect((await send(core, 'GET', `/subscriptions/${id}`)).headers['billing-today']).toBe(
+      '2027-07-02T00:00:00+02:00',
+    );
+  });
+
   it('GET one includes its customer and plan', async () => {
     const { core, create, customer, plan } = await arrange();
     const id = made(await create());

@@ -36,11 +36,13 @@ describe('a demo store (--db, then BILLING_DB)', () => {
     expect(result.stdout).toContain('\n1\tMonthly membership\t€ 12.50\tmonthly\tactive\tfirst_payment\n');
     expect(result.stdout).toContain('\n6\tSourdough workshop\t€ 45.00\tonce\tactive\tonline_payment\n');
     expect(result.stdout).toContain('\n1\tJeroen van der Geer\tjeroen.vandergeer@example.com\tdirectdebit\t');
-    expect(result.stdout).toMatch(/\n1\t1\t1\tactive\tMNDT-1\t\d{4}-\d\d-\d\d\n/); // customer, plan, status, mandate, start
-    expect(result.stdout).toMatch(/\n2\t2\t1\tcancelled\tMNDT-2\t/);
-    expect(result.stdout).toMatch(/\n4\t4\t5\tpaused\tMNDT-4\t/);
-    expect(result.stdout).toMatch(/\n20\t20\t2\tunverified\tMNDT-20\t/);
-    expect(result.stdout).toMatch(/\n6\tDRAFT\tdraft\t13\t€ 435.60\t/);
+    // customer and plan by name, status, mandate, start
+    expect(result.stdout).toMatch(/\n1\tJeroen van der Geer\tMonthly membership\tactive\tMNDT-1\t\d{4}-\d\d-\d\d\n/);
+    expect(result.stdout).toMatch(/\n2\tLucas Peeters\tMonthly membership\tcancelled\tMNDT-2\t/);
+    expect(result.stdout).toMatch(/\n4\tManon Lefèvre\tHalf-yearly bike service\tpaused\tMNDT-4\t/);
+    expect(result.stdout).toMatch(/\n20\tEmma Janssens\tQuarterly coffee box\tunverified\tMNDT-20\t/);
+    // The invoice's customer by name.
+    expect(result.stdout).toMatch(/\n6\tDRAFT\tdraft\tMilan Smit\t€ 435.60\t/);
     expect(result.stdout).not.toContain('customers'); // no messages mixed into the data
   });
 

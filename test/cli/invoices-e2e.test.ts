@@ -106,8 +106,13 @@ describe('an invoice through its life', () => {
     const before = (await c.run(['invoices', 'get', id, '--json'])).stdout;
     const noTerminal = await c.run(['invoices', 'credit', id]);
     expect(noTerminal.code).toBe(2);
-    const declined = await c.run(['invoices', 'credit', id], { prompter: fakePrompter([false]) });
+    const no = fakePrompter([false]);
+    const declined = await c.run(['invoices', 'credit', id], { prompter: no });
     expect(declined.code).not.toBe(0);
+    // Named by its reference, amount and customer, as the API gives them.
+    expect(no.asked[0].message).toBe(
+      'Credit invoice INV-1 (€ 21.17, First1 Last1)? A draft credit invoice with the negated lines is made.',
+    );
     const credited = await c.run(['invoices', 'credit', id, '--yes', '--json']);
     expect(credited.code, credited.stderr).toBe(0);
     const credit = json(credited.stdout).data;

@@ -24,6 +24,7 @@ const FINALISED = fixture('invoice-finalise-invoice');
 const PAID = fixture('invoice-pay-invoice');
 const CREDIT = fixture('invoice-credit-invoice');
 const LINE = fixture('invoiceline-get-invoice-line');
+const CUSTOMER = fixture('customer-get-customer');
 
 const ID = '637377985';
 const TERMINAL = { tty: true, env: { NO_COLOR: '1' } };
@@ -187,7 +188,7 @@ describe('invoices get and lines', () => {
     });
   });
 
-  it('lines ID lists GET /invoices/ID/lines: description, quantity, amounts (€) and the rate in percent', async () => {
+  it('lines ID lists GET /invoices/ID/lines: description, quantity, unit amounts (€), the rate in percent and the line total', async () => {
     const result = await runDouble(['invoices', 'lines', ID, '--page', '2', '--page-size', '50'], service);
     expect(result.code).toBe(0);
     expect(result.requests).toEqual([
@@ -198,15 +199,22 @@ describe('invoices get and lines', () => {
       },
     ]);
     expect(result.stdout).toBe(
-      'id\tdescription\tquantity\tamount excl\ttax rate\tamount incl\n1562050264\tlunchbox\t2\t€ 10.00\t21.00%\t€ 12.10\n',
+      'id\tdescription\tquantity\tunit excl\ttax rate\tunit incl\ttotal incl\n1562050264\tlunchbox\t2\t€ 10.00\t21.00%\t€ 12.10\t€ 24.20\n',
     );
     expect(result.stderr).toBe('page 1 of 1, 1 line\n');
   });
 
-  it('lines ID on a terminal: numbers right-aligned', async () => {
+  it('lines ID on a terminal: "unit" where the amount is per unit, the line total beside it, numbers right-aligned', async () => {
     const result = await runDouble(['invoices', 'lines', ID], service, TERMINAL);
-    expect(result.stdout.split('\n')[3]).toBe(
-      '│ 1562050264 │ lunchbox    │        2 │     € 10.00 │   21.00% │     € 12.10 │',
+    // On 80 columns the unit amount excluding tax gives way first.
+    expect(result.stdout.split('\n').slice(1, 4)).toEqual([
+      '│ id         │ description │ quantity │ tax rate │ unit incl │ total incl │',
+      '├────────────┼─────────────┼──────────┼──────────┼───────────┼────────────┤',
+      '│ 1562050264 │ lunchbox    │        2 │   21.00% │   € 12.10 │    € 24.20 │',
+    ]);
+    const wide = await runDouble(['invoices', 'lines', ID], service, { ...TERMINAL, columns: 100 });
+    expect(wide.stdout.split('\n')[3]).toBe(
+      '│ 1562050264 │ lunchbox    │        2 │   € 10.00 │   21.00% │   € 12.10 │    € 24.20 │',
     );
   });
 
@@ -409,10 +417,25 @@ describe('invoices pay', () => {
   });
 });
 
+/** The invoice as GET shows it (open, ECUR-1, € 12.10) and its customer (Jeroen van der Geer). */
+const current: Answer = (r) =>
+  r.method !== 'GET'
+    ? undefined
+    : r.path === `/invoices/${ID}`
+      ? { status: 200, body: FINALISED }
+      : r.path === `/invoices/${ID}/customer`
+        ? { status: 200, body: CUSTOMER }
+        : undefined;
+
 describe('invoices credit', () => {
   const service: Answer = (r) =>
-    r.method === 'PATCH' && r.path === `/invoices/${ID}/credit` ? { status: 200, body: CREDIT } : undefined;
-  const QUESTION = `Credit invoice ${ID}? A draft credit invoice with the negated lines is made.`;
+    r.method === 'PATCH' && r.path === `/invoices/${ID}/credit` ? { status: 200, body: CREDIT } : current(r);
+  // The invoice named by its reference, with its amount and its customer: looked up before asking.
+  const QUESTION = `Credit invoice ECUR-1 (€ 12.10, Jeroen van der Geer)? A draft credit invoice with the negated lines is made.`;
+  const LOOKUPS = [
+    ['GET', `/invoices/${ID}`],
+    ['GET', `/invoices/${ID}/customer`],
+  ];
 
   it('without a terminal it needs --yes (exit 2, nothing sent)', async () => {
     expect(await runDouble(['invoices', 'credit', ID], service)).toEqual({
@@ -437,17 +460,57 @@ describe('invoices credit', () => {
     const result = await runDouble(['invoices', 'credit', ID], service, { prompter });
     expect(result.code).toBe(0);
     expect(prompter.asked.map((q) => [q.kind, q.message, q.default])).toEqual([['confirm', QUESTION, false]]);
-    expect(result.requests.map((r) => [r.method, r.path])).toEqual([['PATCH', `/invoices/${ID}/credit`]]);
+    expect(result.requests.map((r) => [r.method, r.path])).toEqual([...LOOKUPS, ['PATCH', `/invoices/${ID}/credit`]]);
+  });
+
+  it('--line: the question says how many lines of which invoice', async () => {
+    const prompter = fakePrompter([false]);
+    await runDouble(['invoices', 'credit', ID, '--line', '31', '--line', '32:1'], service, { prompter });
+    expect(prompter.asked[0].message).toBe(
+      'Credit 2 lines of invoice ECUR-1 (€ 12.10, Jeroen van der Geer)? A draft credit invoice with them negated is made.',
+    );
   });
 
   it('on a terminal, no is exit 2 and nothing is sent', async () => {
     const result = await runDouble(['invoices', 'credit', ID], service, { prompter: fakePrompter([false]) });
-    expect(result).toEqual({
+    expect(result).toMatchObject({
       code: 2,
       stdout: '',
       stderr: `error: credit invoice ${ID}: not confirmed, nothing changed\n`,
-      requests: [],
     });
+    expect(result.requests.map((r) => [r.method, r.path])).toEqual(LOOKUPS);
+  });
+
+  it('a draft, or a credit invoice, is refused before anything is asked (exit 2, nothing sent)', async () => {
+    const answering =
+      (data: unknown): Answer =>
+      (r) =>
+        r.method === 'GET' && r.path === `/invoices/${ID}` ? { status: 200, body: { data } } : current(r);
+    const prompter = fakePrompter([]);
+    const draft = await runDouble(['invoices', 'credit', ID], answering(DRAFT.data), { prompter });
+    expect(draft).toMatchObject({
+      code: 2,
+      stdout: '',
+      stderr: `error: invoice ${ID} is a draft: change or delete it; only a finalised invoice is credited (nothing changed)\n`,
+    });
+    const credit = {
+      ...FINALISED.data,
+      relationships: { ...FINALISED.data.relationships, 'original-invoice': { data: { type: 'invoice', id: '5' } } },
+    };
+    const refused = await runDouble(['invoices', 'credit', ID], answering(credit), { prompter });
+    expect(refused).toMatchObject({
+      code: 2,
+      stderr: `error: invoice ${ID} is a credit invoice of invoice 5: a credit invoice cannot be credited (nothing changed)\n`,
+    });
+    expect(prompter.asked).toEqual([]);
+    expect([...draft.requests, ...refused.requests].filter((r) => r.method !== 'GET')).toEqual([]);
+  });
+
+  it("a server without the invoice's customer link: the customer by its id", async () => {
+    const prompter = fakePrompter([false]);
+    const bare: Answer = (r) => (r.path.endsWith('/customer') ? undefined : service(r));
+    await runDouble(['invoices', 'credit', ID], bare, { prompter });
+    expect(prompter.asked[0].message).toMatch(/^Credit invoice ECUR-1 \(€ 12\.10, customer 149526343\)\?/);
   });
 
   it('--dry-run asks nothing, prints the request, sends nothing', async () => {
@@ -460,10 +523,23 @@ describe('invoices credit', () => {
 });
 
 describe.each([
-  ['invoices', '/invoices', 'invoice'],
-  ['lines', '/invoice-lines', 'invoice line'],
-])('%s delete', (group, path, noun) => {
-  const service: Answer = (r) => (r.method === 'DELETE' && r.path === `${path}/42` ? { status: 204 } : undefined);
+  [
+    'invoices',
+    '/invoices',
+    'invoice',
+    'Delete draft invoice 42 (€ 12.10, Jeroen van der Geer)? This cannot be undone.',
+  ],
+  ['lines', '/invoice-lines', 'invoice line', 'Delete invoice line 42 (lunchbox, € 24.20)? This cannot be undone.'],
+])('%s delete', (group, path, noun, question) => {
+  // What it deletes as GET shows it: a draft invoice of Jeroen's, a line of two lunchboxes.
+  const service: Answer = (r) =>
+    r.method === 'DELETE' && r.path === `${path}/42`
+      ? { status: 204 }
+      : r.path === `${path}/42`
+        ? { status: 200, body: { data: { ...(group === 'lines' ? LINE : DRAFT).data, id: '42' } } }
+        : r.path === '/invoices/42/customer'
+          ? { status: 200, body: CUSTOMER }
+          : undefined;
 
   it('without a terminal it needs --yes (exit 2, nothing sent)', async () => {
     expect(await runDouble([group, 'delete', '42'], service)).toEqual({
@@ -492,19 +568,19 @@ describe.each([
     });
   });
 
-  it('on a terminal it asks; no sends nothing, yes deletes', async () => {
+  it('on a terminal it asks, naming what it deletes; no sends nothing, yes deletes', async () => {
     const declined = fakePrompter([false]);
-    expect(await runDouble([group, 'delete', '42'], service, { prompter: declined })).toEqual({
+    const no = await runDouble([group, 'delete', '42'], service, { prompter: declined });
+    expect(no).toMatchObject({
       code: 2,
       stdout: '',
       stderr: `error: delete ${noun} 42: not confirmed, nothing changed\n`,
-      requests: [],
     });
-    expect(declined.asked.map((q) => [q.kind, q.message])).toEqual([
-      ['confirm', `Delete ${noun} 42? This cannot be undone.`],
-    ]);
+    expect(no.requests.filter((r) => r.method !== 'GET')).toEqual([]);
+    expect(declined.asked.map((q) => [q.kind, q.message])).toEqual([['confirm', question]]);
     const confirmed = await runDouble([group, 'delete', '42'], service, { prompter: fakePrompter([true]) });
-    expect(confirmed).toMatchObject({ code: 0, requests: [{ method: 'DELETE', path: `${path}/42` }] });
+    expect(confirmed.code).toBe(0);
+    expect(confirmed.requests.filter((r) => r.method !== 'GET')).toEqual([{ method: 'DELETE', path: `${path}/42` }]);
   });
 
   it('--dry-run prints the DELETE, asks and sends nothing', async () => {
@@ -525,16 +601,29 @@ describe.each([
   });
 });
 
+describe('invoices delete of a finalised invoice', () => {
+  it('is refused before anything is asked: crediting undoes it (exit 2, nothing sent)', async () => {
+    const prompter = fakePrompter([]);
+    const result = await runDouble(['invoices', 'delete', ID], current, { prompter });
+    expect(result).toMatchObject({
+      code: 2,
+      stdout: '',
+      stderr: `error: invoice ${ID} is open: only a draft can be deleted; a finalised invoice is undone by crediting it (billing invoices credit ${ID}); nothing changed\n`,
+    });
+    expect(prompter.asked).toEqual([]);
+    expect(result.requests.filter((r) => r.method !== 'GET')).toEqual([]);
+  });
+});
 describe('lines get, create and update', () => {
   const CREATED_LINE = fixture('invoiceline-create-invoice-line');
 
-  it('get shows the rate in percent and the amounts in euro', async () => {
+  it('get shows the rate in percent, the unit amounts in euro, and the line total', async () => {
     const result = await runDouble(['lines', 'get', '1562050264'], (r) =>
       r.path === '/invoice-lines/1562050264' ? { status: 200, body: LINE } : undefined,
     );
     expect(result.requests).toEqual([{ method: 'GET', path: '/invoice-lines/1562050264', query: {} }]);
     expect(result.stdout).toContain(
-      'amount excl\t€ 10.00\namount incl\t€ 12.10\ntax rate\t21.00%\ntax amount\t€ 2.10\ntax included\tno\nquantity\t2\n',
+      'unit excl\t€ 10.00\nunit incl\t€ 12.10\ntax rate\t21.00%\nunit tax\t€ 2.10\ntax included\tno\nquantity\t2\ntotal incl\t€ 24.20\n',
     );
   });
 

@@ -620,7 +620,7 @@ describe('plans', () => {
         '┌────────────────┬─────────────────────────┐',
         '│ id             │ 1                       │',
         '│ name           │ Gold                    │',
-        '│ start date     │ 2026-11-21 00:00 +01:00 │',
+        '│ start date     │ 2026-11-21              │',
         '│ status         │ active                  │',
         '│ mandate method │ email                   │',
         '│ send invoice   │ yes                     │',

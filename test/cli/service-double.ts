@@ -7,7 +7,9 @@ import type { Prompter } from '../../src/lib/prompts/prompter.js';
 import type { Transport, TransportRequest, TransportResponse } from '../../src/lib/transport/types.js';
 import { tempDbPath, tempDir } from '../helpers/store.js';
 
-export type Answer = (request: TransportRequest) => { status: number; body?: unknown } | undefined;
+export type Answer = (
+  request: TransportRequest,
+) => { status: number; body?: unknown; headers?: Record<string, string> } | undefined;
 
 export interface DoubleResult {
   code: number;
@@ -41,7 +43,7 @@ export async function runDouble(
     };
     return {
       status: answered.status,
-      headers: {},
+      headers: answered.headers ?? {},
       body: answered.body === undefined ? undefined : structuredClone(answered.body),
     };
   };

@@ -282,8 +282,23 @@ describe('a subscription through its life', () => {
       cancel_date: '2027-06-30T00:00:00+02:00',
     });
 
-    const declined = await c.run(['subscriptions', 'cancel', id], { prompter: fakePrompter([false]) });
+    // A day before today by the store's clock (test time, a month on) is refused before asking.
+    const past = fakePrompter([]);
+    const early = await c.run(['subscriptions', 'cancel', id, '--on', '2026-12-01'], { prompter: past });
+    expect(early).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        "error: --on: 2026-12-01 is before today (2026-12-21 by the store's clock): give today to cancel at once, or a later day (nothing changed)\n",
+    });
+    expect(past.asked).toEqual([]);
+
+    const no = fakePrompter([false]);
+    const declined = await c.run(['subscriptions', 'cancel', id], { prompter: no });
     expect(declined.code).toBe(2);
+    expect(no.asked[0].message).toBe(
+      `Cancel subscription ${id} (Monthly box, First1 Last1) now? This cannot be undone.`,
+    );
     expect(json((await c.run(['subscriptions', 'get', id, '--json'])).stdout).data.attributes.status).toBe('active');
 
     const cancelled = await c.run(['subscriptions', 'cancel', id], { prompter: fakePrompter([true]) });
@@ -329,7 +344,10 @@ describe('create', () => {
     await subscription(c);
     const listed = await c.run(['subscriptions', 'list']);
     expect(listed.code, listed.stderr).toBe(0);
-    expect(listed.stdout).toBe('id\tcustomer\tplan\tstatus\tmandate\tstart\n1\t1\t1\tunverified\tMNDT-1\t2026-11-21\n');
+    // The customer and the plan by name, as the list's meta gives them.
+    expect(listed.stdout).toBe(
+      'id\tcustomer\tplan\tstatus\tmandate\tstart\n1\tFirst1 Last1\tMonthly box\tunverified\tMNDT-1\t2026-11-21\n',
+    );
     expect(listed.stderr).toBe('page 1 of 1, 1 subscription\n');
   });
 

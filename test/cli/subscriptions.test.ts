@@ -173,26 +173,98 @@ describe('cancel', () => {
     expect(result.requests).toEqual([patchOf({ cancel_date: '2027-06-30' })]);
   });
 
-  it('on a terminal it asks; yes cancels', async () => {
+  const LOOKUP = { method: 'GET', path: '/subscriptions/7', query: { include: 'customer,subscription-plan' } };
+  /** GET of subscription 7 with its customer and plan included, and the store's today. */
+  const named: Answer = (request) =>
+    request.method === 'GET' && request.path === '/subscriptions/7'
+      ? {
+          status: 200,
+          body: doc(SUBSCRIPTION, {
+            included: [
+              resource('customer', '42', { first_name: 'Jan', middle_name: null, last_name: 'Jansen' }),
+              resource('subscription-plan', '1', { name: 'Gold monthly' }),
+            ],
+          }),
+          headers: { 'billing-today': '2026-11-21T00:00:00+01:00' },
+        }
+      : service(request);
+
+  it('on a terminal it asks, naming the plan and the customer; yes cancels', async () => {
     const prompter = fakePrompter([true]);
-    const result = await runDouble(['subscriptions', 'cancel', '7'], service, { prompter });
+    const result = await runDouble(['subscriptions', 'cancel', '7'], named, { prompter });
     expect(result.code).toBe(0);
     expect(prompter.asked.map((q) => [q.kind, q.message, q.default])).toEqual([
-      ['confirm', 'Cancel subscription 7 now? This cannot be undone.', false],
+      ['confirm', 'Cancel subscription 7 (Gold monthly, Jan Jansen) now? This cannot be undone.', false],
     ]);
-    expect(result.requests).toEqual([patchOf({ status: 'cancelled' })]);
+    expect(result.requests).toEqual([LOOKUP, patchOf({ status: 'cancelled' })]);
   });
 
-  it('on a terminal, no is exit 2 and nothing is sent', async () => {
+  it('on a terminal, no is exit 2 and nothing is changed', async () => {
     const prompter = fakePrompter([false]);
-    const result = await runDouble(['subscriptions', 'cancel', '7', '--on', '2027-06-30'], service, { prompter });
+    const result = await runDouble(['subscriptions', 'cancel', '7', '--on', '2027-06-30'], named, { prompter });
     expect(result).toEqual({
       code: 2,
       stdout: '',
       stderr: 'error: cancel subscription 7 on 2027-06-30: not confirmed, nothing changed\n',
-      requests: [],
+      requests: [LOOKUP],
     });
-    expect(prompter.asked[0].message).toBe('Cancel subscription 7 on 2027-06-30? From that day it cannot be undone.');
+    expect(prompter.asked[0].message).toBe(
+      'Cancel subscription 7 (Gold monthly, Jan Jansen) on 2027-06-30? From that day it cannot be undone.',
+    );
+  });
+
+  it('a server that includes nothing: the plan and the customer by their ids', async () => {
+    const prompter = fakePrompter([false]);
+    await runDouble(['subscriptions', 'cancel', '7'], service, { prompter });
+    expect(prompter.asked[0].message).toBe('Cancel subscription 7 (plan 1, customer 42) now? This cannot be undone.');
+  });
+
+  it("a day before the store's today is refused before anything is asked (exit 2, nothing changed)", async () => {
+    const prompter = fakePrompter([]);
+    const result = await runDouble(['subscriptions', 'cancel', '7', '--on', '2026-11-20'], named, { prompter });
+    expect(result).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        "error: --on: 2026-11-20 is before today (2026-11-21 by the store's clock): give today to cancel at once, or a later day (nothing changed)\n",
+      requests: [LOOKUP],
+    });
+    expect(prompter.asked).toEqual([]);
+    // Today itself, or a time of today, is asked: the service cancels at once.
+    for (const on of ['2026-11-21', '2026-11-21T08:00:00+01:00']) {
+      const asked = fakePrompter([false]);
+      await runDouble(['subscriptions', 'cancel', '7', '--on', on], named, { prompter: asked });
+      expect(asked.asked).toHaveLength(1);
+    }
+    const before = fakePrompter([]);
+    const early = await runDouble(['subscriptions', 'cancel', '7', '--on', '2026-11-20T23:59:00+01:00'], named, {
+      prompter: before,
+    });
+    expect(early.code).toBe(2);
+    expect(before.asked).toEqual([]);
+  });
+
+  it('a subscription cancelled already: nothing to ask without --on (the service says so); a day is refused', async () => {
+    const cancelled = { ...SUBSCRIPTION, attributes: { ...SUBSCRIPTION.attributes, status: 'cancelled' } };
+    const answer: Answer = (request) =>
+      request.path === '/subscriptions/7'
+        ? {
+            status: 200,
+            body: request.method === 'GET' ? doc(cancelled) : { ...doc(cancelled), meta: { unchanged: true } },
+          }
+        : undefined;
+    const prompter = fakePrompter([]);
+    const again = await runDouble(['subscriptions', 'cancel', '7'], answer, { prompter });
+    expect(again).toMatchObject({ code: 0, stderr: 'subscription 7 is already cancelled\n' });
+    expect(again.requests).toEqual([LOOKUP, patchOf({ status: 'cancelled' })]);
+    const later = await runDouble(['subscriptions', 'cancel', '7', '--on', '2027-06-30'], answer, { prompter });
+    expect(later).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'error: subscription 7 is cancelled already: it cannot be cancelled on another day (nothing changed)\n',
+      requests: [LOOKUP],
+    });
+    expect(prompter.asked).toEqual([]);
   });
 
   it('--dry-run asks nothing, prints the request, sends nothing', async () => {

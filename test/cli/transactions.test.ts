@@ -78,7 +78,7 @@ describe('transactions get', () => {
         '│ id             │ ffa38848-6abc-4d22-b6b0-63fe1780969c                        │',
         '│ status         │ fulfilled                                                   │',
         '│ scheduled on   │ 2017-11-01 11:35 +01:00                                     │',
-        '│ due date       │ 2017-11-07 00:00 +01:00                                     │',
+        '│ due date       │ 2017-11-07                                                  │',
         '│ amount         │ € 50.60                                                     │',
         '│ payment method │ directdebit                                                 │',
         '│ history        │ 2017-11-01 11:35 +01:00 scheduled;                          │',
@@ -395,18 +395,54 @@ describe('transactions cancel', () => {
     expect(JSON.parse(result.stdout).data.attributes.status).toBe('canceled');
   });
 
-  it('on a terminal it asks; no is exit 2 and nothing is sent', async () => {
+  /** Not yet collected, as the account's list shows it: with its customer's name in meta. */
+  const SCHEDULED = {
+    ...WITH_HISTORY.data,
+    attributes: { ...WITH_HISTORY.data.attributes, status: 'scheduled', history: [] },
+    meta: { customer: { id: '42', name: 'Jan Jansen' }, reason_code: null, reason: null },
+  };
+  const listing: Answer = (r) =>
+    r.method === 'GET' && r.path === '/transactions' ? { status: 200, body: collection([SCHEDULED]) } : service(r);
+
+  it('on a terminal it asks, naming the amount, due day and customer; no is exit 2 and nothing is sent', async () => {
     const prompter = fakePrompter([false]);
-    const result = await runDouble(['transactions', 'cancel', ID], service, { prompter });
-    expect(result).toEqual({
+    const result = await runDouble(['transactions', 'cancel', ID], listing, { prompter });
+    expect(result).toMatchObject({
       code: 2,
       stdout: '',
       stderr: `error: cancel transaction ${ID}: not confirmed, nothing changed\n`,
-      requests: [],
     });
-    expect(prompter.asked.map((q) => [q.kind, q.message])).toEqual([
-      ['confirm', `Cancel transaction ${ID}? This cannot be undone.`],
+    expect(result.requests).toEqual([
+      { method: 'GET', path: '/transactions', query: { 'filter[id_prefix]': ID, 'page[size]': 1 } },
     ]);
+    expect(prompter.asked.map((q) => [q.kind, q.message])).toEqual([
+      ['confirm', 'Cancel transaction ffa38848 (€ 50.60 due 2017-11-07, Jan Jansen)? This cannot be undone.'],
+    ]);
+  });
+
+  it('a server without the account-wide list: the transaction as its GET shows it', async () => {
+    const prompter = fakePrompter([false]);
+    const plain: Answer = (r) =>
+      r.method === 'GET' && r.path === `/transactions/${ID}` ? { status: 200, body: { data: SCHEDULED } } : undefined;
+    const result = await runDouble(['transactions', 'cancel', ID], plain, { prompter });
+    expect(result.code).toBe(2);
+    expect(result.requests.map((r) => r.path)).toEqual(['/transactions', `/transactions/${ID}`]);
+    expect(prompter.asked[0].message).toBe(
+      'Cancel transaction ffa38848 (€ 50.60 due 2017-11-07, Jan Jansen)? This cannot be undone.',
+    );
+  });
+
+  it('one already collected is refused before anything is asked (exit 2, nothing sent)', async () => {
+    const prompter = fakePrompter([]);
+    deleted = false;
+    const result = await runDouble(['transactions', 'cancel', ID], service, { prompter });
+    expect(result).toMatchObject({
+      code: 2,
+      stdout: '',
+      stderr: `error: transaction ${ID} is fulfilled: only a transaction not yet collected (queued, scheduled or rescheduled) can be cancelled (nothing changed)\n`,
+    });
+    expect(prompter.asked).toEqual([]);
+    expect(result.requests.filter((r) => r.method !== 'GET')).toEqual([]);
   });
 
   it('--dry-run prints the DELETE, asks and sends nothing', async () => {

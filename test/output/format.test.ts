@@ -8,6 +8,7 @@ import {
   label,
   oneLine,
   safeText,
+  timesQuantity,
 } from '../../src/lib/output/format.js';
 import { displayWidth, truncate, wrap } from '../../src/lib/output/text.js';
 import { escapeHtml } from '../../src/lib/pages/html.js';
@@ -64,10 +65,41 @@ describe('times', () => {
     expect(formatDateTime('2026-12-01')).toBeUndefined();
   });
 
+  it('date-only fields (start, due, invoice and transaction dates) show as the day, wherever they are shown', () => {
+    for (const name of ['start_date', 'due_date', 'invoice_date', 'transaction_date', 'resume_date', 'refunded_on'])
+      expect(formatValue(name, '2026-12-01T00:00:00+01:00'), name).toBe('2026-12-01');
+    // A cancel date is a day when one was given, the moment itself when cancelled at once.
+    expect(formatValue('cancel_date', '2027-06-30T00:00:00+02:00')).toBe('2027-06-30');
+    expect(formatValue('cancel_date', '2026-11-21T11:00:00+01:00')).toBe('2026-11-21 11:00 +01:00');
+    expect(formatValue('mandate_accepted_date', '2026-11-20T00:00:00+01:00')).toBe('2026-11-20');
+    // Times stay times.
+    expect(formatValue('updated_at', '2026-12-01T00:00:00+01:00')).toBe('2026-12-01 00:00 +01:00');
+    expect(formatValue('scheduled_on', '2026-12-01T11:35:00+01:00')).toBe('2026-12-01 11:35 +01:00');
+  });
+
   it('list columns show the date only', () => {
     expect(formatDate('2026-12-01T00:30:00+01:00')).toBe('2026-12-01');
     expect(formatDate('2026-12-01')).toBe('2026-12-01');
     expect(formatDate(null)).toBe('');
+  });
+});
+
+describe('timesQuantity', () => {
+  it('multiplies a unit amount by a quantity on its digits: exact cents, negative too', () => {
+    expect(timesQuantity('12.10', 3)).toBe('36.30');
+    expect(timesQuantity('-0.05', 7)).toBe('-0.35');
+    expect(timesQuantity('0.10', 0)).toBe('0.00');
+    // 0.1 * 3 is 0.30000000000000004 as floats: never here.
+    expect(timesQuantity('0.1', 3)).toBe('0.3');
+    expect(timesQuantity('99999999.99', 100000)).toBe('9999999999000.00');
+    expect(timesQuantity(12.5, '2')).toBe('25.0');
+  });
+
+  it('is undefined unless both are numbers, the quantity whole', () => {
+    expect(timesQuantity('abc', 2)).toBeUndefined();
+    expect(timesQuantity('1.00', 1.5)).toBeUndefined();
+    expect(timesQuantity(null, 2)).toBeUndefined();
+    expect(timesQuantity('1.00', undefined)).toBeUndefined();
   });
 });
 

@@ -161,7 +161,62 @@ describe('list tables on a terminal', () => {
     };
     const table = await listTable([subscription], 'subscription', terminal(80));
     expect(cells(lines(table)[1])).toEqual(['id', 'customer', 'plan', 'status', 'mandate', 'start']);
+    // A server that names nobody (the hosted service): the ids.
     expect(cells(lines(table)[3])).toEqual(['5', '1', '2', 'paused', 'MD-1', '2026-12-01']);
+    // This server's lists name the customer and the plan in meta: the names, at 80 columns too.
+    const named = {
+      ...subscription,
+      meta: { customer: { id: '1', name: 'Jan Jansen' }, plan: { id: '2', name: 'Gold monthly' } },
+    };
+    const shown = await listTable([named], 'subscription', terminal(80));
+    expect(cells(lines(shown)[3])).toEqual(['5', 'Jan Jansen', 'Gold monthly', 'paused', 'MD-1', '2026-12-01']);
+    expect(lines(await listTable([named], 'subscription', pipe))[1]).toBe(
+      '5\tJan Jansen\tGold monthly\tpaused\tMD-1\t2026-12-01',
+    );
+  });
+
+  it("invoices show the customer's name; at 80 columns a long one is cut before the invoice date gives way", async () => {
+    const invoice = (id: number, name: string): ResourceLike => ({
+      type: 'invoice',
+      id: String(id),
+      attributes: {
+        status: 'charged_back',
+        reference: `INV-${id}`,
+        amount_incl: '1234.50',
+        invoice_date: '2026-11-21T00:00:00+01:00',
+        transaction_date: '2026-11-28T00:00:00+01:00',
+      },
+      relationships: { customer: { data: { type: 'customer', id: '42' } } },
+      meta: { customer: { id: '42', name } },
+    });
+    const table = await listTable(
+      [invoice(8, 'Jan Jansen'), invoice(9, 'Jeroen van der Geer-Vermeulen')],
+      'invoice',
+      terminal(80),
+    );
+    expect(widest(table)).toBeLessThanOrEqual(80);
+    expect(cells(lines(table)[1])).toEqual(['id', 'reference', 'status', 'customer', 'amount incl', 'invoice date']);
+    expect(cells(lines(table)[3])).toEqual(['8', 'INV-8', 'charged_back', 'Jan Jansen', '€ 1,234.50', '2026-11-21']);
+    expect(cells(lines(table)[4])[3]).toMatch(/^Jeroen van der.*…$/);
+    expect(lines(await listTable([invoice(8, 'Jan Jansen')], 'invoice', pipe))).toEqual([
+      'id\treference\tstatus\tcustomer\tamount incl\tinvoice date\ttransaction date',
+      '8\tINV-8\tcharged_back\tJan Jansen\t€ 1,234.50\t2026-11-21\t2026-11-28',
+    ]);
+  });
+
+  it('a URL column is whole or, at narrow widths, dropped: never cut or wrapped', async () => {
+    const url = `https://hooks.example.com/billing/${'x'.repeat(60)}`;
+    const delivery: ResourceLike = {
+      type: 'webhook-delivery',
+      id: '3',
+      attributes: { event: 'subscription.cancelled', status: 'failed', url, attempts: 2 },
+    };
+    const narrow = await listTable([delivery], 'webhook-delivery', terminal(80));
+    expect(widest(narrow)).toBeLessThanOrEqual(80);
+    expect(cells(lines(narrow)[1])).toEqual(['id', 'event', 'status', 'tries']);
+    const wide = await listTable([delivery], 'webhook-delivery', terminal(160));
+    expect(cells(lines(wide)[3])).toContain(url);
+    expect(lines(await listTable([delivery], 'webhook-delivery', pipe))[1]).toContain(url);
   });
 });
 
@@ -283,6 +338,49 @@ describe('one resource as labelled fields', () => {
     expect(text.replace(/[│\s]/g, '')).toContain('N'.repeat(200));
     const narrow = await resourceTable(customer(1), terminal(40));
     expect(widest(narrow)).toBeLessThanOrEqual(40);
+  });
+
+  it('a URL too wide for the value column is printed whole under the table, labelled, never wrapped in a cell', async () => {
+    const page = `http://127.0.0.1:8080/mandate/accept/2/${'a4'.repeat(32)}`;
+    const subscription: ResourceLike = {
+      type: 'subscription',
+      id: '2',
+      attributes: {
+        mandate_code: 'MNDT-2',
+        start_date: '2026-06-17T00:00:00+02:00',
+        confirmation_page: page,
+        success_redirect_url: 'https://shop.example.com/thanks',
+      },
+    };
+    expect(lines(await resourceTable(subscription, terminal(80)))).toEqual([
+      '┌──────────────────────┬─────────────────────────────────┐',
+      '│ id                   │ 2                               │',
+      '│ mandate code         │ MNDT-2                          │',
+      '│ start date           │ 2026-06-17                      │',
+      '│ success redirect url │ https://shop.example.com/thanks │',
+      '└──────────────────────┴─────────────────────────────────┘',
+      `confirmation page: ${page}`,
+    ]);
+    // Wide enough, it stays in its place; without a terminal it is a field like any other.
+    expect(lines(await resourceTable(subscription, terminal(200)))[4]).toBe(`│ confirmation page    │ ${page} │`);
+    expect(await resourceTable(subscription, pipe)).toContain(`\nconfirmation page\t${page}\n`);
+  });
+
+  it("an invoice line's amounts say they are per unit, and its total follows the quantity", async () => {
+    const line: ResourceLike = {
+      type: 'invoice-line',
+      id: '31',
+      attributes: {
+        description: 'Lunchbox',
+        amount_excl: '10.00',
+        amount_incl: '12.10',
+        tax_amount: '2.10',
+        quantity: 3,
+      },
+    };
+    expect(await resourceTable(line, pipe)).toBe(
+      'id\t31\ndescription\tLunchbox\nunit excl\t€ 10.00\nunit incl\t€ 12.10\nunit tax\t€ 2.10\nquantity\t3\ntotal incl\t€ 36.30\n',
+    );
   });
 
   it('the id label can be named (accounts: name)', async () => {

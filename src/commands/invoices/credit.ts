@@ -6,7 +6,9 @@ import { UsageError } from '../../lib/cli/errors.js';
 import type { Invoke } from '../../lib/command/registry.js';
 import { examples, prose } from '../../lib/command/registry.js';
 import { parseId } from '../../lib/command/resource.js';
-import { confirmedWrite } from './confirmed.js';
+import { statusOf } from '../../lib/command/confirm.js';
+import { relatedId, type ResourceLike } from '../../lib/output/columns.js';
+import { confirmedWrite, invoiceSubject } from './confirmed.js';
 import { INVOICE } from './index.js';
 
 /** --line 31 or --line 31:2, as the body's {"line_id", "quantity"}; the service checks the rest. */
@@ -20,6 +22,19 @@ function parseLine(text: string): { line_id: number; quantity?: number } {
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+/** Refused before asking, as the service would refuse it: no credit of a draft, nor of a credit invoice. */
+function refuseCredit(id: number, invoice: ResourceLike): void {
+  if (statusOf(invoice) === 'draft')
+    throw new UsageError(
+      `invoice ${id} is a draft: change or delete it; only a finalised invoice is credited (nothing changed)`,
+    );
+  const original = relatedId(invoice, 'original-invoice');
+  if (original)
+    throw new UsageError(
+      `invoice ${id} is a credit invoice of invoice ${original}: a credit invoice cannot be credited (nothing changed)`,
+    );
+}
 
 export function configure(cmd: Command, invoke: Invoke): void {
   cmd
@@ -55,14 +70,13 @@ export function configure(cmd: Command, invoke: Invoke): void {
           attributes: lines === undefined ? undefined : { lines },
           done: `credited invoice ${id}: draft credit invoice`,
         } as const;
-        await confirmedWrite(
-          deps,
-          request,
-          `credit invoice ${id}`,
-          lines === undefined
-            ? `Credit invoice ${id}? A draft credit invoice with the negated lines is made.`
-            : `Credit ${lines.length === 1 ? 'a line' : `${lines.length} lines`} of invoice ${id}? A draft credit invoice with them negated is made.`,
-        );
+        await confirmedWrite(deps, request, `credit invoice ${id}`, async () => {
+          const { invoice, named } = await invoiceSubject(deps, id);
+          refuseCredit(id, invoice);
+          return lines === undefined
+            ? `Credit ${named}? A draft credit invoice with the negated lines is made.`
+            : `Credit ${lines.length === 1 ? 'a line' : `${lines.length} lines`} of ${named}? A draft credit invoice with them negated is made.`;
+        });
       }),
     );
 }

@@ -1,11 +1,21 @@
 import type { Command } from 'commander';
 import type { Invoke } from '../../lib/command/registry.js';
 import { examples, prose } from '../../lib/command/registry.js';
-import { configureDelete } from './confirmed.js';
+import { UsageError } from '../../lib/cli/errors.js';
+import { statusOf } from '../../lib/command/confirm.js';
+import { configureDelete, invoiceSubject } from './confirmed.js';
 import { INVOICE } from './index.js';
 
 export function configure(cmd: Command, invoke: Invoke): void {
-  configureDelete(cmd, INVOICE, invoke)
+  configureDelete(cmd, INVOICE, invoke, async (deps, id) => {
+    const { invoice, named } = await invoiceSubject(deps, id);
+    const status = statusOf(invoice);
+    if (status !== undefined && status !== 'draft')
+      throw new UsageError(
+        `invoice ${id} is ${status}: only a draft can be deleted; a finalised invoice is undone by crediting it (billing invoices credit ${id}); nothing changed`,
+      );
+    return `Delete ${named}? This cannot be undone.`;
+  })
     .addHelpText(
       'after',
       prose(

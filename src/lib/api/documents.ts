@@ -24,6 +24,8 @@ import type {
 import { afterUrl, pageUrl, type GetQuery } from './query.js';
 import type { PageOf } from '../core/paging.js';
 import type { ListedTransaction } from '../core/transactions.js';
+import type { CustomerName } from '../core/customers.js';
+import type { SubscriptionNames } from '../core/subscriptions.js';
 import type { ResourceType } from '../schemas/vocabulary.js';
 
 type Row<T> = Omit<T, 'id'> & { id: number };
@@ -253,6 +255,36 @@ export function transactionResource(row: Omit<TransactionRow, 'seq'>, r: Renderi
   );
 }
 
+/** A customer's name as the lists show it: "Jan van der Geer". */
+const personName = (name: CustomerName): string =>
+  [name.first_name, name.middle_name, name.last_name].filter(Boolean).join(' ');
+
+const named = (id: number, name: string) => ({ id: String(id), name });
+
+/**
+ * A subscription of a list (GET /subscriptions, a customer's or a plan's), and in its meta (an
+ * extension) whose it is and on which plan, by name: a list of ids tells a person nothing.
+ */
+export function listedSubscription(object: ResourceObject, names: SubscriptionNames | undefined): ResourceObject {
+  if (names)
+    object.meta = {
+      ...object.meta,
+      customer: named(names.customer_id, personName(names)),
+      plan: named(names.plan_id, names.plan_name),
+    };
+  return object;
+}
+
+/** An invoice of a list (GET /invoices), and in its meta (an extension) its customer by name. */
+export function listedInvoice(
+  object: ResourceObject,
+  customerId: number,
+  name: CustomerName | undefined,
+): ResourceObject {
+  if (name) object.meta = { ...object.meta, customer: named(customerId, personName(name)) };
+  return object;
+}
+
 /**
  * A transaction of the account's list (GET /transactions, an extension): the hosted service's
  * attributes unchanged, and in meta what a list of failed collections needs beside them: the
@@ -260,9 +292,8 @@ export function transactionResource(row: Omit<TransactionRow, 'seq'>, r: Renderi
  */
 export function listedTransactionResource(row: ListedTransaction, r: Rendering): ResourceObject {
   const object = transactionResource(row, r);
-  const name = [row.first_name, row.middle_name, row.last_name].filter(Boolean).join(' ');
   object.meta = {
-    customer: { id: String(row.customer_id), name },
+    customer: named(row.customer_id, personName(row)),
     reason_code: row.reason_code,
     reason: row.reason_code === null ? null : (reasonText(row.reason_code) ?? null),
   };

@@ -3,7 +3,7 @@ import type { CustomerSortField } from '../schemas/vocabulary.js';
 import type { CustomerRow, SubscriptionRow } from '../store/schema.js';
 import { escapeLike } from '../store/compile.js';
 import { PART, searchTerms } from '../store/search-text.js';
-import { prepared, type Unit } from '../store/unit.js';
+import { all, prepared, type Unit } from '../store/unit.js';
 import { sql } from 'kysely';
 import type { CoreContext } from './context.js';
 import {
@@ -21,6 +21,7 @@ import {
 
 export type Customer = Omit<CustomerRow, 'id'> & { id: number };
 export type Subscription = Omit<SubscriptionRow, 'id'> & { id: number };
+export type CustomerName = Pick<CustomerRow, 'first_name' | 'middle_name' | 'last_name'>;
 
 /** Which customers, in which order: every one given must hold (filter[...] and sort of GET /customers). */
 export interface CustomerFind {
@@ -111,6 +112,19 @@ const byId = prepared<Customer, [number, number]>('customers.find', (q, p) =>
 
 export function findCustomer(ctx: CoreContext, id: number): Unit<Customer | undefined> {
   return byId.get(id, ctx.account.id);
+}
+
+/** The names of customers (a page's rows show whose they are), in one query. */
+export function* customerNames(ctx: CoreContext, ids: number[]): Unit<Map<number, CustomerName>> {
+  if (ids.length === 0) return new Map();
+  const rows = yield* all((q) =>
+    q
+      .selectFrom('customers')
+      .select(['id', 'first_name', 'middle_name', 'last_name'])
+      .where('account_id', '=', ctx.account.id)
+      .where('id', 'in', [...new Set(ids)]),
+  );
+  return new Map(rows.map(({ id, ...name }) => [id, name]));
 }
 
 const lockedById = prepared<Customer, [number, number]>('customers.lock', (q, p, d) =>

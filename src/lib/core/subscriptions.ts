@@ -4,7 +4,7 @@ import type { SubscriptionSortField, SubscriptionStatus } from '../schemas/vocab
 import { containing } from '../store/compile.js';
 import { all, prepared, type Unit } from '../store/unit.js';
 import type { CoreContext } from './context.js';
-import type { Subscription } from './customers.js';
+import type { CustomerName, Subscription } from './customers.js';
 import {
   findPage,
   ID_KEY,
@@ -57,6 +57,32 @@ export function* subscriptionsByIds(ctx: CoreContext, ids: number[]): Unit<Subsc
       .where('id', 'in', ids)
       .orderBy('id'),
   );
+}
+
+/** Whose a subscription is and on which plan: the names a list shows beside its rows. */
+export type SubscriptionNames = CustomerName & { customer_id: number; plan_id: number; plan_name: string };
+
+/** The customer's and the plan's names of each subscription of a page, in one query. */
+export function* subscriptionNames(ctx: CoreContext, ids: number[]): Unit<Map<number, SubscriptionNames>> {
+  if (ids.length === 0) return new Map();
+  const rows = yield* all((q) =>
+    q
+      .selectFrom('subscriptions as s')
+      .innerJoin('customers as c', 'c.id', 's.customer_id')
+      .innerJoin('subscription_plans as p', 'p.id', 's.subscription_plan_id')
+      .select([
+        's.id',
+        's.customer_id',
+        'c.first_name',
+        'c.middle_name',
+        'c.last_name',
+        'p.id as plan_id',
+        'p.name as plan_name',
+      ])
+      .where('s.account_id', '=', ctx.account.id)
+      .where('s.id', 'in', ids),
+  );
+  return new Map(rows.map(({ id, ...names }) => [id, names]));
 }
 
 /** Transaction ids per subscription (the relationship data), newest due date first, in one query. */

@@ -2,7 +2,12 @@
 // these tables: nothing else assigns a status. A change the table does not list is refused (Invalid
 // State for a request; a bug, thrown, for the core's own work). They sit together, apart from the
 // rules that use them, so every lifecycle reads in one place.
-import type { InvoiceStatus, SubscriptionStatus, TransactionStatus } from '../schemas/vocabulary.js';
+import {
+  OPEN_TRANSACTION_STATUSES,
+  type InvoiceStatus,
+  type SubscriptionStatus,
+  type TransactionStatus,
+} from '../schemas/vocabulary.js';
 import type { WebhookDeliveryRow } from '../store/schema.js';
 
 export const SUBSCRIPTION_TRANSITIONS: Readonly<Record<SubscriptionStatus, readonly SubscriptionStatus[]>> = {
@@ -72,8 +77,8 @@ export const COLLECTION_TRANSITIONS: Readonly<Record<CollectionStatus, readonly 
   cancelled: [],
 };
 
-/** Not yet collected: what a pause or a cancel cancels, and what DELETE /transactions may cancel. */
-export const OPEN_STATUSES: readonly TransactionStatus[] = ['queued', 'scheduled', 'rescheduled'];
+/** Not yet collected (the vocabulary's: the CLI refuses the others before asking to cancel one). */
+export const OPEN_STATUSES = OPEN_TRANSACTION_STATUSES;
 
 export const canMove = <S extends string>(table: Readonly<Record<S, readonly S[]>>, from: S, to: S): boolean =>
   Object.hasOwn(table, from) && table[from].includes(to);

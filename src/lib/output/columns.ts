@@ -3,11 +3,12 @@
 // priority: how much a person needs the column; 0 is kept longest (the id), the highest number is
 // dropped first when the table does not fit the terminal.
 // truncate: the column is flexible: long values may be cut (ending in "…") down to minWidth, and
-// it is cut rather than dropped while cutting is enough. Names, emails, URLs and codes are; ids,
-// states, money, dates and short enumerations are not (a cut amount or date would mislead; a
-// payment method is better left out whole than cut).
+// it is cut rather than dropped while cutting is enough. Names, emails and codes are; ids, states,
+// money, dates, URLs and short enumerations are not (a cut amount or date would mislead, a cut URL
+// cannot be opened; a payment method is better left out whole than cut). A URL column is whole or,
+// at narrow widths, dropped: TSV, CSV and --json always have it.
 // state: the value is a state (status, archived) and is coloured by its meaning on a terminal.
-import { formatDate, formatValue, label, MONEY } from './format.js';
+import { formatDate, formatMoney, formatValue, label, MONEY, timesQuantity } from './format.js';
 import { textOf } from '../schemas/json.js';
 
 export interface ResourceLike {
@@ -51,15 +52,25 @@ const money = (name: string, header: string, priority: number): Column =>
 const status = (priority: number): Column => attr('status', 'status', { priority, state: true });
 const date = (name: string, header: string, priority: number): Column =>
   column(header, (r) => formatDate(r.attributes?.[name]), { priority });
-const related = (name: string, header: string, priority: number): Column =>
-  column(
-    header,
-    (r) => {
-      const data = r.relationships?.[name]?.data as { id?: string } | null | undefined;
-      return data && !Array.isArray(data) && data.id ? data.id : '';
-    },
-    { priority },
-  );
+/** A text in the resource's meta (an extension's), '' when it is absent or not text. */
+const metaText = (r: ResourceLike, ...path: string[]): string => {
+  let value: unknown = r.meta;
+  for (const key of path)
+    value = value && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
+  return typeof value === 'string' ? value : '';
+};
+
+/** The id of a to-one relationship, '' when there is none. */
+export const relatedId = (r: ResourceLike, name: string): string => {
+  const data = r.relationships?.[name]?.data as { id?: string } | null | undefined;
+  return data && !Array.isArray(data) && data.id ? data.id : '';
+};
+/**
+ * Whose a row is, by the name the service gives in the row's meta (this server's lists do), else by
+ * the related id (a server that gives no names).
+ */
+const named = (name: string, metaKey: string, header: string, priority: number): Column =>
+  column(header, (r) => metaText(r, metaKey, 'name') || relatedId(r, name), { priority, truncate: true, minWidth: 8 });
 const id = column('id', (r) => r.id, { priority: 0 });
 /** Accounts and profiles are named, not numbered: the name is their id. */
 const name = column('name', (r) => r.id, { priority: 0, truncate: true, minWidth: 8 });
@@ -73,15 +84,14 @@ const attempts = (r: ResourceLike): string => {
   return highest > 1 ? String(highest) : '';
 };
 
-/** A text in the resource's meta (an extension's), '' when it is absent or not text. */
-const metaText = (r: ResourceLike, ...path: string[]): string => {
-  let value: unknown = r.meta;
-  for (const key of path)
-    value = value && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
-  return typeof value === 'string' ? value : '';
+/** An invoice line's total including tax: quantity x unit incl, exact; '' when the service gave neither. */
+export const lineTotal = (r: ResourceLike): string => {
+  const total = timesQuantity(r.attributes?.amount_incl, r.attributes?.quantity);
+  return total === undefined ? '' : formatMoney(total);
 };
 
-const fullName = (r: ResourceLike): string =>
+/** A customer's name as lists show it: first, middle and last, else the company. */
+export const personName = (r: ResourceLike): string =>
   ['first_name', 'middle_name', 'last_name']
     .map((n) => r.attributes?.[n])
     .filter(Boolean)
@@ -93,7 +103,7 @@ export const COLUMNS: Record<string, Column[]> = {
   // On a terminal it shows only when a customer on the page is archived: it costs no width otherwise.
   customer: [
     id,
-    column('name', fullName, { priority: 1, truncate: true, minWidth: 10 }),
+    column('name', personName, { priority: 1, truncate: true, minWidth: 10 }),
     attr('email', 'email', { priority: 3, truncate: true, minWidth: 10 }),
     attr('payment_method', 'payment method', { priority: 5 }),
     date('created_at', 'created', 4),
@@ -113,8 +123,8 @@ export const COLUMNS: Record<string, Column[]> = {
   ],
   subscription: [
     id,
-    related('customer', 'customer', 1),
-    related('subscription-plan', 'plan', 2),
+    named('customer', 'customer', 'customer', 1),
+    named('subscription-plan', 'plan', 'plan', 2),
     status(1),
     attr('mandate_code', 'mandate', { priority: 5, truncate: true, minWidth: 7 }),
     date('start_date', 'start', 4),
@@ -131,22 +141,26 @@ export const COLUMNS: Record<string, Column[]> = {
     column('attempts', attempts, { priority: 6, align: 'right', hideWhenEmpty: true }),
   ],
   // References are never cut (a cut one names another invoice); a draft's is DRAFT until it is finalised.
+  // The customer's name is cut before the invoice date gives way (on 80 columns both fit so).
   invoice: [
     id,
     attr('reference', 'reference', { priority: 1 }),
     status(1),
-    related('customer', 'customer', 3),
+    named('customer', 'customer', 'customer', 4),
     money('amount_incl', 'amount incl', 2),
-    date('invoice_date', 'invoice date', 4),
+    date('invoice_date', 'invoice date', 3),
     date('transaction_date', 'transaction date', 5),
   ],
+  // A line's amounts are per unit (the service's amount_excl and amount_incl): said so, and its
+  // total beside them, quantity x unit incl (what the invoice's total adds up).
   'invoice-line': [
     id,
     attr('description', 'description', { priority: 1, truncate: true, minWidth: 10 }),
-    attr('quantity', 'quantity', { priority: 3, align: 'right' }),
-    money('amount_excl', 'amount excl', 4),
-    attr('tax_rate', 'tax rate', { priority: 5, align: 'right' }),
-    money('amount_incl', 'amount incl', 2),
+    attr('quantity', 'quantity', { priority: 2, align: 'right' }),
+    money('amount_excl', 'unit excl', 5),
+    attr('tax_rate', 'tax rate', { priority: 4, align: 'right' }),
+    money('amount_incl', 'unit incl', 3),
+    column('total incl', lineTotal, { priority: 1, align: 'right' }),
   ],
   notification: [
     id,
@@ -178,7 +192,8 @@ export const COLUMNS: Record<string, Column[]> = {
     id,
     attr('event', 'event', { priority: 1 }),
     status(2),
-    attr('url', 'URL', { priority: 3, truncate: true, minWidth: 12 }),
+    // Whole or not at all, so the first to give way: a long URL would push out the columns after it.
+    attr('url', 'URL', { priority: 6 }),
     attr('attempts', 'tries', { priority: 4, align: 'right' }),
     // What the receiver last said: its status, or why there was no answer.
     column('last answer', (r) => textOf(r.attributes?.last_status ?? r.attributes?.last_error ?? ''), {
@@ -241,9 +256,9 @@ export const COLUMNS: Record<string, Column[]> = {
   ],
   profile: [
     name,
-    attr('base_url', 'base URL', { priority: 2, truncate: true, minWidth: 12 }),
+    attr('base_url', 'base URL', { priority: 2 }),
     attr('api_key', 'API key', { priority: 4 }),
-    attr('db', 'db', { priority: 3, truncate: true, minWidth: 12 }),
+    attr('db', 'db', { priority: 3 }),
     attr('current', 'current', { priority: 1 }),
   ],
 };

@@ -45,6 +45,21 @@ export function formatMoney(value: string | number): string {
   return `${sign ? '-' : ''}€ ${grouped}.${fraction.padEnd(2, '0')}`;
 }
 
+/**
+ * A unit amount times a quantity, as decimal text with the unit's places ("12.10" x 3 is "36.30"):
+ * on the digits, never through a float, so the cents are exact. Undefined unless both are numbers
+ * (the quantity a whole one).
+ */
+export function timesQuantity(unit: unknown, quantity: unknown): string | undefined {
+  const count = typeof quantity === 'string' && /^-?\d+$/.test(quantity) ? Number(quantity) : quantity;
+  if (!isNumeric(unit) || typeof count !== 'number' || !Number.isSafeInteger(count)) return undefined;
+  const [, sign, whole, fraction = ''] = DECIMAL.exec(String(unit))!;
+  const product = BigInt(whole + fraction) * BigInt(count) * (sign ? -1n : 1n);
+  const digits = (product < 0n ? -product : product).toString().padStart(fraction.length + 1, '0');
+  const point = digits.length - fraction.length;
+  return `${product < 0n ? '-' : ''}${digits.slice(0, point)}${fraction ? `.${digits.slice(point)}` : ''}`;
+}
+
 const isNumeric = (value: unknown): value is string | number =>
   typeof value === 'number' ? Number.isFinite(value) : typeof value === 'string' && DECIMAL.test(value);
 
@@ -64,13 +79,38 @@ export function formatDateTime(value: string): string | undefined {
   return `${match[1]} ${match[2]} ${offset}`;
 }
 
+/**
+ * Attributes that hold a day: the service writes each as the first instant of that day in the
+ * account's zone, and a person reads "2026-12-01", not "2026-12-01 00:00 +01:00".
+ */
+const DAYS = new Set([
+  'start_date',
+  'due_date',
+  'invoice_date',
+  'transaction_date',
+  'resume_date',
+  'refunded_on',
+  'due_until',
+  'collection_date',
+  'new_due_date',
+]);
+/** A day, or the moment it happened (cancelled at once, a mandate accepted on its page): a day when at 00:00. */
+const DAYS_OR_TIMES = new Set(['cancel_date', 'mandate_accepted_date']);
+const MIDNIGHT = /^\d{4}-\d{2}-\d{2}T00:00(?::00(?:\.0+)?)?(?:Z|[+-]\d{2}:\d{2})$/;
+
+const isDay = (name: string, value: string): boolean =>
+  DAYS.has(name) || (DAYS_OR_TIMES.has(name) && MIDNIGHT.test(value));
+
 /** A value as a person reads it; '' for nothing (null, undefined, ''). Not yet made safe: see safeText. */
 export function formatValue(name: string, value: unknown): string {
   if (value === null || value === undefined || value === '') return '';
   if (typeof value === 'boolean') return value ? 'yes' : 'no';
   if (isMoney(name, value)) return formatMoney(value as string | number);
   if (PERCENT.has(name) && isNumeric(value)) return `${String(value)}%`;
-  if (typeof value === 'string') return formatDateTime(value) ?? value;
+  if (typeof value === 'string') {
+    const shown = formatDateTime(value);
+    return shown === undefined ? value : isDay(name, value) ? shown.slice(0, 10) : shown;
+  }
   // A list of objects (a transaction's history): one entry per line in the single view.
   if (Array.isArray(value)) {
     const sentence = Object.hasOwn(ITEMS, name) ? ITEMS[name] : undefined;

@@ -5,7 +5,7 @@
 //
 // Drawn here rather than with cli-table3: fitting needs the widths decided first anyway, and this
 // is smaller and quicker to load.
-import { columnsFor, type Column, type ResourceLike } from './columns.js';
+import { columnsFor, lineTotal, type Column, type ResourceLike } from './columns.js';
 import { textOf } from '../schemas/json.js';
 import { formatValue, isMoney, label, oneLine, safeText } from './format.js';
 import type { Painter } from './paint.js';
@@ -192,10 +192,21 @@ export interface Field {
 /** The fields of one resource as a person reads them, empty ones (null, '', no related resources) left out. */
 export function fieldsOf(resource: ResourceLike, view: View, idLabel = 'id'): Field[] {
   const fields: Field[] = [{ label: idLabel, value: resource.id, money: false, state: false }];
+  const labels = TYPE_LABELS[resource.type];
   for (const [name, value] of Object.entries(resource.attributes ?? {})) {
     const shown = formatValue(name, value);
     if (shown !== '')
-      fields.push({ label: label(name), value: shown, money: isMoney(name, value), state: name === 'status' });
+      fields.push({
+        label: (labels && Object.hasOwn(labels, name) ? labels[name] : undefined) ?? label(name),
+        value: shown,
+        money: isMoney(name, value),
+        state: name === 'status',
+      });
+    // A line's amounts are per unit: its total follows its quantity.
+    if (resource.type === 'invoice-line' && name === 'quantity') {
+      const total = lineTotal(resource);
+      if (total) fields.push({ label: 'total incl', value: total, money: true, state: false });
+    }
   }
   for (const [name, relationship] of Object.entries(resource.relationships ?? {})) {
     const data = relationship?.data as { id?: unknown } | { id?: unknown }[] | null | undefined;
@@ -211,18 +222,35 @@ export function fieldsOf(resource: ResourceLike, view: View, idLabel = 'id'): Fi
   return fields;
 }
 
-/** One resource as labelled fields: a two-column table on a terminal, `field<TAB>value` lines otherwise. */
+/** Labels of one type that say more than the attribute's name: a line's amounts are per unit. */
+const TYPE_LABELS: Record<string, Record<string, string>> = {
+  'invoice-line': { amount_excl: 'unit excl', amount_incl: 'unit incl', tax_amount: 'unit tax' },
+};
+
+/** A URL (or a store's postgres:// location): copied whole, never broken over lines. */
+const URL_LIKE = /^[a-z][a-z0-9+.-]*:\/\/\S+$/i;
+
+/**
+ * One resource as labelled fields: a two-column table on a terminal, `field<TAB>value` lines
+ * otherwise. On a terminal a URL too wide for the value column is never wrapped inside it (a
+ * wrapped URL cannot be copied or clicked): it is printed whole under the table, labelled.
+ */
 export async function resourceTable(resource: ResourceLike, view: View, idLabel = 'id'): Promise<string> {
-  const fields = fieldsOf(resource, view, idLabel);
+  const all = fieldsOf(resource, view, idLabel);
   const paint = await painterFor(view);
   if (!view.tty) {
-    const lines = fields.map((f) => {
+    const lines = all.map((f) => {
       const value = oneLine(f.value);
       return `${paint ? paint.header(oneLine(f.label)) : oneLine(f.label)}\t${paint && f.state ? paint.state(value, value) : value}`;
     });
     return `${lines.join('\n')}\n`;
   }
 
+  const content = Math.max(2, terminalWidth(view) - frame(2));
+  // The value column's room: what the labels leave it (they take half at most).
+  const room = content - Math.min(Math.max(...all.map((f) => displayWidth(oneLine(f.label)))), Math.floor(content / 2));
+  const below = all.filter((f) => URL_LIKE.test(f.value) && displayWidth(oneLine(f.value)) > room);
+  const fields = all.filter((f) => !below.includes(f));
   const labels = fields.map((f) => oneLine(f.label));
   // Money right-aligned among itself, so that amounts line up on the decimal point.
   const moneyWidth = Math.max(0, ...fields.filter((f) => f.money).map((f) => displayWidth(oneLine(f.value))));
@@ -234,7 +262,6 @@ export async function resourceTable(resource: ResourceLike, view: View, idLabel 
           .map((l) => l.replace(/\t/g, ' ')),
   );
 
-  const content = Math.max(2, terminalWidth(view) - frame(2));
   const labelWidth = Math.max(1, Math.min(Math.max(...labels.map(displayWidth)), Math.floor(content / 2)));
   const valueWidth = Math.max(1, Math.min(Math.max(1, ...values.flat().map(displayWidth)), content - labelWidth));
   const border = paint ? (text: string) => paint.border(text) : (text: string) => text;
@@ -254,5 +281,9 @@ export async function resourceTable(resource: ResourceLike, view: View, idLabel 
     });
   });
   lines.push(rule('└', '┴', '┘'));
+  for (const field of below) {
+    const name = oneLine(field.label);
+    lines.push(`${paint ? paint.header(name) : name}: ${oneLine(field.value)}`);
+  }
   return `${lines.join('\n')}\n`;
 }

@@ -223,6 +223,8 @@ export const TRANSACTION_STATUSES = [
   'canceled',
 ] as const;
 export type TransactionStatus = (typeof TRANSACTION_STATUSES)[number];
+/** Not yet collected: what a pause or a cancel cancels, and what DELETE /transactions may cancel. */
+export const OPEN_TRANSACTION_STATUSES: readonly TransactionStatus[] = ['queued', 'scheduled', 'rescheduled'];
 export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
 export const SUBSCRIPTION_SORT_FIELDS = ['id', 'created_at', 'start_date'] as const;
 export type SubscriptionSortField = (typeof SUBSCRIPTION_SORT_FIELDS)[number];

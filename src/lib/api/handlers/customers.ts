@@ -7,7 +7,7 @@ import { simpleError } from '../errors.js';
 import type { ApiResponse } from '../http.js';
 import { BOOLEAN_FILTER, collectionQuery, filtersOf, sortOf, TEXT_FILTER, type GetQuery } from '../query.js';
 import { CUSTOMER_SORT_FIELDS } from '../../schemas/vocabulary.js';
-import { includedSubscriptions, subscriptionResources } from './subscriptions.js';
+import { includedSubscriptions, listedSubscriptionResources } from './subscriptions.js';
 import { idParam, respond, withQuery, type RequestContext } from './context.js';
 
 const INCLUDES = ['subscriptions'] as const;
@@ -63,6 +63,12 @@ function* subscriptionsOfOne(rc: RequestContext, query: GetQuery, r: Rendering):
   const page = yield* subscriptionsOf(rc.core, 'customer_id', id, query.page);
   return respond(
     200,
-    collectionDocument(r, `/customers/${id}/subscriptions`, query, page, yield* subscriptionResources(page.rows, r)),
+    collectionDocument(
+      r,
+      `/customers/${id}/subscriptions`,
+      query,
+      page,
+      yield* listedSubscriptionResources(rc, page.rows, r),
+    ),
   );
 }

@@ -1,6 +1,6 @@
 // GET /invoices, /invoices/{id} and its lines, subscription and customer, and /invoice-lines/{id}
 // (reads; the writes are in invoice-writes.ts).
-import { findCustomerWithSubscriptionIds } from '../../core/customers.js';
+import { customerNames, findCustomerWithSubscriptionIds } from '../../core/customers.js';
 import { findInvoice, findInvoiceWithLines, findLine, lineIdsBy, linesOf, listInvoices } from '../../core/invoices.js';
 import { findSubscriptionWithTransactions, subscriptionsByIds } from '../../core/subscriptions.js';
 import { INVOICE_SORT_FIELDS, INVOICE_STATUSES } from '../../schemas/vocabulary.js';
@@ -10,6 +10,7 @@ import {
   customerResource,
   invoiceResource,
   lineResource,
+  listedInvoice,
   singleDocument,
   subscriptionResource,
   type Rendering,
@@ -60,7 +61,14 @@ function* listing(rc: RequestContext, query: GetQuery, r: Rendering): Unit<ApiRe
   const page = yield* listInvoices(rc.core, query.page, { ...filtersOf(query, LIST), sort: sortOf(query, LIST) });
   const { rows } = page;
   const lineIds = yield* lineIdsBy(rows.map((i) => i.id));
-  const data = rows.map((i) => invoiceResource(i, lineIds.get(i.id)!, r));
+  // Whose each invoice is, by name in its meta (an extension): one more query for the page.
+  const names = yield* customerNames(
+    rc.core,
+    rows.map((i) => i.customer_id),
+  );
+  const data = rows.map((i) =>
+    listedInvoice(invoiceResource(i, lineIds.get(i.id)!, r), i.customer_id, names.get(i.customer_id)),
+  );
   const included = includesSubscriptions(query)
     ? yield* subscriptionResources(
         yield* subscriptionsByIds(rc.core, [...new Set(rows.map((i) => i.subscription_id))]),

@@ -7,7 +7,7 @@ import { failureResponse } from '../errors.js';
 import type { ApiResponse } from '../http.js';
 import { collectionQuery, filtersOf, oneOf, sortOf, TEXT_FILTER, type GetQuery } from '../query.js';
 import { PLAN_SORT_FIELDS, PLAN_STATUSES } from '../../schemas/vocabulary.js';
-import { includedSubscriptions, subscriptionResources } from './subscriptions.js';
+import { includedSubscriptions, listedSubscriptionResources } from './subscriptions.js';
 import { idParam, respond, withQuery, type RequestContext } from './context.js';
 
 /** GET /subscription-plans: filter[status] (active or inactive), filter[search] (in the name), sort. */
@@ -64,7 +64,7 @@ function* subscriptionsOfOne(rc: RequestContext, query: GetQuery, r: Rendering):
       `/subscription-plans/${plan.id}/subscriptions`,
       query,
       page,
-      yield* subscriptionResources(page.rows, r),
+      yield* listedSubscriptionResources(rc, page.rows, r),
     ),
   );
 }

@@ -2,12 +2,16 @@
 // of the subscription lists of customers and plans.
 import { findCustomer } from '../../core/customers.js';
 import type { Subscription } from '../../core/customers.js';
+import { nowIso, type CoreContext } from '../../core/context.js';
 import { getPlan } from '../../core/plans.js';
+import { dayAt, midnight } from '../../core/schedule.js';
+import { formatInstant } from '../../core/time.js';
 import {
   findSubscription,
   findSubscriptionWithTransactions,
   listSubscriptions,
   subscriptionIdsBy,
+  subscriptionNames,
   subscriptionsByIds,
   transactionIdsBy,
 } from '../../core/subscriptions.js';
@@ -22,6 +26,7 @@ import type { Unit } from '../../store/unit.js';
 import {
   collectionDocument,
   customerResource,
+  listedSubscription,
   planResource,
   singleDocument,
   subscriptionResource,
@@ -63,10 +68,24 @@ export function* subscriptionResources(rows: Subscription[], r: Rendering): Unit
   return rows.map((s) => subscriptionResource(s, ids.get(s.id)!, r));
 }
 
+/** The subscriptions of a list, each with its customer's and plan's names in meta (one more query for the page). */
+export function* listedSubscriptionResources(
+  rc: RequestContext,
+  rows: Subscription[],
+  r: Rendering,
+): Unit<ResourceObject[]> {
+  const names = yield* subscriptionNames(
+    rc.core,
+    rows.map((s) => s.id),
+  );
+  const data = yield* subscriptionResources(rows, r);
+  return data.map((object, i) => listedSubscription(object, names.get(rows[i].id)));
+}
+
 function* listing(rc: RequestContext, query: GetQuery, r: Rendering): Unit<ApiResponse> {
   const page = yield* listSubscriptions(rc.core, query.page, { ...filtersOf(query, LIST), sort: sortOf(query, LIST) });
   const { rows } = page;
-  const data = yield* subscriptionResources(rows, r);
+  const data = yield* listedSubscriptionResources(rc, rows, r);
   const included = query.include.includes('customer')
     ? yield* customers(
         rc,
@@ -92,8 +111,22 @@ function* one(rc: RequestContext, query: GetQuery, r: Rendering): Unit<ApiRespon
       if (plan.ok) included.push(planResource(plan.value, ids.get(plan.value.id)!, r));
     }
   }
-  return respond(200, singleDocument(subscriptionResource(subscription, found.transactionIds, r), included));
+  return respond(200, singleDocument(subscriptionResource(subscription, found.transactionIds, r), included), {
+    [TODAY_HEADER]: today(rc.core),
+  });
 }
+
+/**
+ * An extension: the GET of one subscription names the first instant of the account's day by the
+ * store's clock (a test time too), so a client can refuse a cancel_date before today without
+ * sending it (billing subscriptions cancel --on does, before it asks).
+ */
+const TODAY_HEADER = 'billing-today';
+
+const today = (ctx: CoreContext): string => {
+  const zone = ctx.account.time_zone;
+  return formatInstant(midnight(dayAt(nowIso(ctx), zone), zone), zone);
+};
 
 /** The customers of a page, each once, with their subscription ids (include=customer). */
 function* customers(rc: RequestContext, ids: number[], r: Rendering): Unit<ResourceObject[]> {
