@@ -4,17 +4,18 @@
 // on SQLite and PostgreSQL, and neither strips accents without an extension.
 
 /** Letters with no decomposition to a base letter (NFD leaves them whole). */
+// Escaped: the bundle must stay ASCII (scripts/build.mjs). ß ẞ æ œ ø ł đ ð þ ı.
 const SPELLED: Readonly<Record<string, string>> = {
-  ß: 'ss',
-  ẞ: 'ss',
-  æ: 'ae',
-  œ: 'oe',
-  ø: 'o',
-  ł: 'l',
-  đ: 'd',
-  ð: 'd',
-  þ: 'th',
-  ı: 'i',
+  '\u00df': 'ss',
+  '\u1e9e': 'ss',
+  '\u00e6': 'ae',
+  '\u0153': 'oe',
+  '\u00f8': 'o',
+  '\u0142': 'l',
+  '\u0111': 'd',
+  '\u00f0': 'd',
+  '\u00fe': 'th',
+  '\u0131': 'i',
 };
 
 /**
@@ -27,9 +28,9 @@ export function foldText(text: string): string {
     .toLowerCase()
     .normalize('NFD')
     .replace(/\p{M}+/gu, '')
-    .replace(/[ßẞæœøłđðþı]/g, (letter) => SPELLED[letter])
-    .replace(/['’`´]/g, '')
-    .replace(/[\s|,;:!?"“”„()[\]{}<>]+/g, ' ')
+    .replace(/[\u00df\u1e9e\u00e6\u0153\u00f8\u0142\u0111\u00f0\u00fe\u0131]/g, (letter) => SPELLED[letter])
+    .replace(/['\u2019`\u00b4]/g, '') // ' ’ ` ´
+    .replace(/[\s|,;:!?"\u201c\u201d\u201e()[\]{}<>]+/g, ' ') // “ ” „
     .trim();
 }
 
