@@ -675,7 +675,7 @@ describe('lines get, create and update', () => {
     expect(result).toMatchObject({
       code: 2,
       stdout: '',
-      stderr: 'error: there is no draft invoice to choose from: make one with `billing invoices create`\n',
+      stderr: 'error: there is no draft invoice to choose from\nhint: make one with `billing invoices create`\n',
     });
     expect(prompter.asked).toEqual([]);
     expect(result.requests.map((r) => r.method)).toEqual(['GET']);

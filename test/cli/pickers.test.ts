@@ -8,7 +8,7 @@ import type { TransportRequest } from '../../src/lib/transport/types.js';
 import { cli, JAN, type Cli } from './harness.js';
 import { doc, resource, runDouble, type Answer } from './service-double.js';
 
-const IBAN_QUESTION = 'IBAN of the account to debit (stored uppercase, without spaces) (Enter skips)';
+const IBAN_QUESTION = 'IBAN of the account to debit (Enter skips)';
 const HOLDER_QUESTION = 'Account holder name (needed with --iban) (e.g. J. Jansen)';
 const words = (text: string) => text.split(' ');
 const created = (text: string) => JSON.parse(text) as { data: { id: string; attributes: Record<string, unknown> } };
@@ -36,7 +36,7 @@ describe('customers create on a terminal asks for the IBAN and its holder', () =
     expect(result.code, result.stderr).toBe(0);
     expect(prompter.asked.map((q) => q.message).slice(3)).toEqual([IBAN_QUESTION, HOLDER_QUESTION]);
     expect(prompter.asked[3].refused).toEqual([
-      'IBAN of the account to debit (stored uppercase, without spaces) must be a valid IBAN (country length and check digits)',
+      'IBAN of the account to debit must be a valid IBAN (country length and check digits)',
     ]);
     expect(prompter.asked[4].refused).toEqual(['Account holder name (needed with --iban) must not be empty']);
     expect(created(result.stdout).data.attributes).toMatchObject({
@@ -160,7 +160,7 @@ describe('lines create offers the drafts only', () => {
     expect(result).toEqual({
       code: 2,
       stdout: '',
-      stderr: 'error: there is no draft invoice to choose from: make one with `billing invoices create`\n',
+      stderr: 'error: there is no draft invoice to choose from\nhint: make one with `billing invoices create`\n',
     });
     expect(prompter.asked).toEqual([]);
   });
@@ -233,7 +233,7 @@ describe('subscriptions create searches every customer on the service', () => {
     expect(await c.run(['subscriptions', 'create'], { prompter: none })).toEqual({
       code: 2,
       stdout: '',
-      stderr: 'error: there is no active customer to choose from: make one with `billing customers create`\n',
+      stderr: 'error: there is no active customer to choose from\nhint: make one with `billing customers create`\n',
     });
     expect(none.asked).toEqual([]);
   });

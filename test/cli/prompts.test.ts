@@ -24,7 +24,7 @@ describe('create asks for the missing required attributes', () => {
       ['text', 'First name (e.g. Jan)'],
       ['text', 'Last name (e.g. Jansen)'],
       ['text', 'Email address (e.g. jan@example.com)'],
-      ['text', 'IBAN of the account to debit (stored uppercase, without spaces) (Enter skips)'],
+      ['text', 'IBAN of the account to debit (Enter skips)'],
     ]);
     expect(prompter.asked[2].refused).toEqual([
       'Email address must be a valid email address',
@@ -48,7 +48,7 @@ describe('create asks for the missing required attributes', () => {
     expect(result.code).toBe(0);
     expect(prompter.asked.map((q) => q.message)).toEqual([
       'Last name (e.g. Jansen)',
-      'IBAN of the account to debit (stored uppercase, without spaces) (Enter skips)',
+      'IBAN of the account to debit (Enter skips)',
     ]);
     expect(doc(result.stdout).data.attributes.last_name).toBe('Bos');
   });

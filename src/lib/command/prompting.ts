@@ -78,7 +78,8 @@ async function checkChoices(deps: Deps, metas: (FieldMeta | undefined)[]): Promi
     }),
   );
   const empty = lists.find((_, i) => !found[i]);
-  if (empty) throw new UsageError(`there is no ${empty.noun} to choose from: ${empty.make}`);
+  // What to do next goes on a hint line of its own: each line fits 80 columns.
+  if (empty) throw Object.assign(new UsageError(`there is no ${empty.noun} to choose from`), { hint: empty.make });
 }
 
 const filterQuery = (related: RelatedMeta): Record<string, string> =>

@@ -35,7 +35,7 @@ const iban = z
   .optional()
   .meta({
     kind: 'string',
-    description: 'IBAN of the account to debit (stored uppercase, without spaces)',
+    description: 'IBAN of the account to debit',
     example: 'NL91ABNA0417164300',
     offered: true,
   });
