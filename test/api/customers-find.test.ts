@@ -472,7 +472,7 @@ describe('GET /subscription-plans with filter[status] and sort', () => {
   it.each([
     ['filter[status]=paused', 'filter[status]'],
     ['filter[status]=Active', 'filter[status]'],
-    ['filter[archived]=true', 'filter[archived]'],
+    ['filter[archived]=yes', 'filter[archived]'],
     ['filter[constructor]=x', 'filter[constructor]'],
     ['sort=name', 'sort'],
     ['sort=last_name', 'sort'],

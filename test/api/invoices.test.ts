@@ -704,6 +704,17 @@ describe('deleting and reading', () => {
       [invoice, { customer: { id: customer, name: 'First1 Last1' } }],
       [draft, { customer: { id: customer, name: 'First1 Last1' } }],
     ]);
+    // A draft has no reference: it is found by its customer's words, as customers are searched.
+    expect((await listed('filter[search]=LAST1%20first')).body.data.map((i: any) => i.id)).toEqual([invoice, draft]);
+    expect((await listed('filter[search]=last1&filter[status]=draft')).body.data.map((i: any) => i.id)).toEqual([
+      draft,
+    ]);
+    expect((await listed('filter[search]=nobody')).body.data).toEqual([]);
+    const withCustomer = (await listed('include=customer&filter[status]=draft')).body;
+    expect(withCustomer.data[0].relationships.customer.data.id).toBe(customer);
+    expect(withCustomer.included.map((r: any) => [r.type, r.id, r.attributes.last_name])).toEqual([
+      ['customer', customer, 'Last1'],
+    ]);
     expectError(await listed('filter[status]=late'), 400, 'Invalid Parameter', { parameter: 'filter[status]' });
     const included = (await listed('include=subscriptions')).body.included;
     expect(included.map((s: any) => [s.type, s.id])).toEqual([['subscription', subscription]]);

@@ -5,7 +5,16 @@ import { setClock } from '../../src/lib/core/store-clock.js';
 import { createAccount } from '../../src/lib/core/accounts.js';
 import { all } from '../../src/lib/store/unit.js';
 import { testCore, type TestCore } from '../helpers/store.js';
-import { createCustomer, expectError, expectInvalidAttributes, makePlan, send, type Answer } from './support.js';
+import { updatePlan } from '../../src/lib/core/plan-writes.js';
+import {
+  context,
+  createCustomer,
+  expectError,
+  expectInvalidAttributes,
+  makePlan,
+  send,
+  type Answer,
+} from './support.js';
 
 const body = (attributes: Record<string, unknown>, id?: string | number) => ({
   data: { type: 'subscription', ...(id === undefined ? {} : { id: String(id) }), attributes },
@@ -559,6 +568,9 @@ describe('GET /subscriptions', () => {
     expect(await ids(`filter[customer_id]=${customer}`)).toEqual([a, b]);
     expect(await ids(`filter[subscription_plan_id]=${plan}&sort=-id`)).toEqual([c, b, a]);
     expect(await ids('filter[search]=club')).toEqual([a]);
+    // Or by its customer, as customers are searched (every word, any order, case and accents aside).
+    expect(await ids('filter[search]=TWO%20b')).toEqual([c]);
+    expect(await ids('filter[search]=two%20b&filter[status]=active')).toEqual([]);
     expect(await ids('sort=start_date')).toEqual([c, b, a]);
     const included = await send(core, 'GET', '/subscriptions', {
       query: `include=customer&filter[customer_id]=${customer}`,
@@ -638,5 +650,18 @@ describe('GET /subscription-plans filter[search]', () => {
     expect(await names('100%')).toEqual([String(silver)]);
     expect(await names('%')).toEqual([String(silver)]); // a wildcard is taken literally
     expect(await names('bronze')).toEqual([]);
+  });
+
+  it('filter[archived] leaves out or keeps the archived plans (the plan picker offers the others)', async () => {
+    const core = await testCore();
+    const gold = await makePlan(core, { name: 'Gold', amount: '10' });
+    const old = await makePlan(core, { name: 'Old', amount: '5' });
+    const archived = await updatePlan(await context(core), old, { archived: true });
+    expect(archived.ok).toBe(true);
+    const ids = async (query: string) =>
+      ((await send(core, 'GET', '/subscription-plans', { query })).body.data as any[]).map((p) => Number(p.id));
+    expect(await ids('filter[archived]=false')).toEqual([gold]);
+    expect(await ids('filter[archived]=true')).toEqual([old]);
+    expect((await send(core, 'GET', '/subscription-plans', { query: 'filter[archived]=no' })).status).toBe(400);
   });
 });

@@ -702,34 +702,40 @@ describe('lines get, create and update', () => {
     expect(result.stderr).toContain(`error: ${message}`);
   });
 
-  it('create on a terminal picks the invoice from a list by reference and total, then asks the rest', async () => {
+  it('create on a terminal picks the invoice from the drafts only, told by their customer, then asks the rest', async () => {
     const answer: Answer = (r) => {
       if (r.method === 'GET' && r.path === '/invoices') {
-        return {
-          status: 200,
-          body: collection([
-            resource('invoice', '12', { reference: 'INV-7', amount_incl: '12.10', status: 'open' }),
-            resource('invoice', '13', { reference: 'DRAFT', amount_incl: '0.00', status: 'draft' }),
-          ]),
-        };
+        // As the service filters: a draft only when drafts are asked for.
+        const invoices = [
+          resource('invoice', '12', { reference: 'INV-7', amount_incl: '12.10', status: 'open' }),
+          resource(
+            'invoice',
+            '13',
+            { reference: 'DRAFT', amount_incl: '0.00', status: 'draft' },
+            { customer: { data: { type: 'customer', id: '42' } } },
+          ),
+        ].filter((i) => r.query?.['filter[status]'] === undefined || i.attributes.status === r.query['filter[status]']);
+        const customer = resource('customer', '42', { first_name: 'Jan', last_name: 'Jansen' });
+        return { status: 200, body: { ...collection(invoices), included: r.query?.include ? [customer] : undefined } };
       }
       if (r.method === 'POST' && r.path === '/invoice-lines') return { status: 201, body: CREATED_LINE };
       return undefined;
     };
-    const prompter = fakePrompter(['DRAFT=>13', 'Lunchbox', '10,00', '21']);
+    const prompter = fakePrompter(['jansen=>13', 'Lunchbox', '10,00', '21']);
     const result = await runDouble(['lines', 'create'], answer, { prompter });
     expect(result.code).toBe(0);
-    expect(prompter.asked[0].choices).toEqual([
-      { value: '12', name: '12  INV-7 (12.10)' },
-      { value: '13', name: '13  DRAFT (0.00)' },
-    ]);
+    expect(prompter.asked[0].choices).toEqual([{ value: '13', name: '13  DRAFT · Jan Jansen (0.00)' }]);
     expect(prompter.asked.map((q) => q.kind)).toEqual(['search', 'text', 'text', 'text']);
-    expect(result.requests[0]).toMatchObject({
-      method: 'GET',
-      path: '/invoices',
-      query: { 'filter[search]': 'DRAFT' },
-    });
-    expect(result.requests[1]).toEqual({
+    // First whether there is a draft at all, then what was typed, searched by the service among the drafts.
+    expect(result.requests.slice(0, 2)).toEqual([
+      { method: 'GET', path: '/invoices', query: { 'filter[status]': 'draft', 'page[size]': 1 } },
+      {
+        method: 'GET',
+        path: '/invoices',
+        query: { 'filter[status]': 'draft', 'page[size]': 20, include: 'customer', 'filter[search]': 'jansen' },
+      },
+    ]);
+    expect(result.requests[2]).toEqual({
       method: 'POST',
       path: '/invoice-lines',
       body: {
@@ -739,6 +745,29 @@ describe('lines get, create and update', () => {
         },
       },
     });
+  });
+
+  it('create on a terminal with no draft says so before asking anything (exit 2)', async () => {
+    const answer: Answer = (r) =>
+      r.method === 'GET' && r.path === '/invoices'
+        ? {
+            status: 200,
+            body: collection(
+              r.query?.['filter[status]'] === 'draft'
+                ? []
+                : [resource('invoice', '12', { reference: 'INV-7', status: 'open' })],
+            ),
+          }
+        : undefined;
+    const prompter = fakePrompter([]);
+    const result = await runDouble(['lines', 'create'], answer, { prompter });
+    expect(result).toMatchObject({
+      code: 2,
+      stdout: '',
+      stderr: 'error: there is no draft invoice to choose from\nhint: make one with `billing invoices create`\n',
+    });
+    expect(prompter.asked).toEqual([]);
+    expect(result.requests.map((r) => r.method)).toEqual(['GET']);
   });
 
   it('update PATCHes the given flags only', async () => {

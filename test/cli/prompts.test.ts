@@ -17,13 +17,14 @@ const doc = (text: string) => JSON.parse(text) as { data: { id: string; attribut
 describe('create asks for the missing required attributes', () => {
   it('asks each one, refuses a bad email with the reason and asks again, then creates', async () => {
     const c = cli();
-    const prompter = fakePrompter(['Jan', 'Jansen', 'not-an-email', 'jan@', 'jan@example.com']);
+    const prompter = fakePrompter(['Jan', 'Jansen', 'not-an-email', 'jan@', 'jan@example.com', '']);
     const result = await c.run(['customers', 'create', '--json'], { prompter });
     expect(result.code).toBe(0);
     expect(prompter.asked.map((q) => [q.kind, q.message])).toEqual([
       ['text', 'First name (e.g. Jan)'],
       ['text', 'Last name (e.g. Jansen)'],
       ['text', 'Email address (e.g. jan@example.com)'],
+      ['text', 'IBAN of the account to debit (Enter skips)'],
     ]);
     expect(prompter.asked[2].refused).toEqual([
       'Email address must be a valid email address',
@@ -39,13 +40,16 @@ describe('create asks for the missing required attributes', () => {
 
   it('asks only for what the flags left out', async () => {
     const c = cli();
-    const prompter = fakePrompter(['Bos']);
+    const prompter = fakePrompter(['Bos', '']);
     const result = await c.run(
       ['customers', 'create', '--first-name', 'Anna', '--email', 'anna@example.com', '--json'],
       { prompter },
     );
     expect(result.code).toBe(0);
-    expect(prompter.asked.map((q) => q.message)).toEqual(['Last name (e.g. Jansen)']);
+    expect(prompter.asked.map((q) => q.message)).toEqual([
+      'Last name (e.g. Jansen)',
+      'IBAN of the account to debit (Enter skips)',
+    ]);
     expect(doc(result.stdout).data.attributes.last_name).toBe('Bos');
   });
 

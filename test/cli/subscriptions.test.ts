@@ -448,6 +448,13 @@ describe('create and update', () => {
       ['search', 'Subscription plan: type to search'],
     ]);
     expect(prompter.asked[0].choices).toEqual([{ value: '42', name: '42  Jan Jansen <jan@example.com>' }]);
+    // Only valid choices: customers not archived, plans active and not archived; both checked before asking.
+    expect(result.requests.filter((r) => r.method === 'GET').map((r) => [r.path, r.query])).toEqual([
+      ['/customers', { 'filter[archived]': 'false', 'page[size]': 1 }],
+      ['/subscription-plans', { 'filter[status]': 'active', 'filter[archived]': 'false', 'page[size]': 1 }],
+      ['/customers', { 'filter[archived]': 'false', 'page[size]': 20, 'filter[search]': 'jan' }],
+      ['/subscription-plans', { 'filter[status]': 'active', 'filter[archived]': 'false', 'page[size]': 20 }],
+    ]);
     const post = result.requests.find((r) => r.method === 'POST');
     expect(post).toEqual({
       method: 'POST',

@@ -333,7 +333,7 @@ describe('transactions create', () => {
     expect(result.stderr).toContain('--due-date: must be a date');
   });
 
-  it('on a terminal the subscription is picked from a searchable list (by mandate code)', async () => {
+  it('on a terminal the subscription is picked from a searchable list of the active ones', async () => {
     const answer: Answer = (r) => {
       if (r.method === 'GET' && r.path === '/subscriptions')
         return {
@@ -347,12 +347,17 @@ describe('transactions create', () => {
     const result = await runDouble(['transactions', 'create', '--amount', '25'], answer, { prompter });
     expect(result.code).toBe(0);
     expect(prompter.asked.map((q) => [q.kind, q.message])).toEqual([['search', 'Subscription: type to search']]);
-    expect(result.requests[0]).toMatchObject({
+    expect(result.requests[0]).toEqual({
       method: 'GET',
       path: '/subscriptions',
-      query: { 'filter[search]': 'MNDT' },
+      query: { 'filter[status]': 'active', 'page[size]': 1 },
     });
-    expect(result.requests[1]).toEqual({
+    expect(result.requests[1]).toMatchObject({
+      method: 'GET',
+      path: '/subscriptions',
+      query: { 'filter[status]': 'active', 'filter[search]': 'MNDT' },
+    });
+    expect(result.requests[2]).toEqual({
       method: 'POST',
       path: '/transactions',
       body: { data: { type: 'transaction', attributes: { amount: '25', subscription_id: 7 } } },

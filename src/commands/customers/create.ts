@@ -1,12 +1,18 @@
 import type { Command } from 'commander';
 import { customerCreateShape } from '../../lib/schemas/customer.js';
 import type { Invoke } from '../../lib/command/registry.js';
-import { examples } from '../../lib/command/registry.js';
+import { examples, prose } from '../../lib/command/registry.js';
 import { configureCreate } from '../../lib/command/resource-writes.js';
 import { CUSTOMER } from './index.js';
 
 export function configure(cmd: Command, invoke: Invoke): void {
   configureCreate(cmd, CUSTOMER, customerCreateShape, invoke);
+  cmd.addHelpText(
+    'after',
+    prose(
+      'On a terminal, what is missing of the name and email is asked for, then the IBAN (an empty answer skips it) and, with an IBAN, the account holder.',
+    ),
+  );
   cmd.addHelpText(
     'after',
     examples(

@@ -11,7 +11,7 @@ export function configure(cmd: Command, invoke: Invoke): void {
     .addHelpText(
       'after',
       prose(
-        'Makes a draft (reference DRAFT, amounts 0.00): add lines with billing lines create, then finalise it. On a terminal, a missing subscription is picked from a list (type part of its mandate code to search). A draft with an invoice date is finalised when that day has ended.',
+        'Makes a draft (reference DRAFT, amounts 0.00): add lines with billing lines create, then finalise it. On a terminal, a missing subscription is picked from a list (type part of its mandate code, or the name or email of its customer, to search). A draft with an invoice date is finalised when that day has ended.',
       ),
     )
     .addHelpText(

@@ -11,7 +11,10 @@ export function configure(cmd: Command, invoke: Invoke): void {
     .option('--status <status>', `only invoices in this status (${INVOICE_STATUSES.join(', ')})`)
     .option('--customer-id <n>', "only this customer's invoices")
     .option('--subscription-id <n>', "only this subscription's invoices")
-    .option('--search <text>', 'only invoices whose reference holds this text (in any case)')
+    .option(
+      '--search <text>',
+      'only invoices whose reference holds this text (in any case), or whose customer it finds (as customers list --search)',
+    )
     .option(
       '--refund-due',
       'only credit invoices owed to the customer (their original collected or paid) not yet marked refunded',

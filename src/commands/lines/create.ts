@@ -11,7 +11,7 @@ export function configure(cmd: Command, invoke: Invoke): void {
     .addHelpText(
       'after',
       prose(
-        'Only a draft invoice takes lines. The amount is per unit, in euro (12,50 and 12.50 are both read as twelve and a half); a negative amount is a discount (--amount -5). The tax rate is a percentage (21, or 9,5). On a terminal, a missing invoice is picked from a list (type DRAFT to find the drafts).',
+        'Only a draft invoice takes lines. The amount is per unit, in euro (12,50 and 12.50 are both read as twelve and a half); a negative amount is a discount (--amount -5). The tax rate is a percentage (21, or 9,5). On a terminal, a missing invoice is picked from the drafts (type the name or email of its customer to search).',
       ),
     )
     .addHelpText(

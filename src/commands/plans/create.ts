@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { planCreateShape } from '../../lib/schemas/plan.js';
 import type { Deps } from '../../lib/command/deps.js';
 import { addAttributeFlags, collectAttributes } from '../../lib/command/flags.js';
-import { askMissing } from '../../lib/command/prompting.js';
+import { askMissing, sendAnswers } from '../../lib/command/prompting.js';
 import type { Invoke } from '../../lib/command/registry.js';
 import { examples } from '../../lib/command/registry.js';
 import { runGet } from '../../lib/command/resource.js';
@@ -12,13 +12,13 @@ import { PLAN } from './index.js';
 
 export async function run(attributes: Record<string, unknown>, deps: Deps): Promise<void> {
   const runtime = await deps.runtime('plans create', { write: true });
-  await askMissing(deps, planCreateShape, attributes);
+  const answered = await askMissing(deps, planCreateShape, attributes);
   if (deps.globals.dryRun) {
     deps.io.out(`${JSON.stringify({ create: PLAN.type, attributes }, null, 2)}\n`);
     return;
   }
   const { createPlan } = await import('../../lib/runtime/dashboard.js');
-  const plan = await createPlan(runtime, attributes);
+  const plan = await sendAnswers(deps, planCreateShape, attributes, answered, () => createPlan(runtime, attributes));
   if (!deps.globals.quiet) deps.io.err(`created plan ${plan.id}\n`);
   await runGet(deps, `${PLAN.path}/${plan.id}`, { fields: {} });
 }

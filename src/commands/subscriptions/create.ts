@@ -11,7 +11,7 @@ export function configure(cmd: Command, invoke: Invoke): void {
     .addHelpText(
       'after',
       prose(
-        "On a terminal, a missing customer or plan is picked from a list (type to search). Without other flags the customer is sent a mandate confirmation by the plan's channel; --mandate-accepted with --mandate-accepted-date, or --confirmation-sent, sends none. --status active activates at once.",
+        "On a terminal, a missing customer (not archived) or plan (active) is picked from a list (type to search: a customer by name, email, IBAN or phone). Without other flags the customer is sent a mandate confirmation by the plan's channel; --mandate-accepted with --mandate-accepted-date, or --confirmation-sent, sends none. --status active activates at once.",
       ),
     )
     .addHelpText(

@@ -54,7 +54,10 @@ export function addSubscriptionFindOptions(cmd: Command): Command {
     .option('--status <status>', `only subscriptions in this status (${SUBSCRIPTION_STATUSES.join(', ')})`)
     .option('--customer-id <n>', "only this customer's subscriptions")
     .option('--plan-id <n>', 'only subscriptions on this plan')
-    .option('--search <text>', 'only subscriptions whose mandate code holds this text (in any case)')
+    .option(
+      '--search <text>',
+      'only subscriptions whose mandate code holds this text (in any case), or whose customer it finds (as customers list --search)',
+    )
     .option(
       '--sort <field>',
       `order by ${SUBSCRIPTION_SORT_FIELDS.join(', ')}; -field for descending, e.g. -created_at (default: id)`,

@@ -11,7 +11,7 @@ export function configure(cmd: Command, invoke: Invoke): void {
     .addHelpText(
       'after',
       prose(
-        'On a terminal, a missing subscription is picked from a list (type part of its mandate code to search). The transaction is retried as often as the plan says when it is returned.',
+        'On a terminal, a missing subscription is picked from the active ones (type part of its mandate code, or the name or email of its customer, to search). The transaction is retried as often as the plan says when it is returned.',
       ),
     )
     .addHelpText(

@@ -2,24 +2,23 @@
 // bring zod, which the read verbs must not load (start-up time).
 import type { Command } from 'commander';
 import { addAttributeFlags, collectAttributes, type Shape } from './flags.js';
-import { askChanges, askMissing } from './prompting.js';
+import { askChanges, askMissing, sendAnswers } from './prompting.js';
 import type { Invoke } from './registry.js';
 import { parseId, runWrite, send, type ResourceInfo } from './resource.js';
 
-/** create: flags (or --data) to a POST; what is missing is asked for, or named all at once. */
+/**
+ * create: flags (or --data) to a POST; what is missing is asked for, or named all at once. An
+ * answer the service refuses is asked again.
+ */
 export function configureCreate(cmd: Command, info: ResourceInfo, shape: Shape, invoke: Invoke): void {
   addAttributeFlags(cmd, shape, { create: true });
   cmd.action((opts: Record<string, unknown>, command: Command) =>
     invoke(command, async (deps) => {
       const attributes = await collectAttributes(opts, shape, deps.io);
-      await askMissing(deps, shape, attributes);
-      await runWrite(deps, {
-        method: 'POST',
-        path: info.path,
-        type: info.type,
-        attributes,
-        done: `created ${info.noun}`,
-      });
+      const answered = await askMissing(deps, shape, attributes);
+      await sendAnswers(deps, shape, attributes, answered, () =>
+        runWrite(deps, { method: 'POST', path: info.path, type: info.type, attributes, done: `created ${info.noun}` }),
+      );
     }),
   );
 }
@@ -35,6 +34,7 @@ export function configureUpdate(cmd: Command, info: ResourceInfo, shape: Shape, 
     invoke(command, async (deps) => {
       const id = parseId(idText);
       let attributes = await collectAttributes(opts, shape, deps.io);
+      let answered: string[] = [];
       if (Object.keys(attributes).length === 0) {
         const usage = `billing ${command.parent?.name()} update --help`;
         const current = deps.canPrompt
@@ -45,15 +45,18 @@ export function configureUpdate(cmd: Command, info: ResourceInfo, shape: Shape, 
             ).data.attributes
           : {};
         attributes = await askChanges(deps, shape, current ?? {}, usage);
+        answered = Object.keys(attributes);
       }
-      await runWrite(deps, {
-        method: 'PATCH',
-        path: `${info.path}/${id}`,
-        type: info.type,
-        id,
-        attributes,
-        done: `updated ${info.noun}`,
-      });
+      await sendAnswers(deps, shape, attributes, answered, () =>
+        runWrite(deps, {
+          method: 'PATCH',
+          path: `${info.path}/${id}`,
+          type: info.type,
+          id,
+          attributes,
+          done: `updated ${info.noun}`,
+        }),
+      );
     }),
   );
 }

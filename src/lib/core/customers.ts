@@ -1,10 +1,10 @@
 // Reading customers. Writes live in customer-writes.ts, which loads the request schemas.
 import type { CustomerSortField } from '../schemas/vocabulary.js';
 import type { CustomerRow, SubscriptionRow } from '../store/schema.js';
-import { escapeLike } from '../store/compile.js';
+import { containing, escapeLike } from '../store/compile.js';
 import { PART, searchTerms } from '../store/search-text.js';
 import { all, prepared, type Unit } from '../store/unit.js';
-import { sql } from 'kysely';
+import { sql, type SqlBool } from 'kysely';
 import type { CoreContext } from './context.js';
 import {
   findPage,
@@ -89,6 +89,25 @@ function ranking(terms: readonly string[]): Find['ranked'] {
         ELSE 6 END`,
       dialect.lower('found.search_text'),
     ];
+  };
+}
+
+/**
+ * The rows of a table with a customer_id (subscriptions, invoices) whose own code holds what was
+ * typed (a mandate code, a reference; case aside), or whose customer the same words find as
+ * filter[search] of the customers does: support types either to find one.
+ */
+export function codeOrCustomer(accountId: number, column: string, typed: string): Condition {
+  const code = containing(lowerAscii(typed.trim()));
+  const terms = searchTerms(typed);
+  return {
+    where: (_eb, dialect) => {
+      const own = sql<SqlBool>`${dialect.lower(column)} LIKE ${code} ESCAPE '\\'`;
+      if (terms.length === 0) return own;
+      // Uncorrelated: the customers found once, through their search index, then matched by id.
+      const customers = sql`SELECT id FROM customers WHERE account_id = ${accountId} AND ${dialect.customerSearch(terms)}`;
+      return sql<SqlBool>`(${own} OR ${sql.ref('customer_id')} IN (${customers}))`;
+    },
   };
 }
 

@@ -1,15 +1,13 @@
 // Reading invoices and their lines. Writes live in invoice-writes.ts and line-writes.ts.
-import { sql, type SqlBool } from 'kysely';
+import { sql } from 'kysely';
 import type { InvoiceSortField, InvoiceStatus } from '../schemas/vocabulary.js';
 import type { InvoiceLineRow, InvoiceRow } from '../store/schema.js';
-import { containing } from '../store/compile.js';
 import { all, get, prepared, type Unit } from '../store/unit.js';
 import type { Account, CoreContext } from './context.js';
-import type { Customer } from './customers.js';
+import { codeOrCustomer, type Customer } from './customers.js';
 import {
   findPage,
   ID_KEY,
-  lowerAscii,
   orderOf,
   pageOf,
   type AnyExpressionBuilder,
@@ -28,7 +26,7 @@ export interface InvoiceFind {
   status?: InvoiceStatus;
   customer_id?: number;
   subscription_id?: number;
-  /** Text inside the reference of a finalised invoice, case aside (A-Z). */
+  /** Text inside the reference of a finalised invoice, case aside (A-Z), or words of its customer (a draft has no reference). */
   search?: string;
   /** Credit invoices owed to the customer and not yet marked refunded (true), or the others (false). */
   refund_due?: boolean;
@@ -48,10 +46,7 @@ export function listInvoices(ctx: CoreContext, page: PageRequest, find: InvoiceF
   if (customer_id !== undefined) where.push({ selective: true, where: (eb) => eb('customer_id', '=', customer_id) }); // invoices_customer
   if (subscription_id !== undefined)
     where.push({ selective: true, where: (eb) => eb('subscription_id', '=', subscription_id) }); // invoices_subscription
-  if (search !== undefined) {
-    const pattern = containing(lowerAscii(search.trim()));
-    where.push({ where: (_eb, d) => sql<SqlBool>`${d.lower('reference')} LIKE ${pattern} ESCAPE '\\'` });
-  }
+  if (search !== undefined) where.push(codeOrCustomer(ctx.account.id, 'reference', search));
   if (find.refund_due !== undefined) {
     const due = find.refund_due;
     where.push({ where: (eb) => (due ? refundDueWhere(eb) : eb.not(refundDueWhere(eb))) });

@@ -25,6 +25,8 @@ export interface PlanFind {
   status?: (typeof PLAN_STATUSES)[number];
   /** Text inside the name, case aside (A-Z): the plan picker of a prompt. An account has a few plans, so a scan. */
   search?: string;
+  /** Archived plans, which take no new subscriptions (true), or the others (false). */
+  archived?: boolean;
   sort?: Sort<PlanSortField>;
 }
 
@@ -40,6 +42,10 @@ export function listPlans(ctx: CoreContext, page: PageRequest, find: PlanFind = 
   if (find.search !== undefined) {
     const pattern = containing(lowerAscii(find.search.trim()));
     where.push({ where: (_eb, d) => sql<SqlBool>`${d.lower('name')} LIKE ${pattern} ESCAPE '\\'` });
+  }
+  if (find.archived !== undefined) {
+    const archived = find.archived ? 1 : 0;
+    where.push({ where: (eb) => eb('archived', '=', archived) });
   }
   return findPage('subscription_plans', ctx.account.id, page, { where, order: orderOf(SORT_KEYS, find.sort) });
 }

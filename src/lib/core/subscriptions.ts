@@ -1,14 +1,11 @@
 // Reading subscriptions, alone or as the to-many relationship of customers and plans.
-import { sql, type SqlBool } from 'kysely';
 import type { SubscriptionSortField, SubscriptionStatus } from '../schemas/vocabulary.js';
-import { containing } from '../store/compile.js';
 import { all, prepared, type Unit } from '../store/unit.js';
 import type { CoreContext } from './context.js';
-import type { CustomerName, Subscription } from './customers.js';
+import { codeOrCustomer, type CustomerName, type Subscription } from './customers.js';
 import {
   findPage,
   ID_KEY,
-  lowerAscii,
   orderOf,
   pageOf,
   type Condition,
@@ -106,7 +103,7 @@ export interface SubscriptionFind {
   status?: SubscriptionStatus;
   customer_id?: number;
   subscription_plan_id?: number;
-  /** Text inside the mandate code, case aside (A-Z). */
+  /** Text inside the mandate code, case aside (A-Z), or words of the customer. */
   search?: string;
   sort?: Sort<SubscriptionSortField>;
 }
@@ -128,10 +125,7 @@ export function listSubscriptions(
   if (customer_id !== undefined) where.push({ selective: true, where: (eb) => eb('customer_id', '=', customer_id) }); // subscriptions_customer
   if (subscription_plan_id !== undefined)
     where.push({ where: (eb) => eb('subscription_plan_id', '=', subscription_plan_id) });
-  if (search !== undefined) {
-    const pattern = containing(lowerAscii(search.trim()));
-    where.push({ where: (_eb, d) => sql<SqlBool>`${d.lower('mandate_code')} LIKE ${pattern} ESCAPE '\\'` });
-  }
+  if (search !== undefined) where.push(codeOrCustomer(ctx.account.id, 'mandate_code', search));
   return findPage('subscriptions', ctx.account.id, page, { where, order: orderOf(SORT_KEYS, find.sort) });
 }
 

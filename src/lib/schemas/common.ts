@@ -18,8 +18,14 @@ export type FieldKind = 'string' | 'boolean' | 'integer' | 'amount' | 'percent' 
 export interface RelatedMeta {
   /** Collection path, e.g. `/customers`. */
   path: string;
-  /** Noun for the question, e.g. `customer`. */
+  /** What a valid choice is called, for when there is none, e.g. `draft invoice`. */
   noun: string;
+  /** `filter[NAME]` values that leave only the valid choices (a line goes on a draft only). */
+  filter?: Readonly<Record<string, string>>;
+  /** What to do when there is no valid choice, e.g. make one with `billing invoices create`. */
+  make: string;
+  /** `include` of the list, to tell its rows apart by their customer. */
+  include?: 'customer';
 }
 
 export interface FieldMeta {
@@ -31,6 +37,10 @@ export interface FieldMeta {
   default?: string;
   /** For kind `id`: the related resource. */
   related?: RelatedMeta;
+  /** Optional, yet worth asking a person who is answering questions on create (an IBAN): an empty answer skips it. */
+  offered?: boolean;
+  /** Asked right after this attribute when it has a value, and then needed (the holder of an IBAN). */
+  after?: string;
 }
 
 export const MAX_TEXT = 255;

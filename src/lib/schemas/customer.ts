@@ -35,8 +35,9 @@ const iban = z
   .optional()
   .meta({
     kind: 'string',
-    description: 'IBAN of the account to debit (stored uppercase, without spaces)',
+    description: 'IBAN of the account to debit',
     example: 'NL91ABNA0417164300',
+    offered: true,
   });
 
 const country = z
@@ -61,7 +62,11 @@ export const customerCreateShape = {
   middle_name: optionalText({ description: 'Middle name', example: 'van' }),
   company_name: optionalText({ description: 'Company name' }),
   vat_number: optionalText({ description: 'VAT number of the company' }),
-  bank_holder: optionalText({ description: 'Account holder name (needed with --iban)', example: 'J. Jansen' }),
+  bank_holder: optionalText({
+    description: 'Account holder name (needed with --iban)',
+    example: 'J. Jansen',
+    after: 'iban',
+  }),
   iban,
   postalcode: optionalText({ description: 'Postal code', example: '1016EE' }),
   house_number: optionalText({ description: 'House number', example: '313' }),

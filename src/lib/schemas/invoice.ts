@@ -56,7 +56,12 @@ const invoiceChangeable = {
 export const invoiceCreateShape = {
   subscription_id: relatedId({
     description: 'Subscription the invoice belongs to',
-    related: { path: '/subscriptions', noun: 'subscription' },
+    related: {
+      path: '/subscriptions',
+      noun: 'subscription',
+      make: 'make one with `billing subscriptions create`',
+      include: 'customer',
+    },
   }),
   ...invoiceChangeable,
 };
@@ -129,7 +134,17 @@ const quantity = integer(1, QUANTITY_MAX).meta({
 });
 
 export const lineCreateShape = {
-  invoice_id: relatedId({ description: 'Invoice (a draft)', related: { path: '/invoices', noun: 'invoice' } }),
+  invoice_id: relatedId({
+    description: 'Invoice (a draft)',
+    // Only a draft takes lines.
+    related: {
+      path: '/invoices',
+      noun: 'draft invoice',
+      filter: { status: 'draft' },
+      make: 'make one with `billing invoices create`',
+      include: 'customer',
+    },
+  }),
   description,
   amount: lineAmount,
   tax_rate: lineRate,

@@ -108,10 +108,25 @@ const changeable = {
 };
 
 export const subscriptionCreateShape = {
-  customer_id: relatedId({ description: 'Customer', related: { path: '/customers', noun: 'customer' } }),
+  customer_id: relatedId({
+    description: 'Customer',
+    // An archived customer is one support has put away: not offered for new business.
+    related: {
+      path: '/customers',
+      noun: 'active customer',
+      filter: { archived: 'false' },
+      make: 'make one with `billing customers create`',
+    },
+  }),
   subscription_plan_id: relatedId({
     description: 'Subscription plan',
-    related: { path: '/subscription-plans', noun: 'plan' },
+    // The service refuses an inactive or archived plan.
+    related: {
+      path: '/subscription-plans',
+      noun: 'active plan',
+      filter: { status: 'active', archived: 'false' },
+      make: 'make one with `billing plans create`',
+    },
   }),
   mandate_code: mandateCode,
   ...changeable,
@@ -138,7 +153,14 @@ export const SUBSCRIPTION_READ_ONLY_ON_UPDATE = [
 export const transactionCreateShape = {
   subscription_id: relatedId({
     description: 'Subscription',
-    related: { path: '/subscriptions', noun: 'subscription' },
+    // The service collects only under an active subscription.
+    related: {
+      path: '/subscriptions',
+      noun: 'active subscription',
+      filter: { status: 'active' },
+      make: 'activate one with `billing subscriptions activate ID`',
+      include: 'customer',
+    },
   }),
   amount: amount({ min: 1, max: MONEY_MAX }).meta({ kind: 'amount', description: 'Amount in euro', example: '12.50' }),
   due_date: dateInput({ description: 'Day of collection (default: today)', example: '2026-12-01' }),

@@ -28,14 +28,15 @@ import {
   type GetQuery,
 } from '../query.js';
 import { idParam, respond, withQuery, type RequestContext } from './context.js';
-import { subscriptionResources } from './subscriptions.js';
+import { includedCustomers, subscriptionResources } from './subscriptions.js';
 
 /**
- * GET /invoices: filter[status|customer_id|subscription_id|search] (in the reference),
- * filter[refund_due] (credit invoices owed to the customer), sort, include=subscriptions.
+ * GET /invoices: filter[status|customer_id|subscription_id|search] (in the reference, or the
+ * customer's words), filter[refund_due] (credit invoices owed to the customer), sort,
+ * include=subscriptions and customer.
  */
 const LIST = collectionQuery({
-  include: ['subscriptions', 'subscription'],
+  include: ['subscriptions', 'subscription', 'customer'],
   filter: {
     status: oneOf(INVOICE_STATUSES),
     customer_id: ID_FILTER,
@@ -69,12 +70,21 @@ function* listing(rc: RequestContext, query: GetQuery, r: Rendering): Unit<ApiRe
   const data = rows.map((i) =>
     listedInvoice(invoiceResource(i, lineIds.get(i.id)!, r), i.customer_id, names.get(i.customer_id)),
   );
-  const included = includesSubscriptions(query)
+  const subscriptions = includesSubscriptions(query)
     ? yield* subscriptionResources(
         yield* subscriptionsByIds(rc.core, [...new Set(rows.map((i) => i.subscription_id))]),
         r,
       )
-    : undefined;
+    : [];
+  // Whose each invoice is: a draft has no reference to tell it by.
+  const customers = query.include.includes('customer')
+    ? yield* includedCustomers(
+        rc,
+        rows.map((i) => i.customer_id),
+        r,
+      )
+    : [];
+  const included = query.include.length ? [...subscriptions, ...customers] : undefined;
   return respond(200, collectionDocument(r, '/invoices', query, page, data, included));
 }
 

@@ -5,15 +5,15 @@ import type { Unit } from '../../store/unit.js';
 import { collectionDocument, planResource, singleDocument, type Rendering } from '../documents.js';
 import { failureResponse } from '../errors.js';
 import type { ApiResponse } from '../http.js';
-import { collectionQuery, filtersOf, oneOf, sortOf, TEXT_FILTER, type GetQuery } from '../query.js';
+import { BOOLEAN_FILTER, collectionQuery, filtersOf, oneOf, sortOf, TEXT_FILTER, type GetQuery } from '../query.js';
 import { PLAN_SORT_FIELDS, PLAN_STATUSES } from '../../schemas/vocabulary.js';
 import { includedSubscriptions, listedSubscriptionResources } from './subscriptions.js';
 import { idParam, respond, withQuery, type RequestContext } from './context.js';
 
-/** GET /subscription-plans: filter[status] (active or inactive), filter[search] (in the name), sort. */
+/** GET /subscription-plans: filter[status] (active or inactive), filter[archived], filter[search] (in the name), sort. */
 const LIST = collectionQuery({
   include: ['subscriptions'],
-  filter: { status: oneOf(PLAN_STATUSES), search: TEXT_FILTER },
+  filter: { status: oneOf(PLAN_STATUSES), archived: BOOLEAN_FILTER, search: TEXT_FILTER },
   sort: PLAN_SORT_FIELDS,
 });
 

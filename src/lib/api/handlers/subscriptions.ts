@@ -87,7 +87,7 @@ function* listing(rc: RequestContext, query: GetQuery, r: Rendering): Unit<ApiRe
   const { rows } = page;
   const data = yield* listedSubscriptionResources(rc, rows, r);
   const included = query.include.includes('customer')
-    ? yield* customers(
+    ? yield* includedCustomers(
         rc,
         rows.map((s) => s.customer_id),
         r,
@@ -104,7 +104,8 @@ function* one(rc: RequestContext, query: GetQuery, r: Rendering): Unit<ApiRespon
   let included: ResourceObject[] | undefined;
   if (query.include.length) {
     included = [];
-    if (query.include.includes('customer')) included.push(...(yield* customers(rc, [subscription.customer_id], r)));
+    if (query.include.includes('customer'))
+      included.push(...(yield* includedCustomers(rc, [subscription.customer_id], r)));
     if (query.include.includes('subscription-plan')) {
       const plan = yield* getPlan(rc.core, subscription.subscription_plan_id);
       const ids = yield* subscriptionIdsBy(rc.core, 'subscription_plan_id', [subscription.subscription_plan_id]);
@@ -129,7 +130,7 @@ const today = (ctx: CoreContext): string => {
 };
 
 /** The customers of a page, each once, with their subscription ids (include=customer). */
-function* customers(rc: RequestContext, ids: number[], r: Rendering): Unit<ResourceObject[]> {
+export function* includedCustomers(rc: RequestContext, ids: number[], r: Rendering): Unit<ResourceObject[]> {
   const unique = [...new Set(ids)].sort((a, b) => a - b);
   const subscriptionIds = yield* subscriptionIdsBy(rc.core, 'customer_id', unique);
   const found: ResourceObject[] = [];
