@@ -91,6 +91,53 @@ describe('filter[search] finds people the way support types them', () => {
     expect(await search('bakker')).toEqual(['Bakker', 'Ångström']);
   });
 
+  it('reads the first ranks in order, page by page, as the ranking of every match orders them', async () => {
+    const core = await testCore({ clock: new TestClock() });
+    // Names that start with "anna" fall either side of the whole name "anna" (` | ` sorts between
+    // a space and a letter), and a page may span the two ranks and both sides.
+    const names = [
+      ['Anna', 'Zwart'],
+      ['Annabel', 'Jong'],
+      ['Anna', 'de Vries'],
+      ['Anna', 'Bakker'],
+      ['Anna-Lena', 'Smit'],
+      ['Annemiek', 'Visser'],
+      ['Jan', 'Anna'],
+      ['Anna', 'Bakker'],
+    ];
+    for (const [first_name, last_name] of names)
+      await createCustomer(core, {
+        first_name,
+        last_name,
+        email: `${first_name}.${last_name.replace(' ', '')}@x.example`,
+      });
+    // The ranking of every match (a condition beside the search takes that way), read whole.
+    const whole = await send(core, 'GET', '/customers', {
+      query: 'filter[search]=anna&filter[archived]=false&page[size]=100',
+    });
+    const expected = whole.body.data.map((c: { id: string }) => c.id);
+    expect(whole.body.data.map((c: any) => `${c.attributes.first_name} ${c.attributes.last_name}`)).toEqual([
+      'Anna Bakker',
+      'Anna Bakker',
+      'Anna de Vries',
+      'Anna Zwart',
+      'Anna-Lena Smit',
+      'Annabel Jong',
+      'Jan Anna',
+    ]);
+    for (const size of [1, 2, 3, 5]) {
+      const got: string[] = [];
+      for (let number = 1; number <= Math.ceil(expected.length / size); number++) {
+        const answer = await send(core, 'GET', '/customers', {
+          query: `filter[search]=anna&page[size]=${size}&page[number]=${number}`,
+        });
+        expect(answer.body.meta.total).toBe(expected.length);
+        got.push(...answer.body.data.map((c: { id: string }) => c.id));
+      }
+      expect(got, `page size ${size}`).toEqual(expected);
+    }
+  });
+
   it('follows a change of name, email, IBAN or phone, and ranks alike with a sort asked for instead', async () => {
     const { core, ids, search } = await setUp();
     const id = ids['Groß'];

@@ -153,6 +153,10 @@ const plansList = (ctx: CoreContext, find: PlanFind) =>
 const sqlite = ENGINE === 'sqlite';
 /** The trigram index of filter[search]: SQLite's FTS5 table, PostgreSQL's GIN index. */
 const SEARCH_INDEX = sqlite ? /SCAN customers_search VIRTUAL TABLE/ : /Bitmap Index Scan on customers_search/;
+/** A range of the search text, read through its b-tree (the first ranks of a ranked search). */
+const RANGE_INDEX = sqlite
+  ? /SEARCH customers USING (COVERING )?INDEX customers_search_text \(account_id=\? AND/
+  : /customers_search_text/;
 /** The plan sorts rows itself rather than reading them in an index's order. */
 const SORTS = sqlite ? /USE TEMP B-TREE FOR ORDER BY/ : /Sort Key/;
 
@@ -201,9 +205,33 @@ describe(`the indexes of filters and sorts, as ${ENGINE} plans them`, () => {
         (n) => n % 2 === 0 && `customer${n}@`.includes('er123'),
       );
       expect(page.total).toBe(matching.length);
-      for (const plan of plans) expect(plan).toMatch(SEARCH_INDEX);
-      expect(plans[1]).not.toMatch(/customers_created|customers_email/);
+      // Ranked (no sort): the first ranks are counted as ranges of customers_search_text first.
+      const ranges = sort ? [] : plans.slice(0, 3);
+      for (const plan of ranges) expect(plan).toMatch(RANGE_INDEX);
+      const rest = plans.slice(ranges.length);
+      for (const plan of rest) expect(plan).toMatch(SEARCH_INDEX);
+      expect(rest[1]).not.toMatch(/customers_created|customers_email/);
     }
+  });
+
+  it('a search whose page lies in its first ranks reads ranges of customers_search_text, never every match', async () => {
+    // Every customer's name starts with "first": the first page is read in order from the index.
+    const { plans, page } = await customers(ctx, { search: 'FIRST' });
+    expect(page.total).toBe(COUNT);
+    const texts = page.rows.map((c) => c.search_text);
+    expect(texts).toHaveLength(10);
+    expect(texts.every((text) => text.startsWith('first'))).toBe(true);
+    expect(texts).toEqual([...texts].sort());
+    // The account's rows are the even ones; by name, first0, first10, first100, first1000, first1002...
+    expect(page.rows.map((c) => c.first_name).slice(0, 4)).toEqual(['First0', 'First10', 'First100', 'First1000']);
+    // Three range counts, the page's range(s) read in order, then the total. PostgreSQL's planner
+    // counts a range that holds the whole account (every name here starts so) by the account instead.
+    const reads = plans.slice(0, -1);
+    if (sqlite) {
+      for (const plan of reads) expect(plan).toMatch(RANGE_INDEX);
+      expect(plans[plans.length - 1]).toMatch(SEARCH_INDEX);
+    } else expect(reads.filter((plan) => plan.startsWith('Limit'))).toEqual([expect.stringMatching(RANGE_INDEX)]);
+    expect(plans.slice(0, -1).join('\n')).not.toMatch(SORTS);
   });
 
   it.runIf(sqlite)(
@@ -212,7 +240,8 @@ describe(`the indexes of filters and sorts, as ${ENGINE} plans them`, () => {
       // PostgreSQL's planner decides by itself: pg_trgm tells it that such a term has no trigram.
       const { plans, page } = await customers(ctx, { search: '99' });
       expect(page.total).toBeGreaterThan(0);
-      for (const plan of plans) {
+      for (const plan of plans.slice(0, 3)) expect(plan).toMatch(RANGE_INDEX);
+      for (const plan of plans.slice(3)) {
         expect(plan).not.toMatch(/customers_search/);
         expect(plan).toMatch(/^SEARCH customers USING (COVERING )?INDEX \w+ \(account_id=\?/m);
       }

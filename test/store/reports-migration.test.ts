@@ -1,7 +1,7 @@
 // Migration 11 on a store made before it: the events already written get the status they left, their
 // transaction's amount and their reason code from the histories, exactly what the core now writes
 // with each new event, so the reports of an upgraded store are those of a store made by this version.
-// The store of version 10 is made by taking migrations 14 to 11 back out of a store with a history
+// The store of version 10 is made by taking migrations 15 to 11 back out of a store with a history
 // (their columns, indexes, table and trigger dropped, the version set back), then opening it again.
 import Database from 'better-sqlite3';
 import pg from 'pg';
@@ -22,7 +22,8 @@ const AFTER_11 = [
   'ALTER TABLE transactions DROP COLUMN reason_code',
 ];
 const DOWNGRADE = [
-  // Migration 14 (search texts), 13 (credits), then 12, go back out before 11: all run again on opening.
+  // Migrations 15 and 14 (search), 13 (credits), then 12, go back out before 11: all run again on opening.
+  'DROP INDEX customers_search_text',
   ...(ENGINE === 'postgres'
     ? ['DROP INDEX customers_search']
     : ['insert', 'update', 'delete']

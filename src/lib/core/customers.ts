@@ -3,14 +3,16 @@ import type { CustomerSortField } from '../schemas/vocabulary.js';
 import type { CustomerRow, SubscriptionRow } from '../store/schema.js';
 import { containing, escapeLike } from '../store/compile.js';
 import { PART, searchTerms } from '../store/search-text.js';
-import { all, prepared, type Unit } from '../store/unit.js';
-import { sql, type SqlBool } from 'kysely';
+import type { DB } from '../store/store.js';
+import { all, get, prepared, type Dialect, type Unit } from '../store/unit.js';
+import { sql, type Kysely, type SqlBool } from 'kysely';
 import type { CoreContext } from './context.js';
 import {
   findPage,
   ID_KEY,
   lowerAscii,
   orderOf,
+  type AnyExpressionBuilder,
   type Condition,
   type Find,
   type PageOf,
@@ -111,6 +113,75 @@ export function codeOrCustomer(accountId: number, column: string, typed: string)
   };
 }
 
+/** After every code point: a bound above every text that starts with a given one. */
+const LAST = '\u{10FFFF}';
+
+/**
+ * A search's page when it lies within the first two ranks: the customers whose name is what was
+ * typed, then those whose name starts with it, by name and id. Each is a range of the search text
+ * (customers_search_text), so the page is read in order, never the matches beyond it: a first
+ * name alone finds thousands. The second rank is two ranges, either side of the first's (` | `
+ * sorts between what may follow a name's start). Undefined when the page goes past them.
+ */
+function* firstRanks(ctx: CoreContext, page: PageRequest, terms: readonly string[]): Unit<Customer[] | undefined> {
+  const typed = terms.join(' ');
+  const named = `${typed}${PART}`;
+  const ranges = [
+    [named, `${named}${LAST}`],
+    [typed, named],
+    [`${named}${LAST}`, `${typed}${LAST}`],
+  ];
+  const inRange =
+    ([from, to]: string[]) =>
+    (q: Kysely<DB>, d: Dialect) =>
+      q
+        .selectFrom('customers')
+        .where('account_id', '=', ctx.account.id)
+        .where(d.lower('search_text'), '>=', from)
+        .where(d.lower('search_text'), '<', to);
+  let skip = (page.number - 1) * page.size;
+  let wanted = page.size;
+  const counts: number[] = [];
+  for (const range of ranges)
+    counts.push(
+      Number((yield* get((q, d) => inRange(range)(q, d).select((eb) => eb.fn.countAll<number>().as('n'))))!.n),
+    );
+  if (skip + wanted > counts.reduce((a, b) => a + b, 0)) return undefined;
+  const rows: Customer[] = [];
+  for (const [i, range] of ranges.entries()) {
+    const count = counts[i];
+    if (skip >= count) {
+      skip -= count;
+      continue;
+    }
+    const [offset, limit] = [skip, Math.min(wanted, count - skip)];
+    rows.push(
+      ...(yield* all((q, d) =>
+        inRange(range)(q, d).selectAll().orderBy(d.lower('search_text')).orderBy('id').limit(limit).offset(offset),
+      )),
+    );
+    skip = 0;
+    wanted -= limit;
+    if (wanted === 0) break;
+  }
+  return rows;
+}
+
+/** A ranked search: its first ranks read in order when the page lies within them, else every match ranked. */
+function* searchedPage(ctx: CoreContext, page: PageRequest, terms: readonly string[]): Unit<PageOf<Customer>> {
+  const found = searching(terms);
+  const rows = yield* firstRanks(ctx, page, terms);
+  if (!rows) return yield* findPage('customers', ctx.account.id, page, { where: [found], ranked: ranking(terms) });
+  const { total } = (yield* get((q, d) =>
+    q
+      .selectFrom('customers')
+      .select((eb) => eb.fn.countAll<number>().as('total'))
+      .where('account_id', '=', ctx.account.id)
+      .where((eb) => found.where(eb as unknown as AnyExpressionBuilder, d)),
+  ))!;
+  return { rows, total: Number(total) };
+}
+
 /** One page of the account's customers that match, in the order asked for (ascending id by default). */
 export function listCustomers(ctx: CoreContext, page: PageRequest, find: CustomerFind = {}): Unit<PageOf<Customer>> {
   const where: Condition[] = [];
@@ -121,6 +192,9 @@ export function listCustomers(ctx: CoreContext, page: PageRequest, find: Custome
     const archived = find.archived ? 1 : 0;
     where.push({ where: (eb) => eb('archived', '=', archived) }); // customers_archived (account_id, archived, id)
   }
+  // A search alone, ranked and paged by number: its best matches may be read in order.
+  if (terms.length && where.length === 1 && !find.sort && page.after === undefined)
+    return searchedPage(ctx, page, terms);
   const ranked = terms.length && !find.sort ? ranking(terms) : undefined;
   return findPage('customers', ctx.account.id, page, { where, order: orderOf(SORT_KEYS, find.sort), ranked });
 }

@@ -446,6 +446,15 @@ export const sqliteMigrations: string[] = [
     DELETE FROM customers_search WHERE rowid = old.id;
   END;
   `,
+  // 15: the best matches of a search without reading every match. The first two ranks (the name is
+  // what was typed; the name starts with it) are ranges of the search text, read in their order
+  // through this index; a search that finds 11,000 customers by a first name would otherwise read
+  // them all to rank them. customers_account is made again, last, as in 2.
+  `
+  CREATE INDEX customers_search_text ON customers(account_id, lower(search_text), id);
+  DROP INDEX customers_account;
+  CREATE INDEX customers_account ON customers(account_id, id);
+  `,
 ];
 
 /** The migration whose rows fillSearchText completes (the SQL cannot fold as the core does). */
@@ -797,6 +806,10 @@ export const postgresMigrations: string[] = [
   ALTER TABLE customers ADD COLUMN search_text text NOT NULL DEFAULT '';
   DROP INDEX IF EXISTS customers_search;
   CREATE INDEX customers_search ON customers USING gin (search_text gin_trgm_ops);
+  `,
+  // 15: as SQLite's 15.
+  `
+  CREATE INDEX customers_search_text ON customers(account_id, lower(search_text COLLATE "C"), id);
   `,
 ];
 
