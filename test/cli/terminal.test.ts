@@ -26,7 +26,7 @@ const customers = async (db: string) =>
     .data;
 
 describe('prompts in a real terminal', () => {
-  it('customers create asks for each missing field, refuses a bad email inline, and creates', async () => {
+  it('customers create asks for each missing field, refuses a bad email inline, offers the IBAN and its holder, and creates', async () => {
     const db = tempDbPath();
     open = terminal(billing(db, 'customers create --json'), { env });
     await open.waitFor('First name');
@@ -41,10 +41,23 @@ describe('prompts in a real terminal', () => {
     await open.waitFor('must be a valid email address');
     open.type('example.com');
     open.send(['Enter']);
+    // On a terminal the IBAN is offered too (Enter skips), and a given IBAN asks for its holder.
+    await open.waitFor('IBAN of the account to debit');
+    open.type('NL91 ABNA 0417 1643 00');
+    open.send(['Enter']);
+    await open.waitFor('Account holder name');
+    open.type('J. Jansen');
+    open.send(['Enter']);
     await open.waitFor('EXIT=0');
     const created = await customers(db);
     expect(created).toHaveLength(1);
-    expect(created[0].attributes).toMatchObject({ first_name: 'Jan', last_name: 'Jansen', email: 'jan@example.com' });
+    expect(created[0].attributes).toMatchObject({
+      first_name: 'Jan',
+      last_name: 'Jansen',
+      email: 'jan@example.com',
+      iban: 'NL91ABNA0417164300',
+      bank_holder: 'J. Jansen',
+    });
   }, 30_000);
 
   it('Ctrl-C inside a prompt exits 130 and writes nothing', async () => {
