@@ -89,7 +89,7 @@ function ranking(terms: readonly string[]): Find['ranked'] {
         WHEN ${every((term) => `% ${term} %`)} THEN 4
         WHEN ${every((term) => `% ${term}%`)} THEN 5
         ELSE 6 END`,
-      dialect.lower('found.search_text'),
+      dialect.codePoint('found.search_text'),
     ];
   };
 }
@@ -137,8 +137,8 @@ function* firstRanks(ctx: CoreContext, page: PageRequest, terms: readonly string
       q
         .selectFrom('customers')
         .where('account_id', '=', ctx.account.id)
-        .where(d.lower('search_text'), '>=', from)
-        .where(d.lower('search_text'), '<', to);
+        .where(d.codePoint('search_text'), '>=', from)
+        .where(d.codePoint('search_text'), '<', to);
   let skip = (page.number - 1) * page.size;
   let wanted = page.size;
   const counts: number[] = [];
@@ -157,7 +157,7 @@ function* firstRanks(ctx: CoreContext, page: PageRequest, terms: readonly string
     const [offset, limit] = [skip, Math.min(wanted, count - skip)];
     rows.push(
       ...(yield* all((q, d) =>
-        inRange(range)(q, d).selectAll().orderBy(d.lower('search_text')).orderBy('id').limit(limit).offset(offset),
+        inRange(range)(q, d).selectAll().orderBy(d.codePoint('search_text')).orderBy('id').limit(limit).offset(offset),
       )),
     );
     skip = 0;

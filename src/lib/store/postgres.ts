@@ -65,6 +65,7 @@ const dialect: Dialect = {
   // COLLATE "C": lower() folds A-Z only and the order is by code point, whatever the database's own
   // collation (under another, lower() and the order would follow its locale).
   lower: (column) => sql<string>`lower(${sql.ref(column)} COLLATE "C")`,
+  codePoint: (column) => sql<string>`${sql.ref(column)} COLLATE "C"`,
   fenced: (query) => query.offset(0),
   // The pg_trgm GIN index customers_search is on the search text: each LIKE of a term of 3
   // characters or more is looked up in it; a shorter term has no trigram and is tested on the rows

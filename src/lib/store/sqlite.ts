@@ -61,6 +61,7 @@ const dialect: Dialect = {
   joinedIds: (column) => sql<string | null>`group_concat(${sql.ref(column)})`,
   // lower() folds ASCII only, and the default collation (BINARY) orders by code point.
   lower: (column) => sql<string>`lower(${sql.ref(column)})`,
+  codePoint: (column) => sql<string>`${sql.ref(column)}`,
   // SQLite has no OFFSET without a LIMIT; -1 is no limit.
   fenced: (query) => query.limit(-1).offset(0),
   customerSearch(terms) {

@@ -28,6 +28,11 @@ export interface Dialect {
    */
   lower(column: string): RawBuilder<string>;
   /**
+   * A text column as it is, compared and ordered by code point on both engines. Not an expression
+   * to PostgreSQL, so an index on it (with COLLATE "C") can answer a count by itself.
+   */
+  codePoint(column: string): RawBuilder<string>;
+  /**
    * A subquery the planner must plan alone (OFFSET 0: neither engine merges it into the outer
    * query), so it is read by its own conditions' index, not by the outer query's order.
    */
