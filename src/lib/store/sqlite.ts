@@ -61,7 +61,10 @@ const dialect: Dialect = {
   joinedIds: (column) => sql<string | null>`group_concat(${sql.ref(column)})`,
   // lower() folds ASCII only, and the default collation (BINARY) orders by code point.
   lower: (column) => sql<string>`lower(${sql.ref(column)})`,
-  codePoint: (column) => sql<string>`${sql.ref(column)}`,
+  // The search text's index is on lower() of it (which changes nothing: it is folded already): on
+  // the column, SQLite would take that index as covering and read a whole account through it
+  // rather than find the few rows through the trigram table (a search of a company took 190 ms).
+  codePoint: (column) => sql<string>`lower(${sql.ref(column)})`,
   // SQLite has no OFFSET without a LIMIT; -1 is no limit.
   fenced: (query) => query.limit(-1).offset(0),
   customerSearch(terms) {

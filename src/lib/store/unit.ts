@@ -28,8 +28,8 @@ export interface Dialect {
    */
   lower(column: string): RawBuilder<string>;
   /**
-   * A text column as it is, compared and ordered by code point on both engines. Not an expression
-   * to PostgreSQL, so an index on it (with COLLATE "C") can answer a count by itself.
+   * A text column already folded to lower case (the search text), compared and ordered by code
+   * point on both engines, as its index is made on each (see migration 15).
    */
   codePoint(column: string): RawBuilder<string>;
   /**
