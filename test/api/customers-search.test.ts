@@ -44,6 +44,8 @@ describe('filter[search] finds people the way support types them', () => {
     expect(await search("o'brien")).toEqual(["O'Brien"]);
     expect(await search('obrien')).toEqual(["O'Brien"]);
     expect(await search('jeroen nobody')).toEqual([]);
+    // Nothing but separators: no word to find, so no one (not every customer).
+    expect(await search('" ,')).toEqual([]);
   });
 
   it('takes accents and special letters as their plain letters, both ways', async () => {

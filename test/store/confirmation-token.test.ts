@@ -1,14 +1,13 @@
 // The migration that put a secret in every mandate page's URL, run on a store made before it: every
 // subscription gets a token of its own, confirmations not yet sent get the new link, sent ones stay.
-import Database from 'better-sqlite3';
-import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { findMandate } from '../../src/lib/core/mandate.js';
 import { postgresMigrations, sqliteMigrations } from '../../src/lib/store/migrations.js';
 import { openStore } from '../../src/lib/store/store.js';
 import { all } from '../../src/lib/store/unit.js';
-import { ENGINE, freshPostgresUrl } from '../helpers/engine.js';
-import { closeLater, tempDbPath } from '../helpers/store.js';
+import { ENGINE } from '../helpers/engine.js';
+import { storeAtVersion } from '../helpers/older-store.js';
+import { closeLater } from '../helpers/store.js';
 
 const migrations = ENGINE === 'sqlite' ? sqliteMigrations : postgresMigrations;
 /** The migration under test, found by what it does (its number is decided when branches merge). */
@@ -62,32 +61,7 @@ const ROWS = [
 ];
 
 /** A store at the version before the migration, with the rows above: its location. */
-async function storeBefore(): Promise<string> {
-  if (ENGINE === 'sqlite') {
-    const path = tempDbPath();
-    const db = new Database(path);
-    try {
-      for (const sql of migrations.slice(0, version)) db.exec(sql);
-      for (const sql of ROWS) db.exec(sql);
-      db.pragma(`user_version = ${version}`);
-    } finally {
-      db.close();
-    }
-    return path;
-  }
-  const url = await freshPostgresUrl();
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    for (const sql of migrations.slice(0, version)) await client.query(sql);
-    for (const sql of ROWS) await client.query(sql);
-    await client.query('CREATE TABLE billing_schema (version integer NOT NULL)');
-    await client.query('INSERT INTO billing_schema (version) VALUES ($1)', [version]);
-  } finally {
-    await client.end();
-  }
-  return url;
-}
+const storeBefore = () => storeAtVersion(version, ROWS);
 
 describe(`the migration to confirmation tokens (${ENGINE})`, () => {
   it('gives every existing subscription a random token of its own, and the old URLs find nothing', async () => {

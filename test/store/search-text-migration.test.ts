@@ -1,7 +1,5 @@
 // Migration 14 on a store made before it: every customer gets the search text the core would have
 // written, so the people already there are found as new ones are (accents, IBAN, phone).
-import Database from 'better-sqlite3';
-import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { defaultAccount } from '../../src/lib/core/accounts.js';
 import { fixedClock } from '../../src/lib/core/clock.js';
@@ -9,8 +7,9 @@ import { listCustomers } from '../../src/lib/core/customers.js';
 import { postgresMigrations, SEARCH_TEXT_VERSION, sqliteMigrations } from '../../src/lib/store/migrations.js';
 import { openStore } from '../../src/lib/store/store.js';
 import { all } from '../../src/lib/store/unit.js';
-import { ENGINE, freshPostgresUrl } from '../helpers/engine.js';
-import { closeLater, TEST_NOW, tempDbPath } from '../helpers/store.js';
+import { ENGINE } from '../helpers/engine.js';
+import { storeAtVersion } from '../helpers/older-store.js';
+import { closeLater, TEST_NOW } from '../helpers/store.js';
 
 const migrations = ENGINE === 'sqlite' ? sqliteMigrations : postgresMigrations;
 const before = SEARCH_TEXT_VERSION - 1;
@@ -33,30 +32,7 @@ const filler = (from: number, to: number) =>
 async function storeBefore(): Promise<string> {
   const statements = [...ROWS];
   for (let from = 1; from < COUNT; from += 1000) statements.push(filler(from, Math.min(COUNT, from + 1000)));
-  if (ENGINE === 'sqlite') {
-    const path = tempDbPath();
-    const db = new Database(path);
-    try {
-      for (const sql of migrations.slice(0, before)) db.exec(sql);
-      for (const sql of statements) db.exec(sql.replace('true', '1'));
-      db.pragma(`user_version = ${before}`);
-    } finally {
-      db.close();
-    }
-    return path;
-  }
-  const url = await freshPostgresUrl();
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    for (const sql of migrations.slice(0, before)) await client.query(sql);
-    for (const sql of statements) await client.query(sql);
-    await client.query('CREATE TABLE billing_schema (version integer NOT NULL)');
-    await client.query('INSERT INTO billing_schema (version) VALUES ($1)', [before]);
-  } finally {
-    await client.end();
-  }
-  return url;
+  return storeAtVersion(before, statements);
 }
 
 describe(`the migration to search texts (${ENGINE})`, () => {

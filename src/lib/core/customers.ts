@@ -188,6 +188,8 @@ export function listCustomers(ctx: CoreContext, page: PageRequest, find: Custome
   if (find.email !== undefined) where.push(emailIs(find.email));
   const terms = find.search === undefined ? [] : searchTerms(find.search);
   if (terms.length) where.push(searching(terms));
+  // A search of separators only (a quote, a comma) has no word to find: it finds no one, not everyone.
+  else if (find.search !== undefined) where.push({ where: () => sql<SqlBool>`1 = 0` });
   if (find.archived !== undefined) {
     const archived = find.archived ? 1 : 0;
     where.push({ where: (eb) => eb('archived', '=', archived) }); // customers_archived (account_id, archived, id)
