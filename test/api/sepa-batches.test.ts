@@ -86,10 +86,14 @@ describe('collections create', () => {
     const again = await batch(core);
     expect(again.data).toBeNull();
     expect(again.meta.left_out).toEqual([]);
-    for (const member of [a, b])
-      expect(
-        (await transactionsOf(core, member.subscription)).filter((t) => t.attributes.status === 'scheduled'),
-      ).toHaveLength(2);
+    const scheduled = async (member: { subscription: string }) =>
+      (await transactionsOf(core, member.subscription)).filter((t) => t.attributes.status === 'scheduled');
+    // The next cycle is scheduled on the collection date (Monday), as the clock does a simulated collection's.
+    for (const member of [a, b]) expect(await scheduled(member)).toHaveLength(1);
+    await setClock(core, '2026-11-22T22:59:59Z');
+    for (const member of [a, b]) expect(await scheduled(member)).toHaveLength(1);
+    await setClock(core, '2026-11-22T23:00:00Z');
+    for (const member of [a, b]) expect(await scheduled(member)).toHaveLength(2);
   });
 
   it('leaves out what cannot be collected, each with its reason, and never writes it into the file', async () => {

@@ -143,7 +143,12 @@ describe('POST /bank-reports', () => {
       // Rejected on Saturday the 21st (the test's today): three days on is Tuesday the 24th.
       expect.objectContaining({ status: 'rescheduled', attempt: 1, new_due_date: '2026-11-24T00:00:00+01:00' }),
     ]);
+    const statuses = async () =>
+      (await transactionsOf(core, members[0].subscription)).map((t: Json) => t.attributes.status).sort();
+    expect(await statuses()).toEqual(['rescheduled']);
     await setClock(core, '2026-11-23T09:00:00Z');
+    // The reject does not stop the plan: its next cycle is scheduled on the date the first was presented for.
+    expect(await statuses()).toEqual(['rescheduled', 'scheduled']);
     const again = await fileOf(core, (await batch(core)).data.id);
     const [retry] = values(again, 'EndToEndId');
     expect(retry).toBe(`${tx.id.replace(/-/g, '')}-2`);

@@ -201,7 +201,7 @@ describe('transactions under SEPA', () => {
     const core = await sepaCore({ settings: ONE_DAY });
     const member = await subscribe(core, await makePlan(core));
     const made = await batch(core);
-    const [, tx] = await transactionsOf(core, member.subscription);
+    const [tx] = await transactionsOf(core, member.subscription);
     const refused = await call(core, 'DELETE', `/transactions/${tx.id}`);
     expect(refused.status).toBe(400);
     expect(refused.body.errors[0].detail).toContain(`collection batch ${made.data.id}`);
@@ -223,6 +223,12 @@ describe('transactions under SEPA', () => {
     expect(late.body.errors[0].detail).toBe(
       `collection ${again.data.id} is exported: only a batch not yet exported can be cancelled (its file may be at the bank)`,
     );
+    // Batched twice for the same date: its next cycle is scheduled once on that date.
+    await setClock(core, '2026-11-23T09:00:00Z');
+    expect((await transactionsOf(core, member.subscription)).map((t: Json) => t.attributes.status)).toEqual([
+      'scheduled',
+      'scheduled',
+    ]);
   });
 
   it('cancelled out of a batch after the account went back to simulation, are collected by the clock again', async () => {
@@ -249,11 +255,14 @@ describe('transactions under SEPA', () => {
     });
     const statuses = async () =>
       (await transactionsOf(core, member.subscription)).map((t: Json) => t.attributes.status);
-    expect(await statuses()).toEqual(['canceled', 'scheduled']); // the next cycle canceled, the batched one on its way
+    expect(await statuses()).toEqual(['scheduled']); // the batched one on its way
     await ok(core, 'PATCH', `/collections/${made.data.id}`, 200, {
       data: { type: 'collection', id: made.data.id, attributes: { status: 'cancelled' } },
     });
-    expect(await statuses()).toEqual(['canceled', 'canceled']);
+    expect(await statuses()).toEqual(['canceled']);
+    // Its collection date passes with nothing to present: no next cycle, none when resumed before it either.
+    await setClock(core, '2026-11-23T09:00:00Z');
+    expect(await statuses()).toEqual(['canceled']);
   });
 
   it('refuse a simulated outcome, and an invoice paid by hand while its collection is in a batch', async () => {

@@ -25,8 +25,17 @@ import {
 } from './collections.js';
 import type { Account, CoreContext } from './context.js';
 import { allowsPrivateWebhooks, nowIso } from './context.js';
-import { flush, Ledger, loadRules, loadTransactions, type Txn } from './ledger.js';
-import { putInBatch, recollect, retryDueDate, takeOutOfBatch } from './transaction-rules.js';
+import {
+  flush,
+  Ledger,
+  loadRules,
+  loadTransactions,
+  WORK_INSERT,
+  workRow,
+  type HistoryItem,
+  type Txn,
+} from './ledger.js';
+import { recollect, retryDueOf, takeOutOfBatch } from './transaction-rules.js';
 import { fail, invalidAttributes, notFound, ok, type Result } from './result.js';
 import { addDays, addMonths, dayAt, midnight } from './schedule.js';
 import { readInstants } from './time.js';
@@ -157,6 +166,41 @@ export function createCollection(ctx: CoreContext, attributes: Record<string, un
   );
 }
 
+/** A candidate as a batch reads it: the transaction, its subscription's mandate, the debtor and the plan's frequency. */
+interface Candidate {
+  id: string;
+  subscription_id: number;
+  status: string;
+  collection_id: number | null;
+  origin: string;
+  attempt: number;
+  due_date: string;
+  history: string;
+  amount_cents: number;
+  payment_method: string;
+  description: string | null;
+  customer_id: number;
+  mandate_code: string;
+  mandate_accepted: number;
+  mandate_accepted_date: string | null;
+  mandate_attention: string | null;
+  mandate_attention_on: string | null;
+  first_name: string;
+  middle_name: string | null;
+  last_name: string;
+  company_name: string | null;
+  bank_holder: string | null;
+  iban: string | null;
+  frequency: string;
+}
+
+/**
+ * The batch is written set-based: per chunk one read (the transactions with their mandates, debtors
+ * and plans), one guarded UPDATE that takes them, and the items. Nothing else is written for a
+ * transaction: its plan's next cycle is due work at its collection date (transaction.presented),
+ * as a simulated collection's is scheduled by the clock on its due date, so a batch holds the write
+ * lock for the batch alone.
+ */
 function* makeBatch(ctx: CoreContext, today: string, until: string): Unit<Result<Made>> {
   const account = yield* currentAccount(ctx);
   if (account.collection !== 'sepa') {
@@ -185,87 +229,95 @@ function* makeBatch(ctx: CoreContext, today: string, until: string): Unit<Result
       })
       .returningAll(),
   )) as Collection;
+  // Every candidate once, in the items' order: one sorted read, not a sort of what is left per chunk.
+  const ids = (yield* all((q) =>
+    q
+      .selectFrom('transactions')
+      .select('id')
+      .where('account_id', '=', account.id)
+      .where('status', 'in', COLLECTABLE)
+      .where('collection_id', 'is', null)
+      .where((eb) => eb.or([eb('status', '=', 'rescheduled'), eb('due_date', '<', untilEnd)]))
+      .orderBy('due_date')
+      .orderBy('seq'),
+  )).map((row) => row.id);
   const leftOut: LeftOut[] = [];
   const uses = new Map<number, LastUse>();
   let count = 0;
   let sum = 0;
-  let after: { due: string; seq: number } | undefined;
-  for (;;) {
-    const candidates = yield* all((q) => {
-      let query = q
-        .selectFrom('transactions')
-        .select(['id', 'seq', 'due_date'])
-        .where('account_id', '=', account.id)
-        .where('status', 'in', COLLECTABLE)
-        .where('collection_id', 'is', null)
-        .where((eb) => eb.or([eb('status', '=', 'rescheduled'), eb('due_date', '<', untilEnd)]));
-      if (after) {
-        const { due, seq } = after;
-        query = query.where((eb) =>
-          eb.or([eb('due_date', '>', due), eb.and([eb('due_date', '=', due), eb('seq', '>', seq)])]),
-        );
-      }
-      return query.orderBy('due_date').orderBy('seq').limit(CHUNK);
-    });
-    if (candidates.length === 0) break;
-    const last = candidates[candidates.length - 1];
-    after = { due: last.due_date, seq: last.seq };
-
-    const l = new Ledger(allowsPrivateWebhooks(ctx));
-    l.useAccount(account);
-    yield* loadTransactions(
-      l,
-      candidates.map((c) => c.id),
-      account.id,
-    );
-    const subIds = [
-      ...new Set(
-        candidates.map((c) => l.txns.get(c.id)?.subscription_id).filter((id): id is number => id !== undefined),
-      ),
-    ];
-    const customerIds = [...new Set(subIds.map((id) => l.subs.get(id)!.customer_id))];
-    const debtors = new Map<number, Debtor>();
-    if (customerIds.length) {
-      for (const c of yield* all((q) =>
-        q
-          .selectFrom('customers')
-          .select(['id', 'first_name', 'middle_name', 'last_name', 'company_name', 'bank_holder', 'iban'])
-          .where('id', 'in', customerIds),
-      ))
-        debtors.set(c.id, c);
-    }
-    for (const [id, use] of yield* lastUses(subIds.filter((id) => !uses.has(id)))) uses.set(id, use);
+  for (let from = 0; from < ids.length; from += CHUNK) {
+    const chunk = ids.slice(from, from + CHUNK);
+    const rows = (yield* all((q) =>
+      q
+        .selectFrom('transactions as t')
+        .innerJoin('subscriptions as s', 's.id', 't.subscription_id')
+        .innerJoin('customers as c', 'c.id', 's.customer_id')
+        .innerJoin('subscription_plans as p', 'p.id', 's.subscription_plan_id')
+        .select([
+          't.id',
+          't.subscription_id',
+          't.status',
+          't.collection_id',
+          't.origin',
+          't.attempt',
+          't.due_date',
+          't.history',
+          't.amount_cents',
+          't.payment_method',
+          't.description',
+          's.customer_id',
+          's.mandate_code',
+          's.mandate_accepted',
+          's.mandate_accepted_date',
+          's.mandate_attention',
+          's.mandate_attention_on',
+          'c.first_name',
+          'c.middle_name',
+          'c.last_name',
+          'c.company_name',
+          'c.bank_holder',
+          'c.iban',
+          'p.frequency',
+        ])
+        .where('t.id', 'in', chunk)
+        .where('t.account_id', '=', account.id),
+    )) as Candidate[];
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    for (const [id, use] of yield* lastUses(
+      [...new Set(rows.map((row) => row.subscription_id))].filter((id) => !uses.has(id)),
+    ))
+      uses.set(id, use);
 
     const items: Record<string, unknown>[] = [];
-    for (const candidate of candidates) {
-      const tx = l.txns.get(candidate.id);
+    for (const id of chunk) {
+      const tx = byId.get(id);
       // Taken by another batch, canceled or collected since it was read: no longer this batch's.
       if (!tx || !(COLLECTABLE as readonly string[]).includes(tx.status) || tx.collection_id !== null) continue;
-      const due = dayAt(retryDueDate(l, tx), tz);
+      const retryDue =
+        tx.status === 'rescheduled' ? retryDueOf(JSON.parse(tx.history) as HistoryItem[], tx.due_date) : tx.due_date;
+      const due = dayAt(retryDue, tz);
       if (due > until) continue; // a retry not due yet
-      const sub = l.subs.get(tx.subscription_id)!;
-      const debtor = debtors.get(sub.customer_id);
       const collectionDate = nextTarget2Day(due > earliest ? due : earliest);
-      const use = uses.get(sub.id);
-      const reason = leaveOut(tx, sub, debtor, use, collectionDate, missing, account);
+      const use = uses.get(tx.subscription_id);
+      const debtor: Debtor = { ...tx, id: tx.customer_id };
+      const reason = leaveOut(tx, tx, debtor, use, collectionDate, missing, account);
       if (reason !== undefined) {
         leftOut.push({
           transaction_id: tx.id,
-          subscription_id: sub.id,
-          due_date: retryDueDate(l, tx),
+          subscription_id: tx.subscription_id,
+          due_date: retryDue,
           amount_cents: tx.amount_cents,
           reason,
         });
         continue;
       }
-      const iban = debtor!.iban!;
-      const plan = l.plans.get(sub.subscription_plan_id)!;
-      let sequence = plan.frequency === 'once' ? 'OOFF' : use ? 'RCUR' : 'FRST';
+      const iban = tx.iban!;
+      let sequence = tx.frequency === 'once' ? 'OOFF' : use ? 'RCUR' : 'FRST';
       let originalMandate: string | null = null;
       let originalIban: string | null = null;
       let originalAgent: string | null = null;
       if (use) {
-        if (use.mandate_id !== sub.mandate_code) originalMandate = use.mandate_id;
+        if (use.mandate_id !== tx.mandate_code) originalMandate = use.mandate_id;
         if (use.debtor_iban !== iban) {
           // Another bank: the debtor's agent changed (SMNDA), which the EPC guidelines collect as a first collection again.
           if (bankOf(use.debtor_iban) !== bankOf(iban)) {
@@ -274,21 +326,21 @@ function* makeBatch(ctx: CoreContext, today: string, until: string): Unit<Result
           } else originalIban = use.debtor_iban;
         }
       }
-      uses.set(sub.id, { date: collectionDate, mandate_id: sub.mandate_code, debtor_iban: iban });
+      uses.set(tx.subscription_id, { date: collectionDate, mandate_id: tx.mandate_code, debtor_iban: iban });
       items.push({
         account_id: account.id,
         collection_id: batch.id,
         transaction_id: tx.id,
-        subscription_id: sub.id,
+        subscription_id: tx.subscription_id,
         attempt: tx.attempt,
         state: 'pending',
         end_to_end_id: endToEndId(tx),
         sequence_type: sequence,
         collection_date: collectionDate,
         amount_cents: tx.amount_cents,
-        mandate_id: sub.mandate_code,
-        mandate_signed_on: dayAt(sub.mandate_accepted_date!, tz),
-        debtor_name: debtorName(debtor!),
+        mandate_id: tx.mandate_code,
+        mandate_signed_on: dayAt(tx.mandate_accepted_date!, tz),
+        debtor_name: debtorName(debtor),
         debtor_iban: iban,
         remittance: tx.description,
         original_mandate_id: originalMandate,
@@ -297,12 +349,36 @@ function* makeBatch(ctx: CoreContext, today: string, until: string): Unit<Result
         created_at: now,
         updated_at: now,
       });
-      putInBatch(l, tx, batch.id, now);
-      count++;
-      sum += tx.amount_cents;
     }
-    yield* writeRows('insert', ITEM_INSERT, items);
-    yield* flush(l);
+    if (items.length === 0) continue;
+    // The guard against another batch made at the same moment (PostgreSQL): a transaction taken
+    // since it was read is not this batch's; the unique index on the items is the last guard.
+    const taken = new Set(
+      (yield* all((q) =>
+        q
+          .updateTable('transactions')
+          .set({ collection_id: batch.id, updated_at: now })
+          .where(
+            'id',
+            'in',
+            items.map((item) => item.transaction_id as string),
+          )
+          .where('collection_id', 'is', null)
+          .where('status', 'in', COLLECTABLE)
+          .returning('id'),
+      )).map((row) => row.id),
+    );
+    const mine = taken.size === items.length ? items : items.filter((item) => taken.has(item.transaction_id as string));
+    yield* writeRows('insert', ITEM_INSERT, mine);
+    const work: Record<string, unknown>[] = [];
+    for (const item of mine) {
+      count++;
+      sum += item.amount_cents as number;
+      const tx = byId.get(item.transaction_id as string)!;
+      if (tx.origin === 'plan' && tx.attempt === 1)
+        work.push(workRow(account.id, 'transaction.presented', tx.id, midnight(item.collection_date as string, tz)));
+    }
+    yield* writeRows('insert', WORK_INSERT, work);
   }
   if (count === 0) return ok<Made>({ collection: null, until, leftOut });
   const stamp = today.replace(/-/g, '');
@@ -318,7 +394,7 @@ function* makeBatch(ctx: CoreContext, today: string, until: string): Unit<Result
 
 /** Why a transaction cannot be collected now, or undefined when it can. */
 function leaveOut(
-  tx: Txn,
+  tx: Pick<Txn, 'payment_method' | 'amount_cents'>,
   sub: {
     mandate_code: string;
     mandate_accepted: number;

@@ -13,7 +13,7 @@ import { finaliseDue, loadCredited, loadInvoices, newInvoicing, originalsOf } fr
 import { flush, Ledger, loadTransactions, type WorkKind } from './ledger.js';
 import { DEFAULT_BASE_URL } from './notifications.js';
 import { activate, cancel } from './subscription-rules.js';
-import { cancelTransaction, collect, fulfil, schedule } from './transaction-rules.js';
+import { cancelTransaction, collect, fulfil, presented, schedule } from './transaction-rules.js';
 
 /** Pieces of work per transaction: big enough that PostgreSQL's round trips are few, small enough to keep memory flat. */
 export const BATCH = 500;
@@ -93,6 +93,11 @@ function doWork(l: Ledger, item: DueItem): void {
     case 'transaction.fulfil': {
       const tx = l.txns.get(item.subject);
       if (tx) fulfil(l, tx, at);
+      return;
+    }
+    case 'transaction.presented': {
+      const tx = l.txns.get(item.subject);
+      if (tx) presented(l, tx, at);
       return;
     }
     case 'subscription.resume': {

@@ -58,11 +58,22 @@ export const WORK = {
   'transaction.schedule': 1,
   'transaction.collect': 1,
   'transaction.fulfil': 1,
+  // A batched collection's date is reached: its plan's next cycle is scheduled (transaction-rules.ts, presented).
+  'transaction.presented': 1,
   'invoice.finalise': 1,
 } as const;
 export type WorkKind = keyof typeof WORK;
 
 type New<T> = Omit<T, 'id'>;
+
+/** A piece of due work as it is written. */
+export const workRow = (accountId: number, kind: WorkKind, subject: string | number, at: string): New<DueWorkRow> => ({
+  account_id: accountId,
+  due_at: at,
+  rank: WORK[kind],
+  kind,
+  subject: String(subject),
+});
 
 /** What the ledger needs of an account: its zone, how it collects, and what a pre-notification says of its creditor. */
 export type AccountRules = Pick<AccountRow, 'time_zone' | 'creditor_id' | 'creditor_name'> & {
@@ -199,7 +210,7 @@ export class Ledger {
   }
 
   due(accountId: number, kind: WorkKind, subject: string | number, at: string): void {
-    this.work.push({ account_id: accountId, due_at: at, rank: WORK[kind], kind, subject: String(subject) });
+    this.work.push(workRow(accountId, kind, subject, at));
   }
 }
 
@@ -443,7 +454,7 @@ const EVENT_INSERT: RowsSpec = {
     amount_cents: 'integer',
   },
 };
-const WORK_INSERT: RowsSpec = {
+export const WORK_INSERT: RowsSpec = {
   key: 'due_work.insert',
   table: 'due_work',
   columns: { account_id: 'integer', due_at: 'instant', rank: 'integer', kind: 'text', subject: 'text' },

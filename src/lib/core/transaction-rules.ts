@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { Outcome, TransactionStatus } from '../schemas/vocabulary.js';
 import { nextTarget2Day } from '../sepa/calendar.js';
 import { reasonText, retryable } from '../sepa/reasons.js';
-import type { Ledger, Sub, Txn } from './ledger.js';
+import type { HistoryItem, Ledger, Sub, Txn } from './ledger.js';
 import { addDays, cycleDay, dayAt, midnight, type Frequency } from './schedule.js';
 import { canMove, OPEN_STATUSES, TRANSACTION_TRANSITIONS, TransitionError } from './transitions.js';
 
@@ -170,19 +170,19 @@ function prenotify(l: Ledger, tx: Txn, at: string, scheduledNow: boolean): void 
 }
 
 /**
- * A SEPA transaction put into collection batch `batchId`: on its way to the bank, as a collected one
- * is on its way under simulation. A plan's first attempt moves the plan on to its next cycle.
+ * A batched plan collection's date is reached: the plan's next cycle is scheduled, as the clock does
+ * on a simulated collection's due date (collect). Not when its batch was cancelled before (the
+ * transaction free again, or canceled): the batch that takes it next sets this up again. A retry
+ * after a reject still counts, and so does a cycle already moved on.
  */
-export function putInBatch(l: Ledger, tx: Txn, batchId: number, at: string): void {
-  tx.collection_id = batchId;
-  tx.updated_at = at;
-  l.changedTxns.add(tx);
-  const sub = l.subs.get(tx.subscription_id)!;
-  if (tx.origin === 'plan' && tx.attempt === 1) {
-    sub.next_cycle = (tx.cycle ?? 0) + 1;
-    l.changedSubs.add(sub);
-    if (sub.status === 'active') schedulePlanCycle(l, sub, sub.next_cycle, at);
-  }
+export function presented(l: Ledger, tx: Txn, at: string): void {
+  if (tx.origin !== 'plan' || tx.cycle === null) return;
+  if (tx.attempt === 1 && tx.collection_id === null && (tx.status === 'scheduled' || tx.status === 'canceled')) return;
+  const sub = l.subs.get(tx.subscription_id);
+  if (!sub || sub.next_cycle > tx.cycle) return;
+  sub.next_cycle = tx.cycle + 1;
+  l.changedSubs.add(sub);
+  if (sub.status === 'active') schedulePlanCycle(l, sub, sub.next_cycle, at);
 }
 
 /**
@@ -273,11 +273,14 @@ function retryOrEnd(l: Ledger, tx: Txn, at: string, code: string): void {
 
 /** Where a rescheduled transaction is next collected: the new due date of its last history item (its due_date keeps the first). */
 export function retryDueDate(l: Ledger, tx: Txn): string {
-  if (tx.status !== 'rescheduled') return tx.due_date;
-  const items = l.historyOf(tx);
+  return tx.status === 'rescheduled' ? retryDueOf(l.historyOf(tx), tx.due_date) : tx.due_date;
+}
+
+/** A rescheduled transaction's next due date, from its history (its first due date without one). */
+export function retryDueOf(items: readonly HistoryItem[], dueDate: string): string {
   for (let i = items.length - 1; i >= 0; i--)
     if (items[i].new_due_date !== null && items[i].status === 'rescheduled') return items[i].new_due_date!;
-  return tx.due_date;
+  return dueDate;
 }
 
 // ---- the bank's word (SEPA): a report's entry applied to the transaction it names ----
