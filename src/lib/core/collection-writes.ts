@@ -166,8 +166,8 @@ export function createCollection(ctx: CoreContext, attributes: Record<string, un
   );
 }
 
-/** A candidate as a batch reads it: the transaction, its subscription's mandate, the debtor and the plan's frequency. */
-interface Candidate {
+/** A transaction as a batch reads it. */
+interface Taken {
   id: string;
   subscription_id: number;
   status: string;
@@ -179,6 +179,11 @@ interface Candidate {
   amount_cents: number;
   payment_method: string;
   description: string | null;
+}
+
+/** Its subscription's mandate, the debtor and the plan's frequency. */
+interface Mandate {
+  subscription_id: number;
   customer_id: number;
   mandate_code: string;
   mandate_accepted: number;
@@ -194,9 +199,11 @@ interface Candidate {
   frequency: string;
 }
 
+type Candidate = Taken & Mandate;
+
 /**
- * The batch is written set-based: per chunk one read (the transactions with their mandates, debtors
- * and plans), one guarded UPDATE that takes them, and the items. Nothing else is written for a
+ * The batch is written set-based: per chunk two reads (the transactions, locked, then their
+ * mandates, debtors and plans), one UPDATE that takes them, and the items. Nothing else is written for a
  * transaction: its plan's next cycle is due work at its collection date (transaction.presented),
  * as a simulated collection's is scheduled by the clock on its due date, so a batch holds the write
  * lock for the batch alone.
@@ -247,41 +254,56 @@ function* makeBatch(ctx: CoreContext, today: string, until: string): Unit<Result
   let sum = 0;
   for (let from = 0; from < ids.length; from += CHUNK) {
     const chunk = ids.slice(from, from + CHUNK);
-    const rows = (yield* all((q) =>
-      q
-        .selectFrom('transactions as t')
-        .innerJoin('subscriptions as s', 's.id', 't.subscription_id')
-        .innerJoin('customers as c', 'c.id', 's.customer_id')
-        .innerJoin('subscription_plans as p', 'p.id', 's.subscription_plan_id')
-        .select([
-          't.id',
-          't.subscription_id',
-          't.status',
-          't.collection_id',
-          't.origin',
-          't.attempt',
-          't.due_date',
-          't.history',
-          't.amount_cents',
-          't.payment_method',
-          't.description',
-          's.customer_id',
-          's.mandate_code',
-          's.mandate_accepted',
-          's.mandate_accepted_date',
-          's.mandate_attention',
-          's.mandate_attention_on',
-          'c.first_name',
-          'c.middle_name',
-          'c.last_name',
-          'c.company_name',
-          'c.bank_holder',
-          'c.iban',
-          'p.frequency',
-        ])
-        .where('t.id', 'in', chunk)
-        .where('t.account_id', '=', account.id),
-    )) as Candidate[];
+    // Locked (PostgreSQL) as they are now: a batch made at the same moment waits, then finds them taken.
+    const txs = (yield* all((q, d) =>
+      d.locked(
+        q
+          .selectFrom('transactions')
+          .select([
+            'id',
+            'subscription_id',
+            'status',
+            'collection_id',
+            'origin',
+            'attempt',
+            'due_date',
+            'history',
+            'amount_cents',
+            'payment_method',
+            'description',
+          ])
+          .where('id', 'in', chunk)
+          .where('account_id', '=', account.id),
+      ),
+    )) as Taken[];
+    const mandates = new Map(
+      (
+        (yield* all((q) =>
+          q
+            .selectFrom('subscriptions as s')
+            .innerJoin('customers as c', 'c.id', 's.customer_id')
+            .innerJoin('subscription_plans as p', 'p.id', 's.subscription_plan_id')
+            .select([
+              's.id as subscription_id',
+              's.customer_id',
+              's.mandate_code',
+              's.mandate_accepted',
+              's.mandate_accepted_date',
+              's.mandate_attention',
+              's.mandate_attention_on',
+              'c.first_name',
+              'c.middle_name',
+              'c.last_name',
+              'c.company_name',
+              'c.bank_holder',
+              'c.iban',
+              'p.frequency',
+            ])
+            .where('s.id', 'in', [...new Set(txs.map((tx) => tx.subscription_id))]),
+        )) as Mandate[]
+      ).map((row) => [row.subscription_id, row]),
+    );
+    const rows = txs.map((tx): Candidate => ({ ...mandates.get(tx.subscription_id)!, ...tx }));
     const byId = new Map(rows.map((row) => [row.id, row]));
     for (const [id, use] of yield* lastUses(
       [...new Set(rows.map((row) => row.subscription_id))].filter((id) => !uses.has(id)),
@@ -351,27 +373,19 @@ function* makeBatch(ctx: CoreContext, today: string, until: string): Unit<Result
       });
     }
     if (items.length === 0) continue;
-    // The guard against another batch made at the same moment (PostgreSQL): a transaction taken
-    // since it was read is not this batch's; the unique index on the items is the last guard.
-    const taken = new Set(
-      (yield* all((q) =>
-        q
-          .updateTable('transactions')
-          .set({ collection_id: batch.id, updated_at: now })
-          .where(
-            'id',
-            'in',
-            items.map((item) => item.transaction_id as string),
-          )
-          .where('collection_id', 'is', null)
-          .where('status', 'in', COLLECTABLE)
-          .returning('id'),
-      )).map((row) => row.id),
+    yield* run((q) =>
+      q
+        .updateTable('transactions')
+        .set({ collection_id: batch.id, updated_at: now })
+        .where(
+          'id',
+          'in',
+          items.map((item) => item.transaction_id as string),
+        ),
     );
-    const mine = taken.size === items.length ? items : items.filter((item) => taken.has(item.transaction_id as string));
-    yield* writeRows('insert', ITEM_INSERT, mine);
+    yield* writeRows('insert', ITEM_INSERT, items);
     const work: Record<string, unknown>[] = [];
-    for (const item of mine) {
+    for (const item of items) {
       count++;
       sum += item.amount_cents as number;
       const tx = byId.get(item.transaction_id as string)!;
