@@ -1,5 +1,6 @@
 // Making and cancelling collection batches (SEPA): see collections.ts for what a batch is.
 import { extractIBAN } from 'ibantools';
+import { sql } from 'kysely';
 import { validateAttributes } from '../schemas/common.js';
 import { collectionCreateSchema, collectionUpdateSchema, COLLECTION_READ_ONLY } from '../schemas/collection.js';
 import { addTarget2Days, nextTarget2Day } from '../sepa/calendar.js';
@@ -175,31 +176,23 @@ interface Taken {
   origin: string;
   attempt: number;
   due_date: string;
-  history: string;
+  /** Only a rescheduled one's. */
+  history: string | null;
   amount_cents: number;
   payment_method: string;
   description: string | null;
 }
 
-/** Its subscription's mandate, the debtor and the plan's frequency. */
-interface Mandate {
+/** Its subscription's mandate, the debtor (a customer: its id) and the plan's frequency. */
+interface Mandate extends Debtor {
   subscription_id: number;
-  customer_id: number;
   mandate_code: string;
   mandate_accepted: number;
   mandate_accepted_date: string | null;
   mandate_attention: string | null;
   mandate_attention_on: string | null;
-  first_name: string;
-  middle_name: string | null;
-  last_name: string;
-  company_name: string | null;
-  bank_holder: string | null;
-  iban: string | null;
   frequency: string;
 }
-
-type Candidate = Taken & Mandate;
 
 /**
  * The batch is written set-based: per chunk two reads (the transactions, locked, then their
@@ -267,7 +260,10 @@ function* makeBatch(ctx: CoreContext, today: string, until: string): Unit<Result
             'origin',
             'attempt',
             'due_date',
-            'history',
+            // A retry's due date is in its history: only a rescheduled one's is read.
+            sql<string | null>`case when ${sql.ref('status')} = 'rescheduled' then ${sql.ref('history')} end`.as(
+              'history',
+            ),
             'amount_cents',
             'payment_method',
             'description',
@@ -285,7 +281,7 @@ function* makeBatch(ctx: CoreContext, today: string, until: string): Unit<Result
             .innerJoin('subscription_plans as p', 'p.id', 's.subscription_plan_id')
             .select([
               's.id as subscription_id',
-              's.customer_id',
+              'c.id',
               's.mandate_code',
               's.mandate_accepted',
               's.mandate_accepted_date',
@@ -303,12 +299,8 @@ function* makeBatch(ctx: CoreContext, today: string, until: string): Unit<Result
         )) as Mandate[]
       ).map((row) => [row.subscription_id, row]),
     );
-    const rows = txs.map((tx): Candidate => ({ ...mandates.get(tx.subscription_id)!, ...tx }));
-    const byId = new Map(rows.map((row) => [row.id, row]));
-    for (const [id, use] of yield* lastUses(
-      [...new Set(rows.map((row) => row.subscription_id))].filter((id) => !uses.has(id)),
-    ))
-      uses.set(id, use);
+    const byId = new Map(txs.map((tx) => [tx.id, tx]));
+    for (const [id, use] of yield* lastUses([...mandates.keys()].filter((id) => !uses.has(id)))) uses.set(id, use);
 
     const items: Record<string, unknown>[] = [];
     for (const id of chunk) {
@@ -316,13 +308,13 @@ function* makeBatch(ctx: CoreContext, today: string, until: string): Unit<Result
       // Taken by another batch, canceled or collected since it was read: no longer this batch's.
       if (!tx || !(COLLECTABLE as readonly string[]).includes(tx.status) || tx.collection_id !== null) continue;
       const retryDue =
-        tx.status === 'rescheduled' ? retryDueOf(JSON.parse(tx.history) as HistoryItem[], tx.due_date) : tx.due_date;
+        tx.history !== null ? retryDueOf(JSON.parse(tx.history) as HistoryItem[], tx.due_date) : tx.due_date;
       const due = dayAt(retryDue, tz);
       if (due > until) continue; // a retry not due yet
       const collectionDate = nextTarget2Day(due > earliest ? due : earliest);
       const use = uses.get(tx.subscription_id);
-      const debtor: Debtor = { ...tx, id: tx.customer_id };
-      const reason = leaveOut(tx, tx, debtor, use, collectionDate, missing, account);
+      const m = mandates.get(tx.subscription_id)!;
+      const reason = leaveOut(tx, m, m, use, collectionDate, missing, account);
       if (reason !== undefined) {
         leftOut.push({
           transaction_id: tx.id,
@@ -333,13 +325,13 @@ function* makeBatch(ctx: CoreContext, today: string, until: string): Unit<Result
         });
         continue;
       }
-      const iban = tx.iban!;
-      let sequence = tx.frequency === 'once' ? 'OOFF' : use ? 'RCUR' : 'FRST';
+      const iban = m.iban!;
+      let sequence = m.frequency === 'once' ? 'OOFF' : use ? 'RCUR' : 'FRST';
       let originalMandate: string | null = null;
       let originalIban: string | null = null;
       let originalAgent: string | null = null;
       if (use) {
-        if (use.mandate_id !== tx.mandate_code) originalMandate = use.mandate_id;
+        if (use.mandate_id !== m.mandate_code) originalMandate = use.mandate_id;
         if (use.debtor_iban !== iban) {
           // Another bank: the debtor's agent changed (SMNDA), which the EPC guidelines collect as a first collection again.
           if (bankOf(use.debtor_iban) !== bankOf(iban)) {
@@ -348,7 +340,7 @@ function* makeBatch(ctx: CoreContext, today: string, until: string): Unit<Result
           } else originalIban = use.debtor_iban;
         }
       }
-      uses.set(tx.subscription_id, { date: collectionDate, mandate_id: tx.mandate_code, debtor_iban: iban });
+      uses.set(tx.subscription_id, { date: collectionDate, mandate_id: m.mandate_code, debtor_iban: iban });
       items.push({
         account_id: account.id,
         collection_id: batch.id,
@@ -360,9 +352,9 @@ function* makeBatch(ctx: CoreContext, today: string, until: string): Unit<Result
         sequence_type: sequence,
         collection_date: collectionDate,
         amount_cents: tx.amount_cents,
-        mandate_id: tx.mandate_code,
-        mandate_signed_on: dayAt(tx.mandate_accepted_date!, tz),
-        debtor_name: debtorName(debtor),
+        mandate_id: m.mandate_code,
+        mandate_signed_on: dayAt(m.mandate_accepted_date!, tz),
+        debtor_name: debtorName(m),
         debtor_iban: iban,
         remittance: tx.description,
         original_mandate_id: originalMandate,
