@@ -18,7 +18,7 @@ import { all, get, run, writeRows, type RowsSpec, type Unit } from '../store/uni
 import { CHUNK, currentAccount, fileBlocks, paymentInfoId, type BankReportRecord, type Block } from './collections.js';
 import type { CoreContext } from './context.js';
 import { allowsPrivateWebhooks, nowIso } from './context.js';
-import { flush, Ledger, loadTransactions } from './ledger.js';
+import { flush, Ledger, loadSubscriptions, type Txn } from './ledger.js';
 import { bookCollection, rejectCollection, returnCollection, type Settled } from './transaction-rules.js';
 import { fail, ok, type Result } from './result.js';
 
@@ -52,6 +52,7 @@ const ITEM_SETTLE: RowsSpec = {
 type Item = Pick<
   CollectionItemRow,
   | 'transaction_id'
+  | 'subscription_id'
   | 'collection_id'
   | 'attempt'
   | 'state'
@@ -132,6 +133,7 @@ const ITEM_COLUMNS = [
   'i.id',
   'i.end_to_end_id',
   'i.transaction_id',
+  'i.subscription_id',
   'i.collection_id',
   'i.attempt',
   'i.state',
@@ -225,7 +227,7 @@ function* apply(ctx: CoreContext, report: BankReport, contentHash: string): Unit
     const byId = new Map(items.map((item) => [item.id, item]));
     const l = new Ledger(allowsPrivateWebhooks(ctx));
     l.useAccount(account);
-    yield* loadTransactions(l, [...new Set(items.map((i) => i.transaction_id))], account.id);
+    yield* loadSettled(l, chunk, items, byEndToEnd, byId, account.id);
     const changed = new Set<Item>();
     for (const { entry, endToEndId, itemId } of chunk) {
       const item = itemId !== undefined ? byId.get(itemId) : byEndToEnd.get(endToEndId!);
@@ -253,6 +255,43 @@ function* apply(ctx: CoreContext, report: BankReport, contentHash: string): Unit
       .where('id', '=', made.id),
   );
   return ok({ report: (yield* findReport(ctx, contentHash))!, already: false });
+}
+
+/**
+ * Loads (locked) the transactions of a chunk's items. A booking needs only its transaction and the
+ * account's zone; a reject or a return may retry it or flag its mandate, so those take their
+ * subscription (its plan, its open transactions) first, in the order every writer locks in.
+ * Loading a subscription for every booking, and with it each one's open transactions, cost more
+ * than the rest of an import.
+ */
+function* loadSettled(
+  l: Ledger,
+  chunk: readonly Work[],
+  items: readonly Item[],
+  byEndToEnd: ReadonlyMap<string, Item>,
+  byId: ReadonlyMap<number, Item>,
+  accountId: number,
+): Unit<void> {
+  const subscriptions = new Set<number>();
+  for (const { entry, endToEndId, itemId } of chunk) {
+    if (entry.outcome === 'booked') continue;
+    const item = itemId !== undefined ? byId.get(itemId) : byEndToEnd.get(endToEndId!);
+    if (item) subscriptions.add(item.subscription_id);
+  }
+  yield* loadSubscriptions(l, subscriptions, accountId);
+  const rest = [...new Set(items.map((i) => i.transaction_id))].filter((id) => !l.txns.has(id));
+  if (rest.length === 0) return;
+  const rows = (yield* all((q, d) =>
+    d.locked(
+      q
+        .selectFrom('transactions')
+        .selectAll()
+        .where('id', 'in', rest)
+        .where('account_id', '=', accountId)
+        .orderBy('seq'),
+    ),
+  )) as Txn[];
+  for (const tx of rows) l.put(tx);
 }
 
 /**
