@@ -129,6 +129,7 @@ export async function pgStatement(url: string, statement: string): Promise<void>
 export async function onEachEngine(
   seed: (path: string) => Promise<string>,
   bench: (engine: Engine, location: string, seeding: string) => Promise<boolean>,
+  settings: Record<string, string> = DURABLE,
 ): Promise<void> {
   const engines = (process.env.ENGINES ?? 'sqlite,postgres').split(',') as Engine[];
   for (const engine of engines)
@@ -143,7 +144,7 @@ export async function onEachEngine(
     let copyMs = 0;
     if (engines.includes('postgres')) {
       const { startPostgres } = await import('../test/helpers/postgres-server.js');
-      server = await startPostgres(DURABLE);
+      server = await startPostgres(settings);
       url = server.url();
       copyMs = await copyTo(path, url);
     }
