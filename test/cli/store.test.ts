@@ -48,8 +48,8 @@ const EMPTY = {
 // (60 collected, some charged back and retried, 6 canceled, 14 ahead) with 342 status events; seven invoices of eleven lines (a credit's
 // copied); four mandate requests and six invoice emails; ahead, 17 collections (some of canceled ones, dropped when due), a fulfilment,
 // a resume and a cancellation. The club collecting by SEPA (demo/club.ts) adds its account (and key), a plan, six members
-// on six subscriptions, eleven transactions (five batched, the next five, one left out) with 34 events, eleven
-// pre-notifications, and one exported batch of five. The store's clock is left as it was: no row. No plan's
+// on six subscriptions, six transactions (five batched, one left out) with 24 events, six pre-notifications,
+// one exported batch of five, and the five next cycles as due work on its collection date. The store's clock is left as it was: no row. No plan's
 // amount changed: plan_prices is empty.
 const DEMO = {
   accounts: 3,
@@ -59,14 +59,14 @@ const DEMO = {
   subscriptions: 26,
   invoices: 7,
   invoice_lines: 11,
-  transactions: 91,
+  transactions: 86,
   collections: 1,
   collection_items: 5,
   bank_reports: 0,
-  events: 376,
+  events: 366,
   webhook_deliveries: 0,
-  notifications: 21,
-  due_work: 20,
+  notifications: 16,
+  due_work: 25,
   store_clock: 0,
   imports: 0,
   idempotency_keys: 0,
@@ -102,14 +102,14 @@ describe('billing store info', () => {
       ['subscriptions', '26'],
       ['invoices', '7'],
       ['invoice lines', '11'],
-      ['transactions', '91'],
+      ['transactions', '86'],
       ['collections', '1'],
       ['collection items', '5'],
       ['bank reports', '0'],
-      ['events', '376'],
+      ['events', '366'],
       ['webhook deliveries', '0'],
-      ['notifications', '21'],
-      ['due work', '20'],
+      ['notifications', '16'],
+      ['due work', '25'],
       ['store clock', '0'],
       ['imports', '0'],
       ['idempotency keys', '0'],
@@ -163,7 +163,7 @@ describe('billing store copy', () => {
     expect(json(toPostgres)).toEqual({ from: db, to: shown, rows: DEMO });
     expect(toPostgres.stderr).toMatch(
       new RegExp(
-        `^copied 596 rows in 19 tables from ${db} to ${shown.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} in \\d+\\.\\d s\\n$`,
+        `^copied 581 rows in 19 tables from ${db} to ${shown.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} in \\d+\\.\\d s\\n$`,
       ),
     );
     expect(json(await billing(['--db', url, 'store', 'info', '--json'])).counts).toEqual(DEMO);
@@ -239,7 +239,7 @@ describe('billing store copy', () => {
     expect(dry.code).toBe(0);
     expect(json(dry)).toEqual({ from: db, to: target, rows: DEMO });
     expect(dry.stderr).toBe(
-      `dry run: would copy 596 rows from ${db} to ${target} (which must be empty); nothing written\n`,
+      `dry run: would copy 581 rows from ${db} to ${target} (which must be empty); nothing written\n`,
     );
     expect(existsSync(target)).toBe(false);
   });
@@ -270,7 +270,7 @@ describe('billing store copy', () => {
       `customers          [${'█'.repeat(30)}] 26/26`,
     ]);
     expect(lines[1]).toContain(`api_keys           [${'█'.repeat(30)}] 2/2`);
-    expect(lines[19]).toMatch(/^copied 596 rows in 19 tables from .* in \d+\.\d s$/);
+    expect(lines[19]).toMatch(/^copied 581 rows in 19 tables from .* in \d+\.\d s$/);
     expect(io.stdout).toContain('│ customers          │ 26');
   });
 });
