@@ -443,8 +443,8 @@ describe('credits follow money rules', () => {
       (i: any) => i.id as string,
     );
   /** An open invoice of 24.20 (2 lunchboxes) and 3.27 (3 x 1.09, tax included): 27.47 in all. */
-  async function open() {
-    const arranged = await arrange();
+  async function open(options: { retries?: number } = {}) {
+    const arranged = await arrange(options);
     const { core, invoice } = arranged;
     ok(await postLine(core, lunchbox(invoice)), 201);
     ok(
@@ -535,6 +535,39 @@ describe('credits follow money rules', () => {
     expect(twice.body.errors[0].detail).toBe(`invoice ${made}: marked refunded already, on 2026-11-24`);
     const others = (await send(core, 'GET', '/invoices', { query: 'filter[refund_due]=false' })).body.data;
     expect(others.map((i: any) => i.id)).toEqual([invoice, made]);
+  });
+
+  it('a returned collection of an invoice credited in full is not retried: it fails for good, and nothing is owed back', async () => {
+    const { core, invoice, opened } = await open({ retries: 2 });
+    const tx = opened.relationships.transaction.data.id as string;
+    await setClock(core, '2026-11-21T12:00:00Z');
+    ok(await finalise(core, ok(await credit(core, invoice)).id));
+    const made = (await refundDue(core))[0];
+    expect(made).toBeDefined();
+    // The bank gives the money back: the customer has paid nothing, and a retry would charge for the credit.
+    expect((await simulateOutcome(await context(core), tx, 'charged_back', 'MS03')).ok).toBe(true);
+    const history = async () =>
+      (await send(core, 'GET', `/transactions/${tx}`)).body.data.attributes.history.map((h: any) => h.status);
+    expect(await txStatus(core, opened)).toBe('failed');
+    expect(await history()).toEqual(['scheduled', 'succeeded', 'charged_back', 'failed']);
+    expect((await getInvoice(core, invoice)).attributes.status).toBe('charged_back');
+    expect(await refundDue(core)).toEqual([]);
+    await setClock(core, '2026-12-10T12:00:00Z');
+    expect(await txStatus(core, opened)).toBe('failed');
+  });
+
+  it('a returned collection of an invoice credited in part is retried in full, the credit owed back once it is collected', async () => {
+    const { core, invoice, lines, opened } = await open({ retries: 2 });
+    const tx = opened.relationships.transaction.data.id as string;
+    await setClock(core, '2026-11-21T12:00:00Z');
+    const part = ok(await credit(core, invoice, [{ line_id: lines[1] }]));
+    ok(await finalise(core, part.id));
+    expect((await simulateOutcome(await context(core), tx, 'charged_back', 'MS03')).ok).toBe(true);
+    expect(await txStatus(core, opened)).toBe('rescheduled');
+    expect(await refundDue(core)).toEqual([]);
+    await setClock(core, '2026-12-10T12:00:00Z');
+    expect(await txStatus(core, opened)).toBe('fulfilled');
+    expect(await refundDue(core)).toEqual([part.id]);
   });
 
   it('credits chosen lines; all the credits of an invoice never come to more than it (Invalid Attribute with the pointer)', async () => {

@@ -204,6 +204,54 @@ describe('POST /bank-reports', () => {
     ]);
   });
 
+  it('a return of an invoice credited in full after its collection is not retried: failed for good, no next batch, nothing owed back', async () => {
+    const core = await sepaCore({ settings: { prenotification_days: 1 } });
+    const member = await subscribe(core, await makePlan(core, { frequency: 'once' }));
+    const invoice = await ok(core, 'POST', '/invoices', 201, {
+      data: { type: 'invoice', attributes: { subscription_id: member.subscription } },
+    });
+    await ok(core, 'POST', '/invoice-lines', 201, {
+      data: {
+        type: 'invoice-line',
+        attributes: { invoice_id: invoice.data.id, description: 'Shirt', amount: '20', tax_rate: '21' },
+      },
+    });
+    const opened = await ok(core, 'PATCH', `/invoices/${invoice.data.id}/finalise`, 200);
+    const txId = opened.data.relationships.transaction.data.id;
+    await setClock(core, '2026-11-21T10:00:01Z');
+    const made = await batch(core);
+    const xml = await fileOf(core, made.data.id);
+    const amounts = [...xml.matchAll(/<InstdAmt Ccy="EUR">([^<]*)</g)].map((m) => Math.round(Number(m[1]) * 100));
+    const e2e = values(xml, 'EndToEndId')[amounts.indexOf(2420)];
+    await imported(core, camt054For({ bookedOn: '2026-11-23', booked: [{ endToEndId: e2e, amountCents: 2420 }] }));
+    const credit = await ok(core, 'POST', `/invoices/${invoice.data.id}/credit`, 200);
+    await ok(core, 'PATCH', `/invoices/${credit.data.id}/finalise`, 200);
+    const refundDue = async () =>
+      (await ok(core, 'GET', '/invoices', 200, undefined, 'filter[refund_due]=true')).data.map((i: Json) => i.id);
+    expect(await refundDue()).toEqual([credit.data.id]);
+    await setClock(core, '2026-12-02T09:00:00Z');
+    const returned = camt054For({
+      bookedOn: '2026-12-02',
+      messageId: 'CAMT-2',
+      returns: [{ endToEndId: e2e, amountCents: 2420, reasonCode: 'MD06' }],
+    });
+    expect((await imported(core, returned)).data.attributes).toMatchObject({ returned: 1 });
+    const tx = (await ok(core, 'GET', `/transactions/${txId}`, 200)).data.attributes;
+    expect(tx.status).toBe('failed');
+    expect(tx.history.map((h: Json) => h.status)).toEqual([
+      'scheduled',
+      'succeeded',
+      'fulfilled',
+      'charged_back',
+      'failed',
+    ]);
+    expect((await ok(core, 'GET', `/invoices/${invoice.data.id}`, 200)).data.attributes.status).toBe('charged_back');
+    // The bank gave the money back: the credit is owed no more, and no batch presents it again.
+    expect(await refundDue()).toEqual([]);
+    await setClock(core, '2026-12-20T09:00:00Z');
+    expect((await batch(core)).data).toBeNull();
+  });
+
   it('a reason no retry cures (AC04) fails at once and flags the mandate; its collections are left out until the IBAN changes', async () => {
     const { core, members, e2e } = await exported(2);
     await imported(

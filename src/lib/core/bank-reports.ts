@@ -18,6 +18,7 @@ import { all, get, run, writeRows, type RowsSpec, type Unit } from '../store/uni
 import { CHUNK, currentAccount, fileBlocks, paymentInfoId, type BankReportRecord, type Block } from './collections.js';
 import type { CoreContext } from './context.js';
 import { allowsPrivateWebhooks, nowIso } from './context.js';
+import { loadFullCredits } from './invoice-rules.js';
 import { flush, Ledger, loadSubscriptions, type Txn } from './ledger.js';
 import { bookCollection, rejectCollection, returnCollection, type Settled } from './transaction-rules.js';
 import { fail, ok, type Result } from './result.js';
@@ -228,6 +229,7 @@ function* apply(ctx: CoreContext, report: BankReport, contentHash: string): Unit
     const l = new Ledger(allowsPrivateWebhooks(ctx));
     l.useAccount(account);
     yield* loadSettled(l, chunk, items, byEndToEnd, byId, account.id);
+    yield* loadFullCredits(l);
     const changed = new Set<Item>();
     for (const { entry, endToEndId, itemId } of chunk) {
       const item = itemId !== undefined ? byId.get(itemId) : byEndToEnd.get(endToEndId!);

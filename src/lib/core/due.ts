@@ -9,7 +9,14 @@
 // batch. So the order holds however far the clock moves in one step.
 import type { Store } from '../store/store.js';
 import { all, get, prepared, type Unit } from '../store/unit.js';
-import { finaliseDue, loadCredited, loadInvoices, newInvoicing, originalsOf } from './invoice-rules.js';
+import {
+  finaliseDue,
+  loadCredited,
+  loadFullCredits,
+  loadInvoices,
+  newInvoicing,
+  originalsOf,
+} from './invoice-rules.js';
 import { flush, Ledger, loadTransactions, type WorkKind } from './ledger.js';
 import { DEFAULT_BASE_URL } from './notifications.js';
 import { activate, cancel } from './subscription-rules.js';
@@ -166,6 +173,7 @@ function* batch(
   const originals = yield* originalsOf(invoiceIds);
   yield* loadInvoices(l, invoicing, [...invoiceIds, ...originals]);
   yield* loadCredited(l, invoicing, originals);
+  yield* loadFullCredits(l);
   // Work a piece sets up inside what this batch covers (a resume's collection due at once, a manual
   // transaction's) is done here, in its place in the order, not after later work of the batch.
   const horizon = claimed.length < size ? windowEnd : claimed[claimed.length - 1].due_at;

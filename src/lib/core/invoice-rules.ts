@@ -11,6 +11,7 @@
 // order invoices are finalised, each once, with no gap, and a refused or failed finalisation gives
 // none back because it took none.
 import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
 import type { AttributeProblem } from '../schemas/common.js';
 import { formatAmount } from '../schemas/money.js';
 import type { InvoiceStatus } from '../schemas/vocabulary.js';
@@ -144,6 +145,7 @@ function finalise(
         `${invoice.reference} ${plan.name}`,
         invoice.id,
       ).id;
+      l.fullyCredited.set(invoice.id, false);
     }
   }
   credit?.();
@@ -241,6 +243,34 @@ export function* loadCredited(l: Ledger, inv: Invoicing, originals: number[]): U
     inv.credited.set(row.original_invoice_id!, Number(row.excl) + Number(row.tax));
   const txIds = loaded.map((id) => l.invoices.get(id)!.transaction_id).filter((id): id is string => id !== null);
   yield* loadTransactions(l, txIds);
+}
+
+/**
+ * For the invoices of the ledger's transactions: whether each is credited in full, so a return of
+ * its collection is not retried (retryOrEnd). Read after the transactions' locks, which a credit's
+ * finaliser takes too: a credit finalised first is seen, one finalised after sees the return.
+ */
+export function* loadFullCredits(l: Ledger): Unit<void> {
+  const ids = new Set<number>();
+  for (const tx of l.txns.values())
+    if (tx.invoice_id !== null && !l.fullyCredited.has(tx.invoice_id)) ids.add(tx.invoice_id);
+  if (ids.size === 0) return;
+  for (const id of ids) l.fullyCredited.set(id, false);
+  for (const row of yield* all((q) =>
+    q
+      .selectFrom('invoices as o')
+      .innerJoin('invoices as c', 'c.original_invoice_id', 'o.id')
+      .select('o.id')
+      .where('o.id', 'in', [...ids])
+      .where('c.status', '<>', 'draft')
+      .groupBy(['o.id', 'o.amount_excl_cents', 'o.tax_amount_cents'])
+      .having(
+        (eb) => sql<number>`-sum(${eb.ref('c.amount_excl_cents')} + ${eb.ref('c.tax_amount_cents')})`,
+        '>=',
+        (eb) => sql<number>`${eb.ref('o.amount_excl_cents')} + ${eb.ref('o.tax_amount_cents')}`,
+      ),
+  ))
+    l.fullyCredited.set(row.id, true);
 }
 
 /**

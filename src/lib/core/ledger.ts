@@ -129,6 +129,16 @@ export class Ledger {
   /** Transactions scheduled under an account collecting by SEPA: their customers are pre-notified when the ledger is written. */
   readonly notices: Txn[] = [];
 
+  /** Per invoice of a loaded transaction: whether its finalised credits credit it in full (loadFullCredits). */
+  readonly fullyCredited = new Map<number, boolean>();
+
+  /** Whether the invoice is credited in full; throws when that was not loaded, rather than guess that money is owed. */
+  creditedInFull(invoiceId: number): boolean {
+    const credited = this.fullyCredited.get(invoiceId);
+    if (credited === undefined) throw new Error(`the credits of invoice ${invoiceId} were not loaded`);
+    return credited;
+  }
+
   useAccount(account: AccountRules): void {
     this.accounts.set(account.id, account);
   }

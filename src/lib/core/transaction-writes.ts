@@ -7,6 +7,7 @@ import { transactionCreateSchema, TRANSACTION_READ_ONLY } from '../schemas/subsc
 import { OUTCOMES, type Outcome } from '../schemas/vocabulary.js';
 import { get, type MaybePromise } from '../store/unit.js';
 import { allowsPrivateWebhooks, nowIso, transactLocked, type CoreContext } from './context.js';
+import { loadFullCredits } from './invoice-rules.js';
 import { flush, Ledger, loadSubscriptions, loadTransactions, type Txn } from './ledger.js';
 import { addManualTransaction, cancelByHand, setOutcome } from './transaction-rules.js';
 import { fail, invalidAttributes, notFound, ok, type Result } from './result.js';
@@ -122,6 +123,7 @@ export function simulateOutcome(
     const key = id.toLowerCase();
     if (!UUID.test(key)) return notFound<Txn>(`no transaction with id ${id}`);
     yield* loadTransactions(l, [key], ctx.account.id);
+    yield* loadFullCredits(l);
     const tx = l.txns.get(key);
     if (!tx) return notFound<Txn>(`no transaction with id ${id}`);
     const refusal = setOutcome(l, tx, outcome, code, nowIso(ctx));
