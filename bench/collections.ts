@@ -6,9 +6,9 @@
 //   peak RSS of the process that batches and exports        target <= 200 MB
 //   importing a camt.054 of N booked entries: POST /bank-reports, the file streamed from disk (its
 //   hash, parse and every entry applied, in one transaction) target >= 10,000 entries/s
-// Each part runs in a child process of its own that opens the store and does nothing else, so its
-// RSS high-water mark (process.resourceUsage().maxRSS) is the part's, not the seeding's; its
-// baseline (tsx and its loader thread loaded, store open, before the part: about 120 MB, where the
+// Each part runs in a child process of its own that opens the store and does nothing else, with the
+// heap limits the built CLI gives its command (bin/heap.js), so its RSS high-water mark
+// (process.resourceUsage().maxRSS) is the part's, not the seeding's; its baseline (tsx and its loader thread loaded, store open, before the part: about 120 MB, where the
 // built CLI starts at about 60) is printed beside it, and the JS heap still in use at the end once
 // a full GC has run (what the part kept, as against the garbage V8 let pile up before collecting).
 // Rates are by wall clock (against the targets) and by the CPU time of the part's process (what a
@@ -30,6 +30,7 @@ import { once } from 'node:events';
 import { createReadStream, createWriteStream, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createRequire } from 'node:module';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -43,6 +44,9 @@ import { writeCamt, type BankTransaction } from '../test/helpers/bank-reports.js
 import { figure, info, mb, onEachEngine, start } from './advance.js';
 
 const SELF = fileURLToPath(import.meta.url);
+const { heapFlagsFor } = createRequire(import.meta.url)('../bin/heap.js') as {
+  heapFlagsFor: (argv: string[]) => string[] | undefined;
+};
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const TARGETS = { batchAndExportPerSecond: 20_000, peakMb: 200, importPerSecond: 10_000 };
 const CREDITOR = {
@@ -463,9 +467,13 @@ async function importChild(location: string, file: string): Promise<Imported> {
   }
 }
 
-/** Runs a part in a child process (`node --import tsx` this file); its JSON report from stdout. */
-function child<T>(args: string[], name: string, profile: boolean): Promise<T> {
-  const flags = ['--import', 'tsx', '--expose-gc'];
+/**
+ * Runs a part in a child process (`node --import tsx` this file); its JSON report from stdout. With
+ * the heap limits the built CLI runs the part's command with (bin/heap.js), so its memory is the
+ * command's: `billing collections create|export` starts node again with them (import runs without).
+ */
+function child<T>(args: string[], name: string, profile: boolean, command: string[]): Promise<T> {
+  const flags = [...(heapFlagsFor(command) ?? []), '--import', 'tsx', '--expose-gc'];
   if (profile) {
     mkdirSync(join(ROOT, '.prof'), { recursive: true });
     flags.push(
@@ -537,11 +545,17 @@ async function benchEngine(
     const camt = join(dir, 'camt054.xml');
     // Another process busy on the machine takes CPU from the parts: their wall times say so.
     const load = [loadavg()[0]];
-    const c = await child<Collected>(['collect', location, pain], `collections-${engine}`, profile);
+    const c = await child<Collected>(['collect', location, pain], `collections-${engine}`, profile, [
+      'collections',
+      'create',
+    ]);
     const debits = await debitsOf(pain, c.messageId);
     await writeReport(camt, debits, new Date().toISOString().slice(0, 10));
     load.push(loadavg()[0]);
-    const r = await child<Imported>(['import', location, camt], `bank-report-${engine}`, profile);
+    const r = await child<Imported>(['import', location, camt], `bank-report-${engine}`, profile, [
+      'collections',
+      'import',
+    ]);
     load.push(loadavg()[0]);
 
     const perSecond = (ms: number) => count / (ms / 1000);

@@ -8,63 +8,37 @@ const Module = require('node:module');
 const { join } = require('node:path');
 const { Script } = require('node:vm');
 
-// `billing import` runs in a process of its own with a small V8 young generation (and old space
-// kept near what it uses), so its memory stays flat whatever the size of the file: by default V8
-// lets the garbage of a long stream of rows grow the heap by a hundred MB before collecting it.
-// These sizes are set when the heap is made, so only by flags on node's command line: the import
-// starts node again with them (about 40 ms, only for import). The child inherits stdin, stdout and
-// stderr (stdin for `-`, the terminal for the progress bar); its exit code and a signal that ended
-// it are this process's; a signal sent to this process is passed on. If this process dies without
-// passing anything on (SIGKILL), the child stops too (its IPC channel closes): never an import
-// that goes on unseen beside a rerun (which would import its rows twice).
-const IMPORT_HEAP_FLAGS = ['--max-semi-space-size=2', '--max-old-space-size=1024'];
-/** Global options that take a value (as src/cli.ts VALUE_OPTIONS; a test holds the two alike). */
-const VALUE_OPTIONS = new Set([
-  '-o',
-  '--output',
-  '--db',
-  '--base-url',
-  '--api-key',
-  '--profile',
-  '--account',
-  '--query',
-  '--timeout',
-  '--pool-size',
-]);
-const firstWord = (argv) => {
-  for (let i = 0; i < argv.length; i++) {
-    if (argv[i] === '--') return undefined;
-    if (!argv[i].startsWith('-')) return argv[i];
-    if (VALUE_OPTIONS.has(argv[i])) i++;
-  }
-  return undefined;
-};
+// Commands that stream many rows (bin/heap.js) run in a process of their own with heap limits,
+// which only flags on node's command line can set: the launcher starts node again with them (about
+// 40 ms, only for those commands). The child inherits stdin, stdout and stderr (stdin for `-`, the
+// terminal for the progress bar); its exit code and a signal that ended it are this process's; a
+// signal sent to this process is passed on. If this process dies without passing anything on
+// (SIGKILL), the child stops too (its IPC channel closes): never an import that goes on unseen
+// beside a rerun (which would import its rows twice).
 if (process.env.BILLING_IMPORT_LAUNCHER) {
-  // The import's own process (BILLING_IMPORT_LAUNCHER: the launcher's pid, which the import also
+  // The command's own process (BILLING_IMPORT_LAUNCHER: the launcher's pid, which an import also
   // checks before every batch it commits: the event loop may not turn for a while).
   if (process.channel) {
     process.channel.unref();
     process.once('disconnect', () => process.kill(process.pid, 'SIGKILL'));
   }
 } else if (
-  firstWord(process.argv.slice(2)) === 'import' &&
   !process.env.BILLING_WARM_COMMANDS &&
   !process.execArgv.some((flag) => flag.startsWith('--max-semi-space-size'))
 ) {
-  runImportProcess();
-  return;
+  const flags = require('./heap.js').heapFlagsFor(process.argv.slice(2));
+  if (flags) {
+    runInOwnProcess(flags);
+    return;
+  }
 }
 
-function runImportProcess() {
+function runInOwnProcess(flags) {
   const { spawn } = require('node:child_process');
-  const child = spawn(
-    process.execPath,
-    [...process.execArgv, ...IMPORT_HEAP_FLAGS, __filename, ...process.argv.slice(2)],
-    {
-      stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
-      env: { ...process.env, BILLING_IMPORT_LAUNCHER: String(process.pid) },
-    },
-  );
+  const child = spawn(process.execPath, [...process.execArgv, ...flags, __filename, ...process.argv.slice(2)], {
+    stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
+    env: { ...process.env, BILLING_IMPORT_LAUNCHER: String(process.pid) },
+  });
   const signals = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT'];
   const pass = (signal) => {
     try {
@@ -75,7 +49,7 @@ function runImportProcess() {
   };
   for (const signal of signals) process.on(signal, pass);
   child.on('error', (error) => {
-    process.stderr.write(`billing: cannot start the import: ${error.message}\n`);
+    process.stderr.write(`billing: cannot start the command's own process: ${error.message}\n`);
     process.exit(1);
   });
   child.on('exit', (code, signal) => {

@@ -4,6 +4,7 @@
 // when the same file is imported again or the import was killed half-way.
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
@@ -290,9 +291,37 @@ describe('billing import through the launcher (the built CLI: a process of its o
 
   it('knows the global options that take a value as src/cli.ts does (to find the command word)', () => {
     const list = (text: string) => /const VALUE_OPTIONS = new Set\((\[[^\]]*\])\)/.exec(text)?.[1];
-    const launcher = list(readFileSync(BIN, 'utf8'));
+    const launcher = list(readFileSync(join(BIN, '..', 'heap.js'), 'utf8'));
     expect(launcher).toBeDefined();
     expect(launcher).toBe(list(readFileSync(join(BIN, '..', '..', 'src', 'cli.ts'), 'utf8')));
+  });
+});
+
+describe('the commands the launcher runs with heap limits (bin/heap.js)', () => {
+  const { heapFlagsFor } = createRequire(import.meta.url)(join(BIN, '..', 'heap.js')) as {
+    heapFlagsFor: (argv: string[]) => string[] | undefined;
+  };
+  it('imports, and the collection commands that batch and export, wherever the global options are; nothing else', () => {
+    const limited = (argv: string[]) => heapFlagsFor(argv)?.join(' ');
+    expect(limited(['import', 'customers', 'x.csv'])).toBe('--max-semi-space-size=2 --max-old-space-size=1024');
+    for (const argv of [
+      ['collections', 'create'],
+      ['--db', 'collections', 'collections', 'export', '3', '--out', 'x.xml'],
+      ['-o', 'json', 'collections', '--account', 'import', 'export', '2'],
+      ['collections', '--json', 'create', '--until', '2026-12-01'],
+    ])
+      expect(limited(argv), argv.join(' ')).toBe('--max-semi-space-size=4 --max-old-space-size=1024');
+    for (const argv of [
+      ['collections', 'list'],
+      ['collections', 'get', '1'],
+      ['collections', 'cancel', '1'],
+      ['collections', 'import', 'camt.xml'],
+      ['--db', 'import', 'customers', 'list'],
+      ['customers', 'create', '--', 'import'],
+      ['invoices', 'finalise', '42'],
+      [],
+    ])
+      expect(limited(argv), argv.join(' ')).toBeUndefined();
   });
 });
 
