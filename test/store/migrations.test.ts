@@ -189,6 +189,61 @@ describe(`the migration of webhook deliveries written before hosts and policies 
   });
 });
 
+describe(`the migration of collection items to a cancelled_at of their own (16), on ${ENGINE}`, () => {
+  it('dates the items of cancelled batches, and keeps one live item per attempt and per EndToEndId', async () => {
+    const location = await freshStoreLocation();
+    const at = TEST_NOW;
+    const item = (id: number, collection: number, e2e: string, state: string) =>
+      `(${id}, 1, ${collection}, 'tx-1', 1, 1, '${state}', '${e2e}', 'FRST', '${at}', 1250, 'M-1', '${at}',` +
+      ` 'Jan', 'NL91ABNA0417164300', '${at}', '${at}')`;
+    const rows = `
+      INSERT INTO accounts (name, webhook_secret, created_at, updated_at) VALUES ('default', 'whsec_x', '${at}', '${at}');
+      INSERT INTO collections (id, account_id, status, message_id, due_until, transaction_count, control_sum_cents,
+        cancelled_at, created_at, updated_at)
+      VALUES (1, 1, 'cancelled', 'M1', '${at}', 1, 1250, '${at}', '${at}', '${at}'),
+        (2, 1, 'created', 'M2', '${at}', 1, 1250, NULL, '${at}', '${at}');
+      INSERT INTO collection_items (id, account_id, collection_id, transaction_id, subscription_id, attempt, state,
+        end_to_end_id, sequence_type, collection_date, amount_cents, mandate_id, mandate_signed_on, debtor_name,
+        debtor_iban, created_at, updated_at)
+      VALUES ${item(1, 1, 'E2E-1', 'cancelled')}, ${item(2, 2, 'E2E-1', 'pending')};`;
+    // A store as version 15 made it: the same attempt in a cancelled batch and in the batch after it.
+    if (ENGINE === 'sqlite') {
+      const db = new Database(location);
+      db.pragma('foreign_keys = OFF');
+      db.exec(sqliteMigrations.slice(0, 15).join('\n'));
+      db.exec(rows);
+      db.pragma('user_version = 15');
+      db.close();
+    } else {
+      await onPostgres(
+        location,
+        `${postgresMigrations.slice(0, 15).join('\n')};
+        CREATE TABLE billing_schema (version integer NOT NULL); INSERT INTO billing_schema VALUES (15); ${rows}`,
+      );
+    }
+    const store = await testStore(location);
+    expect(await store.schemaVersion()).toBe(migrations.length);
+    const items = await store.read(() =>
+      all((q) => q.selectFrom('collection_items').select(['id', 'state', 'cancelled_at']).orderBy('id')),
+    );
+    expect(items.map((i) => [i.id, i.state, i.cancelled_at === null ? null : Date.parse(i.cancelled_at)])).toEqual([
+      [1, 'cancelled', Date.parse(at)],
+      [2, 'pending', null],
+    ]);
+    // A second live item of the attempt, or of the EndToEndId, is refused; a cancelled one is not.
+    const [live] = await store.read(() => all((q) => q.selectFrom('collection_items').selectAll().where('id', '=', 2)));
+    const copy = (id: number, cancelled: string | null) =>
+      store.write(() => run((q) => q.insertInto('collection_items').values({ ...live, id, cancelled_at: cancelled })));
+    await expect((async () => copy(3, null))()).rejects.toThrow(/unique|UNIQUE/);
+    await copy(4, at);
+    expect(await store.read(() => all((q) => q.selectFrom('collection_items').select('id').orderBy('id')))).toEqual([
+      { id: 1 },
+      { id: 2 },
+      { id: 4 },
+    ]);
+  });
+});
+
 describe.runIf(ENGINE === 'sqlite')('openStore on a SQLite file (SQLite only)', () => {
   it('when the file is new, runs every migration, records the version in user_version and turns WAL on', async () => {
     const path = tempDbPath();

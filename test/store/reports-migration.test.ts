@@ -22,7 +22,13 @@ const AFTER_11 = [
   'ALTER TABLE transactions DROP COLUMN reason_code',
 ];
 const DOWNGRADE = [
-  // Migrations 15 and 14 (search), 13 (credits), then 12, go back out before 11: all run again on opening.
+  // Migrations 16 (collection items), 15 and 14 (search), 13 (credits), then 12, go back out before
+  // 11: all run again on opening.
+  'DROP INDEX collection_items_once',
+  'DROP INDEX collection_items_e2e',
+  "CREATE UNIQUE INDEX collection_items_once ON collection_items(transaction_id, attempt) WHERE state <> 'cancelled'",
+  "CREATE UNIQUE INDEX collection_items_e2e ON collection_items(account_id, end_to_end_id) WHERE state <> 'cancelled'",
+  'ALTER TABLE collection_items DROP COLUMN cancelled_at',
   'DROP INDEX customers_search_text',
   ...(ENGINE === 'postgres'
     ? ['DROP INDEX customers_search']

@@ -209,7 +209,8 @@ function* apply(ctx: CoreContext, report: BankReport, contentHash: string): Unit
             .select(ITEM_COLUMNS)
             .where('i.account_id', '=', account.id)
             .where('i.end_to_end_id', 'in', ids)
-            .where('i.state', '<>', 'cancelled'),
+            // As the unique index of EndToEndIds says "not cancelled", so that it is the one read.
+            .where('i.cancelled_at', 'is', null),
         )) as Item[]),
       );
     }

@@ -509,7 +509,7 @@ export function updateCollection(
         yield* run((q) =>
           q
             .updateTable('collection_items')
-            .set({ state: 'cancelled', updated_at: now })
+            .set({ state: 'cancelled', cancelled_at: now, updated_at: now })
             .where('collection_id', '=', id)
             .where(
               'id',

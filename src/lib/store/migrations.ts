@@ -455,6 +455,18 @@ export const sqliteMigrations: string[] = [
   DROP INDEX customers_account;
   CREATE INDEX customers_account ON customers(account_id, id);
   `,
+  // 16: "not cancelled" for the unique indexes of collection items is when their batch was
+  // cancelled, a column written once, not their state: SQLite rewrites a partial index whose
+  // condition names a column an UPDATE sets, and every entry of a bank's report sets the state
+  // (100,000 bookings: 2.3 s of index writes, 0.5 s without).
+  `
+  ALTER TABLE collection_items ADD COLUMN cancelled_at TEXT;
+  UPDATE collection_items SET cancelled_at = updated_at WHERE state = 'cancelled';
+  DROP INDEX collection_items_once;
+  DROP INDEX collection_items_e2e;
+  CREATE UNIQUE INDEX collection_items_once ON collection_items(transaction_id, attempt) WHERE cancelled_at IS NULL;
+  CREATE UNIQUE INDEX collection_items_e2e ON collection_items(account_id, end_to_end_id) WHERE cancelled_at IS NULL;
+  `,
 ];
 
 /** The migration whose rows fillSearchText completes (the SQL cannot fold as the core does). */
@@ -812,6 +824,15 @@ export const postgresMigrations: string[] = [
   // from such an index alone (an index-only scan), never from an expression's.
   `
   CREATE INDEX customers_search_text ON customers(account_id, search_text COLLATE "C", id);
+  `,
+  // 16: as SQLite's 16 (here it keeps a report's updates of the state off the two indexes too).
+  `
+  ALTER TABLE collection_items ADD COLUMN cancelled_at timestamptz;
+  UPDATE collection_items SET cancelled_at = updated_at WHERE state = 'cancelled';
+  DROP INDEX collection_items_once;
+  DROP INDEX collection_items_e2e;
+  CREATE UNIQUE INDEX collection_items_once ON collection_items(transaction_id, attempt) WHERE cancelled_at IS NULL;
+  CREATE UNIQUE INDEX collection_items_e2e ON collection_items(account_id, end_to_end_id) WHERE cancelled_at IS NULL;
   `,
 ];
 

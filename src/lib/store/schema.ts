@@ -191,6 +191,8 @@ export interface CollectionItemRow {
   /** The bank's reason code of a reject or a return. */
   reason_code: string | null;
   settled_at: string | null;
+  /** When its batch was cancelled (before its export); null in every batch that was not. */
+  cancelled_at: string | null;
   created_at: string;
   updated_at: string;
 }
