@@ -144,6 +144,20 @@ describe('billing listen, the built CLI', () => {
     expect(ndjson(listener.stdout())).toHaveLength(1);
   });
 
+  it('SIGTERM (a supervisor stopping it) ends it as Ctrl-C does: 130, saying where to go on', async () => {
+    const db = tempDbPath();
+    await storeReady(db);
+    const listener = await listen(['--json', '--interval', '0.1', '--db', db]);
+    await subscribe(['--db', db]);
+    await listener.until(/"subscription\.unverified"/);
+    listener.child.kill('SIGTERM');
+    expect(await within(listener.exit, 10_000, 'billing listen to exit after SIGTERM')).toEqual({
+      code: 130,
+      signal: null,
+    });
+    expect(listener.stderr()).toContain('stopped after 1 event; to go on from there, run it again with --after 1');
+  });
+
   it('--after replays what came since that id, then goes on, one line each', async () => {
     const db = tempDbPath();
     await storeReady(db);

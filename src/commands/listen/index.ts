@@ -1,4 +1,4 @@
-// `billing listen`: events printed as they happen, until Ctrl-C (exit 130). It polls GET /events
+// `billing listen`: events printed as they happen, until Ctrl-C or SIGTERM (exit 130). It polls GET /events
 // with page[after] through the transport, so it is written once for both doors: embedded, each
 // poll is a read transaction of its own and so sees what other processes committed since (WAL);
 // remote, any server that pages events by id. --forward-to posts each event to a receiver as its
@@ -315,7 +315,7 @@ export function configure(cmd: Command, invoke: Invoke): void {
     .addHelpText(
       'after',
       prose(
-        'Prints every event (a status change of a subscription or a transaction) as it happens, one line each, or one JSON object per line with --json (NDJSON). It follows the embedded store, written to by other processes too, or a server (--base-url), looking for new events every --interval. Ctrl-C stops it, with exit code 130, and says which --after goes on from there.',
+        'Prints every event (a status change of a subscription or a transaction) as it happens, one line each, or one JSON object per line with --json (NDJSON). It follows the embedded store, written to by other processes too, or a server (--base-url), looking for new events every --interval. Ctrl-C (or SIGTERM) stops it, with exit code 130, and says which --after goes on from there.',
       ),
     )
     .addHelpText(

@@ -1,7 +1,7 @@
 // Where a command writes. Injected, so run functions are tested with exact output.
 import { isatty } from 'node:tty';
 
-/** How a run is cut short from outside: Ctrl-C, or the reader of stdout gone (a broken pipe). */
+/** How a run is cut short from outside: Ctrl-C (or SIGTERM), or the reader of stdout gone (a broken pipe). */
 export type Interruption = 'signal' | 'pipe';
 
 export interface IO {
@@ -32,13 +32,18 @@ export interface IO {
   stdinStream?(): AsyncIterable<Uint8Array>;
 }
 
+/** The signals that cut a run short as Ctrl-C does. */
+const STOPPING = ['SIGINT', 'SIGTERM'] as const;
+
 export function processIO(): IO {
   const listeners = new Set<(cause: Interruption) => void>();
   const tell = (cause: Interruption) => {
     for (const listener of [...listeners]) listener(cause);
   };
   let signals = 0;
-  // Only while someone listens: otherwise Ctrl-C ends the process as it always has (exit 130).
+  // Only while someone listens: otherwise Ctrl-C ends the process as it always has (exit 130). A
+  // SIGTERM (a supervisor stopping `billing listen`, a job runner's timeout) stops the run as
+  // Ctrl-C does: after what is in hand, saying where to go on.
   const onSignal = () => {
     if (++signals > 1) process.exit(130);
     tell('signal');
@@ -57,11 +62,11 @@ export function processIO(): IO {
       process.stdout.write(text) ? Promise.resolve() : new Promise((resolve) => process.stdout.once('drain', resolve)),
     err: (text) => void process.stderr.write(text),
     onInterrupt(listener) {
-      if (listeners.size === 0) process.on('SIGINT', onSignal);
+      if (listeners.size === 0) for (const name of STOPPING) process.on(name, onSignal);
       listeners.add(listener);
       return () => {
         listeners.delete(listener);
-        if (listeners.size === 0) process.off('SIGINT', onSignal);
+        if (listeners.size === 0) for (const name of STOPPING) process.off(name, onSignal);
       };
     },
     // Asked of the descriptor: process.stdin would make a stream (about 2.5 ms) most commands never read.
