@@ -11,6 +11,7 @@ import {
   batch,
   call,
   fileOf,
+  finalisedShirt,
   IBANS,
   makePlan,
   ok,
@@ -61,16 +62,7 @@ describe('POST /bank-reports', () => {
         attributes: { transaction_webhook_url: 'http://127.0.0.1:9/hook' },
       },
     });
-    const invoice = await ok(core, 'POST', '/invoices', 201, {
-      data: { type: 'invoice', attributes: { subscription_id: member.subscription } },
-    });
-    await ok(core, 'POST', '/invoice-lines', 201, {
-      data: {
-        type: 'invoice-line',
-        attributes: { invoice_id: invoice.data.id, description: 'Shirt', amount: '20', tax_rate: '21' },
-      },
-    });
-    await ok(core, 'PATCH', `/invoices/${invoice.data.id}/finalise`, 200);
+    const invoice = await finalisedShirt(core, member.subscription);
     await setClock(core, '2026-11-21T10:00:01Z');
     const made = await batch(core);
     const xml = await fileOf(core, made.data.id);
@@ -207,17 +199,8 @@ describe('POST /bank-reports', () => {
   it('a return of an invoice credited in full after its collection is not retried: failed for good, no next batch, nothing owed back', async () => {
     const core = await sepaCore({ settings: { prenotification_days: 1 } });
     const member = await subscribe(core, await makePlan(core, { frequency: 'once' }));
-    const invoice = await ok(core, 'POST', '/invoices', 201, {
-      data: { type: 'invoice', attributes: { subscription_id: member.subscription } },
-    });
-    await ok(core, 'POST', '/invoice-lines', 201, {
-      data: {
-        type: 'invoice-line',
-        attributes: { invoice_id: invoice.data.id, description: 'Shirt', amount: '20', tax_rate: '21' },
-      },
-    });
-    const opened = await ok(core, 'PATCH', `/invoices/${invoice.data.id}/finalise`, 200);
-    const txId = opened.data.relationships.transaction.data.id;
+    const invoice = await finalisedShirt(core, member.subscription);
+    const txId = invoice.data.relationships.transaction.data.id;
     await setClock(core, '2026-11-21T10:00:01Z');
     const made = await batch(core);
     const xml = await fileOf(core, made.data.id);

@@ -10,6 +10,7 @@ import {
   batch,
   call,
   fileOf,
+  finalisedShirt,
   IBANS,
   makePlan,
   ok,
@@ -268,16 +269,7 @@ describe('transactions under SEPA', () => {
   it('refuse a simulated outcome, and an invoice paid by hand while its collection is in a batch', async () => {
     const core = await sepaCore({ settings: ONE_DAY });
     const member = await subscribe(core, await makePlan(core));
-    const invoice = await ok(core, 'POST', '/invoices', 201, {
-      data: { type: 'invoice', attributes: { subscription_id: member.subscription } },
-    });
-    await ok(core, 'POST', '/invoice-lines', 201, {
-      data: {
-        type: 'invoice-line',
-        attributes: { invoice_id: invoice.data.id, description: 'Shirt', amount: '20', tax_rate: '21' },
-      },
-    });
-    await ok(core, 'PATCH', `/invoices/${invoice.data.id}/finalise`, 200);
+    const invoice = await finalisedShirt(core, member.subscription);
     await setClock(core, '2026-11-21T10:00:01Z');
     const made = await batch(core);
     expect(made.data.attributes.transactions).toBe(2);

@@ -135,6 +135,20 @@ export async function subscribe(
   return { customer: customer.data.id, subscription: subscription.data.id };
 }
 
+/** An invoice of the subscription with one line (a shirt, 20.00 + 21% = 24.20), finalised: PATCH …/finalise's document. */
+export async function finalisedShirt(core: TestCore, subscription: string): Promise<Json> {
+  const invoice = await ok(core, 'POST', '/invoices', 201, {
+    data: { type: 'invoice', attributes: { subscription_id: subscription } },
+  });
+  await ok(core, 'POST', '/invoice-lines', 201, {
+    data: {
+      type: 'invoice-line',
+      attributes: { invoice_id: invoice.data.id, description: 'Shirt', amount: '20', tax_rate: '21' },
+    },
+  });
+  return ok(core, 'PATCH', `/invoices/${invoice.data.id}/finalise`, 200);
+}
+
 /** POST /collections: 201 and the batch, or 200 with data null when nothing went in. */
 export async function batch(core: TestCore, until?: string): Promise<Json> {
   const answer = await call(core, 'POST', '/collections', {
