@@ -24,6 +24,28 @@ const normalise = (text: string) =>
     .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d/g, 'TIME')
     .replace(/\d{4}-\d\d-\d\d \d\d:\d\d/g, 'TIME');
 
+/** Waits (at most 10 s) until billing serve's due work has taken a transaction it queued. */
+async function settled(transaction: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const read = await runCli([
+      'transactions',
+      'get',
+      transaction,
+      '--base-url',
+      url,
+      '--api-key',
+      key,
+      '--query',
+      'data.attributes.status',
+    ]);
+    expect(read.code, read.stderr).toBe(0);
+    if (read.stdout.trim() !== 'queued') return;
+    if (Date.now() > deadline) throw new Error(`billing serve left transaction ${transaction} queued for 10 s`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 async function both(args: string[]): Promise<{ remote: CliResult; embedded: CliResult }> {
   const remote = await runCli([...args, '--base-url', url, '--api-key', key]);
   const embedded = await runCli([...args, '--db', embeddedDb, '--account', 'alpha']);
@@ -244,6 +266,9 @@ describe('amounts at their bound and CSV cells, the same in both modes', () => {
           0,
         );
         // Each mode reads its own transaction (their ids differ): the same table, the amount exact.
+        // The embedded command before this read did the new transaction's due work (scheduled and
+        // collected it); billing serve does it on its timer, within a second: read it once done.
+        await settled(made.remote.stdout.trim());
         const got = {
           remote: await runCli(['transactions', 'get', made.remote.stdout.trim(), '--base-url', url, '--api-key', key]),
           embedded: await runCli([
