@@ -68,6 +68,70 @@ const lazyChildProcessPlugin = {
   },
 };
 
+// better-sqlite3's JavaScript is bundled (a dozen small modules resolved, read and compiled on every
+// start otherwise), and its native addon is required from where its install builds it: the
+// package's own loader (the bindings package) tries other folders first, each a failed require.
+// Elsewhere (a debug build) the package's loader still finds it.
+const SQLITE_ADDON_LOAD = "require('bindings')('better_sqlite3.node')";
+/** @type {import('esbuild').Plugin} */
+const sqliteAddonPlugin = {
+  name: 'sqlite-addon',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]better-sqlite3[\\/]lib[\\/]database\.js$/ }, (args) => {
+      const text = readFileSync(args.path, 'utf8');
+      if (!text.includes(SQLITE_ADDON_LOAD))
+        throw new Error(`${args.path} no longer loads its addon with ${SQLITE_ADDON_LOAD} (see scripts/build.mjs)`);
+      const direct = `(() => {
+        const root = require('node:path').dirname(require.resolve('better-sqlite3/package.json'));
+        try {
+          return require(require('node:path').join(root, 'build', 'Release', 'better_sqlite3.node'));
+        } catch (error) {
+          if (error.code !== 'MODULE_NOT_FOUND') throw error;
+          return require(require.resolve('bindings', { paths: [root] }))({ bindings: 'better_sqlite3.node', module_root: root });
+        }
+      })()`;
+      return { contents: text.replace(SQLITE_ADDON_LOAD, direct), loader: 'js' };
+    });
+  },
+};
+
+// Node's built-in modules that only some commands use (node:crypto alone loads twenty internal
+// modules and the streams, about 4 ms of every start): each is required on first use. Each name the
+// module exports becomes a getter, which the bundle's imports read at the call, not at load.
+const LAZY_BUILTINS = [
+  'node:crypto',
+  'node:tty',
+  'node:net',
+  'node:http',
+  'node:https',
+  'node:dns',
+  'node:dns/promises',
+  'node:stream',
+];
+/** @type {import('esbuild').Plugin} */
+const lazyBuiltinsPlugin = {
+  name: 'lazy-builtins',
+  setup(b) {
+    const filter = new RegExp(`^(${LAZY_BUILTINS.join('|')})$`);
+    b.onResolve({ filter }, (args) =>
+      args.namespace === 'lazy-builtin'
+        ? { path: args.path, external: true }
+        : { path: args.path, namespace: 'lazy-builtin' },
+    );
+    b.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, async (args) => {
+      /** @type {unknown} */
+      const builtin = await import(args.path);
+      const names = Object.keys(/** @type {object} */ (builtin)).filter((name) => name !== 'default');
+      const getters = names.map((name) => `get ${name}() { return load().${name}; }`).join(',\n');
+      return {
+        contents: `let real;\nconst load = () => (real ??= require(${JSON.stringify(args.path)}));\nmodule.exports = {\n${getters}\n};\n`,
+        loader: 'js',
+        resolveDir: root,
+      };
+    });
+  },
+};
+
 // vega-canvas's Node build tries `await import('canvas')` (node-canvas, not installed) at its top
 // level, which a CommonJS bundle cannot hold; its browser build is the same without that try, and
 // SVG needs no canvas (text is measured by estimate either way).
@@ -109,9 +173,10 @@ await build({
   // NO_MINIFY=1 keeps function names readable in CPU profiles.
   minify: !process.env.NO_MINIFY,
   sourcemap: 'linked',
-  // Native addon: loaded from node_modules at run time.
-  external: ['better-sqlite3'],
-  plugins: [vendorPlugin, lazyChildProcessPlugin],
+  // better-sqlite3's native addon is loaded from node_modules at run time (sqliteAddonPlugin); the
+  // require and resolve calls written for that stay calls of the bundle's require.
+  external: ['bindings', 'better-sqlite3/package.json'],
+  plugins: [vendorPlugin, lazyChildProcessPlugin, lazyBuiltinsPlugin, sqliteAddonPlugin],
   // import() of a vendor bundle becomes require(): the bundle runs in vm.Script, which has no
   // module loader for real dynamic imports.
   supported: { 'dynamic-import': false },

@@ -44,6 +44,8 @@ export function processIO(): IO {
   // Only while someone listens: otherwise Ctrl-C ends the process as it always has (exit 130). A
   // SIGTERM (a supervisor stopping `billing listen`, a job runner's timeout) stops the run as
   // Ctrl-C does: after what is in hand, saying where to go on.
+  let stdinIsTTY: boolean | undefined;
+  let stderrIsTTY: boolean | undefined;
   const onSignal = () => {
     if (++signals > 1) process.exit(130);
     tell('signal');
@@ -69,10 +71,16 @@ export function processIO(): IO {
         if (listeners.size === 0) for (const name of STOPPING) process.off(name, onSignal);
       };
     },
-    // Asked of the descriptor: process.stdin would make a stream (about 2.5 ms) most commands never read.
-    stdinIsTTY: isatty(0),
+    // Asked when first needed, and of the descriptor: process.stdin would make a stream (about 2.5
+    // ms) most commands never read, and node:tty or a pipe's stream for stderr loads node:net
+    // (about 3 ms) for commands that never prompt or write a message.
+    get stdinIsTTY() {
+      return (stdinIsTTY ??= isatty(0));
+    },
     stdoutIsTTY: Boolean(process.stdout.isTTY),
-    stderrIsTTY: Boolean(process.stderr.isTTY),
+    get stderrIsTTY() {
+      return (stderrIsTTY ??= Boolean(process.stderr.isTTY));
+    },
     columns: process.stdout.isTTY ? process.stdout.columns : undefined,
     async readStdin() {
       const chunks: Buffer[] = [];

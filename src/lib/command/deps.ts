@@ -165,7 +165,8 @@ export function createDeps(
     get settings() {
       return resolved();
     },
-    canPrompt: globals.input && (overrides.canPrompt ?? (io.stdinIsTTY && io.stdoutIsTTY && !env.CI)),
+    // stdout first: asking of stdin loads node:tty, which a command writing to a file or a pipe never needs.
+    canPrompt: globals.input && (overrides.canPrompt ?? (io.stdoutIsTTY && io.stdinIsTTY && !env.CI)),
     prompter: overrides.prompter ?? inquirerPrompter(),
     async transport(limits) {
       if (!transport) {

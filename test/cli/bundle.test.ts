@@ -1,0 +1,77 @@
+// What the built CLI loads to answer a read: start-up is paid in loading code (issue 21), so the
+// modules only some commands use stay unloaded until one of them runs.
+import { spawnSync } from 'node:child_process';
+import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { BIN, ensureBundle, runCli, TEST_CONFIG_DIR } from '../helpers/cli.js';
+import { tempDbPath, tempDir } from '../helpers/store.js';
+
+/** Runs the built CLI with its output in files (as a cron job writes it), and lists the modules it loaded. */
+function loaded(args: string[]): { code: number | null; stdout: string; builtins: string[]; files: string[] } {
+  const dir = tempDir();
+  const preload = join(dir, 'record.cjs');
+  const record = join(dir, 'loaded.json');
+  writeFileSync(
+    preload,
+    `const Module = require('node:module');
+const files = [];
+const load = Module._load;
+Module._load = function (request, ...rest) { files.push(request); return load.call(this, request, ...rest); };
+process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(record)}, JSON.stringify({ builtins: process.moduleLoadList, files })));
+`,
+  );
+  const out = openSync(join(dir, 'out'), 'w');
+  const err = openSync(join(dir, 'err'), 'w');
+  try {
+    const run = spawnSync(process.execPath, ['-r', preload, BIN, ...args], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', BILLING_CONFIG_DIR: TEST_CONFIG_DIR },
+      stdio: ['ignore', out, err],
+    });
+    const { builtins, files } = JSON.parse(readFileSync(record, 'utf8')) as { builtins: string[]; files: string[] };
+    return { code: run.status, stdout: readFileSync(join(dir, 'out'), 'utf8'), builtins, files };
+  } finally {
+    closeSync(out);
+    closeSync(err);
+  }
+}
+
+describe('the built CLI answering a read', () => {
+  it('loads neither crypto, the network nor a terminal module, and only the SQLite addon from node_modules', async () => {
+    ensureBundle();
+    const db = tempDbPath();
+    const made = await runCli([
+      'customers',
+      'create',
+      '--first-name',
+      'Jan',
+      '--last-name',
+      'Jansen',
+      '--email',
+      'jan@example.com',
+      '--db',
+      db,
+      '-q',
+    ]);
+    expect(made.code, made.stderr).toBe(0);
+
+    const read = loaded(['customers', 'get', '1', '--json', '--db', db]);
+    expect(read.code).toBe(0);
+    expect(JSON.parse(read.stdout).data.attributes.email).toBe('jan@example.com');
+    for (const builtin of ['crypto', 'net', 'tty', 'http', 'dns'])
+      expect(read.builtins, builtin).not.toContain(`NativeModule ${builtin}`);
+    // better-sqlite3's JavaScript is in the bundle: the addon is the one file required from its package.
+    const fromPackages = read.files.filter((file) => file.includes('node_modules') || file === 'better-sqlite3');
+    expect(fromPackages).toEqual([
+      expect.stringMatching(/better-sqlite3[\\/]build[\\/]Release[\\/]better_sqlite3\.node$/),
+    ]);
+  });
+
+  it("loads crypto when a command needs it, through the same bundle: a new account's API key", () => {
+    ensureBundle();
+    const made = loaded(['accounts', 'create', 'second', '--json', '--db', tempDbPath()]);
+    expect(made.code).toBe(0);
+    expect(JSON.parse(made.stdout).api_key).toMatch(/^bk_[A-Za-z0-9_-]{20,}$/);
+    expect(made.builtins).toContain('NativeModule crypto');
+  });
+});
