@@ -146,7 +146,6 @@ async function seed(path: string, count: number): Promise<string> {
       'history',
       'created_at',
       'updated_at',
-      'collection_id',
     ]);
     const item = insert('collection_items', [
       'account_id',
@@ -263,7 +262,6 @@ async function seed(path: string, count: number): Promise<string> {
             '[]',
             before,
             before,
-            prior,
           );
           // Some debtors moved since: another account at the same bank (an amendment), another
           // mandate id, or another bank (SMNDA: a first collection again).
@@ -310,7 +308,6 @@ async function seed(path: string, count: number): Promise<string> {
           history(scheduledOn, due),
           scheduledOn,
           scheduledOn,
-          null,
         );
       }
     });

@@ -10,7 +10,8 @@ import { postgresMigrations, sqliteMigrations, TABLES } from '../../src/lib/stor
 import { openStore, type Store } from '../../src/lib/store/store.js';
 import { all, get, run } from '../../src/lib/store/unit.js';
 import { ENGINE, freshPostgresUrl, freshStoreLocation } from '../helpers/engine.js';
-import { closeLater, TEST_NOW, tempDbPath, testStore } from '../helpers/store.js';
+import { batch, call, makePlan, sepaCore, subscribe, transactionsOf } from '../helpers/sepa.js';
+import { closeLater, TEST_NOW, tempDbPath, testCore, testStore } from '../helpers/store.js';
 
 const migrations = ENGINE === 'sqlite' ? sqliteMigrations : postgresMigrations;
 
@@ -241,6 +242,52 @@ describe(`the migration of collection items to a cancelled_at of their own (16),
       { id: 2 },
       { id: 4 },
     ]);
+  });
+});
+
+describe(`the migration of a transaction's batch to its collection item alone (17), on ${ENGINE}`, () => {
+  it('drops the column and its index; a batched transaction stays in its batch, one freed stays free', async () => {
+    const core = await sepaCore({ settings: { prenotification_days: 1 } });
+    const plan = await makePlan(core);
+    const held = await subscribe(core, plan);
+    const freed = await subscribe(core, plan);
+    const made = await batch(core);
+    expect(made.data.attributes.transactions).toBe(2);
+    const [heldTx] = await transactionsOf(core, held.subscription);
+    const [freedTx] = await transactionsOf(core, freed.subscription);
+    await core.store.close();
+    // As version 16 kept it: the column naming the batch, and its index; one item freed by hand since.
+    const statements = [
+      `ALTER TABLE transactions ADD COLUMN collection_id ${ENGINE === 'postgres' ? 'bigint' : 'INTEGER'}`,
+      'CREATE INDEX transactions_batching ON transactions(status, account_id, collection_id, due_date)',
+      `UPDATE transactions SET collection_id = ${made.data.id} WHERE id = '${heldTx.id}'`,
+      `UPDATE collection_items SET state = 'cancelled', cancelled_at = updated_at WHERE transaction_id = '${freedTx.id}'`,
+      ENGINE === 'postgres' ? 'UPDATE billing_schema SET version = 16' : 'PRAGMA user_version = 16',
+    ];
+    if (ENGINE === 'sqlite') {
+      const db = new Database(core.dbPath);
+      for (const statement of statements) db.exec(statement);
+      db.close();
+    } else await onPostgres(core.dbPath, statements.join(';\n'));
+
+    const reopened = await testCore({ dbPath: core.dbPath });
+    expect(await reopened.store.schemaVersion()).toBe(migrations.length);
+    const [row] = await reopened.store.read(() =>
+      all((q) => q.selectFrom('transactions').selectAll().where('id', '=', heldTx.id)),
+    );
+    expect(Object.keys(row)).not.toContain('collection_id');
+    // Still in its batch (its item says so): not to be canceled, not to be batched again.
+    const refused = await call(reopened, 'DELETE', `/transactions/${heldTx.id}`);
+    expect(refused.status).toBe(400);
+    expect(refused.body.errors[0].detail).toContain(`collection batch ${made.data.id}`);
+    const again = await batch(reopened);
+    expect(again.data.attributes.transactions).toBe(1);
+    const items = await reopened.store.read(() =>
+      all((q) =>
+        q.selectFrom('collection_items').select('transaction_id').where('collection_id', '=', Number(again.data.id)),
+      ),
+    );
+    expect(items).toEqual([{ transaction_id: freedTx.id }]);
   });
 });
 

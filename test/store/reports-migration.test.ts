@@ -22,8 +22,10 @@ const AFTER_11 = [
   'ALTER TABLE transactions DROP COLUMN reason_code',
 ];
 const DOWNGRADE = [
-  // Migrations 16 (collection items), 15 and 14 (search), 13 (credits), then 12, go back out before
-  // 11: all run again on opening.
+  // Migrations 17 (a transaction's batch), 16 (collection items), 15 and 14 (search), 13 (credits),
+  // then 12, go back out before 11: all run again on opening.
+  `ALTER TABLE transactions ADD COLUMN collection_id ${ENGINE === 'postgres' ? 'bigint' : 'INTEGER'}`,
+  'CREATE INDEX transactions_batching ON transactions(status, account_id, collection_id, due_date)',
   'DROP INDEX collection_items_once',
   'DROP INDEX collection_items_e2e',
   "CREATE UNIQUE INDEX collection_items_once ON collection_items(transaction_id, attempt) WHERE state <> 'cancelled'",

@@ -1,6 +1,6 @@
 // Making and cancelling collection batches (SEPA): see collections.ts for what a batch is.
 import { extractIBAN } from 'ibantools';
-import { sql } from 'kysely';
+import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import { validateAttributes } from '../schemas/common.js';
 import { collectionCreateSchema, collectionUpdateSchema, COLLECTION_READ_ONLY } from '../schemas/collection.js';
 import { addTarget2Days, nextTarget2Day } from '../sepa/calendar.js';
@@ -27,6 +27,7 @@ import {
 import type { Account, CoreContext } from './context.js';
 import { allowsPrivateWebhooks, nowIso } from './context.js';
 import {
+  batchOf,
   flush,
   Ledger,
   loadRules,
@@ -42,6 +43,10 @@ import { addDays, addMonths, dayAt, midnight } from './schedule.js';
 import { readInstants } from './time.js';
 
 const COLLECTABLE = ['scheduled', 'rescheduled'] as const;
+
+/** A transaction whose current attempt no batch holds (no item of it is live): what a batch may take. */
+const notInBatch = (): RawBuilder<SqlBool> =>
+  sql<SqlBool>`NOT EXISTS (SELECT 1 FROM collection_items i WHERE i.transaction_id = ${sql.ref('transactions.id')} AND i.attempt = ${sql.ref('transactions.attempt')} AND i.cancelled_at IS NULL)`;
 
 const ITEM_INSERT: RowsSpec = {
   key: 'collection_items.insert',
@@ -236,7 +241,7 @@ function* makeBatch(ctx: CoreContext, today: string, until: string): Unit<Result
       .select('id')
       .where('account_id', '=', account.id)
       .where('status', 'in', COLLECTABLE)
-      .where('collection_id', 'is', null)
+      .where(notInBatch)
       .where((eb) => eb.or([eb('status', '=', 'rescheduled'), eb('due_date', '<', untilEnd)]))
       .orderBy('due_date')
       .orderBy('seq'),
@@ -256,7 +261,7 @@ function* makeBatch(ctx: CoreContext, today: string, until: string): Unit<Result
             'id',
             'subscription_id',
             'status',
-            'collection_id',
+            batchOf(),
             'origin',
             'attempt',
             'due_date',
@@ -365,16 +370,6 @@ function* makeBatch(ctx: CoreContext, today: string, until: string): Unit<Result
       });
     }
     if (items.length === 0) continue;
-    yield* run((q) =>
-      q
-        .updateTable('transactions')
-        .set({ collection_id: batch.id, updated_at: now })
-        .where(
-          'id',
-          'in',
-          items.map((item) => item.transaction_id as string),
-        ),
-    );
     yield* writeRows('insert', ITEM_INSERT, items);
     const work: Record<string, unknown>[] = [];
     for (const item of items) {
@@ -537,7 +532,7 @@ export function* collectionSwitched(account: Account, now: string): Unit<void> {
         .select(['id', 'seq'])
         .where('account_id', '=', account.id)
         .where('status', 'in', COLLECTABLE)
-        .where('collection_id', 'is', null)
+        .where(notInBatch)
         .where('seq', '>', after)
         .orderBy('seq')
         .limit(CHUNK),

@@ -4,8 +4,9 @@
 // A batch freezes its file when it is made: every debit (amount, mandate, debtor, sequence type,
 // amendment, collection date) as it was then, in collection_items; the creditor at the first
 // export. So the same batch always exports the same bytes, whatever changes later. A transaction's
-// attempt is in at most one batch that is not cancelled: the transaction names the batch
-// (collection_id), and a unique index on the items is the last guard.
+// attempt is in at most one batch that is not cancelled: its item is the one record of it (read
+// with the transaction as its collection_id, ledger.ts batchOf), and a unique index on the items
+// (collection_items_once) guards it.
 import { isValidCreditorId } from '../sepa/creditor.js';
 import type { BankReportRow, CollectionRow } from '../store/schema.js';
 import { all, get, type Unit } from '../store/unit.js';

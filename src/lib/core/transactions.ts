@@ -5,7 +5,7 @@ import type { CustomerRow } from '../store/schema.js';
 import { all, get, prepared, type Unit } from '../store/unit.js';
 import type { CoreContext } from './context.js';
 import { addDays, midnight } from './schedule.js';
-import type { Txn } from './ledger.js';
+import { batchOf, type Txn } from './ledger.js';
 import type { PageOf, PageRequest, Sort } from './paging.js';
 
 export type Transaction = Txn;
@@ -14,7 +14,7 @@ export type Transaction = Txn;
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 const byId = prepared<Transaction, [string, number]>('transactions.find', (q, p) =>
-  q.selectFrom('transactions').selectAll().where('id', '=', p(0)).where('account_id', '=', p(1)),
+  q.selectFrom('transactions').selectAll().select(batchOf()).where('id', '=', p(0)).where('account_id', '=', p(1)),
 );
 
 export function findTransaction(ctx: CoreContext, id: string): Unit<Transaction | undefined> {
@@ -46,7 +46,13 @@ export function* transactionsOf(
   const field = find.sort?.field ?? 'due_date';
   const direction = (find.sort ? find.sort.descending : true) ? 'desc' : 'asc';
   const rows = yield* all((q) =>
-    scoped(q).selectAll().orderBy(field, direction).orderBy('seq', direction).limit(page.size).offset(offset),
+    scoped(q)
+      .selectAll()
+      .select(batchOf())
+      .orderBy(field, direction)
+      .orderBy('seq', direction)
+      .limit(page.size)
+      .offset(offset),
   );
   return { rows, total };
 }
@@ -119,6 +125,7 @@ export function* listTransactions(
       .innerJoin('subscriptions as s', 's.id', 't.subscription_id')
       .innerJoin('customers as c', 'c.id', 's.customer_id')
       .selectAll('t')
+      .select(batchOf('t'))
       .select(['s.customer_id', 'c.first_name', 'c.middle_name', 'c.last_name'])
       .where(
         't.seq',

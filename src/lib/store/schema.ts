@@ -136,8 +136,6 @@ export interface TransactionRow {
   updated_at: string;
   /** The invoice this transaction collects (origin 'invoice'). */
   invoice_id: number | null;
-  /** The collection batch holding its current attempt (sepa); null when it is in none. */
-  collection_id: number | null;
   /** The last SEPA reason code of its history (what filter[reason_code] finds); null when it has none. */
   reason_code: string | null;
 }

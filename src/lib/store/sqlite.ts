@@ -137,7 +137,13 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Sqli
         `the store ${path} is read-only and needs upgrading to this version of billing, which only a user who can write it can do (open it once with write access)`,
       );
     }
-    migrate(sqlite);
+    if (migrate(sqlite)) {
+      // A migration that rebuilds a table (ALTER TABLE ... DROP COLUMN) leaves SQLite's temporary
+      // database open on its connection, and while it is open PRAGMA temp_store fails inside any
+      // transaction (an import sets it). Changing temp_store outside one closes it; then back.
+      sqlite.pragma('temp_store = MEMORY');
+      sqlite.pragma('temp_store = DEFAULT');
+    }
   } catch (error) {
     if (opened?.open) opened.close();
     if (error instanceof StoreOpenError || error instanceof StoreMissingError || error instanceof StoreReadOnlyError)
@@ -607,10 +613,10 @@ function enableWal(sqlite: Database.Database, busyMs: number): void {
   }
 }
 
-/** Migrations run on open, in one write transaction, and are recorded in PRAGMA user_version. */
-function migrate(sqlite: Database.Database): void {
+/** Migrations run on open, in one write transaction, and are recorded in PRAGMA user_version. Whether any ran. */
+function migrate(sqlite: Database.Database): boolean {
   const current = () => sqlite.pragma('user_version', { simple: true }) as number;
-  if (current() >= sqliteMigrations.length) return;
+  if (current() >= sqliteMigrations.length) return false;
   sqlite
     .transaction(() => {
       // Another process may have migrated while this one waited for the lock.
@@ -621,6 +627,7 @@ function migrate(sqlite: Database.Database): void {
       }
     })
     .immediate();
+  return true;
 }
 
 /** Every customer's search text, written as the core writes it; the triggers index each (once, at migration 14). */
