@@ -2,10 +2,12 @@
 // sequence types and amendments from the mandate's history, the TARGET2 calendar, pre-notification,
 // and what a batch does to its transactions (never collected by the clock, never canceled, the
 // batch cancelled only before its export). TEST_NOW is Saturday 2026-11-21, 11:00 in Amsterdam.
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { updateAccount } from '../../src/lib/core/accounts.js';
 import { setClock } from '../../src/lib/core/store-clock.js';
 import { camt054For } from '../helpers/bank-reports.js';
+import { ENGINE } from '../helpers/engine.js';
 import {
   batch,
   call,
@@ -286,5 +288,58 @@ describe('transactions under SEPA', () => {
     );
     expect(simulated.ok).toBe(false);
     expect(JSON.stringify(simulated)).toContain("outcomes come from the bank's reports");
+  });
+});
+
+// SQLite runs one writer at a time: a write starts after a batch commits and reads what it wrote.
+// PostgreSQL's writers meet at row locks, and a batch writes only its items.
+describe.runIf(ENGINE === 'postgres')('a batch made at the same moment as a cancel (PostgreSQL)', () => {
+  it('the cancel waits for the batch, then finds the transaction in it and changes nothing', async () => {
+    const core = await sepaCore({ settings: ONE_DAY });
+    const member = await subscribe(core, await makePlan(core));
+    const [tx] = await transactionsOf(core, member.subscription);
+    const account = (await core.account()).id;
+    const batch = new pg.Client({ connectionString: core.dbPath });
+    const watch = new pg.Client({ connectionString: core.dbPath });
+    await batch.connect();
+    await watch.connect();
+    try {
+      // What making a batch does, held open: the transaction locked, a batch and its item written.
+      await batch.query('BEGIN');
+      await batch.query('SELECT id FROM transactions WHERE id = $1 FOR NO KEY UPDATE', [tx.id]);
+      const made = await batch.query<{ id: string }>(
+        `INSERT INTO collections (account_id, status, message_id, due_until, transaction_count, control_sum_cents, created_at, updated_at)
+         VALUES ($1, 'open', 'RACE-1', '2026-11-23', 1, 1250, now(), now()) RETURNING id`,
+        [account],
+      );
+      const id = made.rows[0].id;
+      await batch.query(
+        `INSERT INTO collection_items (account_id, collection_id, transaction_id, subscription_id, attempt, state, end_to_end_id,
+           sequence_type, collection_date, amount_cents, mandate_id, mandate_signed_on, debtor_name, debtor_iban, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, 1, 'pending', 'RACE-E2E-1', 'FRST', '2026-11-23', 1250, 'M-1', '2026-11-01', 'Jan', 'NL91ABNA0417164300', now(), now())`,
+        [account, id, tx.id, member.subscription],
+      );
+      const cancel = call(core, 'DELETE', `/transactions/${tx.id}`);
+      // The cancel is waiting for the transaction's lock before the batch commits (at most 10 s).
+      const deadline = Date.now() + 10_000;
+      for (;;) {
+        const waiting = await watch.query<{ n: string }>(
+          "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+        );
+        if (Number(waiting.rows[0].n) > 0) break;
+        if (Date.now() > deadline) throw new Error('the cancel never waited for the batch');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await batch.query('COMMIT');
+      const refused = await cancel;
+      expect(refused.status).toBe(400);
+      expect(refused.body.errors[0].detail).toContain(`collection batch ${id}`);
+      expect((await transactionsOf(core, member.subscription)).map((t: Json) => t.attributes.status)).toEqual([
+        'scheduled',
+      ]);
+    } finally {
+      await batch.end();
+      await watch.end();
+    }
   });
 });

@@ -19,7 +19,7 @@ import { CHUNK, currentAccount, fileBlocks, paymentInfoId, type BankReportRecord
 import type { CoreContext } from './context.js';
 import { allowsPrivateWebhooks, nowIso } from './context.js';
 import { loadFullCredits } from './invoice-rules.js';
-import { batchOf, flush, Ledger, loadSubscriptions, type Txn } from './ledger.js';
+import { flush, Ledger, loadSubscriptions, withBatches, type Txn } from './ledger.js';
 import { bookCollection, rejectCollection, returnCollection, type Settled } from './transaction-rules.js';
 import { fail, ok, type Result } from './result.js';
 
@@ -294,19 +294,15 @@ function* loadSettled(
         .orderBy('seq'),
     ),
   )) as Omit<Txn, 'collection_id'>[];
-  // The batch of each one's current attempt is the batch of the item the report names (items read
-  // here are live), unless the transaction has moved on to another attempt since: those are asked.
+  // The batch of each one's current attempt is the batch of the item the report names (read live;
+  // only an exported batch's items are settled, and an exported batch is never cancelled), unless
+  // the transaction has moved on to another attempt since: those are asked, now that they are locked.
   const live = new Map(items.map((item) => [`${item.transaction_id} ${item.attempt}`, item.collection_id]));
-  const moved = rows.filter((tx) => !live.has(`${tx.id} ${tx.attempt}`)).map((tx) => tx.id);
-  const batches = new Map<string, number | null>();
-  if (moved.length)
-    for (const row of yield* all((q) =>
-      q.selectFrom('transactions').select(['id', batchOf()]).where('id', 'in', moved),
-    ))
-      batches.set(row.id, row.collection_id);
-  for (const row of rows) {
-    const tx = row as Txn;
-    tx.collection_id = live.get(`${tx.id} ${tx.attempt}`) ?? batches.get(tx.id) ?? null;
+  const txns = rows as Txn[];
+  yield* withBatches(txns.filter((tx) => !live.has(`${tx.id} ${tx.attempt}`)));
+  for (const tx of txns) {
+    const named = live.get(`${tx.id} ${tx.attempt}`);
+    if (named !== undefined) tx.collection_id = named;
     l.put(tx);
   }
 }

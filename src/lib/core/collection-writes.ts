@@ -1,6 +1,6 @@
 // Making and cancelling collection batches (SEPA): see collections.ts for what a batch is.
 import { extractIBAN } from 'ibantools';
-import { sql, type RawBuilder, type SqlBool } from 'kysely';
+import { sql } from 'kysely';
 import { validateAttributes } from '../schemas/common.js';
 import { collectionCreateSchema, collectionUpdateSchema, COLLECTION_READ_ONLY } from '../schemas/collection.js';
 import { addTarget2Days, nextTarget2Day } from '../sepa/calendar.js';
@@ -27,11 +27,12 @@ import {
 import type { Account, CoreContext } from './context.js';
 import { allowsPrivateWebhooks, nowIso } from './context.js';
 import {
-  batchOf,
   flush,
   Ledger,
   loadRules,
   loadTransactions,
+  notInBatch,
+  withBatches,
   WORK_INSERT,
   workRow,
   type HistoryItem,
@@ -43,10 +44,6 @@ import { addDays, addMonths, dayAt, midnight } from './schedule.js';
 import { readInstants } from './time.js';
 
 const COLLECTABLE = ['scheduled', 'rescheduled'] as const;
-
-/** A transaction whose current attempt no batch holds (no item of it is live): what a batch may take. */
-const notInBatch = (): RawBuilder<SqlBool> =>
-  sql<SqlBool>`NOT EXISTS (SELECT 1 FROM collection_items i WHERE i.transaction_id = ${sql.ref('transactions.id')} AND i.attempt = ${sql.ref('transactions.attempt')} AND i.cancelled_at IS NULL)`;
 
 const ITEM_INSERT: RowsSpec = {
   key: 'collection_items.insert',
@@ -241,7 +238,7 @@ function* makeBatch(ctx: CoreContext, today: string, until: string): Unit<Result
       .select('id')
       .where('account_id', '=', account.id)
       .where('status', 'in', COLLECTABLE)
-      .where(notInBatch)
+      .where(() => notInBatch())
       .where((eb) => eb.or([eb('status', '=', 'rescheduled'), eb('due_date', '<', untilEnd)]))
       .orderBy('due_date')
       .orderBy('seq'),
@@ -252,29 +249,31 @@ function* makeBatch(ctx: CoreContext, today: string, until: string): Unit<Result
   let sum = 0;
   for (let from = 0; from < ids.length; from += CHUNK) {
     const chunk = ids.slice(from, from + CHUNK);
-    // Locked (PostgreSQL) as they are now: a batch made at the same moment waits, then finds them taken.
-    const txs = (yield* all((q, d) =>
-      d.locked(
-        q
-          .selectFrom('transactions')
-          .select([
-            'id',
-            'subscription_id',
-            'status',
-            batchOf(),
-            'origin',
-            'attempt',
-            'due_date',
-            // A retry's due date is in its history: only a rescheduled one's is read.
-            sql<string | null>`case when ${sql.ref('status')} = 'rescheduled' then ${sql.ref('history')} end`.as(
-              'history',
-            ),
-            'amount_cents',
-            'payment_method',
-            'description',
-          ])
-          .where('id', 'in', chunk)
-          .where('account_id', '=', account.id),
+    // Locked (PostgreSQL) as they are now: a batch made at the same moment waits, then finds them
+    // taken (withBatches reads their batches after the locks).
+    const txs = (yield* withBatches(
+      yield* all((q, d) =>
+        d.locked(
+          q
+            .selectFrom('transactions')
+            .select([
+              'id',
+              'subscription_id',
+              'status',
+              'origin',
+              'attempt',
+              'due_date',
+              // A retry's due date is in its history: only a rescheduled one's is read.
+              sql<string | null>`case when ${sql.ref('status')} = 'rescheduled' then ${sql.ref('history')} end`.as(
+                'history',
+              ),
+              'amount_cents',
+              'payment_method',
+              'description',
+            ])
+            .where('id', 'in', chunk)
+            .where('account_id', '=', account.id),
+        ),
       ),
     )) as Taken[];
     const mandates = new Map(
@@ -532,7 +531,7 @@ export function* collectionSwitched(account: Account, now: string): Unit<void> {
         .select(['id', 'seq'])
         .where('account_id', '=', account.id)
         .where('status', 'in', COLLECTABLE)
-        .where(notInBatch)
+        .where(() => notInBatch())
         .where('seq', '>', after)
         .orderBy('seq')
         .limit(CHUNK),

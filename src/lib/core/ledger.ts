@@ -20,7 +20,7 @@ import type {
   TransactionRow,
 } from '../store/schema.js';
 import { all, run, writeRows, type RowsSpec, type Unit } from '../store/unit.js';
-import { sql } from 'kysely';
+import { sql, type SqlBool } from 'kysely';
 import { followInvoices } from './invoice-rules.js';
 import { writeDeliveries } from './outbox.js';
 import type { Plan } from './plans.js';
@@ -43,17 +43,44 @@ export type Txn = Omit<TransactionRow, 'seq'> & {
 };
 
 /**
- * The batch of a transaction's current attempt, selected beside its columns (`table`: the name or
- * alias the query reads transactions by): its item not cancelled (collection_items_once). Kept in
- * the items alone, so making a batch writes no transaction: a batch of 100,000 took 27.5 s on
- * PostgreSQL before, 13.5 s after.
+ * The item of a transaction's current attempt that no cancelled batch holds (collection_items_once):
+ * the one record of the batch it is in. Kept in the items alone, so making a batch writes no
+ * transaction (a batch of 100,000 took 27.5 s on PostgreSQL before, 13.5 s after). `table` is the
+ * name or alias the query reads transactions by.
  */
+const liveItem = (table: string) =>
+  sql`FROM collection_items i WHERE i.transaction_id = ${sql.ref(`${table}.id`)} AND i.attempt = ${sql.ref(`${table}.attempt`)} AND i.cancelled_at IS NULL`;
+
+/** The batch of a transaction's current attempt, selected beside its columns; null when none holds it. */
 export const batchOf = (table = 'transactions') =>
-  sql<
-    number | null
-  >`(SELECT i.collection_id FROM collection_items i WHERE i.transaction_id = ${sql.ref(`${table}.id`)} AND i.attempt = ${sql.ref(`${table}.attempt`)} AND i.cancelled_at IS NULL)`.as(
-    'collection_id',
+  sql<number | null>`(SELECT i.collection_id ${liveItem(table)})`.as('collection_id');
+
+/** A transaction whose current attempt no batch holds. */
+export const notInBatch = (table = 'transactions') => sql<SqlBool>`NOT EXISTS (SELECT 1 ${liveItem(table)})`;
+
+/**
+ * The batch of each transaction, read once their rows are locked, in a statement of its own: a
+ * batch made at the same moment holds those locks until it commits and writes only its items, which
+ * the locking statement's snapshot (PostgreSQL, READ COMMITTED) was taken too early to see.
+ */
+export function* withBatches<T extends { id: string }>(rows: T[]): Unit<(T & { collection_id: number | null })[]> {
+  const txns = rows as (T & { collection_id: number | null })[];
+  if (txns.length === 0) return txns;
+  const batches = new Map(
+    (yield* all((q) =>
+      q
+        .selectFrom('transactions')
+        .select(['id', batchOf()])
+        .where(
+          'id',
+          'in',
+          txns.map((tx) => tx.id),
+        ),
+    )).map((row) => [row.id, row.collection_id]),
   );
+  for (const tx of txns) tx.collection_id = batches.get(tx.id) ?? null;
+  return txns;
+}
 export type Inv = Omit<InvoiceRow, 'id'> & { id: number };
 
 /** An account's invoice numbers while a transaction holds its row: the next to give, and the prefix. */
@@ -312,21 +339,22 @@ export function* loadSubscriptions(
     rows.map((s) => s.account_id),
   );
   if (rows.length === 0 || options.light) return;
-  const open = (yield* all((q, d) =>
-    d.locked(
-      q
-        .selectFrom('transactions')
-        .selectAll()
-        .select(batchOf())
-        .where(
-          'subscription_id',
-          'in',
-          rows.map((s) => s.id),
-        )
-        .where('status', 'in', OPEN_STATUSES)
-        .orderBy('seq'),
+  const open = yield* withBatches(
+    yield* all((q, d) =>
+      d.locked(
+        q
+          .selectFrom('transactions')
+          .selectAll()
+          .where(
+            'subscription_id',
+            'in',
+            rows.map((s) => s.id),
+          )
+          .where('status', 'in', OPEN_STATUSES)
+          .orderBy('seq'),
+      ),
     ),
-  )) as Txn[];
+  );
   for (const tx of open) l.put(tx);
 }
 
@@ -360,11 +388,13 @@ export function* loadTransactions(
   // The rest (collected ones, which no subscription lock brings), locked now, as they are now.
   const rest = wanted.filter((id) => !l.txns.has(id));
   if (rest.length) {
-    const rows = (yield* all((q, d) => {
-      let query = q.selectFrom('transactions').selectAll().select(batchOf()).where('id', 'in', rest).orderBy('seq');
-      if (accountId !== undefined) query = query.where('account_id', '=', accountId);
-      return d.locked(query);
-    })) as Txn[];
+    const rows = yield* withBatches(
+      yield* all((q, d) => {
+        let query = q.selectFrom('transactions').selectAll().where('id', 'in', rest).orderBy('seq');
+        if (accountId !== undefined) query = query.where('account_id', '=', accountId);
+        return d.locked(query);
+      }),
+    );
     for (const tx of rows) l.put(tx);
     // An outcome set in between (READ COMMITTED): its subscription, for the retry it may bring.
     const late = rows.filter((tx) => needs(tx) && !l.subs.has(tx.subscription_id)).map((tx) => tx.subscription_id);
