@@ -8,7 +8,7 @@ import { formatAmount } from '../schemas/money.js';
 import { isCalendarDate, isTarget2Day } from './calendar.js';
 import { identifierProblem, toEpcLatin } from './charset.js';
 import { isValidCreditorId, normaliseCreditorId } from './creditor.js';
-import { indentedWriter } from './xml.js';
+import { indentedWriter, plainStringify } from './xml.js';
 
 export type Pain008Format = 'pain.008.001.02' | 'pain.008.001.08';
 export type SequenceType = 'FRST' | 'RCUR' | 'OOFF' | 'FNAL';
@@ -114,10 +114,13 @@ export async function writePain008(
 
   let pending: string[] = [];
   let pendingLength = 0;
-  const doc = xml.begin({ writer: xml.stringWriter({ writer: indentedWriter() }) }, (chunk: string) => {
-    pending.push(chunk);
-    pendingLength += chunk.length;
-  });
+  const doc = xml.begin(
+    { writer: xml.stringWriter({ writer: indentedWriter() }), stringify: plainStringify },
+    (chunk: string) => {
+      pending.push(chunk);
+      pendingLength += chunk.length;
+    },
+  );
   const flush = async () => {
     const chunk = pending.join('');
     pending = [];

@@ -26,3 +26,21 @@ export function indentedWriter() {
     },
   };
 }
+
+/** What a SEPA text holds once checked (the EPC Latin set, dates, amounts): nothing to escape. */
+const PLAIN = /^[A-Za-z0-9 /\-?:().,'+]*$/;
+
+/**
+ * xmlbuilder's stringifier overrides (its `stringify` option): element names pass as they are, as
+ * every name written is a literal of the writer, and a plain text skips the escaping and the check
+ * of characters, which xmlbuilder's own `text` still does for anything else. Together they were
+ * about a sixth of an export's time, for nothing a SEPA file can hold.
+ */
+export const plainStringify = {
+  name: (value: string): string => value,
+  text(this: { text(value: string): string }, value: string): string {
+    return typeof value === 'string' && PLAIN.test(value)
+      ? value
+      : (Object.getPrototypeOf(this) as typeof this).text.call(this, value);
+  },
+};
