@@ -222,7 +222,12 @@ async function seed(path: string, count: number): Promise<string> {
         );
         const collectedBefore = i % 10 !== 0;
         const anchor = collectedBefore ? lastMonth : today;
-        const signed = midnight(collectedBefore ? addMonths(today, -2) : addDays(today, -3), tz);
+        // Each mandate signed at an instant of its own, as people sign (a day read from each costs
+        // what it costs, never one answer for all): over 19 days from two months ago, or a day from 3 days ago.
+        const signed = new Date(
+          Date.parse(midnight(collectedBefore ? addMonths(today, -2) : addDays(today, -3), tz)) +
+            i * (collectedBefore ? 16_411 : 863),
+        ).toISOString();
         const mandate = `MNDT-BENCH-${i}`;
         const subscriptionId = Number(
           subscription.run(

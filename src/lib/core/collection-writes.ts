@@ -171,6 +171,7 @@ export function createCollection(ctx: CoreContext, attributes: Record<string, un
 
 /** A transaction as a batch reads it. */
 interface Taken {
+  seq: number;
   id: string;
   subscription_id: number;
   status: string;
@@ -214,6 +215,10 @@ function* makeBatch(ctx: CoreContext, today: string, until: string): Unit<Result
   const tz = account.time_zone;
   const now = nowIso(ctx);
   const missing = missingCreditor(account);
+  // The same few days and instants come back for every transaction: each is worked out once.
+  const days = remembered((iso: string) => dayAt(iso, tz));
+  const openDays = remembered(nextTarget2Day);
+  const midnights = remembered((day: string) => midnight(day, tz));
   const earliest = addTarget2Days(today, 1);
   const untilEnd = midnight(addDays(until, 1), tz);
   const batch = (yield* get((q) =>
@@ -232,50 +237,53 @@ function* makeBatch(ctx: CoreContext, today: string, until: string): Unit<Result
       .returningAll(),
   )) as Collection;
   // Every candidate once, in the items' order: one sorted read, not a sort of what is left per chunk.
-  const ids = (yield* all((q) =>
+  // By its row number (seq), which finds a row by the table's own key, not through the index of ids.
+  const seqs = (yield* all((q) =>
     q
       .selectFrom('transactions')
-      .select('id')
+      .select('seq')
       .where('account_id', '=', account.id)
       .where('status', 'in', COLLECTABLE)
       .where(() => notInBatch())
       .where((eb) => eb.or([eb('status', '=', 'rescheduled'), eb('due_date', '<', untilEnd)]))
       .orderBy('due_date')
       .orderBy('seq'),
-  )).map((row) => row.id);
+  )).map((row) => row.seq);
   const leftOut: LeftOut[] = [];
   const uses = new Map<number, LastUse>();
   let count = 0;
   let sum = 0;
-  for (let from = 0; from < ids.length; from += CHUNK) {
-    const chunk = ids.slice(from, from + CHUNK);
+  for (let from = 0; from < seqs.length; from += CHUNK) {
+    const chunk = seqs.slice(from, from + CHUNK);
     // Locked (PostgreSQL) as they are now: a batch made at the same moment waits, then finds them
-    // taken (withBatches reads their batches after the locks).
-    const txs = (yield* withBatches(
-      yield* all((q, d) =>
-        d.locked(
-          q
-            .selectFrom('transactions')
-            .select([
-              'id',
-              'subscription_id',
-              'status',
-              'origin',
-              'attempt',
-              'due_date',
-              // A retry's due date is in its history: only a rescheduled one's is read.
-              sql<string | null>`case when ${sql.ref('status')} = 'rescheduled' then ${sql.ref('history')} end`.as(
-                'history',
-              ),
-              'amount_cents',
-              'payment_method',
-              'description',
-            ])
-            .where('id', 'in', chunk)
-            .where('account_id', '=', account.id),
-        ),
+    // taken (withBatches reads their batches after the locks). SQLite has one writer, this one, since
+    // the candidates were read without a batch: what they were read as, they still are.
+    const read = (yield* all((q, d) =>
+      d.locked(
+        q
+          .selectFrom('transactions')
+          .select([
+            'seq',
+            'id',
+            'subscription_id',
+            'status',
+            'origin',
+            'attempt',
+            'due_date',
+            // A retry's due date is in its history: only a rescheduled one's is read.
+            sql<string | null>`case when ${sql.ref('status')} = 'rescheduled' then ${sql.ref('history')} end`.as(
+              'history',
+            ),
+            'amount_cents',
+            'payment_method',
+            'description',
+          ])
+          .where('seq', 'in', chunk)
+          .where('account_id', '=', account.id),
       ),
-    )) as Taken[];
+    )) as Omit<Taken, 'collection_id'>[];
+    const txs: Taken[] =
+      ctx.store.engine === 'sqlite' ? read.map((tx) => ({ ...tx, collection_id: null })) : yield* withBatches(read);
     const mandates = new Map(
       (
         (yield* all((q) =>
@@ -303,22 +311,23 @@ function* makeBatch(ctx: CoreContext, today: string, until: string): Unit<Result
         )) as Mandate[]
       ).map((row) => [row.subscription_id, row]),
     );
-    const byId = new Map(txs.map((tx) => [tx.id, tx]));
+    const bySeq = new Map(txs.map((tx) => [tx.seq, tx]));
     for (const [id, use] of yield* lastUses([...mandates.keys()].filter((id) => !uses.has(id)))) uses.set(id, use);
 
     const items: Record<string, unknown>[] = [];
-    for (const id of chunk) {
-      const tx = byId.get(id);
+    const work: Record<string, unknown>[] = [];
+    for (const seq of chunk) {
+      const tx = bySeq.get(seq);
       // Taken by another batch, canceled or collected since it was read: no longer this batch's.
       if (!tx || !(COLLECTABLE as readonly string[]).includes(tx.status) || tx.collection_id !== null) continue;
       const retryDue =
         tx.history !== null ? retryDueOf(JSON.parse(tx.history) as HistoryItem[], tx.due_date) : tx.due_date;
-      const due = dayAt(retryDue, tz);
+      const due = days(retryDue);
       if (due > until) continue; // a retry not due yet
-      const collectionDate = nextTarget2Day(due > earliest ? due : earliest);
+      const collectionDate = openDays(due > earliest ? due : earliest);
       const use = uses.get(tx.subscription_id);
       const m = mandates.get(tx.subscription_id)!;
-      const reason = leaveOut(tx, m, m, use, collectionDate, missing, account);
+      const reason = leaveOut(tx, m, m, use, collectionDate, missing, account, days);
       if (reason !== undefined) {
         leftOut.push({
           transaction_id: tx.id,
@@ -357,7 +366,7 @@ function* makeBatch(ctx: CoreContext, today: string, until: string): Unit<Result
         collection_date: collectionDate,
         amount_cents: tx.amount_cents,
         mandate_id: m.mandate_code,
-        mandate_signed_on: dayAt(m.mandate_accepted_date!, tz),
+        mandate_signed_on: days(m.mandate_accepted_date!),
         debtor_name: debtorName(m),
         debtor_iban: iban,
         remittance: tx.description,
@@ -367,17 +376,13 @@ function* makeBatch(ctx: CoreContext, today: string, until: string): Unit<Result
         created_at: now,
         updated_at: now,
       });
+      count++;
+      sum += tx.amount_cents;
+      if (tx.origin === 'plan' && tx.attempt === 1)
+        work.push(workRow(account.id, 'transaction.presented', tx.id, midnights(collectionDate)));
     }
     if (items.length === 0) continue;
     yield* writeRows('insert', ITEM_INSERT, items);
-    const work: Record<string, unknown>[] = [];
-    for (const item of items) {
-      count++;
-      sum += item.amount_cents as number;
-      const tx = byId.get(item.transaction_id as string)!;
-      if (tx.origin === 'plan' && tx.attempt === 1)
-        work.push(workRow(account.id, 'transaction.presented', tx.id, midnight(item.collection_date as string, tz)));
-    }
     yield* writeRows('insert', WORK_INSERT, work);
   }
   if (count === 0) return ok<Made>({ collection: null, until, leftOut });
@@ -390,6 +395,16 @@ function* makeBatch(ctx: CoreContext, today: string, until: string): Unit<Result
       .where('id', '=', batch.id),
   );
   return ok<Made>({ collection: (yield* viewOf(ctx, batch.id))!, until, leftOut });
+}
+
+/** `f` with its answer for each text kept: for the days of a batch, a handful over 100,000 rows. */
+function remembered<T>(f: (key: string) => T): (key: string) => T {
+  const answers = new Map<string, T>();
+  return (key) => {
+    let answer = answers.get(key);
+    if (answer === undefined) answers.set(key, (answer = f(key)));
+    return answer;
+  };
 }
 
 /** Why a transaction cannot be collected now, or undefined when it can. */
@@ -407,8 +422,8 @@ function leaveOut(
   collectionDate: string,
   missing: string[],
   account: Account,
+  days: (iso: string) => string = (iso) => dayAt(iso, account.time_zone),
 ): string | undefined {
-  const tz = account.time_zone;
   if (missing.length) return notSetUp(account, missing);
   if (tx.payment_method !== 'directdebit') return `it is paid by ${tx.payment_method}, not by direct debit`;
   if (!debtor?.iban) return 'the customer has no IBAN';
@@ -423,9 +438,9 @@ function leaveOut(
     return `the account holder's name has no letter a SEPA file can carry (billing customers update ${debtor.id} --bank-holder NAME)`;
   if (sub.mandate_attention !== null) {
     const text = reasonText(sub.mandate_attention);
-    return `the mandate needs attention: the bank answered ${sub.mandate_attention}${text ? ` (${text})` : ''} on ${dayAt(sub.mandate_attention_on!, tz)}`;
+    return `the mandate needs attention: the bank answered ${sub.mandate_attention}${text ? ` (${text})` : ''} on ${days(sub.mandate_attention_on!)}`;
   }
-  const signed = dayAt(sub.mandate_accepted_date, tz);
+  const signed = days(sub.mandate_accepted_date);
   const lastUsed = use && use.date > signed ? use.date : signed;
   if (collectionDate >= addMonths(lastUsed, MANDATE_EXPIRY_MONTHS)) {
     return `the mandate expired: ${use && use.date > signed ? 'last collected' : 'signed and never collected'} on ${lastUsed}, ${MANDATE_EXPIRY_MONTHS} months before ${collectionDate}`;
