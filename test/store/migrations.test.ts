@@ -10,7 +10,8 @@ import { postgresMigrations, sqliteMigrations, TABLES } from '../../src/lib/stor
 import { openStore, type Store } from '../../src/lib/store/store.js';
 import { all, get, run } from '../../src/lib/store/unit.js';
 import { ENGINE, freshPostgresUrl, freshStoreLocation } from '../helpers/engine.js';
-import { batch, call, makePlan, sepaCore, subscribe, transactionsOf } from '../helpers/sepa.js';
+import { camt054For } from '../helpers/bank-reports.js';
+import { batch, call, fileOf, makePlan, report, sepaCore, subscribe, transactionsOf, values } from '../helpers/sepa.js';
 import { closeLater, TEST_NOW, tempDbPath, testCore, testStore } from '../helpers/store.js';
 
 const migrations = ENGINE === 'sqlite' ? sqliteMigrations : postgresMigrations;
@@ -256,8 +257,10 @@ describe(`the migration of a transaction's batch to its collection item alone (1
     const [heldTx] = await transactionsOf(core, held.subscription);
     const [freedTx] = await transactionsOf(core, freed.subscription);
     await core.store.close();
-    // As version 16 kept it: the column naming the batch, and its index; one item freed by hand since.
+    // As version 16 kept it: the column naming the batch, and its index (and the index of EndToEndIds,
+    // which 18 drops); one item freed by hand since.
     const statements = [
+      'CREATE UNIQUE INDEX collection_items_e2e ON collection_items(account_id, end_to_end_id) WHERE cancelled_at IS NULL',
       `ALTER TABLE transactions ADD COLUMN collection_id ${ENGINE === 'postgres' ? 'bigint' : 'INTEGER'}`,
       'CREATE INDEX transactions_batching ON transactions(status, account_id, collection_id, due_date)',
       `UPDATE transactions SET collection_id = ${made.data.id} WHERE id = '${heldTx.id}'`,
@@ -288,6 +291,69 @@ describe(`the migration of a transaction's batch to its collection item alone (1
       ),
     );
     expect(items).toEqual([{ transaction_id: freedTx.id }]);
+  });
+});
+
+describe(`the migration that finds a report's entries by their transaction (18), on ${ENGINE}`, () => {
+  it("drops the items' index of EndToEndIds; a report made for a batch of before still finds its entries", async () => {
+    const core = await sepaCore({ settings: { prenotification_days: 1 } });
+    await subscribe(core, await makePlan(core));
+    await subscribe(core, await makePlan(core));
+    const made = await batch(core);
+    const xml = await fileOf(core, made.data.id);
+    await core.store.close();
+    // As version 17 kept it: the unique index of EndToEndIds.
+    const statements = [
+      'CREATE UNIQUE INDEX collection_items_e2e ON collection_items(account_id, end_to_end_id) WHERE cancelled_at IS NULL',
+      ENGINE === 'postgres' ? 'UPDATE billing_schema SET version = 17' : 'PRAGMA user_version = 17',
+    ];
+    const indexes = async () =>
+      ENGINE === 'sqlite'
+        ? (() => {
+            const db = new Database(core.dbPath, { readonly: true });
+            try {
+              return (
+                db
+                  .prepare("SELECT name FROM sqlite_master WHERE tbl_name = 'collection_items' AND type = 'index'")
+                  .all() as {
+                  name: string;
+                }[]
+              ).map((row) => row.name);
+            } finally {
+              db.close();
+            }
+          })()
+        : (
+            await onPostgres<{ indexname: string }>(
+              core.dbPath,
+              "SELECT indexname FROM pg_indexes WHERE tablename = 'collection_items'",
+            )
+          ).map((row) => row.indexname);
+    if (ENGINE === 'sqlite') {
+      const db = new Database(core.dbPath);
+      for (const statement of statements) db.exec(statement);
+      db.close();
+    } else await onPostgres(core.dbPath, statements.join(';\n'));
+    expect(await indexes()).toContain('collection_items_e2e');
+
+    const reopened = await testCore({ dbPath: core.dbPath });
+    expect(await reopened.store.schemaVersion()).toBe(migrations.length);
+    expect(await indexes()).not.toContain('collection_items_e2e');
+    const e2e = values(xml, 'EndToEndId');
+    const amounts = [...xml.matchAll(/<InstdAmt Ccy="EUR">([^<]*)</g)].map((m) => m[1]);
+    const answer = await report(
+      reopened,
+      camt054For({
+        bookedOn: '2026-11-23',
+        booked: [
+          ...e2e.map((endToEndId, i) => ({ endToEndId, amountCents: Math.round(Number(amounts[i]) * 100) })),
+          // The next attempt's EndToEndId of a transaction in the batch: no item of it, so no match.
+          { endToEndId: e2e[0].replace(/-1$/, '-2'), amountCents: 100 },
+        ],
+      }),
+    );
+    expect(answer.status, JSON.stringify(answer.body)).toBe(201);
+    expect(answer.body.data.attributes).toMatchObject({ entries: 3, booked: 2, unmatched: 1 });
   });
 });
 

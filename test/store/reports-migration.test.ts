@@ -22,8 +22,9 @@ const AFTER_11 = [
   'ALTER TABLE transactions DROP COLUMN reason_code',
 ];
 const DOWNGRADE = [
-  // Migrations 17 (a transaction's batch), 16 (collection items), 15 and 14 (search), 13 (credits),
-  // then 12, go back out before 11: all run again on opening.
+  // Migrations 18 (the index of EndToEndIds), 17 (a transaction's batch), 16 (collection items), 15
+  // and 14 (search), 13 (credits), then 12, go back out before 11: all run again on opening.
+  'CREATE UNIQUE INDEX collection_items_e2e ON collection_items(account_id, end_to_end_id) WHERE cancelled_at IS NULL',
   `ALTER TABLE transactions ADD COLUMN collection_id ${ENGINE === 'postgres' ? 'bigint' : 'INTEGER'}`,
   'CREATE INDEX transactions_batching ON transactions(status, account_id, collection_id, due_date)',
   'DROP INDEX collection_items_once',

@@ -15,7 +15,15 @@ import {
 } from '../sepa/reports.js';
 import type { CollectionItemRow } from '../store/schema.js';
 import { all, get, run, writeRows, type RowsSpec, type Unit } from '../store/unit.js';
-import { CHUNK, currentAccount, fileBlocks, paymentInfoId, type BankReportRecord, type Block } from './collections.js';
+import {
+  CHUNK,
+  currentAccount,
+  fileBlocks,
+  paymentInfoId,
+  transactionOf,
+  type BankReportRecord,
+  type Block,
+} from './collections.js';
 import type { CoreContext } from './context.js';
 import { allowsPrivateWebhooks, nowIso } from './context.js';
 import { loadFullCredits } from './invoice-rules.js';
@@ -197,7 +205,13 @@ function* apply(ctx: CoreContext, report: BankReport, contentHash: string): Unit
   const settledHere = new Set<number>();
   for (let start = 0; start < work.length; start += CHUNK) {
     const chunk = work.slice(start, start + CHUNK);
-    const ids = [...new Set(chunk.filter((w) => w.endToEndId !== undefined).map((w) => w.endToEndId!))];
+    const ids = [
+      ...new Set(
+        chunk
+          .map((w) => (w.endToEndId === undefined ? undefined : transactionOf(w.endToEndId)))
+          .filter((id) => id !== undefined),
+      ),
+    ];
     const itemIds = chunk.filter((w) => w.itemId !== undefined).map((w) => w.itemId!);
     const items: Item[] = [];
     if (ids.length) {
@@ -208,8 +222,9 @@ function* apply(ctx: CoreContext, report: BankReport, contentHash: string): Unit
             .innerJoin('collections as c', 'c.id', 'i.collection_id')
             .select(ITEM_COLUMNS)
             .where('i.account_id', '=', account.id)
-            .where('i.end_to_end_id', 'in', ids)
-            // As the unique index of EndToEndIds says "not cancelled", so that it is the one read.
+            .where('i.transaction_id', 'in', ids)
+            // As the unique index of live items says "not cancelled", so that it is the one read; an
+            // earlier attempt's item is told apart by its EndToEndId (byEndToEnd).
             .where('i.cancelled_at', 'is', null),
         )) as Item[]),
       );

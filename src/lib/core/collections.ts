@@ -84,6 +84,18 @@ export function missingCreditor(account: Pick<Account, 'creditor_id' | 'creditor
 /** The EndToEndId of an attempt: the transaction's UUID without hyphens, and the attempt (a re-presentation gets a new one). 34 characters at most. */
 export const endToEndId = (tx: Pick<Txn, 'id' | 'attempt'>): string => `${tx.id.replace(/-/g, '')}-${tx.attempt}`;
 
+const END_TO_END = /^([0-9a-f]{8})([0-9a-f]{4})([0-9a-f]{4})([0-9a-f]{4})([0-9a-f]{12})-[1-9][0-9]{0,8}$/;
+
+/**
+ * The transaction an EndToEndId of endToEndId's names, undefined for one it cannot have written:
+ * a report's entries are found through the index of each transaction's live item, so the items need
+ * no index of their EndToEndIds of their own.
+ */
+export function transactionOf(endToEnd: string): string | undefined {
+  const parts = END_TO_END.exec(endToEnd);
+  return parts ? parts.slice(1, 6).join('-') : undefined;
+}
+
 // ---- reading ----
 
 /**
