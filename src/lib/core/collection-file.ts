@@ -96,7 +96,7 @@ export async function exportCollection(ctx: CoreContext, id: number, format: Pai
 async function writeFile(ctx: CoreContext, batch: Collection, format: Pain008Format, write: Write): Promise<void> {
   const { store } = ctx;
   const blocks = await store.read(() => fileBlocks(batch.id));
-  async function* debits(day: string, sequence: string): AsyncIterable<Pain008Debit> {
+  async function* debits(day: string, sequence: string): AsyncIterable<Pain008Debit[]> {
     for (let after = 0; ;) {
       const rows = await store.read(() =>
         all((q) =>
@@ -123,10 +123,10 @@ async function writeFile(ctx: CoreContext, batch: Collection, format: Pain008For
             .limit(PAGE),
         ),
       );
-      for (const row of rows) {
+      yield rows.map((row) => {
         const amended =
           row.original_mandate_id !== null || row.original_debtor_iban !== null || row.original_debtor_agent !== null;
-        yield {
+        return {
           endToEndId: row.end_to_end_id,
           amountCents: row.amount_cents,
           mandateId: row.mandate_id,
@@ -142,7 +142,7 @@ async function writeFile(ctx: CoreContext, batch: Collection, format: Pain008For
               }
             : null,
         };
-      }
+      });
       if (rows.length < PAGE) return;
       after = rows[rows.length - 1].id;
     }
@@ -153,7 +153,7 @@ async function writeFile(ctx: CoreContext, batch: Collection, format: Pain008For
     collectionDate: block.collection_date,
     count: block.count,
     controlSumCents: block.control_sum_cents,
-    debits: debits(block.collection_date, block.sequence_type),
+    debits: { pages: debits(block.collection_date, block.sequence_type) },
   }));
   await writePain008(
     {

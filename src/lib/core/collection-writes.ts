@@ -397,12 +397,18 @@ function* makeBatch(ctx: CoreContext, today: string, until: string): Unit<Result
   return ok<Made>({ collection: (yield* viewOf(ctx, batch.id))!, until, leftOut });
 }
 
-/** `f` with its answer for each text kept: for the days of a batch, a handful over 100,000 rows. */
+/**
+ * `f` with its last answers kept: the due and collection days of a batch are a handful over 100,000
+ * rows. Bounded, as the instants mandates were signed at are as many as the rows.
+ */
 function remembered<T>(f: (key: string) => T): (key: string) => T {
   const answers = new Map<string, T>();
   return (key) => {
     let answer = answers.get(key);
-    if (answer === undefined) answers.set(key, (answer = f(key)));
+    if (answer === undefined) {
+      if (answers.size === 1_000) answers.clear();
+      answers.set(key, (answer = f(key)));
+    }
     return answer;
   };
 }

@@ -53,7 +53,15 @@ export interface Pain008Block {
   count: number;
   /** CtrlSum of the block */
   controlSumCents: number;
-  debits: AsyncIterable<Pain008Debit> | Iterable<Pain008Debit>;
+  /** In order: as they are, or streamed a page at a time (one await a page, not one a debit). */
+  debits: Iterable<Pain008Debit> | AsyncIterable<Pain008Debit> | { pages: AsyncIterable<Iterable<Pain008Debit>> };
+}
+
+/** A block's debits as pages, however they come. */
+async function* pagesOf(debits: Pain008Block['debits']): AsyncIterable<Iterable<Pain008Debit>> {
+  if ('pages' in debits) yield* debits.pages;
+  else if (Symbol.asyncIterator in debits) for await (const debit of debits) yield [debit];
+  else yield debits;
 }
 
 export interface Pain008Message {
@@ -177,41 +185,42 @@ export async function writePain008(
 
     let count = 0;
     let sum = 0;
-    for await (const debit of block.debits) {
-      count++;
-      const at = `${where}, debit ${count} (${String(debit?.endToEndId)})`;
-      if (count > block.count) throw new Pain008Error(`${at}: more debits than the block's count of ${block.count}`);
-      const d = checkDebit(debit, at, bicPattern);
-      sum += d.amountCents;
-      if (sum > block.controlSumCents)
-        throw new Pain008Error(
-          `${at}: the debits add up to more than the block's control sum of ${formatAmount(block.controlSumCents)}`,
-        );
+    for await (const page of pagesOf(block.debits))
+      for (const debit of page) {
+        count++;
+        const at = `${where}, debit ${count} (${String(debit?.endToEndId)})`;
+        if (count > block.count) throw new Pain008Error(`${at}: more debits than the block's count of ${block.count}`);
+        const d = checkDebit(debit, at, bicPattern);
+        sum += d.amountCents;
+        if (sum > block.controlSumCents)
+          throw new Pain008Error(
+            `${at}: the debits add up to more than the block's control sum of ${formatAmount(block.controlSumCents)}`,
+          );
 
-      doc.ele('DrctDbtTxInf');
-      doc.ele('PmtId').ele('EndToEndId').txt(debit.endToEndId).up().up();
-      doc.ele('InstdAmt', { Ccy: 'EUR' }).txt(formatAmount(d.amountCents)).up();
-      doc.ele('DrctDbtTx').ele('MndtRltdInf');
-      leaf('MndtId', debit.mandateId);
-      leaf('DtOfSgntr', debit.mandateSignedOn);
-      if (d.amendment) {
-        const a = d.amendment;
-        leaf('AmdmntInd', 'true');
-        doc.ele('AmdmntInfDtls');
-        if (a.originalMandateId !== undefined) leaf('OrgnlMndtId', a.originalMandateId);
-        if (a.originalDebtorIban !== undefined) account('OrgnlDbtrAcct', a.originalDebtorIban);
-        if (a.originalDebtorAgentSmnda)
-          doc.ele('OrgnlDbtrAgt').ele('FinInstnId').ele('Othr').ele('Id').txt('SMNDA').up().up().up().up();
+        doc.ele('DrctDbtTxInf');
+        doc.ele('PmtId').ele('EndToEndId').txt(debit.endToEndId).up().up();
+        doc.ele('InstdAmt', { Ccy: 'EUR' }).txt(formatAmount(d.amountCents)).up();
+        doc.ele('DrctDbtTx').ele('MndtRltdInf');
+        leaf('MndtId', debit.mandateId);
+        leaf('DtOfSgntr', debit.mandateSignedOn);
+        if (d.amendment) {
+          const a = d.amendment;
+          leaf('AmdmntInd', 'true');
+          doc.ele('AmdmntInfDtls');
+          if (a.originalMandateId !== undefined) leaf('OrgnlMndtId', a.originalMandateId);
+          if (a.originalDebtorIban !== undefined) account('OrgnlDbtrAcct', a.originalDebtorIban);
+          if (a.originalDebtorAgentSmnda)
+            doc.ele('OrgnlDbtrAgt').ele('FinInstnId').ele('Othr').ele('Id').txt('SMNDA').up().up().up().up();
+          doc.up();
+        }
+        doc.up().up();
+        agent('DbtrAgt', d.debtorBic);
+        doc.ele('Dbtr').ele('Nm').txt(d.debtorName).up().up();
+        account('DbtrAcct', d.debtorIban);
+        if (d.remittance !== '') doc.ele('RmtInf').ele('Ustrd').txt(d.remittance).up().up();
         doc.up();
+        if (pendingLength >= FLUSH_AT) await flush();
       }
-      doc.up().up();
-      agent('DbtrAgt', d.debtorBic);
-      doc.ele('Dbtr').ele('Nm').txt(d.debtorName).up().up();
-      account('DbtrAcct', d.debtorIban);
-      if (d.remittance !== '') doc.ele('RmtInf').ele('Ustrd').txt(d.remittance).up().up();
-      doc.up();
-      if (pendingLength >= FLUSH_AT) await flush();
-    }
     if (count !== block.count)
       throw new Pain008Error(`${where}: ${count} debits, but the block's count is ${block.count}`);
     if (sum !== block.controlSumCents)
