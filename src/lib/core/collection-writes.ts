@@ -251,7 +251,6 @@ function* makeBatch(ctx: CoreContext, today: string, until: string): Unit<Result
       .orderBy('seq'),
   )).map((row) => row.seq);
   const leftOut: LeftOut[] = [];
-  const uses = new Map<number, LastUse>();
   const frequencies = new Map<number, string>();
   let count = 0;
   let sum = 0;
@@ -326,7 +325,9 @@ function* makeBatch(ctx: CoreContext, today: string, until: string): Unit<Result
       ))
         frequencies.set(plan.id, plan.frequency);
     const bySeq = new Map(txs.map((tx) => [tx.seq, tx]));
-    for (const [id, use] of yield* lastUses([...mandates.keys()].filter((id) => !uses.has(id)))) uses.set(id, use);
+    // Read per chunk, after the items of the chunks before (this transaction's own writes): a
+    // mandate's last use is remembered for the chunk only, not for every mandate of the batch.
+    const uses = yield* lastUses([...mandates.keys()]);
 
     const items: Record<string, unknown>[] = [];
     const work: Record<string, unknown>[] = [];
