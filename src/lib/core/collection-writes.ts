@@ -199,11 +199,11 @@ interface Mandate {
 }
 
 /**
- * The batch is written set-based: per chunk two reads (the transactions, locked, then their
- * mandates, debtors and plans), one UPDATE that takes them, and the items. Nothing else is written for a
- * transaction: its plan's next cycle is due work at its collection date (transaction.presented),
- * as a simulated collection's is scheduled by the clock on its due date, so a batch holds the write
- * lock for the batch alone.
+ * The batch is written set-based: per chunk, reads of the transactions (locked), their mandates,
+ * debtors and plans, and the mandates' last uses, then the items and the due work. No transaction is
+ * written: its item is the record of its batch, and its plan's next cycle is due work at its
+ * collection date (transaction.presented), as a simulated collection's is scheduled by the clock on
+ * its due date, so a batch holds the write lock for the batch alone.
  */
 function* makeBatch(ctx: CoreContext, today: string, until: string): Unit<Result<Made>> {
   const account = yield* currentAccount(ctx);
