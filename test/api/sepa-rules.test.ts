@@ -65,6 +65,37 @@ describe('sequence types and amendments', () => {
     expect(sequences(await fileOf(core, second.data.id))).toEqual(['RCUR']);
   });
 
+  it('RCUR for a mandate collected earlier in the same batch, a chunk of 1,000 transactions before', async () => {
+    const core = await sepaCore({ settings: ONE_DAY });
+    const plan = await makePlan(core);
+    const early = await subscribe(core, plan);
+    const busy = await subscribe(core, plan);
+    const manual = (subscription: string, day: string) =>
+      ok(core, 'POST', '/transactions', 201, {
+        data: { type: 'transaction', attributes: { subscription_id: subscription, amount: '1.00', due_date: day } },
+      });
+    // The batch reads what is due in order (due date, then as made) a thousand at a time: the two
+    // plan collections and 998 of another mandate fill the first thousand, this one comes after.
+    for (let i = 0; i < 998; i++) await manual(busy.subscription, '2026-11-23');
+    await manual(early.subscription, '2026-11-24');
+    await setClock(core, '2026-11-21T10:00:01Z'); // the manual transactions are scheduled by due work
+    const made = await batch(core, '2026-11-24');
+    expect(made.data.attributes.transactions).toBe(1001);
+    const blocks = (await fileOf(core, made.data.id))
+      .split('<PmtInf>')
+      .slice(1)
+      .map((block) => ({
+        day: values(block, 'ReqdColltnDt')[0],
+        seq: values(block, 'SeqTp')[0],
+        early: values(block, 'MndtId').filter((id) => id === `MNDT-${early.subscription}`).length,
+      }))
+      .filter((block) => block.early > 0);
+    expect(blocks).toEqual([
+      { day: '2026-11-23', seq: 'FRST', early: 1 },
+      { day: '2026-11-24', seq: 'RCUR', early: 1 },
+    ]);
+  }, 60_000);
+
   it('an IBAN changed at the same bank since the last collection amends it (OrgnlDbtrAcct); at another bank SMNDA, collected as a first again', async () => {
     const core = await sepaCore({ settings: ONE_DAY });
     const plan = await makePlan(core);
