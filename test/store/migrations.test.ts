@@ -357,6 +357,34 @@ describe(`the migration that finds a report's entries by their transaction (18),
   });
 });
 
+describe(`a store a newer billing migrated, on ${ENGINE}`, () => {
+  it('is not opened: the error names both versions and says to upgrade; the store is left as it is', async () => {
+    const core = await testCore();
+    await core.store.close();
+    const newer = migrations.length + 1;
+    const version = async () =>
+      ENGINE === 'sqlite'
+        ? (() => {
+            const db = new Database(core.dbPath, { readonly: true });
+            try {
+              return db.pragma('user_version', { simple: true }) as number;
+            } finally {
+              db.close();
+            }
+          })()
+        : Number((await onPostgres<{ version: number }>(core.dbPath, 'SELECT version FROM billing_schema'))[0].version);
+    if (ENGINE === 'sqlite') {
+      const db = new Database(core.dbPath);
+      db.pragma(`user_version = ${newer}`);
+      db.close();
+    } else await onPostgres(core.dbPath, `UPDATE billing_schema SET version = ${newer}`);
+    const refusal = `is at schema version ${newer}, which a newer billing made; this billing knows versions up to ${migrations.length}: upgrade billing`;
+    await expect(openStore(core.dbPath)).rejects.toThrow(refusal);
+    await expect(openStore(core.dbPath, { create: 'nothing' })).rejects.toThrow(refusal);
+    expect(await version()).toBe(newer);
+  });
+});
+
 describe.runIf(ENGINE === 'sqlite')('openStore on a SQLite file (SQLite only)', () => {
   it('when the file is new, runs every migration, records the version in user_version and turns WAL on', async () => {
     const path = tempDbPath();

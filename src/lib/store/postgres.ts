@@ -20,6 +20,7 @@ import {
   StoreMissingError,
   StoreOpenError,
   StoreUnreachableError,
+  newerStore,
   redact,
   type KeyGuard,
   type OpenOptions,
@@ -246,6 +247,7 @@ export async function openPostgresStore(url: string, options: OpenOptions = {}):
   try {
     await migrate(
       await connect(),
+      `database "${where.database}" on ${where.server}`,
       options.create === 'nothing'
         ? `the database "${where.database}" on ${where.server} has no billing store yet: ${MAKE_A_STORE}`
         : undefined,
@@ -496,7 +498,7 @@ async function fillSearchText(client: pg.PoolClient): Promise<void> {
  * same moment wait for the first, then find nothing left to do. With `missing` (a command that
  * only reads), a database without the billing schema is left as it is: StoreMissingError(missing).
  */
-async function migrate(client: pg.PoolClient, missing?: string): Promise<void> {
+async function migrate(client: pg.PoolClient, label: string, missing?: string): Promise<void> {
   try {
     await client.query('BEGIN');
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
@@ -509,6 +511,7 @@ async function migrate(client: pg.PoolClient, missing?: string): Promise<void> {
     await client.query('CREATE TABLE IF NOT EXISTS billing_schema (version integer NOT NULL)');
     const { rows } = await client.query<{ version: number }>('SELECT version FROM billing_schema');
     let version = rows[0]?.version ?? 0;
+    if (version > postgresMigrations.length) throw newerStore(label, version, postgresMigrations.length);
     if (rows.length === 0) await client.query('INSERT INTO billing_schema (version) VALUES (0)');
     for (; version < postgresMigrations.length; version++) {
       await client.query(postgresMigrations[version]);
@@ -520,7 +523,7 @@ async function migrate(client: pg.PoolClient, missing?: string): Promise<void> {
   } catch (error) {
     await client.query('ROLLBACK').catch(() => {});
     // The connection is fine after a refusal of ours; after anything else it is not trusted.
-    client.release(error instanceof StoreMissingError ? undefined : true);
+    client.release(error instanceof StoreMissingError || error instanceof StoreOpenError ? undefined : true);
     throw error;
   }
 }

@@ -20,6 +20,7 @@ import {
   StoreMissingError,
   StoreOpenError,
   StoreReadOnlyError,
+  newerStore,
   type Create,
   type SqliteStore,
 } from './store.js';
@@ -129,6 +130,8 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Sqli
     // database), and leaves it as it is: this is asked before anything (WAL) is written.
     if (create === 'nothing' && sqlite.pragma('user_version', { simple: true }) === 0)
       throw new StoreMissingError(`${path} is not a billing store yet: ${MAKE_A_STORE}`);
+    const version = sqlite.pragma('user_version', { simple: true }) as number;
+    if (version > sqliteMigrations.length) throw newerStore(path, version, sqliteMigrations.length);
     if (!readOnly) enableWal(sqlite, busyMs);
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('foreign_keys = ON');

@@ -184,6 +184,16 @@ export class StoreOpenError extends Error {
   override name = 'StoreOpenError';
 }
 
+/**
+ * A store a newer billing has migrated past what this one knows: its queries would run on a schema
+ * they were not written for (a column gone, an index dropped), so it is not opened at all.
+ */
+export function newerStore(where: string, version: number, known: number): StoreOpenError {
+  return new StoreOpenError(
+    `the store ${where} is at schema version ${version}, which a newer billing made; this billing knows versions up to ${known}: upgrade billing to use it`,
+  );
+}
+
 /** How to get a store, for a read that found none. */
 export const MAKE_A_STORE =
   'make one with `billing demo` (a sample) or any command that creates something, or point --db (BILLING_DB) at an existing store';
