@@ -444,7 +444,8 @@ function leaveOut(
   collectionDate: string,
   missing: string[],
   account: Account,
-  days: (iso: string) => string = (iso) => dayAt(iso, account.time_zone),
+  /** The local day of an instant, in the account's time zone. */
+  days: (iso: string) => string,
 ): string | undefined {
   if (missing.length) return notSetUp(account, missing);
   if (tx.payment_method !== 'directdebit') return `it is paid by ${tx.payment_method}, not by direct debit`;

@@ -128,14 +128,14 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Sqli
     }));
     // A read finds no billing store in a file without its schema (an empty file, another program's
     // database), and leaves it as it is: this is asked before anything (WAL) is written.
-    if (create === 'nothing' && sqlite.pragma('user_version', { simple: true }) === 0)
-      throw new StoreMissingError(`${path} is not a billing store yet: ${MAKE_A_STORE}`);
     const version = sqlite.pragma('user_version', { simple: true }) as number;
+    if (create === 'nothing' && version === 0)
+      throw new StoreMissingError(`${path} is not a billing store yet: ${MAKE_A_STORE}`);
     if (version > sqliteMigrations.length) throw newerStore(path, version, sqliteMigrations.length);
     if (!readOnly) enableWal(sqlite, busyMs);
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('foreign_keys = ON');
-    if (readOnly && (sqlite.pragma('user_version', { simple: true }) as number) < sqliteMigrations.length) {
+    if (readOnly && version < sqliteMigrations.length) {
       throw new StoreReadOnlyError(
         `the store ${path} is read-only and needs upgrading to this version of billing, which only a user who can write it can do (open it once with write access)`,
       );
