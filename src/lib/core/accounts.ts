@@ -1,5 +1,6 @@
 // Accounts and their API keys. Keys are shown once, when made, and stored only as SHA-256 hashes.
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import { randomBytes } from './random.js';
 import type { Store } from '../store/store.js';
 import { all, get, prepared, run, andThen, type MaybePromise, type Unit } from '../store/unit.js';
 import type { Clock } from './clock.js';

@@ -10,7 +10,7 @@
 // written back in the same transaction as the invoices that took numbers: numbers are given in the
 // order invoices are finalised, each once, with no gap, and a refused or failed finalisation gives
 // none back because it took none.
-import { randomBytes } from 'node:crypto';
+import { randomBytes } from './random.js';
 import { sql } from 'kysely';
 import type { AttributeProblem } from '../schemas/common.js';
 import { formatAmount } from '../schemas/money.js';

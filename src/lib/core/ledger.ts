@@ -8,7 +8,7 @@
 //
 // flush has invoices follow their transactions (invoice-rules.ts), and invoice-rules.ts loads and
 // flushes ledgers: the two modules use each other, only inside functions, never while loading.
-import { randomUUID } from 'node:crypto';
+import { randomUUID } from './random.js';
 import type { TransactionStatus } from '../schemas/vocabulary.js';
 import type {
   AccountRow,

@@ -4,7 +4,8 @@
 // credential, so the account is the subscription's own, never one a request names. The row is found
 // by its id, which is no secret, and the token compared in constant time: an index on the token
 // itself would leak through timing how much of a guess matched.
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from './random.js';
 import type { Clock } from './clock.js';
 import type { Account, CoreContext } from './context.js';
 import { nowIso, transact } from './context.js';

@@ -2,7 +2,7 @@
 // in the change's own transaction; senders (runtime/webhooks.ts) claim due rows, post them, and record
 // what happened here, each status through DELIVERY_TRANSITIONS. Every delivery keeps its delivery_id
 // across attempts, so receivers can drop duplicates: delivery is at least once, never silently dropped.
-import { randomUUID } from 'node:crypto';
+import { randomUUID } from './random.js';
 import type { EventRow, WebhookDeliveryRow } from '../store/schema.js';
 import type { Store } from '../store/store.js';
 import { all, prepared, run, writeRows, type Build, type RowsSpec, type Unit } from '../store/unit.js';

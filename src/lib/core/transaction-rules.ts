@@ -3,7 +3,7 @@
 // set), fulfilled when the funds are in, retried after a return while the plan allows, canceled
 // before collection. Each status change goes through TRANSACTION_TRANSITIONS, written once for
 // requests and for due work.
-import { randomUUID } from 'node:crypto';
+import { randomUUID } from './random.js';
 import type { Outcome, TransactionStatus } from '../schemas/vocabulary.js';
 import { nextTarget2Day } from '../sepa/calendar.js';
 import { reasonText, retryable } from '../sepa/reasons.js';
