@@ -339,7 +339,9 @@ export async function main(
     return 0;
   } catch (error) {
     // Messages can carry data (a name the service echoes, an argument typed): never a control character.
-    const code = report(error, { ...io, err: (text) => io.err(safeText(text)) }, globals ?? fallbackGlobals(argv));
+    // Not a spread of io: that would read its lazy properties (stdin's and stderr's terminal checks).
+    const lines = { out: (text: string) => io.out(text), err: (text: string) => io.err(safeText(text)) };
+    const code = report(error, lines, globals ?? fallbackGlobals(argv));
     const next = globals?.output === 'json' ? undefined : (carriedHint(error) ?? safeHint(hint, error));
     if (next) io.err(`hint: ${safeText(next)}\n`);
     return code;
@@ -386,7 +388,11 @@ function fallbackGlobals(argv: string[]): Pick<GlobalOptions, 'output' | 'verbos
   return { output: json ? 'json' : 'table', verbose: argv.includes('--verbose') };
 }
 
-function report(error: unknown, io: IO, globals: Pick<GlobalOptions, 'output' | 'verbose'>): number {
+function report(
+  error: unknown,
+  io: Pick<IO, 'out' | 'err'>,
+  globals: Pick<GlobalOptions, 'output' | 'verbose'>,
+): number {
   // A runtime operation's refusal is the service's refusal made in process: printed the same way.
   if (error instanceof Error && error.name === 'Refusal')
     error = new ApiError(

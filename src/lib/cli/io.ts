@@ -1,4 +1,5 @@
 // Where a command writes. Injected, so run functions are tested with exact output.
+import { fstatSync, statSync, writeSync } from 'node:fs';
 import { isatty } from 'node:tty';
 
 /** How a run is cut short from outside: Ctrl-C (or SIGTERM), or the reader of stdout gone (a broken pipe). */
@@ -51,17 +52,44 @@ export function processIO(): IO {
     tell('signal');
   };
   // `billing customers list | head`: the reader has gone; stop quietly, as other tools do.
-  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE') {
-      tell('pipe');
-      process.exit(process.exitCode ?? 0);
+  const readerGone = () => {
+    tell('pipe');
+    process.exit(process.exitCode ?? 0);
+  };
+  // process.stdout is made when first needed: for a file or a pipe it loads Node's streams (about 3.5
+  // ms of every start), and a command's one document or table is written whole with write(2) instead.
+  // A terminal, a streamed export and a descriptor that would block (EAGAIN) get the stream.
+  const stdoutIsTTY = isTerminal(1);
+  let stream: NodeJS.WriteStream | undefined;
+  const stdout = (): NodeJS.WriteStream => {
+    if (stream) return stream;
+    stream = process.stdout;
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EPIPE') readerGone();
+      throw error;
+    });
+    return stream;
+  };
+  const out = (text: string): void => {
+    if (stream || stdoutIsTTY) {
+      stdout().write(text);
+      return;
     }
-    throw error;
-  });
+    const bytes = Buffer.from(text);
+    let written = 0;
+    try {
+      while (written < bytes.length) written += writeSync(1, bytes, written);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EPIPE') readerGone();
+      if (code !== 'EAGAIN') throw error;
+      stdout().write(bytes.subarray(written));
+    }
+  };
   return {
-    out: (text) => void process.stdout.write(text),
+    out,
     write: (text) =>
-      process.stdout.write(text) ? Promise.resolve() : new Promise((resolve) => process.stdout.once('drain', resolve)),
+      stdout().write(text) ? Promise.resolve() : new Promise((resolve) => stdout().once('drain', resolve)),
     err: (text) => void process.stderr.write(text),
     onInterrupt(listener) {
       if (listeners.size === 0) for (const name of STOPPING) process.on(name, onSignal);
@@ -75,13 +103,13 @@ export function processIO(): IO {
     // ms) most commands never read, and node:tty or a pipe's stream for stderr loads node:net
     // (about 3 ms) for commands that never prompt or write a message.
     get stdinIsTTY() {
-      return (stdinIsTTY ??= isatty(0));
+      return (stdinIsTTY ??= isTerminal(0));
     },
-    stdoutIsTTY: Boolean(process.stdout.isTTY),
+    stdoutIsTTY,
     get stderrIsTTY() {
       return (stderrIsTTY ??= Boolean(process.stderr.isTTY));
     },
-    columns: process.stdout.isTTY ? process.stdout.columns : undefined,
+    columns: stdoutIsTTY ? stdout().columns : undefined,
     async readStdin() {
       const chunks: Buffer[] = [];
       for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
@@ -89,6 +117,23 @@ export function processIO(): IO {
     },
     stdinStream: () => process.stdin,
   };
+}
+
+let nullDevice: number | undefined;
+/**
+ * Whether a descriptor is a terminal, asking node:tty (which loads node:net) only of a character
+ * device other than /dev/null: a file, a pipe, a socket or /dev/null is no terminal.
+ */
+function isTerminal(fd: number): boolean {
+  try {
+    const stats = fstatSync(fd);
+    if (!stats.isCharacterDevice()) return false;
+    nullDevice ??= statSync('/dev/null').rdev;
+    if (stats.rdev === nullDevice) return false;
+  } catch {
+    // no /dev/null (Windows), or a descriptor fstat cannot read: node:tty decides
+  }
+  return isatty(fd);
 }
 
 export type MemoryIO = IO & {
