@@ -82,8 +82,12 @@ const script = new Script(Module.wrap(source), { filename: bundle, cachedData })
 const bundled = { exports: {} };
 script.runInThisContext()(bundled.exports, Module.createRequire(bundle), bundled, bundle, dist);
 
-// A missing or rejected cache (another Node version) is rewritten once this run has warmed it.
-if (process.env.BILLING_WRITE_CODE_CACHE || (cachedData && script.cachedDataRejected)) {
+// A rejected cache (another Node version) is rewritten once this run has warmed it, but only by a run
+// with node's own flags: V8 rejects a cache made under other flags (the heap limits of a command run
+// in its own process, --cpu-prof, NODE_OPTIONS), so one written there would be rejected by the next
+// plain run, which would rewrite it with its one command's functions.
+const plainNode = process.execArgv.length === 0 && !process.env.NODE_OPTIONS;
+if (process.env.BILLING_WRITE_CODE_CACHE || (plainNode && cachedData && script.cachedDataRejected)) {
   process.once('exit', () => {
     try {
       const temporary = `${cacheFile}.${process.pid}`;
