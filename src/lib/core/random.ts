@@ -42,25 +42,30 @@ function readDevice(buffer: Buffer, device: string): boolean {
 let pool: Buffer = Buffer.alloc(0);
 let used = 0;
 
-/** size random bytes, a copy of its own (never shared with another caller's). */
-export function randomBytes(size: number): Buffer {
-  if (size > POOL_SIZE) return fillRandom(Buffer.allocUnsafe(size));
+/** The next size bytes of the pool (refilled when it has too few left), forgotten by the pool once read. */
+function take<T>(size: number, read: (pool: Buffer, at: number) => T): T {
   if (used + size > pool.length) {
     pool = fillRandom(Buffer.allocUnsafe(POOL_SIZE));
     used = 0;
   }
-  const bytes = Buffer.from(pool.subarray(used, used + size));
-  // What was handed out is not kept: a later reader of the pool (a heap dump) cannot recover a secret.
-  pool.fill(0, used, used + size);
+  const at = used;
   used += size;
-  return bytes;
+  const value = read(pool, at);
+  // A later reader of the pool (a heap dump) cannot recover what was handed out.
+  pool.fill(0, at, at + size);
+  return value;
+}
+
+/** size random bytes, a copy of its own (never shared with another caller's). */
+export function randomBytes(size: number): Buffer {
+  if (size > POOL_SIZE) return fillRandom(Buffer.allocUnsafe(size));
+  return take(size, (bytes, at) => Buffer.from(bytes.subarray(at, at + size)));
 }
 
 /** A random (version 4) UUID, as crypto.randomUUID() makes it. */
 export function randomUUID(): string {
-  const bytes = randomBytes(16);
-  bytes[6] = (bytes[6] & 0x0f) | 0x40;
-  bytes[8] = (bytes[8] & 0x3f) | 0x80;
-  const hex = bytes.toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  const hex = take(16, (bytes, at) => bytes.toString('hex', at, at + 16));
+  // The version (4) and the variant (10xx: 8, 9, a or b) in place of their bits.
+  const variant = '89ab'[Number.parseInt(hex[16], 16) & 3];
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20)}`;
 }
