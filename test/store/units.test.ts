@@ -3,7 +3,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { openStore, StoreBusyError, type Store } from '../../src/lib/store/store.js';
-import { all, get, run } from '../../src/lib/store/unit.js';
+import { all, get, run, writeRows, type RowsSpec } from '../../src/lib/store/unit.js';
 import { ENGINE, freshStoreLocation } from '../helpers/engine.js';
 import { insertAccount } from '../helpers/store.js';
 
@@ -87,6 +87,82 @@ describe(`units on ${ENGINE}`, () => {
       }
     });
     expect(value).toBe('refused');
+  });
+
+  it('a bulk write keeps every value as it was: quotes, backslashes, braces, commas, "NULL", empty text, flags, nulls', async () => {
+    const account = await store.write(() => insertAccount('a'));
+    const texts = [
+      'plain',
+      'with "quotes"',
+      'back\\slash',
+      '\\"',
+      '{braces}',
+      'a,b',
+      'NULL',
+      '',
+      '  spaced  ',
+      'Zoë Ångström',
+      'line\nbreak',
+    ];
+    const spec: RowsSpec = {
+      key: 'test.customers',
+      table: 'customers',
+      columns: {
+        account_id: 'integer',
+        first_name: 'text',
+        middle_name: 'text',
+        last_name: 'text',
+        email: 'text',
+        payment_method: 'text',
+        language: 'text',
+        archived: 'flag',
+        created_at: 'instant',
+        updated_at: 'instant',
+      },
+    };
+    await store.write(() =>
+      writeRows(
+        'insert',
+        spec,
+        texts.map((text, i) => ({
+          account_id: account,
+          first_name: text,
+          middle_name: i % 2 ? null : text,
+          last_name: 'L',
+          email: `c${i}@example.com`,
+          payment_method: 'directdebit',
+          language: 'nl',
+          archived: i % 3 === 0 ? 1 : 0,
+          created_at: NOW,
+          updated_at: NOW,
+        })),
+      ),
+    );
+    const read = () =>
+      store.read(() =>
+        all((q) => q.selectFrom('customers').select(['id', 'first_name', 'middle_name', 'archived']).orderBy('id')),
+      );
+    const rows = await read();
+    expect(rows.map((row) => row.first_name)).toEqual(texts);
+    expect(rows.map((row) => row.middle_name)).toEqual(texts.map((text, i) => (i % 2 ? null : text)));
+    expect(rows.map((row) => row.archived)).toEqual(texts.map((_, i) => (i % 3 === 0 ? 1 : 0)));
+    // An update of many rows (one statement on PostgreSQL) by key: the texts reversed, the flags flipped.
+    const update: RowsSpec = {
+      key: 'test.customers.update',
+      table: 'customers',
+      columns: { id: 'integer', first_name: 'text', archived: 'flag' },
+      by: 'id',
+    };
+    await store.write(() =>
+      writeRows(
+        'update',
+        update,
+        rows.map((row, i) => ({ id: row.id, first_name: texts[texts.length - 1 - i], archived: 1 - row.archived })),
+      ),
+    );
+    const updated = await read();
+    expect(updated.map((row) => row.first_name)).toEqual([...texts].reverse());
+    expect(updated.map((row) => row.archived)).toEqual(texts.map((_, i) => (i % 3 === 0 ? 0 : 1)));
   });
 });
 

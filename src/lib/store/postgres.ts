@@ -26,7 +26,7 @@ import {
   type OpenOptions,
   type PostgresStore,
 } from './store.js';
-import { get, type Dialect, type Op, type PreparedQuery, type RowsSpec, type Unit } from './unit.js';
+import { get, type ColumnType, type Dialect, type Op, type PreparedQuery, type RowsSpec, type Unit } from './unit.js';
 
 export const DEFAULT_POOL_SIZE = 10;
 const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
@@ -91,6 +91,33 @@ const FEW_ROWS = 4;
 /** Flags are 0/1 in the core, boolean here. */
 const valueOf = (spec: RowsSpec, column: string, value: unknown): unknown =>
   spec.columns[column] === 'flag' && value !== null && value !== undefined ? value === 1 || value === true : value;
+
+/**
+ * A bulk write's column as the text of one PostgreSQL array: what pg makes of a JS array, without
+ * its two regular expressions and a conversion per element (a fifth of the client's CPU when a bank
+ * report books 100,000 entries). Each element is quoted, with `"` and `\` escaped, except numbers.
+ */
+function arrayLiteral(type: ColumnType, values: readonly unknown[]): string {
+  const elements = new Array<string>(values.length);
+  for (let i = 0; i < values.length; i++) {
+    const value = values[i];
+    if (value === null || value === undefined) elements[i] = 'NULL';
+    else if (type === 'flag') elements[i] = value === 1 || value === true ? 't' : 'f';
+    else if (typeof value === 'number') elements[i] = String(value);
+    else {
+      const text =
+        typeof value === 'string'
+          ? value
+          : value instanceof Date
+            ? value.toISOString()
+            : typeof value === 'bigint'
+              ? String(value)
+              : JSON.stringify(value);
+      elements[i] = `"${text.includes('"') || text.includes('\\') ? text.replace(/["\\]/g, '\\$&') : text}"`;
+    }
+  }
+  return `{${elements.join(',')}}`;
+}
 
 /** One row's update, found by its key. */
 function rowUpdate(spec: RowsSpec): { text: string; columns: string[] } {
@@ -314,8 +341,12 @@ export async function openPostgresStore(url: string, options: OpenOptions = {}):
         return undefined;
       }
       const { text, columns } = rowsStatement(op.mode, op.spec);
-      // Flags are 0/1 in the core, boolean here.
-      const values = columns.map((c) => op.rows.map((row) => valueOf(op.spec, c, row[c])));
+      const values = columns.map((c) =>
+        arrayLiteral(
+          op.spec.columns[c],
+          op.rows.map((row) => row[c]),
+        ),
+      );
       await client.query({ name: nameOf(text), text, values });
       return undefined;
     }
