@@ -67,6 +67,26 @@ describe('the built CLI answering a read', () => {
     ]);
   });
 
+  it('finalising an invoice, and the catch-up of the collection it leaves due, load neither crypto nor streams', async () => {
+    ensureBundle();
+    const db = tempDbPath();
+    // The demo leaves invoice 6 a draft.
+    const demo = await runCli(['demo', '-q', '--db', db]);
+    expect(demo.code, demo.stderr).toBe(0);
+    const finalised = loaded(['invoices', 'finalise', '6', '--db', db, '-q']);
+    expect(finalised.code).toBe(0);
+    expect(finalised.stdout).toMatch(/^status\topen$/m);
+    const transaction = /^transaction\t(\S+)$/m.exec(finalised.stdout)![1];
+    const caughtUp = loaded(['transactions', 'get', transaction, '--json', '--db', db]);
+    expect(caughtUp.code).toBe(0);
+    // The catch-up ran: the finalised invoice's transaction is queued no longer.
+    const read = JSON.parse(caughtUp.stdout) as { data: { attributes: { status: string } } };
+    expect(read.data.attributes.status).toMatch(/^(scheduled|succeeded)$/);
+    for (const run of [finalised, caughtUp])
+      for (const builtin of ['crypto', 'stream', 'net', 'tty'])
+        expect(run.builtins, builtin).not.toContain(`NativeModule ${builtin}`);
+  });
+
   it("loads crypto when a command needs it, through the same bundle: a new account's API key", () => {
     ensureBundle();
     const made = loaded(['accounts', 'create', 'second', '--json', '--db', tempDbPath()]);
