@@ -2,13 +2,13 @@
 // where the service honours it and by page number where it does not; --after goes on after an id;
 // an export cut short says where it stopped. Through main() on a core, against service doubles
 // that record what was asked when, and (the signal and the broken pipe) through the built CLI.
-import Database from 'better-sqlite3';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli.js';
 import { memoryIO, type MemoryIO } from '../../src/lib/cli/io.js';
 import type { Transport, TransportRequest, TransportResponse } from '../../src/lib/transport/types.js';
 import { BIN, ensureBundle, TEST_CONFIG_DIR } from '../helpers/cli.js';
+import { bigStore } from '../helpers/big-store.js';
 import { tempDbPath, tempDir } from '../helpers/store.js';
 import { cli, type Cli } from './harness.js';
 
@@ -648,27 +648,6 @@ describe('an export cut short says where it stopped and how to go on', () => {
 });
 
 // ---- the built CLI: a real signal, a real broken pipe ----
-
-/** A SQLite store of `count` customers of the default account, made by the CLI and filled directly. */
-function bigStore(count: number): string {
-  const db = tempDbPath();
-  const env = { ...process.env, BILLING_CONFIG_DIR: TEST_CONFIG_DIR, BILLING_DB: db };
-  spawnSyncOk(['customers', 'create', '--first-name', 'F', '--last-name', 'L', '--email', 'c1@example.com', '-q'], env);
-  const sqlite = new Database(db);
-  const insert = sqlite.prepare(
-    "INSERT INTO customers (account_id, first_name, last_name, email, payment_method, language, archived, created_at, updated_at) VALUES (1, ?, ?, ?, 'directdebit', 'nl', 0, '2026-11-21T10:00:00.000Z', '2026-11-21T10:00:00.000Z')",
-  );
-  sqlite.transaction(() => {
-    for (let i = 2; i <= count; i++) insert.run(`First${i}`, `Last${i}`, `c${i}@example.com`);
-  })();
-  sqlite.close();
-  return db;
-}
-
-function spawnSyncOk(argv: string[], env: NodeJS.ProcessEnv): void {
-  const result = spawnSync(process.execPath, [BIN, ...argv], { env, encoding: 'utf8' });
-  if (result.status !== 0) throw new Error(`billing ${argv.join(' ')} exited ${result.status}: ${result.stderr}`);
-}
 
 describe('the built CLI', () => {
   it('Ctrl-C (SIGINT) mid-export: exit 130; what was written is whole lines up to the id the hint names', async () => {

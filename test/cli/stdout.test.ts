@@ -1,39 +1,17 @@
 // The built CLI's standard output when it is no terminal: a document is written whole with write(2),
-// and nothing is lost when the descriptor would block (a pipe another Node process made
-// non-blocking, as `npx billing ... | cat` gives) or when the reader has gone.
-import Database from 'better-sqlite3';
-import { spawn, spawnSync } from 'node:child_process';
+// and nothing is lost when the descriptor would block (a pipe another program made non-blocking)
+// or when the reader has gone.
+import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { BIN, ensureBundle, TEST_CONFIG_DIR } from '../helpers/cli.js';
-import { tempDbPath } from '../helpers/store.js';
-
-/** A store with `count` customers: a page of them as JSON is far more than a pipe holds (64 KB). */
-function storeOf(count: number): string {
-  const db = tempDbPath();
-  const env = { ...process.env, BILLING_CONFIG_DIR: TEST_CONFIG_DIR, BILLING_DB: db };
-  const made = spawnSync(
-    process.execPath,
-    [BIN, 'customers', 'create', '--first-name', 'F', '--last-name', 'L', '--email', 'c1@example.com', '-q'],
-    { env, encoding: 'utf8' },
-  );
-  if (made.status !== 0) throw new Error(made.stderr);
-  const sqlite = new Database(db);
-  const insert = sqlite.prepare(
-    "INSERT INTO customers (account_id, first_name, last_name, email, payment_method, language, archived, created_at, updated_at) VALUES (1, ?, ?, ?, 'directdebit', 'nl', 0, '2026-11-21T10:00:00.000Z', '2026-11-21T10:00:00.000Z')",
-  );
-  sqlite.transaction(() => {
-    for (let i = 2; i <= count; i++) insert.run(`First${i}`, `Last${i}`, `c${i}@example.com`);
-  })();
-  sqlite.close();
-  return db;
-}
+import { bigStore } from '../helpers/big-store.js';
 
 const env = () => ({ PATH: process.env.PATH, HOME: process.env.HOME, BILLING_CONFIG_DIR: TEST_CONFIG_DIR });
 
 describe('standard output that is no terminal', () => {
   it('a pipe another program made non-blocking (EAGAIN): the whole document arrives, exit 0', async () => {
     ensureBundle();
-    const db = storeOf(150);
+    const db = bigStore(150);
     // perl (Debian's essential perl-base) sets O_NONBLOCK on the pipe and runs billing on it; the
     // reader waits before reading, so billing finds the pipe (64 KB) full part way through.
     const nonBlocking = 'my $f = fcntl(STDOUT, F_GETFL, 0); fcntl(STDOUT, F_SETFL, $f | O_NONBLOCK) or die; exec @ARGV';
@@ -61,7 +39,7 @@ describe('standard output that is no terminal', () => {
 
   it('the reader gone before a document is written: exit 0, nothing on stderr', async () => {
     ensureBundle();
-    const db = storeOf(150);
+    const db = bigStore(150);
     const child = spawn(process.execPath, [BIN, '--db', db, 'customers', 'list', '--page-size', '100', '--json'], {
       env: env(),
       stdio: ['ignore', 'pipe', 'pipe'],
