@@ -322,6 +322,60 @@ describe('transactions under SEPA', () => {
   });
 });
 
+/** Waits (at most 10 s) until `count` statements of the database wait for a lock (of the kind `event`, when given). */
+async function lockWaits(watch: pg.Client, count: number, event?: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const waiting = await watch.query<{ n: string }>(
+      `SELECT count(*) AS n FROM pg_stat_activity
+        WHERE datname = current_database() AND wait_event_type = 'Lock' AND ($1::text IS NULL OR wait_event = $1)`,
+      [event ?? null],
+    );
+    if (Number(waiting.rows[0].n) >= count) return;
+    if (Date.now() > deadline) throw new Error(`${count} statements never waited for a lock ${event ?? ''}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+// Two batches of one account at the same moment: the second waits for the first as a whole (an
+// advisory lock), then finds nothing left. Without it both read the same candidates, the second
+// waits at their rows, then meets the first's items at the unique index of live items: all its work
+// thrown away and done again.
+describe.runIf(ENGINE === 'postgres')('two batches made at the same moment (PostgreSQL)', () => {
+  it('the second waits for the first before reading what is due, then finds nothing and makes none', async () => {
+    const core = await sepaCore({ settings: ONE_DAY });
+    const plan = await makePlan(core);
+    const members = [await subscribe(core, plan), await subscribe(core, plan)];
+    const ids = (await Promise.all(members.map((m) => transactionsOf(core, m.subscription)))).map(([tx]) => tx.id);
+    const hold = new pg.Client({ connectionString: core.dbPath });
+    const watch = new pg.Client({ connectionString: core.dbPath });
+    await hold.connect();
+    await watch.connect();
+    try {
+      // A write holding one of the transactions keeps the first batch from finishing meanwhile.
+      await hold.query('BEGIN');
+      await hold.query('SELECT id FROM transactions WHERE id = $1 FOR NO KEY UPDATE', [ids[1]]);
+      const body = { data: { type: 'collection', attributes: {} } };
+      const first = call(core, 'POST', '/collections', body);
+      await lockWaits(watch, 1);
+      const second = call(core, 'POST', '/collections', body);
+      await lockWaits(watch, 1, 'advisory');
+      await hold.query('COMMIT');
+      const answers = await Promise.all([first, second]);
+      expect(answers.map((a) => a.status)).toEqual([201, 200]);
+      expect(answers[0].body.data.attributes.transactions).toBe(2);
+      expect(answers[1].body.data).toBeNull();
+      const items = await watch.query<{ transaction_id: string }>(
+        'SELECT transaction_id FROM collection_items ORDER BY transaction_id',
+      );
+      expect(items.rows.map((r) => r.transaction_id)).toEqual([...ids].sort());
+    } finally {
+      await hold.end();
+      await watch.end();
+    }
+  });
+});
+
 // SQLite runs one writer at a time: a write starts after a batch commits and reads what it wrote.
 // PostgreSQL's writers meet at row locks, and a batch writes only its items.
 describe.runIf(ENGINE === 'postgres')('a batch made at the same moment as a cancel (PostgreSQL)', () => {

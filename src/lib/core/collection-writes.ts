@@ -32,7 +32,6 @@ import {
   loadRules,
   loadTransactions,
   notInBatch,
-  withBatches,
   WORK_INSERT,
   workRow,
   type HistoryItem,
@@ -44,6 +43,8 @@ import { addDays, addMonths, dayAt, midnight } from './schedule.js';
 import { readInstants } from './time.js';
 
 const COLLECTABLE = ['scheduled', 'rescheduled'] as const;
+/** The scope of the lock that makes an account's batches one at a time (Dialect.serialized). */
+const BATCH_LOCK = 1;
 
 const ITEM_INSERT: RowsSpec = {
   key: 'collection_items.insert',
@@ -175,7 +176,6 @@ interface Taken {
   id: string;
   subscription_id: number;
   status: string;
-  collection_id: number | null;
   origin: string;
   attempt: number;
   due_date: string;
@@ -206,6 +206,10 @@ interface Mandate {
  * its due date, so a batch holds the write lock for the batch alone.
  */
 function* makeBatch(ctx: CoreContext, today: string, until: string): Unit<Result<Made>> {
+  // One batch of an account at a time: one made at the same moment waits here, then reads what is
+  // due after this one commits, so what it finds in no batch stays so. PostgreSQL's READ COMMITTED
+  // reads each statement afresh, so reading the candidates after the lock is enough.
+  yield* get((q, d) => ({ compile: () => d.serialized(BATCH_LOCK, ctx.account.id).compile(q) }));
   const account = yield* currentAccount(ctx);
   if (account.collection !== 'sepa') {
     return fail<Made>({
@@ -256,10 +260,9 @@ function* makeBatch(ctx: CoreContext, today: string, until: string): Unit<Result
   let sum = 0;
   for (let from = 0; from < seqs.length; from += CHUNK) {
     const chunk = seqs.slice(from, from + CHUNK);
-    // Locked (PostgreSQL) as they are now: a batch made at the same moment waits, then finds them
-    // taken (withBatches reads their batches after the locks). SQLite has one writer, this one, since
-    // the candidates were read without a batch: what they were read as, they still are.
-    const read = (yield* all((q, d) =>
+    // Locked (PostgreSQL) as they are now, against a cancel or a change at the same moment. No other
+    // batch takes them meanwhile (BATCH_LOCK); SQLite has one writer, this one.
+    const txs = (yield* all((q, d) =>
       d.locked(
         q
           .selectFrom('transactions')
@@ -282,9 +285,7 @@ function* makeBatch(ctx: CoreContext, today: string, until: string): Unit<Result
           .where('seq', 'in', chunk)
           .where('account_id', '=', account.id),
       ),
-    )) as Omit<Taken, 'collection_id'>[];
-    const txs: Taken[] =
-      ctx.store.engine === 'sqlite' ? read.map((tx) => ({ ...tx, collection_id: null })) : yield* withBatches(read);
+    )) as Taken[];
     // Each table by its own key, joined here: PostgreSQL planned the join of the three as a hash of
     // every customer (a scan of the table per chunk: 1.9 of a 10 s batch of 100,000).
     const mandates = new Map(
@@ -333,8 +334,8 @@ function* makeBatch(ctx: CoreContext, today: string, until: string): Unit<Result
     const work: Record<string, unknown>[] = [];
     for (const seq of chunk) {
       const tx = bySeq.get(seq);
-      // Taken by another batch, canceled or collected since it was read: no longer this batch's.
-      if (!tx || !(COLLECTABLE as readonly string[]).includes(tx.status) || tx.collection_id !== null) continue;
+      // Canceled or collected since it was read: no longer this batch's.
+      if (!tx || !(COLLECTABLE as readonly string[]).includes(tx.status)) continue;
       const retryDue =
         tx.history !== null ? retryDueOf(JSON.parse(tx.history) as HistoryItem[], tx.due_date) : tx.due_date;
       const due = days(retryDue);

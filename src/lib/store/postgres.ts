@@ -75,6 +75,9 @@ const dialect: Dialect = {
   before: (column, separator) => sql<string>`split_part(${sql.ref(column)}, ${separator}, 1)`,
   locked: (query, skip) => (skip ? query.forNoKeyUpdate().skipLocked() : query.forNoKeyUpdate()),
   shared: (query) => query.forShare(),
+  // Two int4 keys: a key space apart from the single bigint of the migrations' lock. An id past
+  // int4 wraps, which can only make two accounts wait for each other.
+  serialized: (scope, id) => sql`SELECT pg_advisory_xact_lock(${scope | 0}::integer, ${id | 0}::integer)`,
 };
 
 const ARRAY_TYPES = {

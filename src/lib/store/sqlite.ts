@@ -84,6 +84,7 @@ const dialect: Dialect = {
   // One writer at a time (BEGIN IMMEDIATE): what a write reads, nobody else changes meanwhile.
   locked: (query) => query,
   shared: (query) => query,
+  serialized: () => sql`SELECT 1`,
 };
 
 /** An FTS5 query that is the text as one phrase: quoted, its quotes doubled, no syntax left in it. */

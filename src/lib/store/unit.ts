@@ -60,6 +60,12 @@ export interface Dialect {
    * subscription is made on) holds until it commits. SQLite: as it is.
    */
   shared<Q extends { forShare(): Q }>(query: Q): Q;
+  /**
+   * A statement that holds a lock on (`scope`, `id`) until the transaction ends, which only another
+   * transaction taking the same one waits for: no reader or writer of any row does (PostgreSQL: a
+   * transaction-level advisory lock). SQLite has one writer at a time: a statement that does nothing.
+   */
+  serialized(scope: number, id: number): RawBuilder<unknown>;
 }
 
 /** How a column of a bulk write travels: PostgreSQL sends each as one typed array. */
