@@ -89,6 +89,57 @@ describe(`units on ${ENGINE}`, () => {
     expect(value).toBe('refused');
   });
 
+  // PostgreSQL sends a bulk write without waiting for it (the unit goes on while the server writes):
+  // what follows still sees it, and its failure is still the unit's, never a half-written batch.
+  const ACCOUNTS: RowsSpec = {
+    key: 'test.accounts',
+    table: 'accounts',
+    columns: { name: 'text', webhook_secret: 'text', created_at: 'instant', updated_at: 'instant' },
+  };
+  const accountRows = (...names: string[]) =>
+    names.map((name) => ({ name, webhook_secret: 's', created_at: NOW, updated_at: NOW }));
+
+  it('a query after a bulk write sees what it wrote', async () => {
+    const names = await store.write(function* () {
+      yield* writeRows('insert', ACCOUNTS, accountRows('a', 'b', 'c'));
+      yield* writeRows('insert', ACCOUNTS, accountRows('d'));
+      return (yield* all((q) => q.selectFrom('accounts').select('name').orderBy('name'))).map((row) => row.name);
+    });
+    expect(names).toEqual(['a', 'b', 'c', 'd']);
+  });
+
+  it("a bulk write that fails gives the unit its own error, at the latest at the unit's next query", async () => {
+    const answer = await store.write(
+      function* () {
+        yield* insertAccount('a');
+        try {
+          yield* writeRows('insert', ACCOUNTS, accountRows('b', 'a')); // unique name: refused
+          yield* all((q) => q.selectFrom('accounts').select('name'));
+          return 'read';
+        } catch (error) {
+          return (error as Error).message;
+        }
+      },
+      () => false,
+    );
+    expect(answer).toMatch(/unique/i);
+    expect(answer).not.toMatch(/aborted/);
+    expect(await accountNames(store)).toEqual([]);
+  });
+
+  it('a bulk write that fails as the last statement fails the unit, which changes nothing', async () => {
+    await expect(
+      later(() =>
+        store.write(function* () {
+          yield* insertAccount('a');
+          yield* writeRows('insert', ACCOUNTS, accountRows('b'));
+          yield* writeRows('insert', ACCOUNTS, accountRows('c', 'a'));
+        }),
+      ),
+    ).rejects.toThrow(/unique/i);
+    expect(await accountNames(store)).toEqual([]);
+  });
+
   it('a bulk write keeps every value as it was: quotes, backslashes, braces, commas, "NULL", empty text, flags, nulls', async () => {
     const account = await store.write(() => insertAccount('a'));
     const texts = [

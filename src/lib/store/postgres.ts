@@ -88,6 +88,9 @@ const ARRAY_TYPES = {
   json: 'json[]',
 } as const;
 
+/** Bulk writes a unit may have sent and not yet seen written (runUnit). */
+const MAX_SENT = 2;
+
 /** Updates of at most this many rows go row by row (see execute). */
 const FEW_ROWS = 4;
 
@@ -331,26 +334,35 @@ export async function openPostgresStore(url: string, options: OpenOptions = {}):
     return entry;
   };
 
+  /**
+   * The statements of a bulk write, their values taken now. A request changes a row or two: each by
+   * its key, so the row is found through the index. The planner may scan a small table for the join
+   * of a bulk update, and under SERIALIZABLE a scan locks the whole table against every concurrent
+   * writer (serialization failures).
+   */
+  function rowsQueries(op: Extract<Op, { kind: 'rows' }>): pg.QueryConfig[] {
+    if (op.mode === 'update' && op.rows.length <= FEW_ROWS) {
+      const { text, columns } = rowUpdate(op.spec);
+      return op.rows.map((row) => ({
+        name: nameOf(text),
+        text,
+        values: columns.map((c) => valueOf(op.spec, c, row[c])),
+      }));
+    }
+    const { text, columns } = rowsStatement(op.mode, op.spec);
+    const values = columns.map((c) =>
+      arrayLiteral(
+        op.spec.columns[c],
+        op.rows.map((row) => row[c]),
+      ),
+    );
+    return [{ name: nameOf(text), text, values }];
+  }
+
   async function execute(client: pg.PoolClient, op: Op, guard?: KeyGuard): Promise<unknown> {
     if (op.kind === 'wait') return op.promise;
     if (op.kind === 'rows') {
-      // A request changes a row or two: each by its key, so the row is found through the index. The
-      // planner may scan a small table for the join of a bulk update, and under SERIALIZABLE a scan
-      // locks the whole table against every concurrent writer (serialization failures).
-      if (op.mode === 'update' && op.rows.length <= FEW_ROWS) {
-        const { text, columns } = rowUpdate(op.spec);
-        for (const row of op.rows)
-          await client.query({ name: nameOf(text), text, values: columns.map((c) => valueOf(op.spec, c, row[c])) });
-        return undefined;
-      }
-      const { text, columns } = rowsStatement(op.mode, op.spec);
-      const values = columns.map((c) =>
-        arrayLiteral(
-          op.spec.columns[c],
-          op.rows.map((row) => row[c]),
-        ),
-      );
-      await client.query({ name: nameOf(text), text, values });
+      for (const query of rowsQueries(op)) await client.query(query);
       return undefined;
     }
     let text: string;
@@ -409,6 +421,15 @@ export async function openPostgresStore(url: string, options: OpenOptions = {}):
       const client = await connect();
       let open = false;
       let broken: Error | undefined;
+      // Bulk writes sent without waiting for them (see below): the last, how many are unwritten, and
+      // the first that failed. Never rejected: what comes after waits for it.
+      let sent: Promise<void> = Promise.resolve();
+      let unwritten = 0;
+      let sentError: Error | undefined;
+      const settle = async () => {
+        await sent;
+        if (sentError !== undefined) throw sentError;
+      };
       try {
         const unit = make();
         const snapshotAtOnce = kind !== 'read' || key === undefined || multiQueryReads.has(key);
@@ -431,16 +452,41 @@ export async function openPostgresStore(url: string, options: OpenOptions = {}):
             }
           }
           if (op.kind !== 'wait') queries++;
+          if (op.kind === 'rows' && open) {
+            // A bulk write gives the unit nothing back: its statements are made now and sent after
+            // the writes before it, and the unit goes on, so the client works out what comes next
+            // while the server writes. Its error is thrown at the unit's next query (which waits for
+            // the writes sent before it) or before COMMIT. At most two wait to be written.
+            const statements = rowsQueries(op);
+            unwritten++;
+            sent = sent
+              .then(async () => {
+                if (sentError === undefined) for (const statement of statements) await client.query(statement);
+              })
+              .then(
+                undefined,
+                (error: unknown) => void (sentError ??= error instanceof Error ? error : new Error(String(error))),
+              )
+              .finally(() => void unwritten--);
+            if (unwritten > MAX_SENT) await sent;
+            step = unit.next(undefined);
+            continue;
+          }
           let value: unknown;
           try {
+            // A query runs after the writes sent before it (one query at a time on a connection).
+            if (op.kind !== 'wait') await settle();
             value = await execute(client, op, queries === 1 && kind === 'read' ? guard : undefined);
-          } catch (error) {
+          } catch (caught) {
+            const error = sentError ?? caught;
+            sentError = undefined;
             if (isRetryable(error) || isConnectionError(error) || error instanceof KeyGuardError) throw error; // not the unit's to handle
             step = unit.throw(error);
             continue;
           }
           step = unit.next(value);
         }
+        await settle();
         if (open) {
           await client.query(keep && !keep(step.value) ? 'ROLLBACK' : 'COMMIT');
           open = false;
@@ -450,6 +496,7 @@ export async function openPostgresStore(url: string, options: OpenOptions = {}):
           await execute(client, { kind: 'all', build: (db) => db.selectNoFrom(sql<number>`1`.as('one')) }, guard);
         return step.value;
       } catch (error) {
+        await sent;
         if (open) await client.query('ROLLBACK').catch((e: Error) => (broken = e));
         if (isConnectionError(error)) broken = error as Error;
         if (error === AGAIN) {
