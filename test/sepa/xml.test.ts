@@ -25,4 +25,14 @@ describe('plainStringify (the writer stringifier that skips what plain SEPA text
     expect(written((doc) => doc.ele('Nm').txt('Tom & <Jerry>\r').up())).toBe('<Nm>Tom &amp; &lt;Jerry&gt;&#xD;</Nm>');
     expect(() => written((doc) => doc.ele('Nm').txt('bell \u0007').up())).toThrow(/Invalid character/);
   });
+
+  it('writes a plain attribute value as it is, and escapes and checks any other', () => {
+    expect(written((doc) => doc.ele('InstdAmt', { Ccy: 'EUR' }).txt('12.50').up())).toBe(
+      '<InstdAmt Ccy="EUR">12.50</InstdAmt>',
+    );
+    expect(written((doc) => doc.ele('X', { a: 'Tom & "Jerry" <x>' }).up())).toBe(
+      '<X a="Tom &amp; &quot;Jerry&quot; &lt;x>"/>',
+    );
+    expect(() => written((doc) => doc.ele('X', { a: 'bell \u0007' }).up())).toThrow(/Invalid character/);
+  });
 });

@@ -2,12 +2,13 @@
 // Written with xmlbuilder's callback writer, one element at a time: xmlbuilder2's streaming
 // builder makes a DOM node per element and writes about 700 debits a second here, far from the
 // 20,000 a second the export needs.
-import { electronicFormatIBAN, isValidIBAN } from 'ibantools';
+import { electronicFormatIBAN } from 'ibantools';
 import { textOf } from '../schemas/json.js';
 import { formatAmount } from '../schemas/money.js';
 import { isCalendarDate, isTarget2Day } from './calendar.js';
 import { identifierProblem, toEpcLatin } from './charset.js';
 import { isValidCreditorId, normaliseCreditorId } from './creditor.js';
+import { isValidIban } from './iban.js';
 import { indentedWriter, plainStringify } from './xml.js';
 
 export type Pain008Format = 'pain.008.001.02' | 'pain.008.001.08';
@@ -160,6 +161,7 @@ export async function writePain008(
 
   let fileCount = 0;
   let fileSum = 0;
+  const signedOn = new Set<string>();
   let blockNumber = 0;
   for await (const block of message.blocks) {
     blockNumber++;
@@ -190,7 +192,7 @@ export async function writePain008(
         count++;
         const at = `${where}, debit ${count} (${String(debit?.endToEndId)})`;
         if (count > block.count) throw new Pain008Error(`${at}: more debits than the block's count of ${block.count}`);
-        const d = checkDebit(debit, at, bicPattern);
+        const d = checkDebit(debit, at, bicPattern, signedOn);
         sum += d.amountCents;
         if (sum > block.controlSumCents)
           throw new Pain008Error(
@@ -269,7 +271,7 @@ function name(value: unknown, where: string, what: string): string {
 
 function iban(value: unknown, where: string, what: string): string {
   const text = typeof value === 'string' ? electronicFormatIBAN(value) : null;
-  if (!text || !isValidIBAN(text)) fail(where, `${what} "${textOf(value)}" is not a valid IBAN`);
+  if (!text || !isValidIban(text)) fail(where, `${what} "${textOf(value)}" is not a valid IBAN`);
   return text;
 }
 
@@ -335,11 +337,15 @@ function checkBlock(block: Pain008Block, where: string): void {
   cents(block.controlSumCents, where, 'the control sum', 1);
 }
 
-function checkDebit(debit: Pain008Debit, where: string, bicPattern: RegExp) {
+/** `dates`: the signature dates already found to be dates (a few hundred days across a file's debits). */
+function checkDebit(debit: Pain008Debit, where: string, bicPattern: RegExp, dates: Set<string>) {
   if (typeof debit !== 'object' || debit === null) fail(where, 'not a debit');
   identifier(debit.endToEndId, where, 'EndToEndId');
   identifier(debit.mandateId, where, 'the mandate id');
-  date(debit.mandateSignedOn, where, 'the mandate signature date');
+  if (!dates.has(debit.mandateSignedOn)) {
+    date(debit.mandateSignedOn, where, 'the mandate signature date');
+    if (dates.size < 10_000) dates.add(debit.mandateSignedOn);
+  }
   const amendment = debit.amendment ?? null;
   if (amendment !== null) {
     if (

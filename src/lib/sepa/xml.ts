@@ -43,4 +43,10 @@ export const plainStringify = {
       ? value
       : (Object.getPrototypeOf(this) as typeof this).text.call(this, value);
   },
+  // An attribute's value likewise (the currency of every amount).
+  attValue(this: { attValue(value: string): string }, value: string): string {
+    return typeof value === 'string' && PLAIN.test(value)
+      ? value
+      : (Object.getPrototypeOf(this) as typeof this).attValue.call(this, value);
+  },
 };
