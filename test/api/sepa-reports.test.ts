@@ -405,8 +405,8 @@ describe('POST /bank-reports', () => {
 // pages each new version went to another page, with an entry in each of the table's indexes.
 describe.runIf(ENGINE === 'postgres')('collection items updated in place (PostgreSQL)', () => {
   it('a booking leaves each item on the page it was written to', async () => {
-    const { core, messageId, e2e } = await exported(120);
-    const xml = await fileOf(core, (await call(core, 'GET', '/collections')).body.data[0].id);
+    const { core, batch: made, messageId, e2e } = await exported(120);
+    const xml = await fileOf(core, made.id);
     const amounts = [...xml.matchAll(/<InstdAmt Ccy="EUR">([^<]*)</g)].map((m) => Math.round(Number(m[1]) * 100));
     const client = new pg.Client({ connectionString: core.dbPath });
     await client.connect();

@@ -405,16 +405,8 @@ describe.runIf(ENGINE === 'postgres')('a batch made at the same moment as a canc
         [account, id, tx.id, member.subscription],
       );
       const cancel = call(core, 'DELETE', `/transactions/${tx.id}`);
-      // The cancel is waiting for the transaction's lock before the batch commits (at most 10 s).
-      const deadline = Date.now() + 10_000;
-      for (;;) {
-        const waiting = await watch.query<{ n: string }>(
-          "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
-        );
-        if (Number(waiting.rows[0].n) > 0) break;
-        if (Date.now() > deadline) throw new Error('the cancel never waited for the batch');
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+      // The cancel is waiting for the transaction's lock before the batch commits.
+      await lockWaits(watch, 1);
       await batch.query('COMMIT');
       const refused = await cancel;
       expect(refused.status).toBe(400);

@@ -111,7 +111,10 @@ async function readState(core: TestCore) {
         .selectFrom('transactions')
         .select(['id', 'invoice_id', 'origin', 'subscription_id', 'amount_cents', 'description'])
         .where('account_id', '=', account.id)
-        .where('invoice_id', 'is not', null),
+        .where('invoice_id', 'is not', null)
+        // In a stated order: PostgreSQL returns a table's rows as they lie, and a transaction the
+        // instances' due work changed meanwhile lies elsewhere.
+        .orderBy('id'),
     ),
   );
   const [counter] = await core.store.read(() =>

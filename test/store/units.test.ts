@@ -108,22 +108,29 @@ describe(`units on ${ENGINE}`, () => {
     expect(names).toEqual(['a', 'b', 'c', 'd']);
   });
 
-  it("a bulk write that fails gives the unit its own error, at the latest at the unit's next query", async () => {
-    const answer = await store.write(
-      function* () {
+  it("a bulk write that fails ends the unit with its own error, at the latest at the unit's next query", async () => {
+    let after = false;
+    let caughtAsQuery = false;
+    const failed = await later(() =>
+      store.write(function* () {
         yield* insertAccount('a');
+        yield* writeRows('insert', ACCOUNTS, accountRows('b', 'a')); // unique name: refused
         try {
-          yield* writeRows('insert', ACCOUNTS, accountRows('b', 'a')); // unique name: refused
           yield* all((q) => q.selectFrom('accounts').select('name'));
-          return 'read';
-        } catch (error) {
-          return (error as Error).message;
+        } catch {
+          caughtAsQuery = true; // never: the write's failure is not the query's
         }
-      },
-      () => false,
+        after = true;
+      }),
+    ).then(
+      () => undefined,
+      (error: unknown) => error as Error,
     );
-    expect(answer).toMatch(/unique/i);
-    expect(answer).not.toMatch(/aborted/);
+    // The write's error, not the query's after it ("current transaction is aborted"), nor caught as the query's.
+    expect(failed?.message).toMatch(/unique/i);
+    expect(failed?.message).not.toMatch(/aborted/);
+    expect(caughtAsQuery).toBe(false);
+    expect(after).toBe(false);
     expect(await accountNames(store)).toEqual([]);
   });
 

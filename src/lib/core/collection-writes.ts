@@ -8,6 +8,7 @@ import { SEPA_AMOUNT_MAX_CENTS } from '../sepa/pain008.js';
 import { identifierProblem, toEpcLatin } from '../sepa/charset.js';
 import { reasonText } from '../sepa/reasons.js';
 import { formatAmount } from '../schemas/money.js';
+import { raw } from '../store/info.js';
 import { all, get, run, writeRows, type MaybePromise, type RowsSpec, type Unit } from '../store/unit.js';
 import {
   CHUNK,
@@ -209,7 +210,7 @@ function* makeBatch(ctx: CoreContext, today: string, until: string): Unit<Result
   // One batch of an account at a time: one made at the same moment waits here, then reads what is
   // due after this one commits, so what it finds in no batch stays so. PostgreSQL's READ COMMITTED
   // reads each statement afresh, so reading the candidates after the lock is enough.
-  yield* get((q, d) => ({ compile: () => d.serialized(BATCH_LOCK, ctx.account.id).compile(q) }));
+  yield* get(raw((_, d) => d.serialized(BATCH_LOCK, ctx.account.id)));
   const account = yield* currentAccount(ctx);
   if (account.collection !== 'sepa') {
     return fail<Made>({
@@ -261,7 +262,7 @@ function* makeBatch(ctx: CoreContext, today: string, until: string): Unit<Result
   // Each chunk is read before the items of the one before it are written: PostgreSQL writes them
   // while this process works the chunk out (the store sends a bulk write without waiting for it).
   // Its mandates' last uses then lack that chunk's items, which `made` adds back.
-  let next = seqs.length ? yield* readChunk(ctx, account.id, seqs.slice(0, CHUNK), frequencies) : undefined;
+  let next = seqs.length ? yield* readChunk(account.id, seqs.slice(0, CHUNK), frequencies) : undefined;
   let made = new Map<number, LastUse>();
   for (let from = 0; next !== undefined; from += CHUNK) {
     const { chunk, bySeq, mandates, debtors, uses } = next;
@@ -343,7 +344,7 @@ function* makeBatch(ctx: CoreContext, today: string, until: string): Unit<Result
     }
     next =
       from + CHUNK < seqs.length
-        ? yield* readChunk(ctx, account.id, seqs.slice(from + CHUNK, from + 2 * CHUNK), frequencies)
+        ? yield* readChunk(account.id, seqs.slice(from + CHUNK, from + 2 * CHUNK), frequencies)
         : undefined;
     yield* writeRows('insert', ITEM_INSERT, items);
     yield* writeRows('insert', WORK_INSERT, work);
@@ -371,12 +372,7 @@ interface ChunkRead {
 }
 
 /** Reads a chunk of candidates (by seq); the frequencies of plans not seen before are added to `frequencies`. */
-function* readChunk(
-  ctx: CoreContext,
-  accountId: number,
-  chunk: number[],
-  frequencies: Map<number, string>,
-): Unit<ChunkRead> {
+function* readChunk(accountId: number, chunk: number[], frequencies: Map<number, string>): Unit<ChunkRead> {
   // Locked (PostgreSQL) as they are now, against a cancel or a change at the same moment. No other
   // batch takes them meanwhile (BATCH_LOCK); SQLite has one writer, this one.
   const txs = (yield* all((q, d) =>

@@ -4,7 +4,7 @@ import { type Compilable, type Kysely, type RawBuilder } from 'kysely';
 import { TABLES } from './migrations.js';
 import type { DB } from './schema.js';
 import type { Engine, Store } from './store.js';
-import { get, type Unit } from './unit.js';
+import { get, type Dialect, type Unit } from './unit.js';
 
 export type Table = (typeof TABLES)[number];
 
@@ -14,8 +14,8 @@ export const untyped = (q: Kysely<DB>): Kysely<AnyDB> => q as unknown as Kysely<
 
 /** A raw statement as a unit's query. */
 export const raw =
-  <R>(build: (q: Kysely<DB>) => RawBuilder<R>) =>
-  (q: Kysely<DB>): Compilable<R> => ({ compile: () => build(q).compile(q) });
+  <R>(build: (q: Kysely<DB>, dialect: Dialect) => RawBuilder<R>) =>
+  (q: Kysely<DB>, dialect: Dialect): Compilable<R> => ({ compile: () => build(q, dialect).compile(q) });
 
 export interface TableStats {
   rows: number;

@@ -455,8 +455,9 @@ export async function openPostgresStore(url: string, options: OpenOptions = {}):
           if (op.kind === 'rows' && open) {
             // A bulk write gives the unit nothing back: its statements are made now and sent after
             // the writes before it, and the unit goes on, so the client works out what comes next
-            // while the server writes. Its error is thrown at the unit's next query (which waits for
-            // the writes sent before it) or before COMMIT. At most two wait to be written.
+            // while the server writes. If it fails, the unit ends with its error at its next query
+            // (which waits for the writes sent before it) or before COMMIT: thrown into the unit
+            // there, it could be taken for that query's own. At most two wait to be written.
             const statements = rowsQueries(op);
             unwritten++;
             sent = sent
@@ -472,14 +473,17 @@ export async function openPostgresStore(url: string, options: OpenOptions = {}):
             step = unit.next(undefined);
             continue;
           }
+          // A query runs after the writes sent before it (one query at a time on a connection); a
+          // request that sent none does not wait at all.
+          if (op.kind !== 'wait' && (unwritten > 0 || sentError !== undefined))
+            await settle().catch((error: unknown) => {
+              unit.return(undefined as T);
+              throw error;
+            });
           let value: unknown;
           try {
-            // A query runs after the writes sent before it (one query at a time on a connection).
-            if (op.kind !== 'wait') await settle();
             value = await execute(client, op, queries === 1 && kind === 'read' ? guard : undefined);
-          } catch (caught) {
-            const error = sentError ?? caught;
-            sentError = undefined;
+          } catch (error) {
             if (isRetryable(error) || isConnectionError(error) || error instanceof KeyGuardError) throw error; // not the unit's to handle
             step = unit.throw(error);
             continue;

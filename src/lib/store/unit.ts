@@ -111,6 +111,8 @@ export function* run(build: Build<unknown>): Unit<number> {
 /**
  * Inserts (or, by spec.by, updates) many rows of one table: SQLite runs one prepared statement per
  * row, PostgreSQL one statement for them all (unnest of typed arrays), so a batch costs one round trip.
+ * PostgreSQL sends it without waiting: a failure ends the unit at its next query, or before COMMIT,
+ * never caught by the unit (on SQLite it is thrown here; a unit must not rely on catching it).
  */
 export function* writeRows(
   mode: 'insert' | 'update',
