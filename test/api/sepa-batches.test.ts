@@ -3,7 +3,9 @@
 // bytes every time) and the SEPA rules it keeps. TEST_NOW is Saturday 2026-11-21, 11:00 in Amsterdam.
 import { describe, expect, it } from 'vitest';
 import { updateAccount } from '../../src/lib/core/accounts.js';
+import { runDue } from '../../src/lib/core/due.js';
 import { setClock } from '../../src/lib/core/store-clock.js';
+import { all } from '../../src/lib/store/unit.js';
 import { expectValid } from '../helpers/xmllint.js';
 import {
   batch,
@@ -12,6 +14,7 @@ import {
   fileOf,
   IBANS,
   makePlan,
+  type Member,
   ok,
   sepaCore,
   subscribe,
@@ -145,6 +148,41 @@ describe('collections create', () => {
     expect((await batch(core, '2026-12-05')).data).toBeNull();
     await setClock(core, '2026-11-24T09:00:00Z');
     expect((await batch(core, '2026-12-07')).data.attributes.transactions).toBe(1);
+  });
+});
+
+describe('a batch reaching its collection date', () => {
+  it("schedules each plan's next cycle: one piece of due work per block, done a page at a time", async () => {
+    const core = await sepaCore({ settings: ONE_DAY });
+    const plan = await makePlan(core);
+    const members: Member[] = [];
+    for (let n = 0; n < 5; n++) members.push(await subscribe(core, plan, { n }));
+    const made = await batch(core);
+    const presented = () =>
+      core.store.read(() =>
+        all((q) =>
+          q
+            .selectFrom('due_work')
+            .select(['kind', 'subject', 'due_at'])
+            .where('kind', 'like', '%.presented')
+            .orderBy('id'),
+        ),
+      );
+    expect(await presented()).toEqual([
+      {
+        kind: 'collection.presented',
+        subject: `${made.data.id} 2026-11-23 FRST 0`,
+        due_at: new Date('2026-11-23T00:00:00+01:00').toISOString(),
+      },
+    ]);
+    const count = async () =>
+      Promise.all(members.map(async (m) => (await transactionsOf(core, m.subscription)).length));
+    expect(await count()).toEqual([1, 1, 1, 1, 1]);
+    // Two transactions a batch of due work: the block's piece is done in three, each going on from the last item done.
+    const report = await runDue(core.store, '2026-11-23T08:00:00Z', { batchSize: 2, allowPrivateWebhooks: false });
+    expect(report.done).toBe(3);
+    expect(await presented()).toEqual([]);
+    expect(await count()).toEqual([2, 2, 2, 2, 2]);
   });
 });
 

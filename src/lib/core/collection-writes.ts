@@ -14,6 +14,7 @@ import {
   CHUNK,
   currentAccount,
   endToEndId,
+  presentedSubject,
   LIVE_STATES,
   MANDATE_EXPIRY_MONTHS,
   MAX_DAYS_AHEAD,
@@ -203,7 +204,7 @@ interface Mandate {
  * The batch is written set-based: per chunk, reads of the transactions (locked), their mandates,
  * debtors and plans, and the mandates' last uses, then the items and the due work. No transaction is
  * written: its item is the record of its batch, and its plan's next cycle is due work at its
- * collection date (transaction.presented), as a simulated collection's is scheduled by the clock on
+ * collection date (collection.presented, one piece per block), as a simulated collection's is scheduled by the clock on
  * its due date, so a batch holds the write lock for the batch alone.
  */
 function* makeBatch(ctx: CoreContext, today: string, until: string): Unit<Result<Made>> {
@@ -257,6 +258,8 @@ function* makeBatch(ctx: CoreContext, today: string, until: string): Unit<Result
   )).map((row) => row.seq);
   const leftOut: LeftOut[] = [];
   const frequencies = new Map<number, string>();
+  /** The blocks ("day sequence") holding a plan's first attempt: their date schedules the plan's next cycle. */
+  const presentedBlocks = new Set<string>();
   let count = 0;
   let sum = 0;
   // Each chunk is read before the items of the one before it are written: PostgreSQL writes them
@@ -273,7 +276,6 @@ function* makeBatch(ctx: CoreContext, today: string, until: string): Unit<Result
     }
     made = new Map();
     const items: Record<string, unknown>[] = [];
-    const work: Record<string, unknown>[] = [];
     for (const seq of chunk) {
       const tx = bySeq.get(seq);
       // Canceled or collected since it was read: no longer this batch's.
@@ -339,17 +341,25 @@ function* makeBatch(ctx: CoreContext, today: string, until: string): Unit<Result
       });
       count++;
       sum += tx.amount_cents;
-      if (tx.origin === 'plan' && tx.attempt === 1)
-        work.push(workRow(account.id, 'transaction.presented', tx.id, midnights(collectionDate)));
+      if (tx.origin === 'plan' && tx.attempt === 1) presentedBlocks.add(`${collectionDate} ${sequence}`);
     }
     next =
       from + CHUNK < seqs.length
         ? yield* readChunk(account.id, seqs.slice(from + CHUNK, from + 2 * CHUNK), frequencies)
         : undefined;
     yield* writeRows('insert', ITEM_INSERT, items);
-    yield* writeRows('insert', WORK_INSERT, work);
   }
   if (count === 0) return ok<Made>({ collection: null, until, leftOut });
+  // One piece of due work per block, not one per transaction: it works through the block's items
+  // when their date comes (due.ts), a page at a time.
+  yield* writeRows(
+    'insert',
+    WORK_INSERT,
+    [...presentedBlocks].sort().map((block) => {
+      const [day, sequence] = block.split(' ');
+      return workRow(account.id, 'collection.presented', presentedSubject(batch.id, day, sequence, 0), midnights(day));
+    }),
+  );
   const stamp = today.replace(/-/g, '');
   const messageId = `BILLING-${stamp}-${batch.id}`;
   yield* run((q) =>

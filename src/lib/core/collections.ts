@@ -84,6 +84,39 @@ export function missingCreditor(account: Pick<Account, 'creditor_id' | 'creditor
 /** The EndToEndId of an attempt: the transaction's UUID without hyphens, and the attempt (a re-presentation gets a new one). 34 characters at most. */
 export const endToEndId = (tx: Pick<Txn, 'id' | 'attempt'>): string => `${tx.id.replace(/-/g, '')}-${tx.attempt}`;
 
+/**
+ * The subject of a block's `collection.presented` work: the batch, the block (its day and sequence
+ * type), and the last item done, so the work goes on a page at a time.
+ */
+export const presentedSubject = (collectionId: number, day: string, sequence: string, after: number): string =>
+  `${collectionId} ${day} ${sequence} ${after}`;
+
+/**
+ * The next `limit` first attempts of a block's transactions that its batch still holds (a cancelled
+ * batch's items are cancelled: none), from its work's subject; and the subject of the work that goes
+ * on after them, when there may be more.
+ */
+export function* presentedPage(subject: string, limit: number): Unit<{ transactions: string[]; rest?: string }> {
+  const [id, day, sequence, after] = subject.split(' ');
+  const rows = yield* all((q) =>
+    q
+      .selectFrom('collection_items')
+      .select(['id', 'transaction_id'])
+      .where('collection_id', '=', Number(id))
+      .where('collection_date', '=', day)
+      .where('sequence_type', '=', sequence)
+      .where('id', '>', Number(after))
+      .where('attempt', '=', 1)
+      .where('cancelled_at', 'is', null)
+      .orderBy('id')
+      .limit(limit),
+  );
+  return {
+    transactions: rows.map((row) => row.transaction_id),
+    rest: rows.length === limit ? presentedSubject(Number(id), day, sequence, rows[rows.length - 1].id) : undefined,
+  };
+}
+
 const END_TO_END = /^([0-9a-f]{8})([0-9a-f]{4})([0-9a-f]{4})([0-9a-f]{4})([0-9a-f]{12})-[1-9][0-9]{0,8}$/;
 
 /**

@@ -8,7 +8,7 @@
 // same batch; the rest (a fulfilment, a retry, the next cycle: days on) is written for a later
 // batch. So the order holds however far the clock moves in one step.
 import type { Store } from '../store/store.js';
-import { all, get, prepared, type Unit } from '../store/unit.js';
+import { all, get, prepared, writeRows, type Unit } from '../store/unit.js';
 import {
   finaliseDue,
   loadCredited,
@@ -17,7 +17,8 @@ import {
   newInvoicing,
   originalsOf,
 } from './invoice-rules.js';
-import { flush, Ledger, loadTransactions, type WorkKind } from './ledger.js';
+import { flush, Ledger, loadTransactions, WORK_INSERT, workRow, type WorkKind } from './ledger.js';
+import { presentedPage } from './collections.js';
 import { DEFAULT_BASE_URL } from './notifications.js';
 import { activate, cancel } from './subscription-rules.js';
 import { cancelTransaction, collect, fulfil, presented, schedule } from './transaction-rules.js';
@@ -73,6 +74,8 @@ interface DueItem {
   rank: number;
   kind: string;
   subject: string;
+  /** A block's collection.presented: the transactions of the page it does. */
+  transactions?: string[];
 }
 
 /**
@@ -107,6 +110,12 @@ function doWork(l: Ledger, item: DueItem): void {
       if (tx) presented(l, tx, at);
       return;
     }
+    case 'collection.presented':
+      for (const id of item.transactions ?? []) {
+        const tx = l.txns.get(id);
+        if (tx) presented(l, tx, at);
+      }
+      return;
     case 'subscription.resume': {
       const sub = l.subs.get(Number(item.subject));
       if (sub?.status === 'paused' && sub.resume_date !== null && sub.resume_date <= at) activate(l, sub, at);
@@ -160,9 +169,22 @@ function* batch(
   const subIds: number[] = [];
   const collecting = new Set<string>();
   const invoiceIds: number[] = [];
+  // A block's presented work does a page of its transactions, within what a batch takes; the rest of
+  // the block is work again, for the next batch (not done inline: one batch stays `size` transactions).
+  const rest: ReturnType<typeof workRow>[] = [];
+  let budget = size;
   for (const item of claimed) {
     if (item.kind === 'invoice.finalise') invoiceIds.push(Number(item.subject));
-    else if (item.kind.startsWith('transaction.')) {
+    else if (item.kind === 'collection.presented') {
+      const page = budget > 0 ? yield* presentedPage(item.subject, budget) : { transactions: [], rest: item.subject };
+      budget -= page.transactions.length;
+      item.transactions = page.transactions;
+      for (const id of page.transactions) {
+        txIds.push(id);
+        collecting.add(id);
+      }
+      if (page.rest !== undefined) rest.push(workRow(item.account_id, 'collection.presented', page.rest, item.due_at));
+    } else if (item.kind.startsWith('transaction.')) {
       txIds.push(item.subject);
       if (item.kind !== 'transaction.fulfil') collecting.add(item.subject);
     } else subIds.push(Number(item.subject));
@@ -198,10 +220,11 @@ function* batch(
     }
   }
   yield* flush(l);
+  if (rest.length) yield* writeRows('insert', WORK_INSERT, rest);
   return {
     done: pending.length,
     changes: l.changes,
-    whole: claimed.length < size && Date.parse(windowEnd) === Date.parse(until),
+    whole: claimed.length < size && rest.length === 0 && Date.parse(windowEnd) === Date.parse(until),
   };
 }
 

@@ -108,6 +108,9 @@ export const WORK = {
   'transaction.collect': 1,
   'transaction.fulfil': 1,
   // A batched collection's date is reached: its plan's next cycle is scheduled (transaction-rules.ts, presented).
+  // One piece per block of a batch (collections.ts, presentedSubject); the one per transaction that
+  // batches wrote before is still done where a store holds it.
+  'collection.presented': 1,
   'transaction.presented': 1,
   'invoice.finalise': 1,
 } as const;
