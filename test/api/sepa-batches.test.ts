@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { updateAccount } from '../../src/lib/core/accounts.js';
 import { runDue } from '../../src/lib/core/due.js';
 import { setClock } from '../../src/lib/core/store-clock.js';
-import { all } from '../../src/lib/store/unit.js';
+import { all, run } from '../../src/lib/store/unit.js';
 import { expectValid } from '../helpers/xmllint.js';
 import {
   batch,
@@ -183,6 +183,30 @@ describe('a batch reaching its collection date', () => {
     expect(report.done).toBe(3);
     expect(await presented()).toEqual([]);
     expect(await count()).toEqual([2, 2, 2, 2, 2]);
+  });
+
+  it('schedules the next cycle from the due work of a batch made by an earlier version, one piece per transaction', async () => {
+    const core = await sepaCore({ settings: ONE_DAY });
+    const plan = await makePlan(core);
+    const members = [await subscribe(core, plan, { n: 1 }), await subscribe(core, plan, { n: 2 })];
+    await batch(core);
+    // As a batch wrote its work before: a transaction.presented piece for each transaction, at the same moment.
+    await core.store.write(function* () {
+      const [piece] = yield* all((q) =>
+        q.selectFrom('due_work').selectAll().where('kind', '=', 'collection.presented'),
+      );
+      yield* run((q) => q.deleteFrom('due_work').where('id', '=', piece.id));
+      for (const m of members) {
+        const [tx] = yield* all((q) =>
+          q.selectFrom('transactions').select('id').where('subscription_id', '=', Number(m.subscription)),
+        );
+        yield* run((q) =>
+          q.insertInto('due_work').values({ ...piece, id: undefined, kind: 'transaction.presented', subject: tx.id }),
+        );
+      }
+    });
+    await runDue(core.store, '2026-11-23T08:00:00Z', { allowPrivateWebhooks: false });
+    for (const m of members) expect(await transactionsOf(core, m.subscription)).toHaveLength(2);
   });
 });
 
