@@ -20,7 +20,7 @@ const statusOf = async (core: TestCore, id: string) =>
     .status;
 
 describe('the ledger writing a changed transaction', () => {
-  it('finds it by its row number', async () => {
+  it('writes the change to the row it was read from', async () => {
     const core = await testCore();
     const tx = await oneTransaction(core);
     const before = await statusOf(core, tx.id);

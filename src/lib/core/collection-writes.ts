@@ -204,8 +204,8 @@ interface Mandate {
  * The batch is written set-based: per chunk, reads of the transactions (locked), their mandates,
  * debtors and plans, and the mandates' last uses, then the items and the due work. No transaction is
  * written: its item is the record of its batch, and its plan's next cycle is due work at its
- * collection date (collection.presented, one piece per block), as a simulated collection's is scheduled by the clock on
- * its due date, so a batch holds the write lock for the batch alone.
+ * collection date (collection.presented, one piece per block), as a simulated collection's is
+ * scheduled by the clock on its due date, so a batch holds the write lock for the batch alone.
  */
 function* makeBatch(ctx: CoreContext, today: string, until: string): Unit<Result<Made>> {
   // One batch of an account at a time: one made at the same moment waits here, then reads what is
