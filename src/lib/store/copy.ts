@@ -136,6 +136,10 @@ export async function copyStore(source: Store, target: Store, options: CopyOptio
           ),
         );
       }
+      // Planner statistics, which autovacuum would gather only later: without them PostgreSQL takes
+      // `id IN (500 ids)` for the whole table and picks its indexes by guesswork (the due work of a
+      // year, right after a copy: 69-76 s instead of 48). ANALYZE in this transaction counts its rows.
+      yield* run(raw(() => sql`ANALYZE ${sql.join(TABLES.map((table) => sql.table(table)))}`));
     }
   }
 
