@@ -88,8 +88,12 @@ const ARRAY_TYPES = {
   json: 'json[]',
 } as const;
 
-/** Bulk writes a unit may have sent and not yet seen written (runUnit). */
-const MAX_SENT = 2;
+/**
+ * Bulk writes a unit may have sent and not yet seen written (runUnit): a chunk's flush is about six
+ * (its items, transactions, events, due work, subscriptions, invoices), all sent before the next
+ * chunk is worked out. Each holds its rows' values until written.
+ */
+const MAX_SENT = 8;
 
 /** Updates of at most this many rows go row by row (see execute). */
 const FEW_ROWS = 4;
@@ -425,6 +429,8 @@ export async function openPostgresStore(url: string, options: OpenOptions = {}):
       // the first that failed. Never rejected: what comes after waits for it.
       let sent: Promise<void> = Promise.resolve();
       let unwritten = 0;
+      // Each write's end, oldest first, as far as the bound below needs them.
+      const writing: Promise<void>[] = [];
       let sentError: Error | undefined;
       const settle = async () => {
         await sent;
@@ -457,7 +463,7 @@ export async function openPostgresStore(url: string, options: OpenOptions = {}):
             // the writes before it, and the unit goes on, so the client works out what comes next
             // while the server writes. If it fails, the unit ends with its error at its next query
             // (which waits for the writes sent before it) or before COMMIT: thrown into the unit
-            // there, it could be taken for that query's own. At most two wait to be written.
+            // there, it could be taken for that query's own. At most MAX_SENT wait to be written.
             const statements = rowsQueries(op);
             unwritten++;
             sent = sent
@@ -469,7 +475,10 @@ export async function openPostgresStore(url: string, options: OpenOptions = {}):
                 (error: unknown) => void (sentError ??= error instanceof Error ? error : new Error(String(error))),
               )
               .finally(() => void unwritten--);
-            if (unwritten > MAX_SENT) await sent;
+            writing.push(sent);
+            // Beyond the bound, the oldest is waited for (they end in order), not all of them: the
+            // client goes on working while the server writes the rest.
+            while (writing.length > MAX_SENT) await writing.shift();
             step = unit.next(undefined);
             continue;
           }
