@@ -5,6 +5,7 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { updateAccount } from '../../src/lib/core/accounts.js';
+import { transactionOf } from '../../src/lib/core/collections.js';
 import { setClock } from '../../src/lib/core/store-clock.js';
 import { all } from '../../src/lib/store/unit.js';
 import { camt053For, camt054For, pain002For } from '../helpers/bank-reports.js';
@@ -197,6 +198,66 @@ describe('POST /bank-reports', () => {
       ['rescheduled', null, null],
     ]);
   });
+
+  it('a return a chunk of 1,000 entries after its booking, in the same file, charges back what the booking settled', async () => {
+    const core = await sepaCore({ settings: { prenotification_days: 1 } });
+    const member = await subscribe(core, await makePlan(core));
+    for (let i = 0; i < 1000; i++)
+      await ok(core, 'POST', '/transactions', 201, {
+        data: {
+          type: 'transaction',
+          attributes: { subscription_id: member.subscription, amount: '1.00', due_date: '2026-11-23' },
+        },
+      });
+    await setClock(core, '2026-11-21T10:00:01Z'); // the manual transactions are scheduled by due work
+    const made = await batch(core);
+    expect(made.data.attributes.transactions).toBe(1001);
+    const xml = await fileOf(core, made.data.id);
+    const e2e = values(xml, 'EndToEndId');
+    const amounts = [...xml.matchAll(/<InstdAmt Ccy="EUR">([^<]*)</g)].map((m) => Math.round(Number(m[1]) * 100));
+    const plan = e2e[amounts.indexOf(1250)];
+    // Entries are settled a thousand at a time, in the file's order: the plan collection's booking
+    // in the first thousand, its return in the next, which reads it as the first left it.
+    const booked = [plan, ...e2e.filter((id) => id !== plan)].map((endToEndId) => ({
+      endToEndId,
+      amountCents: endToEndId === plan ? 1250 : 100,
+    }));
+    const body = await imported(
+      core,
+      camt054For({
+        bookedOn: '2026-11-23',
+        booked,
+        returns: [{ endToEndId: plan, amountCents: 1250, reasonCode: 'MD06' }],
+      }),
+    );
+    expect(body.data.attributes).toMatchObject({ booked: 1001, returned: 1, unchanged: 0, unmatched: 0 });
+    const tx = (await ok(core, 'GET', `/transactions/${transactionOf(plan)}`, 200)).data;
+    expect(tx.attributes.history.map((h: Json) => [h.status, h.reason_code])).toEqual([
+      ['scheduled', null],
+      ['succeeded', null],
+      ['charged_back', 'MD06'],
+      ['rescheduled', null],
+    ]);
+    expect(tx.attributes.status).toBe('rescheduled');
+    // Each change once, from where the one before left it.
+    const changes = await core.store.read(() =>
+      all((q) =>
+        q
+          .selectFrom('events')
+          .select(['from_status', 'status'])
+          .where('transaction_id', '=', tx.id)
+          .where('name', '=', 'transaction.status')
+          .orderBy('id'),
+      ),
+    );
+    expect(changes.map((e) => `${e.from_status} -> ${e.status}`)).toEqual([
+      'null -> queued',
+      'queued -> scheduled',
+      'scheduled -> succeeded',
+      'succeeded -> charged_back',
+      'charged_back -> rescheduled',
+    ]);
+  }, 120_000);
 
   it('a return of an invoice credited in full after its collection is not retried: failed for good, no next batch, nothing owed back', async () => {
     const core = await sepaCore({ settings: { prenotification_days: 1 } });

@@ -24,7 +24,7 @@ import {
   type BankReportRecord,
   type Block,
 } from './collections.js';
-import type { CoreContext } from './context.js';
+import type { Account, CoreContext } from './context.js';
 import { allowsPrivateWebhooks, nowIso } from './context.js';
 import { loadFullCredits } from './invoice-rules.js';
 import { flush, Ledger, loadSubscriptions, withBatches, type Txn } from './ledger.js';
@@ -203,49 +203,12 @@ function* apply(ctx: CoreContext, report: BankReport, contentHash: string): Unit
     else for (const itemId of found) work.push({ entry, itemId });
   }
   const settledHere = new Set<number>();
-  for (let start = 0; start < work.length; start += CHUNK) {
-    const chunk = work.slice(start, start + CHUNK);
-    const ids = [
-      ...new Set(
-        chunk
-          .map((w) => (w.endToEndId === undefined ? undefined : transactionOf(w.endToEndId)))
-          .filter((id) => id !== undefined),
-      ),
-    ];
-    const itemIds = chunk.filter((w) => w.itemId !== undefined).map((w) => w.itemId!);
-    const items: Item[] = [];
-    if (ids.length) {
-      items.push(
-        ...((yield* all((q) =>
-          q
-            .selectFrom('collection_items as i')
-            .innerJoin('collections as c', 'c.id', 'i.collection_id')
-            .select(ITEM_COLUMNS)
-            .where('i.account_id', '=', account.id)
-            .where('i.transaction_id', 'in', ids)
-            // As the unique index of live items says "not cancelled", so that it is the one read; an
-            // earlier attempt's item is told apart by its EndToEndId (byEndToEnd).
-            .where('i.cancelled_at', 'is', null),
-        )) as Item[]),
-      );
-    }
-    if (itemIds.length) {
-      items.push(
-        ...((yield* all((q) =>
-          q
-            .selectFrom('collection_items as i')
-            .innerJoin('collections as c', 'c.id', 'i.collection_id')
-            .select(ITEM_COLUMNS)
-            .where('i.id', 'in', itemIds),
-        )) as Item[]),
-      );
-    }
-    const byEndToEnd = new Map(items.map((item) => [item.end_to_end_id, item]));
-    const byId = new Map(items.map((item) => [item.id, item]));
-    const l = new Ledger(allowsPrivateWebhooks(ctx));
-    l.useAccount(account);
-    yield* loadSettled(l, chunk, items, byEndToEnd, byId, account.id);
-    yield* loadFullCredits(l);
+  const chunks: Work[][] = [];
+  for (let start = 0; start < work.length; start += CHUNK) chunks.push(work.slice(start, start + CHUNK));
+  let ahead: Read | undefined;
+  for (let n = 0; n < chunks.length; n++) {
+    const { chunk, items, byEndToEnd, byId, l } =
+      ahead ?? (yield* readChunk(ctx, account, chunks[n], yield* itemsOf(account.id, chunks[n])));
     const changed = new Set<Item>();
     for (const { entry, endToEndId, itemId } of chunk) {
       const item = itemId !== undefined ? byId.get(itemId) : byEndToEnd.get(endToEndId!);
@@ -263,6 +226,17 @@ function* apply(ctx: CoreContext, report: BankReport, contentHash: string): Unit
         changed.add(item!);
       }
     }
+    // The next chunk is read before this one's writes go out, so that the server writes them while
+    // the next is worked out (PostgreSQL sends bulk writes without waiting for them). Only when the
+    // two share no subscription: nothing this one writes (its items and transactions, retries,
+    // mandates flagged, invoices) is then anything the next one read. Otherwise it is read after.
+    ahead = undefined;
+    if (n + 1 < chunks.length) {
+      const next = yield* itemsOf(account.id, chunks[n + 1]);
+      const mine = new Set(items.map((item) => item.subscription_id));
+      if (!next.some((item) => mine.has(item.subscription_id)))
+        ahead = yield* readChunk(ctx, account, chunks[n + 1], next);
+    }
     yield* writeRows('update', ITEM_SETTLE, [...changed]);
     yield* flush(l);
   }
@@ -273,6 +247,66 @@ function* apply(ctx: CoreContext, report: BankReport, contentHash: string): Unit
       .where('id', '=', made.id),
   );
   return ok({ report: (yield* findReport(ctx, contentHash))!, already: false });
+}
+
+/** A chunk of work with what it reads: its items, and its transactions loaded into a ledger of its own. */
+interface Read {
+  chunk: readonly Work[];
+  items: Item[];
+  byEndToEnd: Map<string, Item>;
+  byId: Map<number, Item>;
+  l: Ledger;
+}
+
+/** The items a chunk's entries name: by their EndToEndId's transaction, or by id (a whole block's). */
+function* itemsOf(accountId: number, chunk: readonly Work[]): Unit<Item[]> {
+  const ids = [
+    ...new Set(
+      chunk
+        .map((w) => (w.endToEndId === undefined ? undefined : transactionOf(w.endToEndId)))
+        .filter((id) => id !== undefined),
+    ),
+  ];
+  const itemIds = chunk.filter((w) => w.itemId !== undefined).map((w) => w.itemId!);
+  const items: Item[] = [];
+  if (ids.length) {
+    items.push(
+      ...((yield* all((q) =>
+        q
+          .selectFrom('collection_items as i')
+          .innerJoin('collections as c', 'c.id', 'i.collection_id')
+          .select(ITEM_COLUMNS)
+          .where('i.account_id', '=', accountId)
+          .where('i.transaction_id', 'in', ids)
+          // As the unique index of live items says "not cancelled", so that it is the one read; an
+          // earlier attempt's item is told apart by its EndToEndId (byEndToEnd).
+          .where('i.cancelled_at', 'is', null),
+      )) as Item[]),
+    );
+  }
+  if (itemIds.length) {
+    items.push(
+      ...((yield* all((q) =>
+        q
+          .selectFrom('collection_items as i')
+          .innerJoin('collections as c', 'c.id', 'i.collection_id')
+          .select(ITEM_COLUMNS)
+          .where('i.id', 'in', itemIds),
+      )) as Item[]),
+    );
+  }
+  return items;
+}
+
+/** A chunk's items, and their transactions (locked) with what settling them needs, in a ledger of its own. */
+function* readChunk(ctx: CoreContext, account: Account, chunk: readonly Work[], items: Item[]): Unit<Read> {
+  const byEndToEnd = new Map(items.map((item) => [item.end_to_end_id, item]));
+  const byId = new Map(items.map((item) => [item.id, item]));
+  const l = new Ledger(allowsPrivateWebhooks(ctx));
+  l.useAccount(account);
+  yield* loadSettled(l, chunk, items, byEndToEnd, byId, account.id);
+  yield* loadFullCredits(l);
+  return { chunk, items, byEndToEnd, byId, l };
 }
 
 /**
