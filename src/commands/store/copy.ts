@@ -103,7 +103,7 @@ export function configure(cmd: Command, invoke: Invoke): void {
     .addHelpText(
       'after',
       prose(
-        'Copies every table of the store (--db, BILLING_DB) into an empty store of either engine, keeping the ids, in one transaction: a failure leaves the target empty, and a target with any row is refused (exit 2). The target is migrated on open like every store. The source is read in one snapshot; on SQLite its writers wait until the copy ends. --dry-run shows what would be copied and opens nothing at the target.',
+        'Copies every table of the store (--db, BILLING_DB) into an empty store of either engine, keeping the ids, in one transaction: a failure leaves the target empty, and a target with any row is refused (exit 2). The target is migrated on open like every store. The source is read in one snapshot; on SQLite its writers wait until the copy ends. A PostgreSQL target gets its planner statistics in the same transaction (ANALYZE), which autovacuum would gather only later. --dry-run shows what would be copied and opens nothing at the target.',
       ),
     )
     .addHelpText(
