@@ -488,6 +488,9 @@ export const sqliteMigrations: string[] = [
   // open transactions of a page of subscriptions by the two equalities of transactions_open, and
   // would take an index led by account for the ledger's lookup by many ids (see 12).
   '',
+  // 21: nothing here: PostgreSQL's 21 drops foreign keys of rows written in bulk, which SQLite checks
+  // in process, at a fraction of the cost.
+  '',
 ];
 
 /** The migration whose rows fillSearchText completes (the SQL cannot fold as the core does). */
@@ -883,6 +886,17 @@ export const postgresMigrations: string[] = [
   `
   DROP INDEX transactions_status_due;
   CREATE INDEX transactions_status_due ON transactions(account_id, status, due_date, seq);
+  `,
+  // 21: the rows written in bulk by the hundred thousand (events, due work, collection items) no
+  // longer have their account, or an item its batch, looked up per row: each check is a query of
+  // its own, run by a trigger (about 6 us a row here). The core writes these rows from the rows they
+  // follow from, in the same transaction, and neither accounts nor batches are ever deleted. A batch
+  // of 100,000 took 0.6-1.1 s less, a bank report's import 0.5-0.9 s less (two to three runs each).
+  `
+  ALTER TABLE events DROP CONSTRAINT IF EXISTS events_account_id_fkey;
+  ALTER TABLE due_work DROP CONSTRAINT IF EXISTS due_work_account_id_fkey;
+  ALTER TABLE collection_items DROP CONSTRAINT IF EXISTS collection_items_account_id_fkey;
+  ALTER TABLE collection_items DROP CONSTRAINT IF EXISTS collection_items_collection_id_fkey;
   `,
 ];
 
