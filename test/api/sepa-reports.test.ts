@@ -54,6 +54,26 @@ const imported = async (core: TestCore, xml: string, status = 201): Promise<Json
   return answer.body;
 };
 
+/** A member with 1,000 manual collections of 1.00 beside the plan's first of 12.50, batched and exported: the file's EndToEndIds and amounts in cents, in file order. */
+async function thousandAndOne() {
+  const core = await sepaCore({ settings: { prenotification_days: 1 } });
+  const member = await subscribe(core, await makePlan(core));
+  for (let i = 0; i < 1000; i++)
+    await ok(core, 'POST', '/transactions', 201, {
+      data: {
+        type: 'transaction',
+        attributes: { subscription_id: member.subscription, amount: '1.00', due_date: '2026-11-23' },
+      },
+    });
+  await setClock(core, '2026-11-21T10:00:01Z'); // the manual transactions are scheduled by due work
+  const made = await batch(core);
+  expect(made.data.attributes.transactions).toBe(1001);
+  const xml = await fileOf(core, made.data.id);
+  const e2e = values(xml, 'EndToEndId');
+  const amounts = [...xml.matchAll(/<InstdAmt Ccy="EUR">([^<]*)</g)].map((m) => Math.round(Number(m[1]) * 100));
+  return { core, e2e, amounts };
+}
+
 describe('POST /bank-reports', () => {
   it('a booked collection succeeds, then is fulfilled three days on and its invoice paid; events and webhooks follow as for a simulated one', async () => {
     const core = await sepaCore({ settings: { prenotification_days: 1 } });
@@ -200,21 +220,7 @@ describe('POST /bank-reports', () => {
   });
 
   it('a return a chunk of 1,000 entries after its booking, in the same file, charges back what the booking settled', async () => {
-    const core = await sepaCore({ settings: { prenotification_days: 1 } });
-    const member = await subscribe(core, await makePlan(core));
-    for (let i = 0; i < 1000; i++)
-      await ok(core, 'POST', '/transactions', 201, {
-        data: {
-          type: 'transaction',
-          attributes: { subscription_id: member.subscription, amount: '1.00', due_date: '2026-11-23' },
-        },
-      });
-    await setClock(core, '2026-11-21T10:00:01Z'); // the manual transactions are scheduled by due work
-    const made = await batch(core);
-    expect(made.data.attributes.transactions).toBe(1001);
-    const xml = await fileOf(core, made.data.id);
-    const e2e = values(xml, 'EndToEndId');
-    const amounts = [...xml.matchAll(/<InstdAmt Ccy="EUR">([^<]*)</g)].map((m) => Math.round(Number(m[1]) * 100));
+    const { core, e2e, amounts } = await thousandAndOne();
     const plan = e2e[amounts.indexOf(1250)];
     // Entries are settled a thousand at a time, in the file's order: the plan collection's booking
     // in the first thousand, its return in the next, which reads it as the first left it.
@@ -257,6 +263,30 @@ describe('POST /bank-reports', () => {
       'succeeded -> charged_back',
       'charged_back -> rescheduled',
     ]);
+  }, 120_000);
+
+  it('a file found not well-formed after a chunk of 1,000 bookings was applied changes nothing', async () => {
+    const { core, e2e, amounts } = await thousandAndOne();
+    const xml = camt054For({
+      bookedOn: '2026-11-23',
+      booked: e2e.map((endToEndId, i) => ({ endToEndId, amountCents: amounts[i] })),
+    });
+    const broken = xml.replace(/<\/Document>\s*$/, '</Documnt>\n');
+    expect(broken).not.toBe(xml);
+    const count = async (table: 'events' | 'bank_reports' | 'due_work') =>
+      (await core.store.read(() => all((q) => q.selectFrom(table).select('id')))).length;
+    const before = { events: await count('events'), due: await count('due_work') };
+    const answer = await report(core, broken);
+    expect(answer.status).toBe(400);
+    expect(JSON.stringify(answer.body)).toMatch(/not well-formed XML at line \d+/);
+    expect(await count('bank_reports')).toBe(0);
+    expect({ events: await count('events'), due: await count('due_work') }).toEqual(before);
+    const states = await core.store.read(() =>
+      all((q) => q.selectFrom('transactions').select('status').where('status', '<>', 'scheduled')),
+    );
+    expect(states).toEqual([]);
+    // Read whole and well-formed, the same bookings apply.
+    expect((await imported(core, xml)).data.attributes).toMatchObject({ booked: 1001, unmatched: 0 });
   }, 120_000);
 
   it('a return of an invoice credited in full after its collection is not retried: failed for good, no next batch, nothing owed back', async () => {

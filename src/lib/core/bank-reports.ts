@@ -9,9 +9,9 @@ import { formatAmount } from '../schemas/money.js';
 import {
   MalformedReportError,
   NotABankReportError,
-  readBankReport,
-  type BankReport,
+  reportReader,
   type ReportEntry,
+  type ReportReading,
 } from '../sepa/reports.js';
 import type { CollectionItemRow } from '../store/schema.js';
 import { all, get, run, writeRows, type RowsSpec, type Unit } from '../store/unit.js';
@@ -85,41 +85,41 @@ export async function importBankReport(
   ctx: CoreContext,
   input: AsyncIterable<Buffer | string> | Buffer,
 ): Promise<Result<Imported>> {
+  // The whole file first: its hash says whether it was applied before. It is read as it is applied.
+  // An error of the source itself (the body too large, the client gone) is not the report's fault:
+  // it is thrown as it is.
+  const body: (Buffer | string)[] = [];
   const hash = createHash('sha256');
-  // An error of the source itself (the body too large, the client gone) is not the report's fault: it is thrown as it is.
-  let sourceError: Error | undefined;
-  async function* hashed(source: AsyncIterable<Buffer | string>): AsyncIterable<Buffer | string> {
-    try {
-      for await (const chunk of source) {
-        hash.update(chunk);
-        yield chunk;
-      }
-    } catch (error) {
-      sourceError = error instanceof Error ? error : new Error(String(error));
-      throw error;
+  if (Buffer.isBuffer(input)) {
+    hash.update(input);
+    for (let at = 0; at < input.length; at += PIECE) body.push(input.subarray(at, at + PIECE));
+  } else {
+    for await (const chunk of input) {
+      hash.update(chunk);
+      body.push(chunk);
     }
   }
-  let report: BankReport;
-  try {
-    report = await readBankReport(Buffer.isBuffer(input) ? (hash.update(input), input) : hashed(input));
-  } catch (error) {
-    if (sourceError !== undefined) throw sourceError;
-    if (error instanceof MalformedReportError)
-      return fail({
-        kind: 'invalid_document',
-        pointer: '',
-        detail: `the report is ${error.message}`,
-      });
-    if (error instanceof NotABankReportError)
-      return fail({ kind: 'invalid_document', pointer: '', detail: error.message });
-    throw error;
-  }
   const contentHash = hash.digest('hex');
+  const newReading = await reportReader();
   return ctx.store.work(
-    () => apply(ctx, report, contentHash),
+    function* () {
+      try {
+        return yield* apply(ctx, body, newReading(), contentHash);
+      } catch (error) {
+        // Rolled back: whatever it applied of the file before it found it unreadable.
+        if (error instanceof MalformedReportError)
+          return fail({ kind: 'invalid_document', pointer: '', detail: `the report is ${error.message}` });
+        if (error instanceof NotABankReportError)
+          return fail({ kind: 'invalid_document', pointer: '', detail: error.message });
+        throw error;
+      }
+    },
     (result) => result.ok,
   );
 }
+
+/** How much of a file given whole is read at a time (a file streamed in comes in its own pieces). */
+const PIECE = 64 * 1024;
 
 function* findReport(ctx: CoreContext, contentHash: string): Unit<BankReportRecord | undefined> {
   return yield* get((q) =>
@@ -154,21 +154,51 @@ const ITEM_COLUMNS = [
   'c.status as batch_status',
 ] as const;
 
-function* apply(ctx: CoreContext, report: BankReport, contentHash: string): Unit<Result<Imported>> {
+function* apply(
+  ctx: CoreContext,
+  body: readonly (Buffer | string)[],
+  reading: ReportReading,
+  contentHash: string,
+): Unit<Result<Imported>> {
   const account = yield* currentAccount(ctx);
   const now = nowIso(ctx);
   const known = yield* findReport(ctx, contentHash);
   if (known) return ok({ report: known, already: true });
+
+  // The file is read as far as the work needs: entries naming their collection are settled in
+  // chunks as they are read (while the server writes the chunk before); those standing for a whole
+  // block or batch come last, for what the report did not settle one by one (a pain.002 rejecting
+  // a group, and some of it with reasons of their own).
+  let given = 0;
+  let head = reading.head();
+  let entries = 0;
+  const named: ReportEntry[] = [];
+  const wholes: ReportEntry[] = [];
+  const readWhile = (more: () => boolean): void => {
+    while (more() && given <= body.length) {
+      if (given < body.length) reading.write(body[given]);
+      else head = reading.end();
+      given++;
+      head ??= reading.head();
+      for (const entry of reading.take()) {
+        entries++;
+        (entry.endToEndId !== '' ? named : wholes).push(entry);
+      }
+    }
+  };
+  readWhile(() => head === null);
+  if (head === null) head = reading.end(); // says why it is no report
+
   // Taken first: an import of the same file at the same moment waits here, then finds it taken.
   const [made] = yield* all((q) =>
     q
       .insertInto('bank_reports')
       .values({
         account_id: account.id,
-        format: report.format,
-        message_id: report.messageId,
+        format: head!.format,
+        message_id: head!.messageId,
         content_hash: contentHash,
-        entries: report.entries.length,
+        entries: 0,
         booked: 0,
         rejected: 0,
         returned: 0,
@@ -182,9 +212,11 @@ function* apply(ctx: CoreContext, report: BankReport, contentHash: string): Unit
   );
   if (!made) return ok({ report: (yield* findReport(ctx, contentHash))!, already: true });
   const counts = { booked: 0, rejected: 0, returned: 0, unchanged: 0 };
+  // Listed in file order within each kind, those of whole blocks first.
   const unmatched: Unmatched[] = [];
-  const miss = (entry: ReportEntry, reason: string) =>
-    unmatched.push({
+  const unmatchedWholes: Unmatched[] = [];
+  const miss = (entry: ReportEntry, reason: string, list = unmatched) =>
+    list.push({
       end_to_end_id: entry.endToEndId,
       amount: entry.amountCents === null ? '' : formatAmount(entry.amountCents),
       outcome: entry.outcome,
@@ -192,23 +224,28 @@ function* apply(ctx: CoreContext, report: BankReport, contentHash: string): Unit
       where: entry.where,
       reason,
     });
-  // Entries naming their collection first; then those standing for a whole block or batch, for what
-  // the report did not settle one by one (a pain.002 rejecting a group, and some of it with reasons of their own).
-  const work: Work[] = [];
-  for (const entry of report.entries) if (entry.endToEndId !== '') work.push({ entry, endToEndId: entry.endToEndId });
-  for (const entry of report.entries) {
-    if (entry.endToEndId !== '') continue;
-    const found = yield* wholeBlock(ctx, entry);
-    if (typeof found === 'string') miss(entry, found);
-    else for (const itemId of found) work.push({ entry, itemId });
+  let wholeWork: Work[] | undefined;
+  /** The next chunk of work, empty at the end. */
+  function* nextChunk(): Unit<Work[]> {
+    readWhile(() => named.length < CHUNK);
+    if (named.length > 0) return named.splice(0, CHUNK).map((entry) => ({ entry, endToEndId: entry.endToEndId }));
+    if (wholeWork === undefined) {
+      wholeWork = [];
+      for (const entry of wholes) {
+        const found = yield* wholeBlock(ctx, entry);
+        if (typeof found === 'string') miss(entry, found, unmatchedWholes);
+        else for (const itemId of found) wholeWork.push({ entry, itemId });
+      }
+    }
+    return wholeWork.splice(0, CHUNK);
   }
+
   const settledHere = new Set<number>();
-  const chunks: Work[][] = [];
-  for (let start = 0; start < work.length; start += CHUNK) chunks.push(work.slice(start, start + CHUNK));
+  let current = yield* nextChunk();
   let ahead: Read | undefined;
-  for (let n = 0; n < chunks.length; n++) {
+  while (current.length > 0) {
     const { chunk, items, byEndToEnd, byId, l } =
-      ahead ?? (yield* readChunk(ctx, account, chunks[n], yield* itemsOf(account.id, chunks[n])));
+      ahead ?? (yield* readChunk(ctx, account, current, yield* itemsOf(account.id, current)));
     const changed = new Set<Item>();
     for (const { entry, endToEndId, itemId } of chunk) {
       const item = itemId !== undefined ? byId.get(itemId) : byEndToEnd.get(endToEndId!);
@@ -230,20 +267,21 @@ function* apply(ctx: CoreContext, report: BankReport, contentHash: string): Unit
     // the next is worked out (PostgreSQL sends bulk writes without waiting for them). Only when the
     // two share no subscription: nothing this one writes (its items and transactions, retries,
     // mandates flagged, invoices) is then anything the next one read. Otherwise it is read after.
+    current = yield* nextChunk();
     ahead = undefined;
-    if (n + 1 < chunks.length) {
-      const next = yield* itemsOf(account.id, chunks[n + 1]);
+    if (current.length > 0) {
+      const next = yield* itemsOf(account.id, current);
       const mine = new Set(items.map((item) => item.subscription_id));
-      if (!next.some((item) => mine.has(item.subscription_id)))
-        ahead = yield* readChunk(ctx, account, chunks[n + 1], next);
+      if (!next.some((item) => mine.has(item.subscription_id))) ahead = yield* readChunk(ctx, account, current, next);
     }
     yield* writeRows('update', ITEM_SETTLE, [...changed]);
     yield* flush(l);
   }
+  unmatched.unshift(...unmatchedWholes);
   yield* run((q) =>
     q
       .updateTable('bank_reports')
-      .set({ ...counts, unmatched: unmatched.length, unmatched_entries: JSON.stringify(unmatched) })
+      .set({ entries, ...counts, unmatched: unmatched.length, unmatched_entries: JSON.stringify(unmatched) })
       .where('id', '=', made.id),
   );
   return ok({ report: (yield* findReport(ctx, contentHash))!, already: false });

@@ -75,46 +75,81 @@ const MESSAGES: Readonly<Record<ReportFormat, string>> = {
  * for what it cannot read.
  */
 export async function readBankReport(input: AsyncIterable<Buffer | string> | Buffer | string): Promise<BankReport> {
-  const { SaxesParser } = await import('saxes');
-  const parser = new SaxesParser({ xmlns: false, position: true });
-  const reader = new Reader();
-  parser.on('error', (error) => {
-    const text = error.message.replace(/^\d+:\d+: /, '');
-    throw new MalformedReportError(`not well-formed XML at line ${parser.line}: ${text}`, parser.line);
-  });
-  parser.on('opentag', (tag) => reader.open(tag.name, tag.attributes as Record<string, string>));
-  parser.on('text', (text) => reader.text(text));
-  parser.on('closetag', (tag) => reader.close(tag.name));
-
-  let decoder: TextDecoder | null = null;
-  let started = false;
-  const feed = (chunk: Buffer | string) => {
-    let text: string;
-    if (typeof chunk === 'string') {
-      text = chunk;
-    } else {
-      decoder ??= decoderFor(chunk);
-      text = decoder.decode(chunk, { stream: true });
-    }
-    if (!started) {
-      text = text.replace(/^\uFEFF/, '');
-      const first = text.trimStart();
-      if (first === '') return;
-      started = true;
-      if (!first.startsWith('<')) throw new NotABankReportError('not an XML document, so no ISO 20022 bank report');
-      text = first;
-    }
-    parser.write(text);
-  };
+  const reading = (await reportReader())();
+  const entries: ReportEntry[] = [];
   if (typeof input === 'string' || Buffer.isBuffer(input)) {
-    feed(input);
+    reading.write(input);
   } else {
-    for await (const chunk of input) feed(chunk);
+    for await (const chunk of input) reading.write(chunk);
   }
-  if (decoder) feed((decoder as TextDecoder).decode());
-  if (!started) throw new NotABankReportError('the file is empty');
-  parser.close();
-  return reader.report();
+  const head = reading.end();
+  entries.push(...reading.take());
+  return { ...head, entries };
+}
+
+/** What a report says of itself, before its entries. */
+export type ReportHead = Pick<BankReport, 'format' | 'messageId'>;
+
+/**
+ * A report read a piece at a time, so that what it says can be applied while the rest is read. Each
+ * call throws NotABankReportError, or MalformedReportError with the line, for what it cannot read.
+ */
+export interface ReportReading {
+  write(chunk: Buffer | string): void;
+  /** Its format and message id, once read. */
+  head(): ReportHead | null;
+  /** The entries read whole since the last call. */
+  take(): ReportEntry[];
+  /** The file has been given whole: what it says of itself, or why it is no report. */
+  end(): ReportHead;
+}
+
+/** Makes readings of reports (the XML parser is loaded once, here). */
+export async function reportReader(): Promise<() => ReportReading> {
+  const { SaxesParser } = await import('saxes');
+  return () => {
+    const parser = new SaxesParser({ xmlns: false, position: true });
+    const reader = new Reader();
+    parser.on('error', (error) => {
+      const text = error.message.replace(/^\d+:\d+: /, '');
+      throw new MalformedReportError(`not well-formed XML at line ${parser.line}: ${text}`, parser.line);
+    });
+    parser.on('opentag', (tag) => reader.open(tag.name, tag.attributes as Record<string, string>));
+    parser.on('text', (text) => reader.text(text));
+    parser.on('closetag', (tag) => reader.close(tag.name));
+
+    let decoder: TextDecoder | null = null;
+    let started = false;
+    const feed = (chunk: Buffer | string) => {
+      let text: string;
+      if (typeof chunk === 'string') {
+        text = chunk;
+      } else {
+        decoder ??= decoderFor(chunk);
+        text = decoder.decode(chunk, { stream: true });
+      }
+      if (!started) {
+        text = text.replace(/^\uFEFF/, '');
+        const first = text.trimStart();
+        if (first === '') return;
+        started = true;
+        if (!first.startsWith('<')) throw new NotABankReportError('not an XML document, so no ISO 20022 bank report');
+        text = first;
+      }
+      parser.write(text);
+    };
+    return {
+      write: feed,
+      head: () => reader.head(),
+      take: () => reader.take(),
+      end: () => {
+        if (decoder) feed(decoder.decode());
+        if (!started) throw new NotABankReportError('the file is empty');
+        parser.close();
+        return reader.report();
+      },
+    };
+  };
 }
 
 /** UTF-8 unless the XML declaration at the start names another encoding. */
@@ -219,11 +254,19 @@ class Reader {
     this.textBuffer = '';
   }
 
-  report(): BankReport {
+  report(): ReportHead {
     if (this.format === null) throw new NotABankReportError('no ISO 20022 bank report');
     if (this.messageId === null)
       throw new NotABankReportError(`the ${this.format} report has no message id (GrpHdr/MsgId)`);
-    return { format: this.format, messageId: this.messageId, entries: this.entries };
+    return { format: this.format, messageId: this.messageId };
+  }
+
+  head(): ReportHead | null {
+    return this.format === null || this.messageId === null ? null : { format: this.format, messageId: this.messageId };
+  }
+
+  take(): ReportEntry[] {
+    return this.entries.splice(0);
   }
 
   private root(local: string, name: string, attributes: Record<string, string>): void {
