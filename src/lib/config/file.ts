@@ -310,6 +310,15 @@ function breakIfStale(lockPath: string): boolean {
         ? !alive(holder.pid)
         : age > FOREIGN_LOCK_STALE_MS;
   if (!stale) return false;
+  // Its holder may have let go and exited after it was read, and another process taken the lock:
+  // judged on what is there now. (Moved aside, a fresh lock is put back, but another process can
+  // take the lock meanwhile: two changes at once, one lost. Ten processes started together did.)
+  try {
+    const now = statSync(lockPath);
+    if (now.ino !== stat.ino || now.mtimeMs !== stat.mtimeMs || readFileSync(lockPath, 'utf8') !== text) return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT';
+  }
   const aside = `${lockPath}.${randomBytes(4).toString('hex')}.stale`;
   try {
     renameSync(lockPath, aside);
