@@ -76,15 +76,13 @@ const MESSAGES: Readonly<Record<ReportFormat, string>> = {
  */
 export async function readBankReport(input: AsyncIterable<Buffer | string> | Buffer | string): Promise<BankReport> {
   const reading = (await reportReader())();
-  const entries: ReportEntry[] = [];
   if (typeof input === 'string' || Buffer.isBuffer(input)) {
     reading.write(input);
   } else {
     for await (const chunk of input) reading.write(chunk);
   }
   const head = reading.end();
-  entries.push(...reading.take());
-  return { ...head, entries };
+  return { ...head, entries: reading.take() };
 }
 
 /** What a report says of itself, before its entries. */
