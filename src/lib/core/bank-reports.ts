@@ -5,6 +5,7 @@
 // entry that finds its collection already settled so changes nothing either (a statement after the
 // notification of the same bookings).
 import { createHash } from 'node:crypto';
+import type { Kysely } from 'kysely';
 import { formatAmount } from '../schemas/money.js';
 import {
   MalformedReportError,
@@ -14,6 +15,7 @@ import {
   type ReportReading,
 } from '../sepa/reports.js';
 import type { CollectionItemRow } from '../store/schema.js';
+import type { DB } from '../store/store.js';
 import { all, get, run, writeRows, type RowsSpec, type Unit } from '../store/unit.js';
 import {
   CHUNK,
@@ -296,6 +298,10 @@ interface Read {
   l: Ledger;
 }
 
+/** Collection items with their batch's MsgId and status, as settling them reads them. */
+const itemRows = (q: Kysely<DB>) =>
+  q.selectFrom('collection_items as i').innerJoin('collections as c', 'c.id', 'i.collection_id').select(ITEM_COLUMNS);
+
 /** The items a chunk's entries name: by their EndToEndId's transaction, or by id (a whole block's). */
 function* itemsOf(accountId: number, chunk: readonly Work[]): Unit<Item[]> {
   const ids = [
@@ -310,10 +316,7 @@ function* itemsOf(accountId: number, chunk: readonly Work[]): Unit<Item[]> {
   if (ids.length) {
     items.push(
       ...((yield* all((q) =>
-        q
-          .selectFrom('collection_items as i')
-          .innerJoin('collections as c', 'c.id', 'i.collection_id')
-          .select(ITEM_COLUMNS)
+        itemRows(q)
           .where('i.account_id', '=', accountId)
           .where('i.transaction_id', 'in', ids)
           // As the unique index of live items says "not cancelled", so that it is the one read; an
@@ -322,17 +325,7 @@ function* itemsOf(accountId: number, chunk: readonly Work[]): Unit<Item[]> {
       )) as Item[]),
     );
   }
-  if (itemIds.length) {
-    items.push(
-      ...((yield* all((q) =>
-        q
-          .selectFrom('collection_items as i')
-          .innerJoin('collections as c', 'c.id', 'i.collection_id')
-          .select(ITEM_COLUMNS)
-          .where('i.id', 'in', itemIds),
-      )) as Item[]),
-    );
-  }
+  if (itemIds.length) items.push(...((yield* all((q) => itemRows(q).where('i.id', 'in', itemIds))) as Item[]));
   return items;
 }
 
