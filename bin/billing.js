@@ -78,7 +78,8 @@ try {
   // no cache yet: compile from source
 }
 
-const script = new Script(Module.wrap(source), { filename: bundle, cachedData });
+// The bundle is already the module's wrapper function (scripts/build.mjs).
+const script = new Script(source, { filename: bundle, cachedData });
 const bundled = { exports: {} };
 script.runInThisContext()(bundled.exports, Module.createRequire(bundle), bundled, bundle, dist);
 

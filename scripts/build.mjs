@@ -181,6 +181,11 @@ await build({
   // module loader for real dynamic imports.
   supported: { 'dynamic-import': false },
   define: { BILLING_VERSION: JSON.stringify(version) },
+  // The bundle is written as the function CommonJS wraps a module in, so bin/billing.js compiles the
+  // file's text as it was read: wrapping it at run time (Module.wrap) made V8 copy 870 KB into one
+  // flat string before compiling (1.3 ms of every start). The source map counts the banner.
+  banner: { js: '(function (exports, require, module, __filename, __dirname) {' },
+  footer: { js: '})' },
   logLevel: 'warning',
 });
 
