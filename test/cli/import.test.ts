@@ -323,6 +323,15 @@ describe('the commands the launcher runs with heap limits (bin/heap.js)', () => 
     ])
       expect(limited(argv), argv.join(' ')).toBeUndefined();
   });
+
+  it('is loaded by the launcher for every noun it limits (the launcher asks heap.js only when one is typed)', () => {
+    const launcher = readFileSync(BIN, 'utf8');
+    const guarded = [...launcher.matchAll(/word === '([a-z]+)'/g)].map((match) => match[1]);
+    for (const noun of ['import', 'collections']) {
+      expect(heapFlagsFor([noun, 'create', 'x']) ?? heapFlagsFor([noun, 'export', '1']), noun).toBeDefined();
+      expect(guarded, noun).toContain(noun);
+    }
+  });
 });
 
 describe('billing import killed half-way (the built CLI, SIGKILL)', () => {
