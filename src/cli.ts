@@ -166,7 +166,7 @@ export async function buildProgram(
 
   const [first, second] = commandWords(options.argv ?? []);
   // A command line that names a command needs only that one: commander routes to it and the others
-  // are never read (making every group and verb took 1.5 ms of each start). Otherwise (`billing`,
+  // are never read (0.3 ms of each start, paired runs). Otherwise (`billing`,
   // `billing --help`, a word unknown here) every one is made, for the list and the suggestions.
   const named =
     !options.all &&
