@@ -265,6 +265,68 @@ describe('POST /bank-reports', () => {
     ]);
   }, 120_000);
 
+  it('a second chunk of bookings, of other subscriptions, is read ahead: booked, its webhooks sent where they go, a stray entry listed', async () => {
+    // One member with 1,000 manual collections fills the first chunk; the next holds another
+    // member's collection (a transaction webhook on its subscription) and an EndToEndId of that
+    // collection's transaction but another attempt, which names no collection.
+    const core = await sepaCore({ settings: { prenotification_days: 1 } });
+    const plan = await makePlan(core);
+    const many = await subscribe(core, plan, { last: 'Many' });
+    const other = await subscribe(core, plan, { last: 'Other', iban: IBANS.rabo });
+    await ok(core, 'PATCH', `/subscriptions/${other.subscription}`, 200, {
+      data: {
+        type: 'subscription',
+        id: other.subscription,
+        attributes: { transaction_webhook_url: 'http://127.0.0.1:9/other' },
+      },
+    });
+    for (let i = 0; i < 1000; i++)
+      await ok(core, 'POST', '/transactions', 201, {
+        data: {
+          type: 'transaction',
+          attributes: { subscription_id: many.subscription, amount: '1.00', due_date: '2026-11-23' },
+        },
+      });
+    await setClock(core, '2026-11-21T10:00:01Z');
+    const made = await batch(core);
+    const xml = await fileOf(core, made.data.id);
+    const e2e = values(xml, 'EndToEndId');
+    const amounts = [...xml.matchAll(/<InstdAmt Ccy="EUR">([^<]*)</g)].map((m) => Math.round(Number(m[1]) * 100));
+    const otherTx = (await first(core, other)).id as string;
+    const theOther = e2e.find((id) => transactionOf(id) === otherTx)!;
+    const ones = e2e.filter((_, i) => amounts[i] === 100);
+    expect(ones).toHaveLength(1000);
+    const manyPlan = transactionOf(e2e.find((id, i) => amounts[i] === 1250 && id !== theOther)!)!;
+    const stray = theOther.replace(/-1$/, '-7');
+    const body = await imported(
+      core,
+      camt054For({
+        bookedOn: '2026-11-23',
+        booked: [
+          ...ones.map((endToEndId) => ({ endToEndId, amountCents: 100 })),
+          { endToEndId: theOther, amountCents: 1250 },
+          { endToEndId: stray, amountCents: 1250 },
+        ],
+      }),
+    );
+    expect(body.data.attributes).toMatchObject({ entries: 1002, booked: 1001, unchanged: 0, unmatched: 1 });
+    expect(body.data.attributes.unmatched_entries).toEqual([
+      expect.objectContaining({ end_to_end_id: stray, reason: 'no collection has this EndToEndId' }),
+    ]);
+    expect((await ok(core, 'GET', `/transactions/${otherTx}`, 200)).data.attributes.status).toBe('succeeded');
+    expect((await ok(core, 'GET', `/transactions/${manyPlan}`, 200)).data.attributes.status).toBe('scheduled');
+    const hooks = await core.store.read(() =>
+      all((q) =>
+        q
+          .selectFrom('webhook_deliveries')
+          .select(['url', 'event', 'body'])
+          .where('event', '=', 'transaction.succeeded'),
+      ),
+    );
+    // The one succeeded transaction with a webhook: its delivery, to its subscription's URL.
+    expect(hooks.map((h) => [h.url, h.body.includes(otherTx)])).toEqual([['http://127.0.0.1:9/other', true]]);
+  }, 120_000);
+
   it('a file found not well-formed after a chunk of 1,000 bookings was applied changes nothing', async () => {
     const { core, e2e, amounts } = await thousandAndOne();
     const xml = camt054For({

@@ -3,7 +3,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { openStore, StoreBusyError, type Store } from '../../src/lib/store/store.js';
-import { all, get, run, writeRows, type RowsSpec } from '../../src/lib/store/unit.js';
+import { all, get, run, turn, writeRows, type RowsSpec } from '../../src/lib/store/unit.js';
 import { ENGINE, freshStoreLocation } from '../helpers/engine.js';
 import { insertAccount } from '../helpers/store.js';
 
@@ -132,6 +132,17 @@ describe(`units on ${ENGINE}`, () => {
     expect(caughtAsQuery).toBe(false);
     expect(after).toBe(false);
     expect(await accountNames(store)).toEqual([]);
+  });
+
+  it('a turn changes nothing: a query after it sees the bulk writes sent before it', async () => {
+    const names = await store.write(function* () {
+      yield* writeRows('insert', ACCOUNTS, accountRows('a', 'b'));
+      yield* turn();
+      yield* writeRows('insert', ACCOUNTS, accountRows('c'));
+      yield* turn();
+      return (yield* all((q) => q.selectFrom('accounts').select('name').orderBy('name'))).map((row) => row.name);
+    });
+    expect(names).toEqual(['a', 'b', 'c']);
   });
 
   it('a bulk write that fails as the last statement fails the unit, which changes nothing', async () => {

@@ -16,7 +16,7 @@ import {
 } from '../sepa/reports.js';
 import type { CollectionItemRow } from '../store/schema.js';
 import type { DB } from '../store/store.js';
-import { all, get, run, writeRows, type RowsSpec, type Unit } from '../store/unit.js';
+import { all, get, run, turn, writeRows, type RowsSpec, type Unit } from '../store/unit.js';
 import {
   CHUNK,
   currentAccount,
@@ -30,6 +30,7 @@ import type { Account, CoreContext } from './context.js';
 import { allowsPrivateWebhooks, nowIso } from './context.js';
 import { loadFullCredits } from './invoice-rules.js';
 import { flush, Ledger, loadSubscriptions, withBatches, type Txn } from './ledger.js';
+import { loadWebhookUrls } from './outbox.js';
 import { bookCollection, rejectCollection, returnCollection, type Settled } from './transaction-rules.js';
 import { fail, ok, type Result } from './result.js';
 
@@ -120,6 +121,9 @@ export async function importBankReport(
   );
 }
 
+/** Entries settled between turns (store/unit.ts turn): a few milliseconds' work. */
+const TURN_EVERY = 250;
+
 /** How much of a file given whole is read at a time (a file streamed in comes in its own pieces). */
 const PIECE = 64 * 1024;
 
@@ -176,7 +180,7 @@ function* apply(
   let entries = 0;
   const named: ReportEntry[] = [];
   const wholes: ReportEntry[] = [];
-  const readWhile = (more: () => boolean): void => {
+  function* readWhile(more: () => boolean): Unit<void> {
     while (more() && given <= body.length) {
       if (given < body.length) reading.write(body[given]);
       else head = reading.end();
@@ -186,9 +190,10 @@ function* apply(
         entries++;
         (entry.endToEndId !== '' ? named : wholes).push(entry);
       }
+      yield* turn(); // a piece of the file takes a few milliseconds to read
     }
-  };
-  readWhile(() => head === null);
+  }
+  yield* readWhile(() => head === null);
   if (head === null) head = reading.end(); // says why it is no report
 
   // Taken first: an import of the same file at the same moment waits here, then finds it taken.
@@ -229,7 +234,7 @@ function* apply(
   let wholeWork: Work[] | undefined;
   /** The next chunk of work, empty at the end. */
   function* nextChunk(): Unit<Work[]> {
-    readWhile(() => named.length < CHUNK);
+    yield* readWhile(() => named.length < CHUNK);
     if (named.length > 0) return named.splice(0, CHUNK).map((entry) => ({ entry, endToEndId: entry.endToEndId }));
     if (wholeWork === undefined) {
       wholeWork = [];
@@ -249,7 +254,9 @@ function* apply(
     const { chunk, items, byEndToEnd, byId, l } =
       ahead ?? (yield* readChunk(ctx, account, current, yield* itemsOf(account.id, current)));
     const changed = new Set<Item>();
+    let done = 0;
     for (const { entry, endToEndId, itemId } of chunk) {
+      if (++done % TURN_EVERY === 0) yield* turn();
       const item = itemId !== undefined ? byId.get(itemId) : byEndToEnd.get(endToEndId!);
       if (itemId !== undefined && (settledHere.has(itemId) || !item)) continue;
       const refusal = itemId !== undefined ? undefined : mismatch(entry, item);
@@ -337,6 +344,12 @@ function* readChunk(ctx: CoreContext, account: Account, chunk: readonly Work[], 
   l.useAccount(account);
   yield* loadSettled(l, chunk, items, byEndToEnd, byId, account.id);
   yield* loadFullCredits(l);
+  // Where the chunk's events go, read now: a read among its writes would wait for the writes sent
+  // before it (writeDeliveries), and the client with it.
+  yield* loadWebhookUrls(
+    l,
+    items.map((item) => item.subscription_id),
+  );
   return { chunk, items, byEndToEnd, byId, l };
 }
 

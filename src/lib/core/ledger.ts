@@ -151,6 +151,13 @@ export interface EventChange {
   amountCents?: number;
 }
 
+/** Where a subscription's events go. */
+export interface WebhookUrls {
+  id: number;
+  subscription_webhook_url: string | null;
+  transaction_webhook_url: string | null;
+}
+
 export class Ledger {
   /**
    * @param allowPrivateWebhooks whether the process writing the change allows webhooks to loopback
@@ -180,6 +187,9 @@ export class Ledger {
 
   /** Transactions scheduled under an account collecting by SEPA: their customers are pre-notified when the ledger is written. */
   readonly notices: Txn[] = [];
+
+  /** The webhook URLs of subscriptions not loaded, read ahead of writeDeliveries (loadWebhookUrls). */
+  readonly webhookUrls = new Map<number, WebhookUrls>();
 
   /** Per invoice of a loaded transaction: whether its finalised credits credit it in full (loadFullCredits). */
   readonly fullyCredited = new Map<number, boolean>();

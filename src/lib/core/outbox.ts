@@ -8,7 +8,7 @@ import type { Store } from '../store/store.js';
 import { all, prepared, run, writeRows, type Build, type RowsSpec, type Unit } from '../store/unit.js';
 import type { CoreContext } from './context.js';
 import { allowsPrivateWebhooks, nowIso, transact } from './context.js';
-import type { Ledger } from './ledger.js';
+import type { Ledger, WebhookUrls } from './ledger.js';
 import {
   findPage,
   ID_KEY,
@@ -69,6 +69,25 @@ export const eventName = (event: Pick<EventRow, 'transaction_id' | 'status'>): s
   `${event.transaction_id === null ? 'subscription' : 'transaction'}.${event.status}`;
 
 /**
+ * Reads where the events of these subscriptions (those the ledger has not loaded) go, ahead of
+ * writeDeliveries: a bank report's chunk reads them with the rest of what it reads, so that its
+ * writes never wait for a read (bank-reports.ts).
+ */
+export function* loadWebhookUrls(l: Ledger, subscriptionIds: Iterable<number>): Unit<void> {
+  const missing = [...new Set(subscriptionIds)].filter((id) => !l.subs.has(id) && !l.webhookUrls.has(id));
+  if (missing.length === 0) return;
+  for (const row of yield* webhookUrls(missing)) l.webhookUrls.set(row.id, row);
+}
+
+const webhookUrls = (ids: number[]) =>
+  all((q) =>
+    q
+      .selectFrom('subscriptions')
+      .select(['id', 'subscription_webhook_url', 'transaction_webhook_url'])
+      .where('id', 'in', ids),
+  );
+
+/**
  * The deliveries of a ledger's events: a subscription's change to its subscription_webhook_url; a
  * transaction's to the subscription's transaction_webhook_url and to the transaction's own
  * webhook_url (once when both are the same URL). The URLs are those of the moment of the change,
@@ -76,18 +95,10 @@ export const eventName = (event: Pick<EventRow, 'transaction_id' | 'status'>): s
  */
 export function* writeDeliveries(l: Ledger): Unit<void> {
   if (l.events.length === 0) return;
-  const missing = [...new Set(l.events.map((e) => e.subscription_id).filter((id) => !l.subs.has(id)))];
-  const urls = new Map<number, { subscription_webhook_url: string | null; transaction_webhook_url: string | null }>();
+  const urls = new Map<number, Omit<WebhookUrls, 'id'>>(l.webhookUrls);
   for (const sub of l.subs.values()) urls.set(sub.id, sub);
-  if (missing.length > 0) {
-    const rows = yield* all((q) =>
-      q
-        .selectFrom('subscriptions')
-        .select(['id', 'subscription_webhook_url', 'transaction_webhook_url'])
-        .where('id', 'in', missing),
-    );
-    for (const row of rows) urls.set(row.id, row);
-  }
+  const missing = [...new Set(l.events.map((e) => e.subscription_id).filter((id) => !urls.has(id)))];
+  if (missing.length > 0) for (const row of yield* webhookUrls(missing)) urls.set(row.id, row);
   const rows: Record<string, unknown>[] = [];
   const allowPrivate = l.allowPrivateWebhooks ? 1 : 0;
   for (const event of l.events) {

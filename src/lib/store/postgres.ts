@@ -365,6 +365,7 @@ export async function openPostgresStore(url: string, options: OpenOptions = {}):
 
   async function execute(client: pg.PoolClient, op: Op, guard?: KeyGuard): Promise<unknown> {
     if (op.kind === 'wait') return op.promise;
+    if (op.kind === 'turn') return undefined;
     if (op.kind === 'rows') {
       for (const query of rowsQueries(op)) await client.query(query);
       return undefined;
@@ -444,6 +445,13 @@ export async function openPostgresStore(url: string, options: OpenOptions = {}):
         let step = unit.next();
         while (!step.done) {
           const op = step.value;
+          if (op.kind === 'turn') {
+            // Through the event loop's poll phase (two turns: an immediate runs before it), where
+            // the answer to the statement in flight is read and the next one sent.
+            if (unwritten > 0) await new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve)));
+            step = unit.next(undefined);
+            continue;
+          }
           if (!open && op.kind !== 'wait') {
             if (kind === 'read' && !snapshotAtOnce && queries === 1) {
               // A second query: the first ran in a snapshot of its own. Start again in one.

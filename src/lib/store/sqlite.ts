@@ -290,6 +290,8 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Sqli
         const { statement, parameters } = prepare(op.build(q, dialect));
         return statement.run(...parameters).changes;
       }
+      case 'turn':
+        return undefined;
       case 'wait':
         throw new Error('a unit that waits runs only in bulkWrite');
     }

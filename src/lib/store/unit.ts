@@ -89,6 +89,7 @@ export type Op =
   | { kind: 'all' | 'get' | 'run'; build: Build<unknown> }
   | { kind: 'prepared'; mode: 'all' | 'get' | 'run'; query: PreparedQuery<unknown, unknown[]>; args: unknown[] }
   | { kind: 'wait'; promise: Promise<unknown> }
+  | { kind: 'turn' }
   | { kind: 'rows'; mode: 'insert' | 'update'; spec: RowsSpec; rows: readonly Record<string, unknown>[] };
 
 /** Database work that yields queries and returns T. */
@@ -120,6 +121,17 @@ export function* writeRows(
   rows: readonly Record<string, unknown>[],
 ): Unit<void> {
   if (rows.length > 0) yield { kind: 'rows', mode, spec, rows };
+}
+
+/**
+ * Lets the connection send the bulk writes the unit has sent while the unit works on:
+ * PostgreSQL sends a unit's statements one after another, each when the one before has answered,
+ * and only while the process is free to read the answer. A unit that works for long between its
+ * queries (reading a bank's report) says so every few milliseconds, or the server waits the while.
+ * SQLite: nothing.
+ */
+export function* turn(): Unit<void> {
+  yield { kind: 'turn' };
 }
 
 /** Waits for other work between queries; only a bulk write (Store.bulkWrite) may. */
