@@ -345,11 +345,14 @@ function* readChunk(ctx: CoreContext, account: Account, chunk: readonly Work[], 
   yield* loadSettled(l, chunk, items, byEndToEnd, byId, account.id);
   yield* loadFullCredits(l);
   // Where the chunk's events go, read now: a read among its writes would wait for the writes sent
-  // before it (writeDeliveries), and the client with it.
-  yield* loadWebhookUrls(
-    l,
-    items.map((item) => item.subscription_id),
-  );
+  // before it (writeDeliveries), and the client with it. Only for items an entry moves on: a
+  // statement after the notification of the same bookings moves none.
+  const moved = new Set<number>();
+  for (const { entry, endToEndId, itemId } of chunk) {
+    const item = itemId !== undefined ? byId.get(itemId) : byEndToEnd.get(endToEndId!);
+    if (item && movesOn(item.state, entry.outcome)) moved.add(item.subscription_id);
+  }
+  yield* loadWebhookUrls(l, moved);
   return { chunk, items, byEndToEnd, byId, l };
 }
 
@@ -453,6 +456,10 @@ function mismatch(entry: ReportEntry, item: Item | undefined): string | undefine
   return undefined;
 }
 
+/** Whether an entry moves its item on: a booking or a reject a pending one, a return a pending or booked one. */
+const movesOn = (state: string, outcome: ReportEntry['outcome']): boolean =>
+  outcome === 'returned' ? state === 'pending' || state === 'booked' : state === 'pending';
+
 /**
  * Applies an entry to its item and to the transaction's attempt the item presented. A state the
  * entry does not move on (booked again, a reject of a booked collection, anything after a reject
@@ -461,9 +468,7 @@ function mismatch(entry: ReportEntry, item: Item | undefined): string | undefine
 function settle(l: Ledger, item: Item, entry: ReportEntry, now: string): Settled {
   const tx = l.txns.get(item.transaction_id);
   const code = entry.reasonCode ?? UNSPECIFIED;
-  const from = item.state;
-  const moves = entry.outcome === 'returned' ? from === 'pending' || from === 'booked' : from === 'pending';
-  if (!moves) return 'unchanged';
+  if (!movesOn(item.state, entry.outcome)) return 'unchanged';
   item.state = entry.outcome;
   item.reason_code = entry.outcome === 'booked' ? null : code;
   item.settled_at = now;
