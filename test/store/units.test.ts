@@ -108,6 +108,41 @@ describe(`units on ${ENGINE}`, () => {
     expect(names).toEqual(['a', 'b', 'c', 'd']);
   });
 
+  it('reads rows as objects by column name: every type as stored, nulls, a name given twice keeping its last value', async () => {
+    await store.write(() => insertAccount('a'));
+    const read = () =>
+      all((q) =>
+        q
+          .selectFrom('accounts as x')
+          .innerJoin('accounts as y', 'y.id', 'x.id')
+          .select([
+            'x.name',
+            'x.next_invoice_number',
+            sql<null>`null`.as('nothing'),
+            sql<string>`'first'`.as('twice'),
+            sql<string>`'last'`.as('twice'),
+          ])
+          .selectAll('y'),
+      );
+    // Twice: the first read makes the statement, the second reuses it.
+    for (const rows of [await store.read(read), await store.read(read)]) {
+      expect(rows).toHaveLength(1);
+      const [row] = rows as unknown as Record<string, unknown>[];
+      expect(row).toMatchObject({ name: 'a', nothing: null, twice: 'last' });
+      expect(typeof row.next_invoice_number).toBe('number');
+      expect(typeof row.id).toBe('number');
+    }
+    const one = await store.read(() =>
+      get((q) =>
+        q
+          .selectFrom('accounts')
+          .select(['name', sql<string>`'first'`.as('twice'), sql<string>`'last'`.as('twice')])
+          .where('name', '=', 'a'),
+      ),
+    );
+    expect(one).toEqual({ name: 'a', twice: 'last' });
+  });
+
   it("a bulk write that fails ends the unit with its own error, at the latest at the unit's next query", async () => {
     let after = false;
     let caughtAsQuery = false;
