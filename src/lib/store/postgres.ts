@@ -108,17 +108,14 @@ const valueOf = (spec: RowsSpec, column: string, value: unknown): unknown =>
  * report books 100,000 entries). Each element is quoted, with `"` and `\` escaped, except numbers.
  */
 function arrayLiteral(type: ColumnType, values: readonly unknown[]): string {
-  // Appended to one string (no array of elements to join), and escaped by two plain replacements
-  // rather than a regular expression: 15% less time, a JSON history being most of what is escaped.
-  let literal = '{';
+  const elements = new Array<string>(values.length);
   for (let i = 0; i < values.length; i++) {
-    if (i > 0) literal += ',';
     const value = values[i];
-    if (value === null || value === undefined) literal += 'NULL';
-    else if (type === 'flag') literal += value === 1 || value === true ? 't' : 'f';
-    else if (typeof value === 'number') literal += String(value);
+    if (value === null || value === undefined) elements[i] = 'NULL';
+    else if (type === 'flag') elements[i] = value === 1 || value === true ? 't' : 'f';
+    else if (typeof value === 'number') elements[i] = String(value);
     else {
-      let text =
+      const text =
         typeof value === 'string'
           ? value
           : value instanceof Date
@@ -126,12 +123,10 @@ function arrayLiteral(type: ColumnType, values: readonly unknown[]): string {
             : typeof value === 'bigint'
               ? String(value)
               : JSON.stringify(value);
-      if (text.includes('\\')) text = text.replaceAll('\\', '\\\\');
-      if (text.includes('"')) text = text.replaceAll('"', '\\"');
-      literal += `"${text}"`;
+      elements[i] = `"${text.includes('"') || text.includes('\\') ? text.replace(/["\\]/g, '\\$&') : text}"`;
     }
   }
-  return `${literal}}`;
+  return `{${elements.join(',')}}`;
 }
 
 /** One row's update, found by its key. */
