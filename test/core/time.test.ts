@@ -205,6 +205,19 @@ describe('properties', () => {
     );
   });
 
+  it("localDate is the day of Intl's local time, for any instant and zone, midnights and DST changes included", () => {
+    const edges = ['2026-03-29T01:00:00Z', '2026-10-25T01:00:00Z', '2026-04-05T15:00:00Z', '2026-11-30T23:00:00Z'];
+    const near = fc
+      .tuple(fc.constantFrom(...edges.map(Date.parse)), fc.integer({ min: -3_600_000, max: 3_600_000 }))
+      .map(([at, delta]) => at + delta);
+    fc.assert(
+      fc.property(fc.oneof(instant, near), zone, (ms, tz) => {
+        expect(localDate(new Date(ms).toISOString(), tz)).toBe(viaIntl(ms, tz).slice(0, 10));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
   it('formatInstant agrees with Intl within an hour of each DST change in 2026', () => {
     const changes = [
       '2026-03-29T01:00:00Z',

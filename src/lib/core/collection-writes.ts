@@ -100,6 +100,8 @@ interface Debtor {
   iban: string | null;
 }
 
+const ASCII_ALPHANUMERIC = /[A-Za-z0-9]/;
+
 /** The account holder's name as the bank knows it: the bank holder, else the company, else the customer's name. */
 const debtorName = (c: Debtor): string =>
   c.bank_holder || c.company_name || [c.first_name, c.middle_name, c.last_name].filter(Boolean).join(' ');
@@ -501,7 +503,9 @@ function leaveOut(
   const codeProblem = identifierProblem(sub.mandate_code);
   if (codeProblem !== null)
     return `the mandate code "${sub.mandate_code}" cannot go into a SEPA file: it ${codeProblem}`;
-  if (toEpcLatin(debtorName(debtor)) === '')
+  // A letter or digit of ASCII passes transliteration as it is: only a name without one can come out empty.
+  const name = debtorName(debtor);
+  if (!ASCII_ALPHANUMERIC.test(name) && toEpcLatin(name) === '')
     return `the account holder's name has no letter a SEPA file can carry (billing customers update ${debtor.id} --bank-holder NAME)`;
   if (sub.mandate_attention !== null) {
     const text = reasonText(sub.mandate_attention);
