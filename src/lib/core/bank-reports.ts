@@ -144,6 +144,10 @@ interface Work {
   itemId?: number;
 }
 
+/** The item a piece of work names: by id (a whole block's), else by its EndToEndId. */
+const itemOf = (work: Work, byId: ReadonlyMap<number, Item>, byEndToEnd: ReadonlyMap<string, Item>) =>
+  work.itemId !== undefined ? byId.get(work.itemId) : byEndToEnd.get(work.endToEndId!);
+
 const ITEM_COLUMNS = [
   'i.id',
   'i.end_to_end_id',
@@ -255,9 +259,10 @@ function* apply(
       ahead ?? (yield* readChunk(ctx, account, current, yield* itemsOf(account.id, current)));
     const changed = new Set<Item>();
     let done = 0;
-    for (const { entry, endToEndId, itemId } of chunk) {
+    for (const work of chunk) {
+      const { entry, itemId } = work;
       if (++done % TURN_EVERY === 0) yield* turn();
-      const item = itemId !== undefined ? byId.get(itemId) : byEndToEnd.get(endToEndId!);
+      const item = itemOf(work, byId, byEndToEnd);
       if (itemId !== undefined && (settledHere.has(itemId) || !item)) continue;
       const refusal = itemId !== undefined ? undefined : mismatch(entry, item);
       if (refusal !== undefined) {
@@ -348,9 +353,9 @@ function* readChunk(ctx: CoreContext, account: Account, chunk: readonly Work[], 
   // before it (writeDeliveries), and the client with it. Only for items an entry moves on: a
   // statement after the notification of the same bookings moves none.
   const moved = new Set<number>();
-  for (const { entry, endToEndId, itemId } of chunk) {
-    const item = itemId !== undefined ? byId.get(itemId) : byEndToEnd.get(endToEndId!);
-    if (item && movesOn(item.state, entry.outcome)) moved.add(item.subscription_id);
+  for (const work of chunk) {
+    const item = itemOf(work, byId, byEndToEnd);
+    if (item && movesOn(item.state, work.entry.outcome)) moved.add(item.subscription_id);
   }
   yield* loadWebhookUrls(l, moved);
   return { chunk, items, byEndToEnd, byId, l };
@@ -372,9 +377,9 @@ function* loadSettled(
   accountId: number,
 ): Unit<void> {
   const subscriptions = new Set<number>();
-  for (const { entry, endToEndId, itemId } of chunk) {
-    if (entry.outcome === 'booked') continue;
-    const item = itemId !== undefined ? byId.get(itemId) : byEndToEnd.get(endToEndId!);
+  for (const work of chunk) {
+    if (work.entry.outcome === 'booked') continue;
+    const item = itemOf(work, byId, byEndToEnd);
     if (item) subscriptions.add(item.subscription_id);
   }
   yield* loadSubscriptions(l, subscriptions, accountId);

@@ -365,7 +365,7 @@ export async function openPostgresStore(url: string, options: OpenOptions = {}):
 
   async function execute(client: pg.PoolClient, op: Op, guard?: KeyGuard): Promise<unknown> {
     if (op.kind === 'wait') return op.promise;
-    if (op.kind === 'turn') return undefined;
+    if (op.kind === 'turn') return undefined; // runUnit turns the event loop itself
     if (op.kind === 'rows') {
       for (const query of rowsQueries(op)) await client.query(query);
       return undefined;
