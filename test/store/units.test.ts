@@ -143,6 +143,59 @@ describe(`units on ${ENGINE}`, () => {
     expect(one).toEqual({ name: 'a', twice: 'last' });
   });
 
+  it('reads many rows of one statement alike: the first ones and those after its row function is made', async () => {
+    const numbers = sql<{
+      i: number;
+    }>`(WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 150) SELECT i FROM n)`;
+    const read = () =>
+      all((q) =>
+        q
+          .selectFrom(numbers.as('n'))
+          .select([
+            'n.i',
+            sql<string>`'first'`.as('twice'),
+            sql<null>`null`.as('nothing'),
+            sql<string>`'last'`.as('twice'),
+          ])
+          .orderBy('n.i'),
+      );
+    const expected = Array.from({ length: 150 }, (_, k) => ({ i: k + 1, twice: 'last', nothing: null }));
+    expect(await store.read(read)).toEqual(expected);
+    expect(await store.read(read)).toEqual(expected);
+  });
+
+  it('reads instants back as written, milliseconds included', async () => {
+    const instants = [
+      '2026-11-21T10:00:00.000Z',
+      '2026-11-21T10:00:00.100Z',
+      '2026-11-21T23:59:59.120Z',
+      '2026-03-29T01:00:00.123Z',
+      '1999-12-31T23:59:59.999Z',
+    ];
+    await store.write(() =>
+      writeRows(
+        'insert',
+        ACCOUNTS,
+        instants.map((at, i) => ({ name: `t${i}`, webhook_secret: 's', created_at: at, updated_at: at })),
+      ),
+    );
+    const rows = await store.read(() =>
+      all((q) => q.selectFrom('accounts').select(['created_at', 'updated_at']).orderBy('id')),
+    );
+    expect(rows.map((row) => row.created_at)).toEqual(instants);
+    expect(rows.map((row) => row.updated_at)).toEqual(instants);
+  });
+
+  it('finds rows among a list of ids, and none among an empty one', async () => {
+    await store.write(() => writeRows('insert', ACCOUNTS, accountRows('a', 'b', 'c', 'd')));
+    const among = (ids: number[]) =>
+      store.read(() =>
+        all((q, d) => q.selectFrom('accounts').select('name').where(d.among('id', ids)).orderBy('name')),
+      );
+    expect((await among([4, 2, 99, 2])).map((row) => row.name)).toEqual(['b', 'd']);
+    expect(await among([])).toEqual([]);
+  });
+
   it("a bulk write that fails ends the unit with its own error, at the latest at the unit's next query", async () => {
     let after = false;
     let caughtAsQuery = false;

@@ -85,6 +85,7 @@ const dialect: Dialect = {
   locked: (query) => query,
   shared: (query) => query,
   serialized: () => sql`SELECT 1`,
+  among: (column, ids) => sql<SqlBool>`${sql.ref(column)} in (${sql.join(ids)})`,
 };
 
 /** An FTS5 query that is the text as one phrase: quoted, its quotes doubled, no syntax left in it. */

@@ -66,6 +66,12 @@ export interface Dialect {
    * transaction-level advisory lock). SQLite has one writer at a time: a statement that does nothing.
    */
   serialized(scope: number, id: number): RawBuilder<unknown>;
+  /**
+   * `column IN (ids)` for a chunk of integer ids (a batch's thousand): PostgreSQL takes them as one
+   * array parameter (`= ANY`), not one parameter each, which Kysely, pg and the server would each
+   * handle a thousand times per statement. SQLite: the IN list (empty, it matches nothing, as on PostgreSQL).
+   */
+  among(column: string, ids: readonly number[]): RawBuilder<SqlBool>;
 }
 
 /** How a column of a bulk write travels: PostgreSQL sends each as one typed array. */
