@@ -194,6 +194,15 @@ describe(`units on ${ENGINE}`, () => {
       );
     expect((await among([4, 2, 99, 2])).map((row) => row.name)).toEqual(['b', 'd']);
     expect(await among([])).toEqual([]);
+    // Text too, whatever it holds (PostgreSQL: quoted in the array's literal).
+    const odd = 'x "quoted", {braced} \\ NULL';
+    await store.write(() => writeRows('insert', ACCOUNTS, accountRows(odd, 'NULL')));
+    const named = (names: string[]) =>
+      store.read(() =>
+        all((q, d) => q.selectFrom('accounts').select('id').where(d.among('name', names)).orderBy('id')),
+      );
+    expect((await named(['c', odd, 'NULL', 'zz'])).map((row) => row.id)).toEqual([3, 5, 6]);
+    expect(await named([])).toEqual([]);
   });
 
   it("a bulk write that fails ends the unit with its own error, at the latest at the unit's next query", async () => {

@@ -327,17 +327,17 @@ function* itemsOf(accountId: number, chunk: readonly Work[]): Unit<Item[]> {
   const items: Item[] = [];
   if (ids.length) {
     items.push(
-      ...((yield* all((q) =>
+      ...((yield* all((q, d) =>
         itemRows(q)
           .where('i.account_id', '=', accountId)
-          .where('i.transaction_id', 'in', ids)
+          .where(d.among('i.transaction_id', ids))
           // As the unique index of live items says "not cancelled", so that it is the one read; an
           // earlier attempt's item is told apart by its EndToEndId (byEndToEnd).
           .where('i.cancelled_at', 'is', null),
       )) as Item[]),
     );
   }
-  if (itemIds.length) items.push(...((yield* all((q) => itemRows(q).where('i.id', 'in', itemIds))) as Item[]));
+  if (itemIds.length) items.push(...((yield* all((q, d) => itemRows(q).where(d.among('i.id', itemIds)))) as Item[]));
   return items;
 }
 
@@ -390,7 +390,7 @@ function* loadSettled(
       q
         .selectFrom('transactions')
         .selectAll()
-        .where('id', 'in', rest)
+        .where(d.among('id', rest))
         .where('account_id', '=', accountId)
         .orderBy('seq'),
     ),

@@ -344,7 +344,7 @@ export function* loadSubscriptions(
       .selectFrom('subscriptions as s')
       .innerJoin('customers as c', 'c.id', 's.customer_id')
       .select([...SUBSCRIPTION_COLUMNS, 'c.payment_method as customer_payment_method'])
-      .where('s.id', 'in', wanted)
+      .where(d.among('s.id', wanted))
       .orderBy('s.id');
     if (accountId !== undefined) query = query.where('s.account_id', '=', accountId);
     return options.light ? query : d.locked(query);
@@ -368,9 +368,10 @@ export function* loadSubscriptions(
           .selectFrom('transactions')
           .selectAll()
           .where(
-            'subscription_id',
-            'in',
-            rows.map((s) => s.id),
+            d.among(
+              'subscription_id',
+              rows.map((s) => s.id),
+            ),
           )
           .where('status', 'in', OPEN_STATUSES)
           .orderBy('seq'),
@@ -395,8 +396,11 @@ export function* loadTransactions(
   const subIds = [...subscriptions];
   // Which subscriptions, read without a lock (a transaction never changes subscription): theirs are taken first.
   if (wanted.length) {
-    const known = yield* all((q) => {
-      let query = q.selectFrom('transactions').select(['id', 'subscription_id', 'outcome']).where('id', 'in', wanted);
+    const known = yield* all((q, d) => {
+      let query = q
+        .selectFrom('transactions')
+        .select(['id', 'subscription_id', 'outcome'])
+        .where(d.among('id', wanted));
       if (accountId !== undefined) query = query.where('account_id', '=', accountId);
       return query;
     });
@@ -412,7 +416,7 @@ export function* loadTransactions(
   if (rest.length) {
     const rows = yield* withBatches(
       yield* all((q, d) => {
-        let query = q.selectFrom('transactions').selectAll().where('id', 'in', rest).orderBy('seq');
+        let query = q.selectFrom('transactions').selectAll().where(d.among('id', rest)).orderBy('seq');
         if (accountId !== undefined) query = query.where('account_id', '=', accountId);
         return d.locked(query);
       }),

@@ -78,7 +78,12 @@ const dialect: Dialect = {
   // Two int4 keys: a key space apart from the single bigint of the migrations' lock. An id past
   // int4 wraps, which can only make two accounts wait for each other.
   serialized: (scope, id) => sql`SELECT pg_advisory_xact_lock(${scope | 0}::integer, ${id | 0}::integer)`,
-  among: (column, ids) => sql<SqlBool>`${sql.ref(column)} = ANY(${`{${ids.join(',')}}`}::bigint[])`,
+  among: (column, ids) =>
+    ids.length === 0
+      ? sql<SqlBool>`false`
+      : typeof ids[0] === 'number'
+        ? sql<SqlBool>`${sql.ref(column)} = ANY(${`{${ids.join(',')}}`}::bigint[])`
+        : sql<SqlBool>`${sql.ref(column)} = ANY(${arrayLiteral('text', ids)}::text[])`,
 };
 
 const ARRAY_TYPES = {

@@ -67,11 +67,11 @@ export interface Dialect {
    */
   serialized(scope: number, id: number): RawBuilder<unknown>;
   /**
-   * `column IN (ids)` for a chunk of integer ids (a batch's thousand): PostgreSQL takes them as one
-   * array parameter (`= ANY`), not one parameter each, which Kysely, pg and the server would each
-   * handle a thousand times per statement. SQLite: the IN list (empty, it matches nothing, as on PostgreSQL).
+   * `column IN (ids)` for a chunk of ids (a batch's thousand): PostgreSQL takes them as one array
+   * parameter (`= ANY`), not one parameter each, which Kysely, pg and the server would each handle a
+   * thousand times per statement. SQLite: the IN list. None matches nothing.
    */
-  among(column: string, ids: readonly number[]): RawBuilder<SqlBool>;
+  among(column: string, ids: readonly number[] | readonly string[]): RawBuilder<SqlBool>;
 }
 
 /** How a column of a bulk write travels: PostgreSQL sends each as one typed array. */
