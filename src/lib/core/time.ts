@@ -118,6 +118,13 @@ function isRealDate(y: number, m: number, d: number): boolean {
 
 /** The calendar date (YYYY-MM-DD) of an instant in a time zone. */
 export function localDate(utcIso: string, timeZone: string): string {
+  // A stored instant whose local time falls on its UTC day is its own first ten characters: a
+  // batch asks this of every mandate's signature (the full text it skips was 40 MB of its garbage).
+  if (utcIso.length === 24 && utcIso.charCodeAt(10) === 84 /* T */) {
+    const offset = offsetMinutes(Date.parse(utcIso), timeZone);
+    const minute = Number(utcIso.slice(11, 13)) * 60 + Number(utcIso.slice(14, 16)) + offset;
+    if (Number.isInteger(offset) && minute >= 0 && minute < 1440) return utcIso.slice(0, 10);
+  }
   return formatInstant(utcIso, timeZone).slice(0, 10);
 }
 
