@@ -37,20 +37,28 @@ function offsetText(offset: number): string {
 export function formatInstant(utcIso: string, timeZone: string): string {
   const ms = Date.parse(utcIso);
   const offset = offsetMinutes(ms, timeZone);
-  // Every GET shows two of these, so the common case skips Date arithmetic: a stored instant
-  // (`YYYY-MM-DDTHH:MM:SS.sssZ`) whose local time falls on the same calendar day only changes its
-  // hours and minutes.
-  if (utcIso.length === 24 && utcIso.charCodeAt(10) === 84 /* T */ && Number.isInteger(offset)) {
-    const minute = Number(utcIso.slice(11, 13)) * 60 + Number(utcIso.slice(14, 16)) + offset;
-    if (minute >= 0 && minute < 1440)
-      return `${utcIso.slice(0, 11)}${pad(Math.floor(minute / 60))}:${pad(minute % 60)}${utcIso.slice(16, 19)}${offsetText(offset)}`;
-  }
+  // Every GET shows two of these, so the common case skips Date arithmetic (see minuteOnItsDay).
+  const minute = minuteOnItsDay(utcIso, offset);
+  if (minute !== undefined)
+    return `${utcIso.slice(0, 11)}${pad(Math.floor(minute / 60))}:${pad(minute % 60)}${utcIso.slice(16, 19)}${offsetText(offset)}`;
   const local = new Date(ms + offset * 60_000);
-  return (
-    `${pad(local.getUTCFullYear(), 4)}-${pad(local.getUTCMonth() + 1)}-${pad(local.getUTCDate())}` +
-    `T${pad(local.getUTCHours())}:${pad(local.getUTCMinutes())}:${pad(local.getUTCSeconds())}${offsetText(offset)}`
-  );
+  return `${dayOf(local)}T${pad(local.getUTCHours())}:${pad(local.getUTCMinutes())}:${pad(local.getUTCSeconds())}${offsetText(offset)}`;
 }
+
+/**
+ * The local minute of the day of a stored instant (`YYYY-MM-DDTHH:MM:SS.sssZ`) at a whole-minute
+ * offset, when it falls on the instant's own calendar day (then only its hours and minutes change);
+ * undefined otherwise, or for another form.
+ */
+function minuteOnItsDay(utcIso: string, offset: number): number | undefined {
+  if (utcIso.length !== 24 || utcIso.charCodeAt(10) !== 84 /* T */ || !Number.isInteger(offset)) return undefined;
+  const minute = Number(utcIso.slice(11, 13)) * 60 + Number(utcIso.slice(14, 16)) + offset;
+  return minute >= 0 && minute < 1440 ? minute : undefined;
+}
+
+/** `YYYY-MM-DD` of a Date shifted to local time (its UTC fields read as local). */
+const dayOf = (local: Date): string =>
+  `${pad(local.getUTCFullYear(), 4)}-${pad(local.getUTCMonth() + 1)}-${pad(local.getUTCDate())}`;
 
 export function formatNullableInstant(utcIso: string | null, timeZone: string): string | null {
   return utcIso === null ? null : formatInstant(utcIso, timeZone);
@@ -118,14 +126,11 @@ function isRealDate(y: number, m: number, d: number): boolean {
 
 /** The calendar date (YYYY-MM-DD) of an instant in a time zone. */
 export function localDate(utcIso: string, timeZone: string): string {
-  // A stored instant whose local time falls on its UTC day is its own first ten characters: a
-  // batch asks this of every mandate's signature (the full text it skips was 40 MB of its garbage).
-  if (utcIso.length === 24 && utcIso.charCodeAt(10) === 84 /* T */) {
-    const offset = offsetMinutes(Date.parse(utcIso), timeZone);
-    const minute = Number(utcIso.slice(11, 13)) * 60 + Number(utcIso.slice(14, 16)) + offset;
-    if (Number.isInteger(offset) && minute >= 0 && minute < 1440) return utcIso.slice(0, 10);
-  }
-  return formatInstant(utcIso, timeZone).slice(0, 10);
+  // Not formatInstant's whole text cut short: a batch asks this of every mandate's signature, and
+  // the text was 40 MB of its garbage.
+  const ms = Date.parse(utcIso);
+  const offset = offsetMinutes(ms, timeZone);
+  return minuteOnItsDay(utcIso, offset) !== undefined ? utcIso.slice(0, 10) : dayOf(new Date(ms + offset * 60_000));
 }
 
 /**

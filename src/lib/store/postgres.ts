@@ -118,7 +118,7 @@ function arrayLiteral(type: ColumnType, values: readonly unknown[]): string {
   for (let i = 0; i < values.length; i++) {
     const value = values[i];
     // A column's value repeated from the row before (a batch's account, state and stamps) is not made again.
-    if (i > 0 && value === values[i - 1] && value !== null && typeof value !== 'object') elements[i] = elements[i - 1];
+    if (i > 0 && value === values[i - 1]) elements[i] = elements[i - 1];
     else if (value === null || value === undefined) elements[i] = 'NULL';
     else if (type === 'flag') elements[i] = value === 1 || value === true ? 't' : 'f';
     else if (typeof value === 'number') elements[i] = String(value);
