@@ -152,6 +152,7 @@ async function seed(path: string, count: number): Promise<string> {
       'account_id',
       'collection_id',
       'transaction_id',
+      'transaction_seq',
       'subscription_id',
       'attempt',
       'state',
@@ -252,7 +253,7 @@ async function seed(path: string, count: number): Promise<string> {
         const amount = 1250 + (i % 7) * 100;
         if (collectedBefore) {
           const id = randomUUID();
-          transaction.run(
+          const seq = transaction.run(
             id,
             accountId,
             subscriptionId,
@@ -268,7 +269,7 @@ async function seed(path: string, count: number): Promise<string> {
             '[]',
             before,
             before,
-          );
+          ).lastInsertRowid;
           // Some debtors moved since: another account at the same bank (an amendment), another
           // mandate id, or another bank (SMNDA: a first collection again).
           const priorIban =
@@ -277,6 +278,7 @@ async function seed(path: string, count: number): Promise<string> {
             accountId,
             prior,
             id,
+            seq,
             subscriptionId,
             1,
             'booked',

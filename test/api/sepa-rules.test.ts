@@ -391,7 +391,9 @@ describe.runIf(ENGINE === 'postgres')('a batch made at the same moment as a canc
     try {
       // What making a batch does, held open: the transaction locked, a batch and its item written.
       await batch.query('BEGIN');
-      await batch.query('SELECT id FROM transactions WHERE id = $1 FOR NO KEY UPDATE', [tx.id]);
+      const [{ seq }] = (
+        await batch.query<{ seq: string }>('SELECT seq FROM transactions WHERE id = $1 FOR NO KEY UPDATE', [tx.id])
+      ).rows;
       const made = await batch.query<{ id: string }>(
         `INSERT INTO collections (account_id, status, message_id, due_until, transaction_count, control_sum_cents, created_at, updated_at)
          VALUES ($1, 'open', 'RACE-1', '2026-11-23', 1, 1250, now(), now()) RETURNING id`,
@@ -399,10 +401,12 @@ describe.runIf(ENGINE === 'postgres')('a batch made at the same moment as a canc
       );
       const id = made.rows[0].id;
       await batch.query(
-        `INSERT INTO collection_items (account_id, collection_id, transaction_id, subscription_id, attempt, state, end_to_end_id,
-           sequence_type, collection_date, amount_cents, mandate_id, mandate_signed_on, debtor_name, debtor_iban, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, 1, 'pending', 'RACE-E2E-1', 'FRST', '2026-11-23', 1250, 'M-1', '2026-11-01', 'Jan', 'NL91ABNA0417164300', now(), now())`,
-        [account, id, tx.id, member.subscription],
+        `INSERT INTO collection_items (account_id, collection_id, transaction_id, transaction_seq, subscription_id, attempt, state,
+           end_to_end_id, sequence_type, collection_date, amount_cents, mandate_id, mandate_signed_on, debtor_name, debtor_iban,
+           created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, 1, 'pending', 'RACE-E2E-1', 'FRST', '2026-11-23', 1250, 'M-1', '2026-11-01', 'Jan',
+           'NL91ABNA0417164300', now(), now())`,
+        [account, id, tx.id, seq, member.subscription],
       );
       const cancel = call(core, 'DELETE', `/transactions/${tx.id}`);
       // The cancel is waiting for the transaction's lock before the batch commits.

@@ -34,3 +34,13 @@ export async function storeAtVersion(version: number, statements: readonly strin
   }
   return url;
 }
+
+/**
+ * Migration 22 taken back out of a store of this version (the unique index of live items keyed by
+ * the transaction's UUID again), for a test that sets its version back to before it.
+ */
+export const BEFORE_22 = [
+  'DROP INDEX collection_items_once',
+  'ALTER TABLE collection_items DROP COLUMN transaction_seq',
+  'CREATE UNIQUE INDEX collection_items_once ON collection_items(transaction_id, attempt) WHERE cancelled_at IS NULL',
+];

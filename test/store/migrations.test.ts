@@ -12,6 +12,7 @@ import { all, get, run } from '../../src/lib/store/unit.js';
 import { ENGINE, freshPostgresUrl, freshStoreLocation } from '../helpers/engine.js';
 import { camt054For } from '../helpers/bank-reports.js';
 import { batch, call, fileOf, makePlan, report, sepaCore, subscribe, transactionsOf, values } from '../helpers/sepa.js';
+import { BEFORE_22 } from '../helpers/older-store.js';
 import { closeLater, TEST_NOW, tempDbPath, testCore, testStore } from '../helpers/store.js';
 
 const migrations = ENGINE === 'sqlite' ? sqliteMigrations : postgresMigrations;
@@ -260,6 +261,7 @@ describe(`the migration of a transaction's batch to its collection item alone (1
     // As version 16 kept it: the column naming the batch, and its index (and the index of EndToEndIds,
     // which 18 drops); one item freed by hand since.
     const statements = [
+      ...BEFORE_22,
       'CREATE UNIQUE INDEX collection_items_e2e ON collection_items(account_id, end_to_end_id) WHERE cancelled_at IS NULL',
       `ALTER TABLE transactions ADD COLUMN collection_id ${ENGINE === 'postgres' ? 'bigint' : 'INTEGER'}`,
       'CREATE INDEX transactions_batching ON transactions(status, account_id, collection_id, due_date)',
@@ -304,6 +306,7 @@ describe(`the migration that finds a report's entries by their transaction (18),
     await core.store.close();
     // As version 17 kept it: the unique index of EndToEndIds.
     const statements = [
+      ...BEFORE_22,
       'CREATE UNIQUE INDEX collection_items_e2e ON collection_items(account_id, end_to_end_id) WHERE cancelled_at IS NULL',
       ENGINE === 'postgres' ? 'UPDATE billing_schema SET version = 17' : 'PRAGMA user_version = 17',
     ];
@@ -354,6 +357,78 @@ describe(`the migration that finds a report's entries by their transaction (18),
     );
     expect(answer.status, JSON.stringify(answer.body)).toBe(201);
     expect(answer.body.data.attributes).toMatchObject({ entries: 3, booked: 2, unmatched: 1 });
+  });
+});
+
+describe(`the migration of the unique index of live items to their transaction's row number (22), on ${ENGINE}`, () => {
+  it("gives each item its transaction's seq: a batched transaction stays in its batch, a freed one is batched again", async () => {
+    const core = await sepaCore({ settings: { prenotification_days: 1 } });
+    const plan = await makePlan(core);
+    const held = await subscribe(core, plan);
+    const freed = await subscribe(core, plan);
+    const made = await batch(core);
+    expect(made.data.attributes.transactions).toBe(2);
+    const [heldTx] = await transactionsOf(core, held.subscription);
+    const [freedTx] = await transactionsOf(core, freed.subscription);
+    await core.store.close();
+    // As version 21 kept it: one item freed by hand since, and one whose transaction is not in the store.
+    const columns =
+      'account_id, collection_id, subscription_id, attempt, state, sequence_type, collection_date, amount_cents, ' +
+      'mandate_id, mandate_signed_on, debtor_name, debtor_iban, created_at, updated_at';
+    const statements = [
+      ...BEFORE_22,
+      `UPDATE collection_items SET state = 'cancelled', cancelled_at = updated_at WHERE transaction_id = '${freedTx.id}'`,
+      `INSERT INTO collection_items (transaction_id, end_to_end_id, ${columns})
+       SELECT 'gone', 'GONE-1', ${columns} FROM collection_items WHERE transaction_id = '${heldTx.id}'`,
+      ENGINE === 'postgres' ? 'UPDATE billing_schema SET version = 21' : 'PRAGMA user_version = 21',
+    ];
+    if (ENGINE === 'sqlite') {
+      const db = new Database(core.dbPath);
+      for (const statement of statements) db.exec(statement);
+      db.close();
+    } else await onPostgres(core.dbPath, statements.join(';\n'));
+
+    const reopened = await testCore({ dbPath: core.dbPath });
+    expect(await reopened.store.schemaVersion()).toBe(migrations.length);
+    const seqOf = async (id: string) =>
+      (await reopened.store.read(() => get((q) => q.selectFrom('transactions').select('seq').where('id', '=', id))))!
+        .seq;
+    const items = await reopened.store.read(() =>
+      all((q) => q.selectFrom('collection_items').select(['id', 'transaction_id', 'transaction_seq']).orderBy('id')),
+    );
+    const seqs = new Map([
+      [heldTx.id, await seqOf(heldTx.id)],
+      [freedTx.id, await seqOf(freedTx.id)],
+    ]);
+    expect(items.map((item) => item.transaction_id).sort()).toEqual([heldTx.id, freedTx.id, 'gone'].sort());
+    expect(items.map((item) => item.transaction_seq)).toEqual(
+      items.map((item) => (item.transaction_id === 'gone' ? -item.id : seqs.get(item.transaction_id))),
+    );
+    // Still in its batch: not to be canceled, and a second live item of its attempt is refused.
+    const refused = await call(reopened, 'DELETE', `/transactions/${heldTx.id}`);
+    expect(refused.status).toBe(400);
+    expect(refused.body.errors[0].detail).toContain(`collection batch ${made.data.id}`);
+    const [live] = await reopened.store.read(() =>
+      all((q) => q.selectFrom('collection_items').selectAll().where('transaction_id', '=', heldTx.id)),
+    );
+    const copy = () =>
+      reopened.store.write(() =>
+        run((q) => q.insertInto('collection_items').values({ ...live, id: 1000, end_to_end_id: 'COPY-1' })),
+      );
+    await expect((async () => copy())()).rejects.toThrow(/unique|UNIQUE/);
+    // The freed one goes into the next batch, its item under its own row number.
+    const again = await batch(reopened);
+    expect(again.data.attributes.transactions).toBe(1);
+    expect(
+      await reopened.store.read(() =>
+        all((q) =>
+          q
+            .selectFrom('collection_items')
+            .select(['transaction_id', 'transaction_seq'])
+            .where('collection_id', '=', Number(again.data.id)),
+        ),
+      ),
+    ).toEqual([{ transaction_id: freedTx.id, transaction_seq: seqs.get(freedTx.id) }]);
   });
 });
 

@@ -13,6 +13,7 @@ import { postgresMigrations, sqliteMigrations } from '../../src/lib/store/migrat
 import { openStore } from '../../src/lib/store/store.js';
 import { all } from '../../src/lib/store/unit.js';
 import { ENGINE } from '../helpers/engine.js';
+import { BEFORE_22 } from '../helpers/older-store.js';
 import { closeLater, testCore } from '../helpers/store.js';
 import { context, createCustomer, makePlan, send } from '../api/support.js';
 
@@ -22,8 +23,10 @@ const AFTER_11 = [
   'ALTER TABLE transactions DROP COLUMN reason_code',
 ];
 const DOWNGRADE = [
-  // Migrations 18 (the index of EndToEndIds), 17 (a transaction's batch), 16 (collection items), 15
-  // and 14 (search), 13 (credits), then 12, go back out before 11: all run again on opening.
+  // Migrations 22 (live items keyed by their transaction's row number), 18 (the index of EndToEndIds),
+  // 17 (a transaction's batch), 16 (collection items), 15 and 14 (search), 13 (credits), then 12, go
+  // back out before 11: all run again on opening.
+  ...BEFORE_22,
   'CREATE UNIQUE INDEX collection_items_e2e ON collection_items(account_id, end_to_end_id) WHERE cancelled_at IS NULL',
   `ALTER TABLE transactions ADD COLUMN collection_id ${ENGINE === 'postgres' ? 'bigint' : 'INTEGER'}`,
   'CREATE INDEX transactions_batching ON transactions(status, account_id, collection_id, due_date)',

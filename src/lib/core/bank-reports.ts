@@ -325,12 +325,19 @@ function* itemsOf(accountId: number, chunk: readonly Work[]): Unit<Item[]> {
   ];
   const itemIds = chunk.filter((w) => w.itemId !== undefined).map((w) => w.itemId!);
   const items: Item[] = [];
-  if (ids.length) {
+  // The live items are keyed by their transaction's row number: the transactions are read first, by
+  // their ids, so that each statement is a lookup by a key, with no join for the planner to order.
+  const seqs = ids.length
+    ? (yield* all((q, d) =>
+        q.selectFrom('transactions').select('seq').where(d.among('id', ids)).where('account_id', '=', accountId),
+      )).map((row) => row.seq)
+    : [];
+  if (seqs.length) {
     items.push(
       ...((yield* all((q, d) =>
         itemRows(q)
           .where('i.account_id', '=', accountId)
-          .where(d.among('i.transaction_id', ids))
+          .where(d.among('i.transaction_seq', seqs))
           // As the unique index of live items says "not cancelled", so that it is the one read; an
           // earlier attempt's item is told apart by its EndToEndId (byEndToEnd).
           .where('i.cancelled_at', 'is', null),

@@ -49,7 +49,7 @@ export type Txn = Omit<TransactionRow, 'seq'> & {
  * name or alias the query reads transactions by.
  */
 const liveItem = (table: string) =>
-  sql`FROM collection_items i WHERE i.transaction_id = ${sql.ref(`${table}.id`)} AND i.attempt = ${sql.ref(`${table}.attempt`)} AND i.cancelled_at IS NULL`;
+  sql`FROM collection_items i WHERE i.transaction_seq = ${sql.ref(`${table}.seq`)} AND i.attempt = ${sql.ref(`${table}.attempt`)} AND i.cancelled_at IS NULL`;
 
 /** The batch of a transaction's current attempt, selected beside its columns; null when none holds it. */
 export const batchOf = (table = 'transactions') =>

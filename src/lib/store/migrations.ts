@@ -491,6 +491,17 @@ export const sqliteMigrations: string[] = [
   // 21: nothing here: PostgreSQL's 21 drops foreign keys of rows written in bulk, which SQLite checks
   // in process, at a fraction of the cost.
   '',
+  // 22: the unique index of live items is keyed by the transaction's row number, not its UUID. A
+  // batch writes its items in the order its transactions were made, so each entry goes at the end of
+  // the index, where a random UUID put it anywhere in it. Every item's transaction is in the store
+  // (none is ever deleted); one that is not keeps a key of its own (minus the item's id).
+  `
+  ALTER TABLE collection_items ADD COLUMN transaction_seq INTEGER NOT NULL DEFAULT 0;
+  UPDATE collection_items SET transaction_seq =
+    coalesce((SELECT t.seq FROM transactions t WHERE t.id = collection_items.transaction_id), -id);
+  DROP INDEX collection_items_once;
+  CREATE UNIQUE INDEX collection_items_once ON collection_items(transaction_seq, attempt) WHERE cancelled_at IS NULL;
+  `,
 ];
 
 /** The migration whose rows fillSearchText completes (the SQL cannot fold as the core does). */
@@ -897,6 +908,16 @@ export const postgresMigrations: string[] = [
   ALTER TABLE due_work DROP CONSTRAINT IF EXISTS due_work_account_id_fkey;
   ALTER TABLE collection_items DROP CONSTRAINT IF EXISTS collection_items_account_id_fkey;
   ALTER TABLE collection_items DROP CONSTRAINT IF EXISTS collection_items_collection_id_fkey;
+  `,
+  // 22: as SQLite's 22 (the items of a batch of 100,000: 1.42-1.46 s of the server's time, about
+  // 0.4 s of it the entries of a random UUID).
+  `
+  ALTER TABLE collection_items ADD COLUMN transaction_seq bigint;
+  UPDATE collection_items i
+    SET transaction_seq = coalesce((SELECT t.seq FROM transactions t WHERE t.id = i.transaction_id), -i.id);
+  ALTER TABLE collection_items ALTER COLUMN transaction_seq SET NOT NULL;
+  DROP INDEX collection_items_once;
+  CREATE UNIQUE INDEX collection_items_once ON collection_items(transaction_seq, attempt) WHERE cancelled_at IS NULL;
   `,
 ];
 

@@ -168,6 +168,8 @@ export interface CollectionItemRow {
   account_id: number;
   collection_id: number;
   transaction_id: string;
+  /** The transaction's row number (seq): with attempt, the key of the one live item per attempt. */
+  transaction_seq: number;
   subscription_id: number;
   attempt: number;
   /** pending (in the file, no word from the bank), booked, rejected (before settlement), returned (after it), cancelled (the batch was). */
