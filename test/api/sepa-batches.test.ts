@@ -294,6 +294,46 @@ describe('the file of a batch', () => {
     expect([third.amount, third.text, third.seq]).toEqual(['7.25', 'Extra les', 'RCUR']);
   });
 
+  it('writes a block of more debits than a page (1,000 are read at a time) whole and in order, the same every time', async () => {
+    const core = await sepaCore({ settings: ONE_DAY });
+    const member = await subscribe(core, await makePlan(core));
+    // The plan's first collection (FRST), then 1,001 more under the same mandate on the same day (RCUR): two pages.
+    for (let i = 0; i < 1_001; i++) {
+      const amount = `${1 + (i % 9)}.${String(i % 100).padStart(2, '0')}`;
+      await ok(core, 'POST', '/transactions', 201, {
+        data: {
+          type: 'transaction',
+          attributes: { subscription_id: member.subscription, amount, due_date: '2026-11-23' },
+        },
+      });
+    }
+    await setClock(core, '2026-11-21T10:00:01Z'); // the manual transactions are scheduled by due work
+    const made = await batch(core);
+    expect(made.data.attributes.transactions).toBe(1_002);
+    const xml = await fileOf(core, made.data.id);
+    await expectValid([xml], 'pain.008.001.02');
+    expect(await fileOf(core, made.data.id)).toBe(xml);
+    const rcur = xml.split('<PmtInf>')[2];
+    expect([values(rcur, 'SeqTp'), values(rcur, 'NbOfTxs')]).toEqual([['RCUR'], ['1001']]);
+    const items = await core.store.read(() =>
+      all((q) =>
+        q
+          .selectFrom('collection_items')
+          .select(['end_to_end_id', 'amount_cents'])
+          .where('collection_id', '=', Number(made.data.id))
+          .where('sequence_type', '=', 'RCUR')
+          .orderBy('id'),
+      ),
+    );
+    expect(items).toHaveLength(1_001);
+    expect(values(rcur, 'EndToEndId')).toEqual(items.map((item) => item.end_to_end_id));
+    expect([...rcur.matchAll(/<InstdAmt Ccy="EUR">([^<]*)</g)].map((m) => m[1])).toEqual(
+      items.map((item) => (item.amount_cents / 100).toFixed(2)),
+    );
+    const sum = items.reduce((total, item) => total + item.amount_cents, 0);
+    expect(values(rcur, 'CtrlSum')).toEqual([(sum / 100).toFixed(2)]);
+  }, 60_000);
+
   it('is refused, naming what is missing, when the account lost its creditor settings before the first export', async () => {
     const core = await sepaCore({ settings: ONE_DAY });
     await subscribe(core, await makePlan(core));

@@ -96,33 +96,38 @@ export async function exportCollection(ctx: CoreContext, id: number, format: Pai
 async function writeFile(ctx: CoreContext, batch: Collection, format: Pain008Format, write: Write): Promise<void> {
   const { store } = ctx;
   const blocks = await store.read(() => fileBlocks(batch.id));
+  const page = (day: string, sequence: string, after: number) =>
+    store.read(() =>
+      all((q) =>
+        q
+          .selectFrom('collection_items')
+          .select([
+            'id',
+            'end_to_end_id',
+            'amount_cents',
+            'mandate_id',
+            'mandate_signed_on',
+            'debtor_name',
+            'debtor_iban',
+            'remittance',
+            'original_mandate_id',
+            'original_debtor_iban',
+            'original_debtor_agent',
+          ])
+          .where('collection_id', '=', batch.id)
+          .where('collection_date', '=', day)
+          .where('sequence_type', '=', sequence)
+          .where('id', '>', after)
+          .orderBy('id')
+          .limit(PAGE),
+      ),
+    );
   async function* debits(day: string, sequence: string): AsyncIterable<Pain008Debit[]> {
-    for (let after = 0; ;) {
-      const rows = await store.read(() =>
-        all((q) =>
-          q
-            .selectFrom('collection_items')
-            .select([
-              'id',
-              'end_to_end_id',
-              'amount_cents',
-              'mandate_id',
-              'mandate_signed_on',
-              'debtor_name',
-              'debtor_iban',
-              'remittance',
-              'original_mandate_id',
-              'original_debtor_iban',
-              'original_debtor_agent',
-            ])
-            .where('collection_id', '=', batch.id)
-            .where('collection_date', '=', day)
-            .where('sequence_type', '=', sequence)
-            .where('id', '>', after)
-            .orderBy('id')
-            .limit(PAGE),
-        ),
-      );
+    for (let rows = await page(day, sequence, 0); ;) {
+      // The next page is asked for before this one is written: PostgreSQL reads it meanwhile.
+      const next = rows.length < PAGE ? undefined : page(day, sequence, rows[rows.length - 1].id);
+      // Never awaited when the writer stops early (a debit it refuses): a failure of it is then no one's.
+      if (next instanceof Promise) next.catch(() => undefined);
       yield rows.map((row) => {
         const amended =
           row.original_mandate_id !== null || row.original_debtor_iban !== null || row.original_debtor_agent !== null;
@@ -143,8 +148,8 @@ async function writeFile(ctx: CoreContext, batch: Collection, format: Pain008For
             : null,
         };
       });
-      if (rows.length < PAGE) return;
-      after = rows[rows.length - 1].id;
+      if (next === undefined) return;
+      rows = await next;
     }
   }
   const paymentBlocks: Pain008Block[] = blocks.map((block, i) => ({
