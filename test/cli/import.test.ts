@@ -310,7 +310,7 @@ describe('the commands the launcher runs with heap limits (bin/heap.js)', () => 
       ['-o', 'json', 'collections', '--account', 'import', 'export', '2'],
       ['collections', '--json', 'create', '--until', '2026-12-01'],
     ])
-      expect(limited(argv), argv.join(' ')).toBe('--max-semi-space-size=4 --max-old-space-size=1024');
+      expect(limited(argv), argv.join(' ')).toBe('--max-semi-space-size=8 --max-old-space-size=1024');
     for (const argv of [
       ['collections', 'list'],
       ['collections', 'get', '1'],
