@@ -1,6 +1,6 @@
 // Making and cancelling collection batches (SEPA): see collections.ts for what a batch is.
 import { extractIBAN } from 'ibantools';
-import { sql } from 'kysely';
+import { sql, type ExpressionBuilder } from 'kysely';
 import { validateAttributes } from '../schemas/common.js';
 import { collectionCreateSchema, collectionUpdateSchema, COLLECTION_READ_ONLY } from '../schemas/collection.js';
 import { addTarget2Days, nextTarget2Day } from '../sepa/calendar.js';
@@ -9,6 +9,7 @@ import { identifierProblem, toEpcLatin } from '../sepa/charset.js';
 import { reasonText } from '../sepa/reasons.js';
 import { formatAmount } from '../schemas/money.js';
 import { raw } from '../store/info.js';
+import type { DB } from '../store/store.js';
 import { all, get, run, writeRows, type MaybePromise, type RowsSpec, type Unit } from '../store/unit.js';
 import {
   CHUNK,
@@ -107,34 +108,30 @@ const ASCII_ALPHANUMERIC = /[A-Za-z0-9]/;
 const debtorName = (c: Debtor): string =>
   c.bank_holder || c.company_name || [c.first_name, c.middle_name, c.last_name].filter(Boolean).join(' ');
 
-/** The latest collection presented under each mandate (a subscription's) that the bank did not reject. */
-function* lastUses(subscriptionIds: number[]): Unit<Map<number, LastUse>> {
+/**
+ * The id of the latest collection presented under a subscription's mandate that the bank did not
+ * reject, selected beside the subscription's columns (read by its key once, not again for this).
+ */
+const lastItem = (eb: ExpressionBuilder<DB & { s: DB['subscriptions'] }, 's'>) =>
+  eb
+    .selectFrom('collection_items as i')
+    .select('i.id')
+    .whereRef('i.subscription_id', '=', 's.id')
+    .where('i.state', 'in', LIVE_STATES)
+    .orderBy('i.collection_date', 'desc')
+    .orderBy('i.id', 'desc')
+    .limit(1)
+    .as('last_item');
+
+/** The collections `lastItem` found, by subscription. */
+function* lastUses(itemIds: number[]): Unit<Map<number, LastUse>> {
   const uses = new Map<number, LastUse>();
-  if (subscriptionIds.length === 0) return uses;
-  const latest = yield* all((q, d) =>
-    q
-      .selectFrom('subscriptions as s')
-      .select((eb) => [
-        's.id',
-        eb
-          .selectFrom('collection_items as i')
-          .select('i.id')
-          .whereRef('i.subscription_id', '=', 's.id')
-          .where('i.state', 'in', LIVE_STATES)
-          .orderBy('i.collection_date', 'desc')
-          .orderBy('i.id', 'desc')
-          .limit(1)
-          .as('last'),
-      ])
-      .where(d.among('s.id', subscriptionIds)),
-  );
-  const ids = latest.map((row) => row.last).filter((id): id is number => id !== null && id !== undefined);
-  if (ids.length === 0) return uses;
+  if (itemIds.length === 0) return uses;
   for (const item of yield* all((q, d) =>
     q
       .selectFrom('collection_items')
       .select(['subscription_id', 'collection_date', 'mandate_id', 'debtor_iban'])
-      .where(d.among('id', ids)),
+      .where(d.among('id', itemIds)),
   )) {
     uses.set(item.subscription_id, {
       date: item.collection_date,
@@ -201,6 +198,8 @@ interface Mandate {
   mandate_accepted_date: string | null;
   mandate_attention: string | null;
   mandate_attention_on: string | null;
+  /** The mandate's latest collection presented (lastItem). */
+  last_item: number | null;
 }
 
 /**
@@ -419,18 +418,19 @@ function* readChunk(accountId: number, chunk: number[], frequencies: Map<number,
     (
       (yield* all((q, d) =>
         q
-          .selectFrom('subscriptions')
-          .select([
-            'id',
-            'customer_id',
-            'subscription_plan_id',
-            'mandate_code',
-            'mandate_accepted',
-            'mandate_accepted_date',
-            'mandate_attention',
-            'mandate_attention_on',
+          .selectFrom('subscriptions as s')
+          .select((eb) => [
+            's.id',
+            's.customer_id',
+            's.subscription_plan_id',
+            's.mandate_code',
+            's.mandate_accepted',
+            's.mandate_accepted_date',
+            's.mandate_attention',
+            's.mandate_attention_on',
+            lastItem(eb),
           ])
-          .where(d.among('id', [...new Set(txs.map((tx) => tx.subscription_id))])),
+          .where(d.among('s.id', [...new Set(txs.map((tx) => tx.subscription_id))])),
       )) as Mandate[]
     ).map((row) => [row.id, row]),
   );
@@ -457,7 +457,7 @@ function* readChunk(accountId: number, chunk: number[], frequencies: Map<number,
     bySeq: new Map(txs.map((tx) => [tx.seq, tx])),
     mandates,
     debtors,
-    uses: yield* lastUses([...mandates.keys()]),
+    uses: yield* lastUses([...mandates.values()].flatMap((m) => (m.last_item == null ? [] : [m.last_item]))),
   };
 }
 
