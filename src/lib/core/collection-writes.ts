@@ -108,38 +108,28 @@ const ASCII_ALPHANUMERIC = /[A-Za-z0-9]/;
 const debtorName = (c: Debtor): string =>
   c.bank_holder || c.company_name || [c.first_name, c.middle_name, c.last_name].filter(Boolean).join(' ');
 
+/** Between the fields of a last use read as one text: no date, mandate id or IBAN holds it. */
+const FIELD = '\u001f';
+
 /**
- * The id of the latest collection presented under a subscription's mandate that the bank did not
- * reject, selected beside the subscription's columns (read by its key once, not again for this).
+ * The latest collection presented under a subscription's mandate that the bank did not reject, as
+ * one text (its date, mandate id and debtor's IBAN: lastUseOf), selected beside the subscription's
+ * columns: the index of a mandate's items is probed once a subscription, with no statement of its own.
  */
-const lastItem = (eb: ExpressionBuilder<DB & { s: DB['subscriptions'] }, 's'>) =>
+const lastUse = (eb: ExpressionBuilder<DB & { s: DB['subscriptions'] }, 's'>) =>
   eb
     .selectFrom('collection_items as i')
-    .select('i.id')
+    .select(sql<string>`i.collection_date || ${FIELD} || i.mandate_id || ${FIELD} || i.debtor_iban`.as('use'))
     .whereRef('i.subscription_id', '=', 's.id')
     .where('i.state', 'in', LIVE_STATES)
     .orderBy('i.collection_date', 'desc')
     .orderBy('i.id', 'desc')
     .limit(1)
-    .as('last_item');
+    .as('last_use');
 
-/** The collections `lastItem` found, by subscription. */
-function* lastUses(itemIds: number[]): Unit<Map<number, LastUse>> {
-  const uses = new Map<number, LastUse>();
-  if (itemIds.length === 0) return uses;
-  for (const item of yield* all((q, d) =>
-    q
-      .selectFrom('collection_items')
-      .select(['subscription_id', 'collection_date', 'mandate_id', 'debtor_iban'])
-      .where(d.among('id', itemIds)),
-  )) {
-    uses.set(item.subscription_id, {
-      date: item.collection_date,
-      mandate_id: item.mandate_id,
-      debtor_iban: item.debtor_iban,
-    });
-  }
-  return uses;
+function lastUseOf(text: string): LastUse {
+  const [date, mandate_id, debtor_iban] = text.split(FIELD);
+  return { date, mandate_id, debtor_iban };
 }
 
 /**
@@ -198,8 +188,8 @@ interface Mandate {
   mandate_accepted_date: string | null;
   mandate_attention: string | null;
   mandate_attention_on: string | null;
-  /** The mandate's latest collection presented (lastItem). */
-  last_item: number | null;
+  /** The mandate's latest collection presented (lastUse). */
+  last_use: string | null;
 }
 
 /**
@@ -428,7 +418,7 @@ function* readChunk(accountId: number, chunk: number[], frequencies: Map<number,
             's.mandate_accepted_date',
             's.mandate_attention',
             's.mandate_attention_on',
-            lastItem(eb),
+            lastUse(eb),
           ])
           .where(d.among('s.id', [...new Set(txs.map((tx) => tx.subscription_id))])),
       )) as Mandate[]
@@ -457,7 +447,9 @@ function* readChunk(accountId: number, chunk: number[], frequencies: Map<number,
     bySeq: new Map(txs.map((tx) => [tx.seq, tx])),
     mandates,
     debtors,
-    uses: yield* lastUses([...mandates.values()].flatMap((m) => (m.last_item == null ? [] : [m.last_item]))),
+    uses: new Map(
+      [...mandates.values()].flatMap((m) => (m.last_use === null ? [] : [[m.id, lastUseOf(m.last_use)] as const])),
+    ),
   };
 }
 
