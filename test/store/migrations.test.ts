@@ -47,6 +47,32 @@ async function onPostgres<R extends pg.QueryResultRow>(url: string, text: string
   }
 }
 
+/** Runs statements on a closed store of this run's engine, as an older version would have left it. */
+async function onStore(location: string, statements: readonly string[]): Promise<void> {
+  if (ENGINE === 'sqlite') {
+    const db = new Database(location);
+    try {
+      for (const statement of statements) db.exec(statement);
+    } finally {
+      db.close();
+    }
+  } else await onPostgres(location, statements.join(';\n'));
+}
+
+/** A batch of two transactions, one to stay in it and one to be freed by hand; the store closed. */
+async function twoInABatch() {
+  const core = await sepaCore({ settings: { prenotification_days: 1 } });
+  const plan = await makePlan(core);
+  const held = await subscribe(core, plan);
+  const freed = await subscribe(core, plan);
+  const made = await batch(core);
+  expect(made.data.attributes.transactions).toBe(2);
+  const [heldTx] = await transactionsOf(core, held.subscription);
+  const [freedTx] = await transactionsOf(core, freed.subscription);
+  await core.store.close();
+  return { core, made, heldTx, freedTx };
+}
+
 const postgresTables = async (url: string) =>
   (
     await onPostgres<{ table_name: string }>(
@@ -249,15 +275,7 @@ describe(`the migration of collection items to a cancelled_at of their own (16),
 
 describe(`the migration of a transaction's batch to its collection item alone (17), on ${ENGINE}`, () => {
   it('drops the column and its index; a batched transaction stays in its batch, one freed stays free', async () => {
-    const core = await sepaCore({ settings: { prenotification_days: 1 } });
-    const plan = await makePlan(core);
-    const held = await subscribe(core, plan);
-    const freed = await subscribe(core, plan);
-    const made = await batch(core);
-    expect(made.data.attributes.transactions).toBe(2);
-    const [heldTx] = await transactionsOf(core, held.subscription);
-    const [freedTx] = await transactionsOf(core, freed.subscription);
-    await core.store.close();
+    const { core, made, heldTx, freedTx } = await twoInABatch();
     // As version 16 kept it: the column naming the batch, and its index (and the index of EndToEndIds,
     // which 18 drops); one item freed by hand since.
     const statements = [
@@ -269,11 +287,7 @@ describe(`the migration of a transaction's batch to its collection item alone (1
       `UPDATE collection_items SET state = 'cancelled', cancelled_at = updated_at WHERE transaction_id = '${freedTx.id}'`,
       ENGINE === 'postgres' ? 'UPDATE billing_schema SET version = 16' : 'PRAGMA user_version = 16',
     ];
-    if (ENGINE === 'sqlite') {
-      const db = new Database(core.dbPath);
-      for (const statement of statements) db.exec(statement);
-      db.close();
-    } else await onPostgres(core.dbPath, statements.join(';\n'));
+    await onStore(core.dbPath, statements);
 
     const reopened = await testCore({ dbPath: core.dbPath });
     expect(await reopened.store.schemaVersion()).toBe(migrations.length);
@@ -332,11 +346,7 @@ describe(`the migration that finds a report's entries by their transaction (18),
               "SELECT indexname FROM pg_indexes WHERE tablename = 'collection_items'",
             )
           ).map((row) => row.indexname);
-    if (ENGINE === 'sqlite') {
-      const db = new Database(core.dbPath);
-      for (const statement of statements) db.exec(statement);
-      db.close();
-    } else await onPostgres(core.dbPath, statements.join(';\n'));
+    await onStore(core.dbPath, statements);
     expect(await indexes()).toContain('collection_items_e2e');
 
     const reopened = await testCore({ dbPath: core.dbPath });
@@ -362,15 +372,7 @@ describe(`the migration that finds a report's entries by their transaction (18),
 
 describe(`the migration of the unique index of live items to their transaction's row number (22), on ${ENGINE}`, () => {
   it("gives each item its transaction's seq: a batched transaction stays in its batch, a freed one is batched again", async () => {
-    const core = await sepaCore({ settings: { prenotification_days: 1 } });
-    const plan = await makePlan(core);
-    const held = await subscribe(core, plan);
-    const freed = await subscribe(core, plan);
-    const made = await batch(core);
-    expect(made.data.attributes.transactions).toBe(2);
-    const [heldTx] = await transactionsOf(core, held.subscription);
-    const [freedTx] = await transactionsOf(core, freed.subscription);
-    await core.store.close();
+    const { core, made, heldTx, freedTx } = await twoInABatch();
     // As version 21 kept it: one item freed by hand since, and one whose transaction is not in the store.
     const columns =
       'account_id, collection_id, subscription_id, attempt, state, sequence_type, collection_date, amount_cents, ' +
@@ -382,11 +384,7 @@ describe(`the migration of the unique index of live items to their transaction's
        SELECT 'gone', 'GONE-1', ${columns} FROM collection_items WHERE transaction_id = '${heldTx.id}'`,
       ENGINE === 'postgres' ? 'UPDATE billing_schema SET version = 21' : 'PRAGMA user_version = 21',
     ];
-    if (ENGINE === 'sqlite') {
-      const db = new Database(core.dbPath);
-      for (const statement of statements) db.exec(statement);
-      db.close();
-    } else await onPostgres(core.dbPath, statements.join(';\n'));
+    await onStore(core.dbPath, statements);
 
     const reopened = await testCore({ dbPath: core.dbPath });
     expect(await reopened.store.schemaVersion()).toBe(migrations.length);
