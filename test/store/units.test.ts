@@ -3,7 +3,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { openStore, StoreBusyError, type Store } from '../../src/lib/store/store.js';
-import { all, get, run, turn, writeRows, type RowsSpec } from '../../src/lib/store/unit.js';
+import { ahead, all, get, run, taken, turn, writeRows, type RowsSpec } from '../../src/lib/store/unit.js';
 import { ENGINE, freshStoreLocation } from '../helpers/engine.js';
 import { insertAccount } from '../helpers/store.js';
 
@@ -240,6 +240,70 @@ describe(`units on ${ENGINE}`, () => {
       return (yield* all((q) => q.selectFrom('accounts').select('name').orderBy('name'))).map((row) => row.name);
     });
     expect(names).toEqual(['a', 'b', 'c']);
+  });
+
+  it('a read started ahead sees the bulk writes sent before it, not those after it, and is taken later', async () => {
+    const [early, late, after] = await store.write(function* () {
+      yield* writeRows('insert', ACCOUNTS, accountRows('a', 'b'));
+      const names = () => all((q) => q.selectFrom('accounts').select('name').orderBy('name'));
+      const first = yield* ahead(names());
+      yield* writeRows('insert', ACCOUNTS, accountRows('c'));
+      // A read of two queries, the second using the first's answer.
+      const second = yield* ahead(
+        (function* () {
+          const count = (yield* names()).length;
+          return (yield* all((q) =>
+            q
+              .selectFrom('accounts')
+              .select('name')
+              .orderBy('name')
+              .limit(count - 1),
+          )).map((row) => row.name);
+        })(),
+      );
+      yield* writeRows('insert', ACCOUNTS, accountRows('d'));
+      return [(yield* taken(first)).map((row) => row.name), yield* taken(second), yield* names()];
+    });
+    expect(early).toEqual(['a', 'b']);
+    expect(late).toEqual(['a', 'b']);
+    expect(after.map((row) => row.name)).toEqual(['a', 'b', 'c', 'd']);
+  });
+
+  it('a read started ahead that fails ends the unit with its error, which changes nothing', async () => {
+    let after = false;
+    await expect(
+      later(() =>
+        store.write(function* () {
+          yield* insertAccount('a');
+          const failing = yield* ahead(
+            all((q) => q.selectFrom('accounts').select(sql<number>`abs(-9223372036854775807 - 1)`.as('x'))),
+          );
+          yield* writeRows('insert', ACCOUNTS, accountRows('b'));
+          yield* taken(failing);
+          after = true;
+        }),
+      ),
+    ).rejects.toThrow(/overflow|out of range/i); // the smallest integer has no absolute value
+    expect(after).toBe(false);
+    expect(await accountNames(store)).toEqual([]);
+  });
+
+  it('a read started ahead only reads: a write in it ends the unit, which changes nothing', async () => {
+    await expect(
+      later(() =>
+        store.write(function* () {
+          yield* insertAccount('a');
+          const writing = yield* ahead(
+            (function* () {
+              yield* all((q) => q.selectFrom('accounts').select('name'));
+              return yield* run((q) => q.updateTable('accounts').set({ name: 'z' }));
+            })(),
+          );
+          return yield* taken(writing);
+        }),
+      ),
+    ).rejects.toThrow('a read started ahead only reads rows; it asked for run');
+    expect(await accountNames(store)).toEqual([]);
   });
 
   it('a bulk write that fails as the last statement fails the unit, which changes nothing', async () => {

@@ -381,6 +381,8 @@ export async function openPostgresStore(url: string, options: OpenOptions = {}):
 
   async function execute(client: pg.PoolClient, op: Op, guard?: KeyGuard): Promise<unknown> {
     if (op.kind === 'wait') return op.promise;
+    if (op.kind === 'taken') return op.ahead.promise ?? op.ahead.value;
+    if (op.kind === 'ahead') return { value: await readAhead(client, op.read) }; // outside a transaction: at once
     if (op.kind === 'turn') return undefined; // runUnit turns the event loop itself
     if (op.kind === 'rows') {
       for (const query of rowsQueries(op)) await client.query(query);
@@ -423,6 +425,13 @@ export async function openPostgresStore(url: string, options: OpenOptions = {}):
     if (mode === 'all') return rows;
     if (mode === 'get') return rows[0];
     return changed;
+  }
+
+  /** Runs a read started by `ahead` (only queries: see unit.ts), its queries one after another. */
+  async function readAhead(client: pg.PoolClient, read: Unit<unknown>): Promise<unknown> {
+    let step = read.next();
+    while (!step.done) step = read.next(await execute(client, step.value));
+    return step.value;
   }
 
   /** Reads (by key) found to make more than one query: they start in a snapshot. */
@@ -468,9 +477,10 @@ export async function openPostgresStore(url: string, options: OpenOptions = {}):
             step = unit.next(undefined);
             continue;
           }
-          if (!open && op.kind !== 'wait') {
-            if (kind === 'read' && !snapshotAtOnce && queries === 1) {
-              // A second query: the first ran in a snapshot of its own. Start again in one.
+          if (!open && op.kind !== 'wait' && op.kind !== 'taken') {
+            if (kind === 'read' && !snapshotAtOnce && (queries === 1 || op.kind === 'ahead')) {
+              // A second query (or a read ahead, which may make several): the first ran in a
+              // snapshot of its own. Start again in one.
               multiQueryReads.add(key);
               unit.return(undefined as T);
               throw AGAIN;
@@ -481,7 +491,7 @@ export async function openPostgresStore(url: string, options: OpenOptions = {}):
               open = true;
             }
           }
-          if (op.kind !== 'wait') queries++;
+          if (op.kind !== 'wait' && op.kind !== 'taken') queries++;
           if (op.kind === 'rows' && open) {
             // A bulk write gives the unit nothing back: its statements are made now and sent after
             // the writes before it, and the unit goes on, so the client works out what comes next
@@ -506,9 +516,27 @@ export async function openPostgresStore(url: string, options: OpenOptions = {}):
             step = unit.next(undefined);
             continue;
           }
+          if (op.kind === 'ahead' && open) {
+            // A read started now and taken later: sent after the writes before it, and the writes
+            // and queries after it wait for it, as for a bulk write. Its own failure is the unit's
+            // at `taken`, or at its next query.
+            const read = sent.then(() => {
+              if (sentError !== undefined) throw sentError;
+              return readAhead(client, op.read);
+            });
+            unwritten++;
+            sent = read
+              .then(
+                () => undefined,
+                (error: unknown) => void (sentError ??= error instanceof Error ? error : new Error(String(error))),
+              )
+              .finally(() => void unwritten--);
+            step = unit.next({ promise: read });
+            continue;
+          }
           // A query runs after the writes sent before it (one query at a time on a connection); a
           // request that sent none does not wait at all.
-          if (op.kind !== 'wait' && (unwritten > 0 || sentError !== undefined))
+          if (op.kind !== 'wait' && op.kind !== 'taken' && (unwritten > 0 || sentError !== undefined))
             await settle().catch((error: unknown) => {
               unit.return(undefined as T);
               throw error;

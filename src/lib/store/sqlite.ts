@@ -326,6 +326,10 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Sqli
       }
       case 'turn':
         return undefined;
+      case 'ahead':
+        return { value: drive(op.read) };
+      case 'taken':
+        return op.ahead.value;
       case 'wait':
         throw new Error('a unit that waits runs only in bulkWrite');
     }

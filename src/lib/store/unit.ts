@@ -95,6 +95,8 @@ export type Op =
   | { kind: 'all' | 'get' | 'run'; build: Build<unknown> }
   | { kind: 'prepared'; mode: 'all' | 'get' | 'run'; query: PreparedQuery<unknown, unknown[]>; args: unknown[] }
   | { kind: 'wait'; promise: Promise<unknown> }
+  | { kind: 'ahead'; read: Unit<unknown> }
+  | { kind: 'taken'; ahead: Ahead<unknown> }
   | { kind: 'turn' }
   | { kind: 'rows'; mode: 'insert' | 'update'; spec: RowsSpec; rows: readonly Record<string, unknown>[] };
 
@@ -138,6 +140,47 @@ export function* writeRows(
  */
 export function* turn(): Unit<void> {
   yield { kind: 'turn' };
+}
+
+/**
+ * A read started now, whose answer the unit takes later (`yield* taken(it)`). PostgreSQL sends its
+ * queries after the writes sent before it and lets the unit work on meanwhile, so the server reads
+ * while the process computes; SQLite runs it at once. The read only reads (no bulk write, no wait),
+ * and nothing the unit writes between the two is in it. A failure ends the unit, at `taken` or at
+ * its next query.
+ */
+export function* ahead<T>(read: Unit<T>): Unit<Ahead<T>> {
+  return (yield { kind: 'ahead', read: readsOnly(read) }) as Ahead<T>;
+}
+
+/** `read`, refused at its first op that is not a query reading rows. */
+function* readsOnly<T>(read: Unit<T>): Unit<T> {
+  let step = read.next();
+  while (!step.done) {
+    const op = step.value;
+    const reads = op.kind === 'all' || op.kind === 'get' || (op.kind === 'prepared' && op.mode !== 'run');
+    if (!reads) throw new Error(`a read started ahead only reads rows; it asked for ${op.kind}`);
+    let value: unknown;
+    try {
+      value = yield op;
+    } catch (error) {
+      step = read.throw(error);
+      continue;
+    }
+    step = read.next(value);
+  }
+  return step.value;
+}
+
+/** What a read started by `ahead` gives: its value (SQLite) or its promise (PostgreSQL). */
+export interface Ahead<T> {
+  readonly value?: T;
+  readonly promise?: Promise<T>;
+}
+
+/** The answer of a read started by `ahead`, waited for if it is still coming. */
+export function* taken<T>(it: Ahead<T>): Unit<T> {
+  return (yield { kind: 'taken', ahead: it }) as T;
 }
 
 /** Waits for other work between queries; only a bulk write (Store.bulkWrite) may. */
