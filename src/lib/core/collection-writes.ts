@@ -10,7 +10,18 @@ import { reasonText } from '../sepa/reasons.js';
 import { formatAmount } from '../schemas/money.js';
 import { raw } from '../store/info.js';
 import type { DB } from '../store/store.js';
-import { all, get, run, writeRows, type MaybePromise, type RowsSpec, type Unit } from '../store/unit.js';
+import {
+  ahead,
+  all,
+  get,
+  run,
+  taken,
+  turn,
+  writeRows,
+  type MaybePromise,
+  type RowsSpec,
+  type Unit,
+} from '../store/unit.js';
 import {
   CHUNK,
   currentAccount,
@@ -192,6 +203,9 @@ interface Mandate {
   last_use: string | null;
 }
 
+/** Candidates worked out between turns (store/unit.ts turn): a few milliseconds' work. */
+const TURN_EVERY = 200;
+
 /**
  * The batch is written set-based: per chunk, reads of the transactions (locked), their mandates,
  * debtors and plans, and the mandates' last uses, then the items and the due work. No transaction is
@@ -254,13 +268,15 @@ function* makeBatch(ctx: CoreContext, today: string, until: string): Unit<Result
   const presentedBlocks = new Set<string>();
   let count = 0;
   let sum = 0;
-  // Each chunk is read before the items of the one before it are written: PostgreSQL writes them
-  // while this process works the chunk out (the store sends a bulk write without waiting for it).
-  // Its mandates' last uses then lack that chunk's items, which `made` adds back.
-  let next = seqs.length ? yield* readChunk(account.id, seqs.slice(0, CHUNK), frequencies) : undefined;
+  // Each chunk is read ahead, while this process works out the one before it, and before that one's
+  // items are written: PostgreSQL reads it (and writes the items of the chunk before) meanwhile.
+  // Its mandates' last uses then lack the items of the chunk before it, which `made` adds back.
+  const chunkAt = (from: number) => ahead(readChunk(account.id, seqs.slice(from, from + CHUNK), frequencies));
+  let next = seqs.length > 0 ? yield* chunkAt(0) : undefined;
   let made = new Map<number, LastUse>();
   for (let from = 0; next !== undefined; from += CHUNK) {
-    const { chunk, bySeq, mandates, debtors, uses } = next;
+    const { chunk, bySeq, mandates, debtors, uses } = yield* taken(next);
+    next = from + CHUNK < seqs.length ? yield* chunkAt(from + CHUNK) : undefined;
     for (const [subscription, use] of made) {
       const read = uses.get(subscription);
       // The latest by collection date, then the newest: as the store orders a mandate's items.
@@ -268,7 +284,11 @@ function* makeBatch(ctx: CoreContext, today: string, until: string): Unit<Result
     }
     made = new Map();
     const items: Record<string, unknown>[] = [];
-    for (const seq of chunk) {
+    for (let i = 0; i < chunk.length; i++) {
+      // Every few milliseconds the connection may send what waits (the writes before, the next
+      // chunk's reads): PostgreSQL sends a statement only when the one before has answered.
+      if (i % TURN_EVERY === TURN_EVERY - 1) yield* turn();
+      const seq = chunk[i];
       const tx = bySeq.get(seq);
       // Canceled or collected since it was read: no longer this batch's.
       if (!tx || !(COLLECTABLE as readonly string[]).includes(tx.status)) continue;
@@ -336,10 +356,6 @@ function* makeBatch(ctx: CoreContext, today: string, until: string): Unit<Result
       sum += tx.amount_cents;
       if (tx.origin === 'plan' && tx.attempt === 1) presentedBlocks.add(`${collectionDate} ${sequence}`);
     }
-    next =
-      from + CHUNK < seqs.length
-        ? yield* readChunk(account.id, seqs.slice(from + CHUNK, from + 2 * CHUNK), frequencies)
-        : undefined;
     yield* writeRows('insert', ITEM_INSERT, items);
   }
   if (count === 0) return ok<Made>({ collection: null, until, leftOut });
