@@ -16,7 +16,7 @@ import {
 } from '../sepa/reports.js';
 import type { CollectionItemRow } from '../store/schema.js';
 import type { DB } from '../store/store.js';
-import { all, get, run, turn, writeRows, type RowsSpec, type Unit } from '../store/unit.js';
+import { ahead, all, get, run, taken, turn, writeRows, type RowsSpec, type Unit } from '../store/unit.js';
 import {
   CHUNK,
   currentAccount,
@@ -252,11 +252,21 @@ function* apply(
   }
 
   const settledHere = new Set<number>();
+  // Each chunk's reads are started ahead: the next chunk is read from the file first, then its
+  // items and transactions are read by the server while this process settles the chunk before it
+  // (PostgreSQL; store/unit.ts ahead), and before that one's writes go out. Whole, only when the two
+  // share no subscription: nothing the one before writes (its items and transactions, retries,
+  // mandates flagged, invoices) is then anything the next one read. Otherwise its transactions are
+  // read after those writes.
   let current = yield* nextChunk();
-  let ahead: Read | undefined;
-  while (current.length > 0) {
-    const { chunk, items, byEndToEnd, byId, l } =
-      ahead ?? (yield* readChunk(ctx, account, current, yield* itemsOf(account.id, current)));
+  let next = current.length > 0 ? yield* ahead(readNext(ctx, account, current, [])) : undefined;
+  while (next !== undefined) {
+    const got = yield* taken(next);
+    const { chunk, items, byEndToEnd, byId, l } = Array.isArray(got)
+      ? yield* readChunk(ctx, account, current, got)
+      : got;
+    current = yield* nextChunk();
+    next = current.length > 0 ? yield* ahead(readNext(ctx, account, current, items)) : undefined;
     const changed = new Set<Item>();
     let done = 0;
     for (const work of chunk) {
@@ -276,17 +286,6 @@ function* apply(
         counts[entry.outcome]++;
         changed.add(item!);
       }
-    }
-    // The next chunk is read before this one's writes go out, so that the server writes them while
-    // the next is worked out (PostgreSQL sends bulk writes without waiting for them). Only when the
-    // two share no subscription: nothing this one writes (its items and transactions, retries,
-    // mandates flagged, invoices) is then anything the next one read. Otherwise it is read after.
-    current = yield* nextChunk();
-    ahead = undefined;
-    if (current.length > 0) {
-      const next = yield* itemsOf(account.id, current);
-      const mine = new Set(items.map((item) => item.subscription_id));
-      if (!next.some((item) => mine.has(item.subscription_id))) ahead = yield* readChunk(ctx, account, current, next);
     }
     yield* writeRows('update', ITEM_SETTLE, [...changed]);
     yield* flush(l);
@@ -346,6 +345,23 @@ function* itemsOf(accountId: number, chunk: readonly Work[]): Unit<Item[]> {
   }
   if (itemIds.length) items.push(...((yield* all((q, d) => itemRows(q).where(d.among('i.id', itemIds)))) as Item[]));
   return items;
+}
+
+/**
+ * A chunk's items and, unless they share a subscription with the items of the chunk before (`before`),
+ * what readChunk reads of them; when they do, only the items (readChunk then runs after the writes
+ * of the chunk before).
+ */
+function* readNext(
+  ctx: CoreContext,
+  account: Account,
+  chunk: readonly Work[],
+  before: readonly Item[],
+): Unit<Read | Item[]> {
+  const items = yield* itemsOf(account.id, chunk);
+  const theirs = new Set(before.map((item) => item.subscription_id));
+  if (items.some((item) => theirs.has(item.subscription_id))) return items;
+  return yield* readChunk(ctx, account, chunk, items);
 }
 
 /** A chunk's items, and their transactions (locked) with what settling them needs, in a ledger of its own. */
