@@ -306,6 +306,77 @@ describe(`units on ${ENGINE}`, () => {
     expect(await accountNames(store)).toEqual([]);
   });
 
+  it('a bulk write sends a value the same in every row once, and keeps it as it was: text, nulls, a flag, an instant', async () => {
+    const account = await store.write(() => insertAccount('a'));
+    const spec: RowsSpec = {
+      key: 'test.customers.same',
+      table: 'customers',
+      columns: {
+        account_id: 'integer',
+        first_name: 'text',
+        middle_name: 'text',
+        last_name: 'text',
+        email: 'text',
+        payment_method: 'text',
+        language: 'text',
+        archived: 'flag',
+        created_at: 'instant',
+        updated_at: 'instant',
+      },
+    };
+    const row = (last: string, archived: number) => ({
+      account_id: account,
+      first_name: 'with "quotes", {braces} and \\',
+      middle_name: null,
+      last_name: last,
+      email: 'same@example.com',
+      payment_method: 'directdebit',
+      language: 'nl',
+      archived,
+      created_at: '2026-11-21T10:00:00.123Z',
+      updated_at: NOW,
+    });
+    // Some columns alike in every row, then every column alike (three rows all the same).
+    await store.write(function* () {
+      yield* writeRows('insert', spec, [row('X', 1), row('Y', 1), row('Z', 1)]);
+      yield* writeRows('insert', spec, [row('W', 0), row('W', 0), row('W', 0)]);
+    });
+    const read = () =>
+      store.read(() =>
+        all((q) =>
+          q
+            .selectFrom('customers')
+            .select(['id', 'first_name', 'middle_name', 'last_name', 'archived', 'created_at'])
+            .orderBy('id'),
+        ),
+      );
+    const rows = await read();
+    expect(rows.map((r) => r.last_name)).toEqual(['X', 'Y', 'Z', 'W', 'W', 'W']);
+    expect(rows.map((r) => r.archived)).toEqual([1, 1, 1, 0, 0, 0]);
+    expect(new Set(rows.map((r) => `${r.first_name}|${r.middle_name}|${r.created_at}`))).toEqual(
+      new Set(['with "quotes", {braces} and \\|null|2026-11-21T10:00:00.123Z']),
+    );
+    // An update of many rows, each column but the key alike in every row.
+    const update: RowsSpec = {
+      key: 'test.customers.update.same',
+      table: 'customers',
+      columns: { id: 'integer', first_name: 'text', middle_name: 'text', archived: 'flag' },
+      by: 'id',
+    };
+    await store.write(() =>
+      writeRows(
+        'update',
+        update,
+        rows.slice(0, 5).map((r) => ({ id: r.id, first_name: 'Ö', middle_name: 'NULL', archived: 1 })),
+      ),
+    );
+    const updated = await read();
+    expect(updated.map((r) => [r.first_name, r.middle_name, r.archived])).toEqual([
+      ...Array.from({ length: 5 }, () => ['Ö', 'NULL', 1]),
+      ['with "quotes", {braces} and \\', null, 0],
+    ]);
+  });
+
   it('a bulk write that fails as the last statement fails the unit, which changes nothing', async () => {
     await expect(
       later(() =>

@@ -93,6 +93,13 @@ const ARRAY_TYPES = {
   flag: 'boolean[]',
   json: 'json[]',
 } as const;
+const SCALAR_TYPES = {
+  text: 'text',
+  integer: 'bigint',
+  instant: 'timestamptz',
+  flag: 'boolean',
+  json: 'json',
+} as const;
 
 /**
  * Bulk writes a unit may have sent and not yet seen written (runUnit): a chunk's flush is about six
@@ -148,28 +155,68 @@ function rowUpdate(spec: RowsSpec): { text: string; columns: string[] } {
   };
 }
 
-/** A bulk write as one statement: each column's values as one typed array, unnested into rows. */
-function rowsStatement(mode: 'insert' | 'update', spec: RowsSpec): { text: string; columns: string[] } {
+/**
+ * A bulk write as one statement: each column's values as one typed array, unnested into rows,
+ * except the columns `same` names (one value in every row: a batch's account, state and stamps),
+ * sent once. The server parses each array element by element: 1,000 identical timestamps are a
+ * thousand parses, and a batch's items took a fifth less of its time with them sent once. Parameters
+ * go in the order of the spec's columns.
+ */
+function rowsStatement(
+  mode: 'insert' | 'update',
+  spec: RowsSpec,
+  same: ReadonlySet<string>,
+): { text: string; columns: string[] } {
   const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
   const columns = Object.keys(spec.columns);
-  const arrays = columns.map((c, i) => `$${i + 1}::${ARRAY_TYPES[spec.columns[c]]}`).join(', ');
+  const param = (c: string) =>
+    `$${columns.indexOf(c) + 1}::${same.has(c) ? SCALAR_TYPES[spec.columns[c]] : ARRAY_TYPES[spec.columns[c]]}`;
+  const varying = columns.filter((c) => !same.has(c));
+  const unnest = `unnest(${varying.map(param).join(', ')}) AS u(${varying.map(quote).join(', ')})`;
+  const value = (c: string) => (same.has(c) ? param(c) : `u.${quote(c)}`);
   if (mode === 'insert')
     return {
-      text: `INSERT INTO ${quote(spec.table)} (${columns.map(quote).join(', ')}) SELECT * FROM unnest(${arrays})`,
+      text: `INSERT INTO ${quote(spec.table)} (${columns.map(quote).join(', ')}) SELECT ${columns.map(value).join(', ')} FROM ${unnest}`,
       columns,
     };
   const by = spec.by!;
   const set = columns
     .filter((c) => c !== by)
-    .map((c) => `${quote(c)} = u.${quote(c)}`)
+    .map((c) => `${quote(c)} = ${value(c)}`)
     .join(', ');
   // `= ANY` of the keys too: the rows are found through the key's index, never by a scan of the
   // table, which under SERIALIZABLE would lock the whole table against concurrent writers.
-  const key = `$${columns.indexOf(by) + 1}::${ARRAY_TYPES[spec.columns[by]]}`;
   return {
-    text: `UPDATE ${quote(spec.table)} AS t SET ${set} FROM unnest(${arrays}) AS u(${columns.map(quote).join(', ')}) WHERE t.${quote(by)} = ANY(${key}) AND t.${quote(by)} = u.${quote(by)}`,
+    text: `UPDATE ${quote(spec.table)} AS t SET ${set} FROM ${unnest} WHERE t.${quote(by)} = ANY(${param(by)}) AND t.${quote(by)} = u.${quote(by)}`,
     columns,
   };
+}
+
+/**
+ * The columns of a bulk write with one value in every row, sent once (rowsStatement). An update's
+ * key never is; nor, when every column is, the first (the rows are as many as its array).
+ */
+function sameInEveryRow(spec: RowsSpec, rows: readonly Record<string, unknown>[]): Set<string> {
+  const same = new Set<string>();
+  for (const column of Object.keys(spec.columns)) {
+    if (column === spec.by) continue;
+    const first = rows[0][column];
+    let i = 1;
+    while (i < rows.length && rows[i][column] === first) i++;
+    if (i === rows.length) same.add(column);
+  }
+  if (same.size === Object.keys(spec.columns).length) same.delete(Object.keys(spec.columns)[0]);
+  return same;
+}
+
+/** A value sent once for a whole column (sameInEveryRow), as arrayLiteral writes one element. */
+function scalarOf(type: ColumnType, value: unknown): unknown {
+  if (value === null || value === undefined) return null;
+  if (type === 'flag') return value === 1 || value === true;
+  if (typeof value === 'number' || typeof value === 'string') return value;
+  if (value instanceof Date) return value.toISOString();
+  if (typeof value === 'bigint') return String(value);
+  return JSON.stringify(value);
 }
 
 /** Values as the core sees them on SQLite too: safe integers as numbers, flags as 0/1, instants as ISO text, JSON as written. */
@@ -369,12 +416,15 @@ export async function openPostgresStore(url: string, options: OpenOptions = {}):
         values: columns.map((c) => valueOf(op.spec, c, row[c])),
       }));
     }
-    const { text, columns } = rowsStatement(op.mode, op.spec);
+    const same = sameInEveryRow(op.spec, op.rows);
+    const { text, columns } = rowsStatement(op.mode, op.spec, same);
     const values = columns.map((c) =>
-      arrayLiteral(
-        op.spec.columns[c],
-        op.rows.map((row) => row[c]),
-      ),
+      same.has(c)
+        ? scalarOf(op.spec.columns[c], op.rows[0][c])
+        : arrayLiteral(
+            op.spec.columns[c],
+            op.rows.map((row) => row[c]),
+          ),
     );
     return [{ name: nameOf(text), text, values }];
   }
