@@ -64,6 +64,7 @@ const ITEM_SETTLE: RowsSpec = {
 type Item = Pick<
   CollectionItemRow,
   | 'transaction_id'
+  | 'transaction_seq'
   | 'subscription_id'
   | 'collection_id'
   | 'attempt'
@@ -152,6 +153,7 @@ const ITEM_COLUMNS = [
   'i.id',
   'i.end_to_end_id',
   'i.transaction_id',
+  'i.transaction_seq',
   'i.subscription_id',
   'i.collection_id',
   'i.attempt',
@@ -406,14 +408,16 @@ function* loadSettled(
     if (item) subscriptions.add(item.subscription_id);
   }
   yield* loadSubscriptions(l, subscriptions, accountId);
-  const rest = [...new Set(items.map((i) => i.transaction_id))].filter((id) => !l.txns.has(id));
+  // By their row numbers, as the items hold them: the table's own key, and in a report's order
+  // mostly the order they were made in, where their UUIDs fall anywhere in the index of ids.
+  const rest = [...new Set(items.filter((i) => !l.txns.has(i.transaction_id)).map((i) => i.transaction_seq))];
   if (rest.length === 0) return;
   const rows = (yield* all((q, d) =>
     d.locked(
       q
         .selectFrom('transactions')
         .selectAll()
-        .where(d.among('id', rest))
+        .where(d.among('seq', rest))
         .where('account_id', '=', accountId)
         .orderBy('seq'),
     ),
