@@ -98,6 +98,22 @@ describe(`units on ${ENGINE}`, () => {
   };
   const accountRows = (...names: string[]) =>
     names.map((name) => ({ name, webhook_secret: 's', created_at: NOW, updated_at: NOW }));
+  const CUSTOMERS: RowsSpec = {
+    key: 'test.customers',
+    table: 'customers',
+    columns: {
+      account_id: 'integer',
+      first_name: 'text',
+      middle_name: 'text',
+      last_name: 'text',
+      email: 'text',
+      payment_method: 'text',
+      language: 'text',
+      archived: 'flag',
+      created_at: 'instant',
+      updated_at: 'instant',
+    },
+  };
 
   it('a query after a bulk write sees what it wrote', async () => {
     const names = await store.write(function* () {
@@ -308,22 +324,6 @@ describe(`units on ${ENGINE}`, () => {
 
   it('a bulk write sends a value the same in every row once, and keeps it as it was: text, nulls, a flag, an instant', async () => {
     const account = await store.write(() => insertAccount('a'));
-    const spec: RowsSpec = {
-      key: 'test.customers.same',
-      table: 'customers',
-      columns: {
-        account_id: 'integer',
-        first_name: 'text',
-        middle_name: 'text',
-        last_name: 'text',
-        email: 'text',
-        payment_method: 'text',
-        language: 'text',
-        archived: 'flag',
-        created_at: 'instant',
-        updated_at: 'instant',
-      },
-    };
     const row = (last: string, archived: number) => ({
       account_id: account,
       first_name: 'with "quotes", {braces} and \\',
@@ -338,8 +338,8 @@ describe(`units on ${ENGINE}`, () => {
     });
     // Some columns alike in every row, then every column alike (three rows all the same).
     await store.write(function* () {
-      yield* writeRows('insert', spec, [row('X', 1), row('Y', 1), row('Z', 1)]);
-      yield* writeRows('insert', spec, [row('W', 0), row('W', 0), row('W', 0)]);
+      yield* writeRows('insert', CUSTOMERS, [row('X', 1), row('Y', 1), row('Z', 1)]);
+      yield* writeRows('insert', CUSTOMERS, [row('W', 0), row('W', 0), row('W', 0)]);
     });
     const read = () =>
       store.read(() =>
@@ -405,26 +405,10 @@ describe(`units on ${ENGINE}`, () => {
       'Zoë Ångström',
       'line\nbreak',
     ];
-    const spec: RowsSpec = {
-      key: 'test.customers',
-      table: 'customers',
-      columns: {
-        account_id: 'integer',
-        first_name: 'text',
-        middle_name: 'text',
-        last_name: 'text',
-        email: 'text',
-        payment_method: 'text',
-        language: 'text',
-        archived: 'flag',
-        created_at: 'instant',
-        updated_at: 'instant',
-      },
-    };
     await store.write(() =>
       writeRows(
         'insert',
-        spec,
+        CUSTOMERS,
         texts.map((text, i) => ({
           account_id: account,
           first_name: text,
