@@ -556,6 +556,28 @@ describe.runIf(ENGINE === 'postgres')('units on PostgreSQL: isolation, retries',
     expect(await accountNames(store)).toHaveLength(2);
   });
 
+  it('gives a read made of a read ahead alone one snapshot for the queries in it', async () => {
+    const other = await openStore(store.location, { poolSize: 2 });
+    stores.push(other);
+    const reading = store.read(function* () {
+      const both = yield* ahead(
+        (function* () {
+          // The first query sleeps while the other connection commits.
+          const before = yield* all((q) =>
+            q.selectFrom('accounts').select(['name', sql<string>`pg_sleep(1)::text`.as('slept')]),
+          );
+          const after = yield* all((q) => q.selectFrom('accounts').select('name'));
+          return { before: before.length, after: after.length };
+        })(),
+      );
+      return yield* taken(both);
+    }, 'test.ahead');
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    await other.write(() => insertAccount('meanwhile'));
+    expect(await reading).toEqual({ before: 1, after: 1 });
+    expect(await accountNames(store)).toHaveLength(2);
+  });
+
   it('learns that a read makes several queries and gives it a snapshot from then on', async () => {
     const other = await openStore(store.location, { poolSize: 2 });
     stores.push(other);

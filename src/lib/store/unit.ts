@@ -153,7 +153,10 @@ export function* ahead<T>(read: Unit<T>): Unit<Ahead<T>> {
   return (yield { kind: 'ahead', read: readsOnly(read) }) as Ahead<T>;
 }
 
-/** `read`, refused at its first op that is not a query reading rows. */
+/**
+ * `read`, refused at its first op that is not a query (a bulk write, a wait, a turn, a `run`): the
+ * store may send it beside the unit's own work, which only a query answered by rows allows.
+ */
 function* readsOnly<T>(read: Unit<T>): Unit<T> {
   let step = read.next();
   while (!step.done) {
