@@ -3,7 +3,7 @@
 // limits, a profiler) leaves it as it is, since V8 would reject what such a run wrote in every plain
 // run after it; a plain run that finds it rejected (another Node version) writes one that is taken.
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -55,5 +55,37 @@ describe('the code cache', () => {
     expect(written.length).toBeGreaterThan(100_000);
     billing([], ['--version']);
     expect(readFileSync(cache).equals(written)).toBe(true);
+  });
+
+  // The launcher reads the cache into the buffer the bundle was read into, sized for the larger:
+  // a cache cut short there would be unreadable, and written again.
+  it('a plain run without one writes one, and one longer than the bundle is taken whole', () => {
+    const built = readFileSync(cache);
+    rmSync(cache);
+    expect(billing([], ['customers', 'list', '--help'])).toMatch(/^Usage: billing customers list/);
+    const written = readFileSync(cache);
+    expect(written.length).toBeGreaterThan(100_000);
+    billing([], ['--version']);
+    expect(readFileSync(cache).equals(written)).toBe(true);
+    // V8 reads its own length from the cache: bytes after it are ignored.
+    const longer = Buffer.concat([built, Buffer.alloc(statSync(join(install, 'dist', 'billing.cjs')).size, 7)]);
+    writeFileSync(cache, longer);
+    expect(billing([], ['customers', 'list', '--help'])).toMatch(/^Usage: billing customers list/);
+    expect(readFileSync(cache).equals(longer)).toBe(true);
+    writeFileSync(cache, built);
+  });
+
+  it('a missing bundle is exit 2, saying how to build it', () => {
+    const bundle = join(install, 'dist', 'billing.cjs');
+    renameSync(bundle, `${bundle}.away`);
+    try {
+      const result = spawnSync(process.execPath, [join(install, 'bin', 'billing.js'), '--version'], {
+        encoding: 'utf8',
+      });
+      expect(result.status).toBe(2);
+      expect(result.stderr).toBe('billing: the build is missing; run `npm install` (or `npm run build`) first\n');
+    } finally {
+      renameSync(`${bundle}.away`, bundle);
+    }
   });
 });
