@@ -219,6 +219,8 @@ describe('pain.008 writer', () => {
     let producedAtFirstWrite = -1;
     let inFlight = 0;
     let maxChunk = 0;
+    // Debits worked out while a write was in flight (the writer does not stand still meanwhile).
+    let producedDuringWrites = 0;
     const chunks: string[] = [];
     function* debits() {
       for (let n = 1; n <= total; n++) {
@@ -233,7 +235,9 @@ describe('pain.008 writer', () => {
         if (producedAtFirstWrite < 0) producedAtFirstWrite = produced;
         expect(inFlight).toBe(0); // the writer awaits each write before the next
         inFlight++;
+        const before = produced;
         await new Promise((r) => setImmediate(r));
+        producedDuringWrites += produced - before;
         inFlight--;
         maxChunk = Math.max(maxChunk, chunk.length);
         chunks.push(chunk);
@@ -243,7 +247,64 @@ describe('pain.008 writer', () => {
     expect(producedAtFirstWrite).toBeLessThan(total / 10);
     expect(chunks.length).toBeGreaterThan(20);
     expect(maxChunk).toBeLessThan(80 * 1024);
+    expect(inFlight).toBe(0); // done only once the last write is
+    expect(producedDuringWrites).toBeGreaterThan(total / 2);
     await expectValid([chunks.join('')], 'pain.008.001.08');
+  });
+
+  it('a write that fails fails the file, once the writer has stopped', async () => {
+    const total = 2000;
+    let writes = 0;
+    let produced = 0;
+    let producedAtFailure = -1;
+    function* debits() {
+      for (let n = 1; n <= total; n++) {
+        produced++;
+        yield debit(n);
+      }
+    }
+    const failure = new Error('disk full');
+    await expect(
+      writePain008(
+        message([block([], { count: total, controlSumCents: total * 1250, debits: debits() })]),
+        'pain.008.001.02',
+        async () => {
+          if (++writes < 3) return;
+          await new Promise((r) => setImmediate(r));
+          producedAtFailure = produced;
+          throw failure;
+        },
+      ),
+    ).rejects.toBe(failure);
+    expect(writes).toBe(3); // no write after the one that failed
+    expect(produced).toBeLessThan(total); // and the debits after it never worked out
+    expect(producedAtFailure).toBeGreaterThan(0);
+  });
+
+  it('a debit it cannot write fails the file after the write in flight has ended', async () => {
+    let open = 0;
+    let maxOpen = 0;
+    const total = 2000;
+    function* debits() {
+      for (let n = 1; n <= total; n++) yield debit(n, n === total ? { debtorIban: 'NL00BROKEN' } : {});
+    }
+    const ended: string[] = [];
+    await expect(
+      writePain008(
+        message([block([], { count: total, controlSumCents: total * 1250, debits: debits() })]),
+        'pain.008.001.02',
+        async () => {
+          open++;
+          maxOpen = Math.max(maxOpen, open);
+          await new Promise((r) => setTimeout(r, 5));
+          open--;
+          ended.push('write');
+        },
+      ).finally(() => ended.push('failed')),
+    ).rejects.toThrow(/debtor's IBAN "NL00BROKEN" is not a valid IBAN/);
+    expect(maxOpen).toBe(1);
+    expect(ended.at(-1)).toBe('failed');
+    expect(open).toBe(0);
   });
 
   it('refuses what the message gets wrong before writing anything', async () => {
