@@ -4,7 +4,7 @@
 // twice, entries matching nothing, files that are no report, all or nothing per file.
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { updateAccount } from '../../src/lib/core/accounts.js';
+import { createAccount, updateAccount } from '../../src/lib/core/accounts.js';
 import { transactionOf } from '../../src/lib/core/collections.js';
 import { setClock } from '../../src/lib/core/store-clock.js';
 import { all } from '../../src/lib/store/unit.js';
@@ -13,6 +13,7 @@ import { ENGINE } from '../helpers/engine.js';
 import {
   batch,
   call,
+  CREDITOR,
   fileOf,
   finalisedShirt,
   IBANS,
@@ -477,6 +478,40 @@ describe('POST /bank-reports', () => {
         reason: 'no collection has this EndToEndId',
       }),
     ]);
+  });
+
+  it("never settles another account's collection: its EndToEndId is an entry that matches nothing", async () => {
+    const { core, e2e, messageId, members } = await exported(1);
+    const made = await createAccount(core.store, core.clock, 'other');
+    if (!made.ok) throw new Error(JSON.stringify(made));
+    const other = await updateAccount(core.store, core.clock, 'other', { collection: 'sepa', ...CREDITOR });
+    expect(other.ok).toBe(true);
+    const answer = (await core.router.handle(
+      {
+        method: 'POST',
+        path: '/bank-reports',
+        upload: {
+          contentType: 'application/xml',
+          body: Buffer.from(
+            camt054For({ bookedOn: '2026-11-23', booked: [{ endToEndId: e2e[0], amountCents: 1250, messageId }] }),
+          ),
+        },
+      },
+      made.value.account,
+    )) as { status: number; body: Json };
+    expect(answer.status, JSON.stringify(answer.body)).toBe(201);
+    expect(answer.body.data.attributes).toMatchObject({ entries: 1, booked: 0, unmatched: 1 });
+    expect(answer.body.data.attributes.unmatched_entries).toEqual([
+      expect.objectContaining({ end_to_end_id: e2e[0], reason: 'no collection has this EndToEndId' }),
+    ]);
+    // Its own account's collection is as it was, and still settles by its own account's report.
+    expect((await first(core, members[0])).attributes.status).not.toBe('succeeded');
+    const own = await imported(
+      core,
+      camt054For({ bookedOn: '2026-11-23', booked: [{ endToEndId: e2e[0], amountCents: 1250, messageId }] }),
+    );
+    expect(own.data.attributes).toMatchObject({ entries: 1, booked: 1, unmatched: 0 });
+    expect((await first(core, members[0])).attributes.status).toBe('succeeded');
   });
 
   it('refuses a file that is no bank report, or not well-formed (naming the line), changing nothing: all or nothing per file', async () => {

@@ -328,10 +328,10 @@ function* itemsOf(accountId: number, chunk: readonly Work[]): Unit<Item[]> {
   const items: Item[] = [];
   // The live items are keyed by their transaction's row number: the transactions are read first, by
   // their ids, so that each statement is a lookup by a key, with no join for the planner to order.
+  // The account is the items' to check: a row number read from the index on ids alone, without its
+  // row (on SQLite half the time of a lookup that also reads the transaction's account).
   const seqs = ids.length
-    ? (yield* all((q, d) =>
-        q.selectFrom('transactions').select('seq').where(d.among('id', ids)).where('account_id', '=', accountId),
-      )).map((row) => row.seq)
+    ? (yield* all((q, d) => q.selectFrom('transactions').select('seq').where(d.among('id', ids)))).map((row) => row.seq)
     : [];
   if (seqs.length) {
     items.push(
