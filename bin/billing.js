@@ -3,7 +3,7 @@
 // with V8's code cache so that start-up skips parsing. Never runs the TypeScript sources.
 // CommonJS (bin/package.json) because the ES module loader alone costs a few ms per start.
 'use strict';
-const { closeSync, fstatSync, openSync, readSync, renameSync, writeFileSync } = require('node:fs');
+const { closeSync, fstatSync, openSync, readSync, renameSync, rmSync, writeFileSync } = require('node:fs');
 const Module = require('node:module');
 const { join } = require('node:path');
 const { Script } = require('node:vm');
@@ -105,8 +105,11 @@ function openOrNull(path) {
 function readWhole(file, buffer) {
   let length = 0;
   try {
-    for (let read; length < file.size && (read = readSync(file.fd, buffer, length, file.size - length, length)) > 0;)
+    while (length < file.size) {
+      const read = readSync(file.fd, buffer, length, file.size - length, length);
+      if (read === 0) break; // shorter than it was: what there is
       length += read;
+    }
   } finally {
     closeSync(file.fd);
   }
@@ -125,12 +128,23 @@ script.runInThisContext()(bundled.exports, Module.createRequire(bundle), bundled
 const plainNode = process.execArgv.length === 0 && !process.env.NODE_OPTIONS;
 if (process.env.BILLING_WRITE_CODE_CACHE || (plainNode && (cachedData === undefined || script.cachedDataRejected))) {
   process.once('exit', () => {
+    // The file first: on a read-only install every run would otherwise serialise a cache (several
+    // ms) only to fail to write it.
+    const temporary = `${cacheFile}.${process.pid}`;
+    let fd;
     try {
-      const temporary = `${cacheFile}.${process.pid}`;
-      writeFileSync(temporary, script.createCachedData());
+      fd = openSync(temporary, 'w');
+    } catch {
+      return; // read-only install: run without a cache
+    }
+    try {
+      writeFileSync(fd, script.createCachedData());
+      closeSync(fd);
+      fd = undefined;
       renameSync(temporary, cacheFile);
     } catch {
-      // read-only install: run without a cache
+      if (fd !== undefined) closeSync(fd);
+      rmSync(temporary, { force: true }); // a disk full half-way leaves no part file behind
     }
   });
 }

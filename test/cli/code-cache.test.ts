@@ -3,7 +3,18 @@
 // limits, a profiler) leaves it as it is, since V8 would reject what such a run wrote in every plain
 // run after it; a plain run that finds it rejected (another Node version) writes one that is taken.
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -73,6 +84,19 @@ describe('the code cache', () => {
     expect(billing([], ['customers', 'list', '--help'])).toMatch(/^Usage: billing customers list/);
     expect(readFileSync(cache).equals(longer)).toBe(true);
     writeFileSync(cache, built);
+  });
+
+  it('a cache it cannot write leaves no part of one behind', () => {
+    const built = readFileSync(cache);
+    rmSync(cache);
+    mkdirSync(cache); // read as no cache, and renamed onto in vain
+    try {
+      expect(billing([], ['--version'])).toMatch(/^\d+\.\d+\.\d+/);
+      expect(readdirSync(join(install, 'dist')).filter((name) => name.startsWith('billing.cjs.cache.'))).toEqual([]);
+    } finally {
+      rmSync(cache, { recursive: true, force: true });
+      writeFileSync(cache, built);
+    }
   });
 
   it('a missing bundle is exit 2, saying how to build it', () => {
