@@ -43,6 +43,7 @@ import { openRuntime } from '../src/lib/runtime/runtime.js';
 import type { Engine } from '../src/lib/store/store.js';
 import { writeCamt, type BankTransaction } from '../test/helpers/bank-reports.js';
 import { figure, info, mb, onEachEngine, pgStatement, start } from './advance.js';
+import { memoryTouch } from './lib.js';
 
 const SELF = fileURLToPath(import.meta.url);
 const { heapFlagsFor } = createRequire(import.meta.url)('../bin/heap.js') as {
@@ -553,6 +554,7 @@ async function benchEngine(
     if (engine === 'postgres') await pgStatement(location, 'VACUUM ANALYZE');
     // Another process busy on the machine takes CPU from the parts: their wall times say so.
     const load = [loadavg()[0]];
+    const touch = memoryTouch();
     const c = await child<Collected>(['collect', location, pain], `collections-${engine}`, profile, [
       'collections',
       'create',
@@ -573,6 +575,7 @@ async function benchEngine(
     console.log(`\ncollections on ${engine}: ${count.toLocaleString('en')} due transactions`);
     info('seeding', seeding);
     info('load average: before batch, import, after', load.map((l) => l.toFixed(1)).join(', '));
+    info('this hour of the machine, before the batch', touch);
     info('batched / left out', `${c.transactions} / ${c.leftOut}`);
     info('blocks', c.blocks);
     info('debits in the file / file size', `${debits.length} / ${(c.bytes / 1e6).toFixed(1)} MB`);

@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BIN, compare, report, timeOnce } from './lib.js';
+import { BIN, compare, memoryTouch, report, timeOnce } from './lib.js';
 
 const runs = Number(process.env.RUNS ?? 30);
 
@@ -41,6 +41,7 @@ const dir = mkdtempSync(join(tmpdir(), 'billing-bench-'));
 try {
   const env = { ...process.env, BILLING_DB: join(dir, 'bench.db'), NO_COLOR: '1' };
   timeOnce([process.execPath, BIN, 'demo', '-q'], env);
+  console.log(`\nthis hour of the machine: ${memoryTouch()}`);
   const medians = compare(
     {
       'node -e 0': [process.execPath, '-e', '0'],
@@ -95,6 +96,7 @@ try {
     to: 'node -e 0 (in a terminal)',
     target: 1.8,
   });
+  console.log(`\nthis hour of the machine, at the end: ${memoryTouch()}`);
   process.exitCode = (ok && tableOk && finaliseOk) || process.env.BENCH_STRICT !== '1' ? 0 : 1;
 } finally {
   rmSync(dir, { recursive: true, force: true });
