@@ -3,13 +3,11 @@
 // and counts read through the transport: the same figures embedded and remote, on either engine;
 // a server that does not answer is exit 3, a refused key exit 4, after the status is printed.
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, ensureBundle, runCli, TEST_CONFIG_DIR, watchServe, type ServeChild } from '../helpers/cli.js';
 import { freshPostgresUrl } from '../helpers/engine.js';
-import { tempDbPath } from '../helpers/store.js';
+import { tempDbPath, tempDir } from '../helpers/store.js';
 
 const servers: ServeChild[] = [];
 afterAll(async () => {
@@ -119,7 +117,7 @@ describe('billing status', () => {
   }, 60_000);
 
   it('names the setting that chose the mode: a profile current or named, an environment variable, the default store', async () => {
-    const config = mkdtempSync(join(tmpdir(), 'billing-status-'));
+    const config = tempDir('billing-status-');
     const env = { BILLING_CONFIG_DIR: config };
     const added = await runCli(
       ['profiles', 'add', 'far', '--base-url', 'http://127.0.0.1:9', '--api-key', 'bk_test_0123456789abcdef', '--use'],
@@ -140,7 +138,7 @@ describe('billing status', () => {
     const byEnv = await json([], { ...env, BILLING_DB: db, BILLING_PROFILE: '' });
     // The environment outranks the current profile's base URL: BILLING_DB chooses the embedded store.
     expect(byEnv.status).toMatchObject({ mode: 'embedded', chosen_by: 'BILLING_DB', store: { exists: false } });
-    const fresh = mkdtempSync(join(tmpdir(), 'billing-status-'));
+    const fresh = tempDir('billing-status-');
     const byDefault = await json([], { BILLING_CONFIG_DIR: fresh, HOME: fresh, XDG_DATA_HOME: join(fresh, 'data') });
     expect(byDefault.code).toBe(0);
     expect(byDefault.status).toMatchObject({

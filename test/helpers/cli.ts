@@ -1,9 +1,10 @@
 // Runs the built CLI (bin/billing.js, the bundle) as a user would, with a clean environment.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterAll } from 'vitest';
 
 export const BIN = fileURLToPath(new URL('../../bin/billing.js', import.meta.url));
 
@@ -15,6 +16,8 @@ export interface CliResult {
 
 /** A config folder of the test run's own: a person's saved profiles and defaults never take part. */
 export const TEST_CONFIG_DIR = mkdtempSync(join(tmpdir(), 'billing-config-'));
+// One a test file (each file loads this module afresh), removed when the file ends: a run leaves no folders behind.
+afterAll(() => rmSync(TEST_CONFIG_DIR, { recursive: true, force: true }));
 
 export function runCli(
   args: string[],
