@@ -61,7 +61,11 @@ export function memoryTouch(): string {
     'const b = Buffer.allocUnsafeSlow(64 << 20); const t = process.hrtime.bigint(); b.fill(1); ' +
     'console.log(Number(process.hrtime.bigint() - t) / 1e6);';
   const ms = median(
-    [0, 1, 2].map(() => Number(spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' }).stdout)),
+    [0, 1, 2].map(() => {
+      const filled = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
+      if (filled.status !== 0) throw new Error(`filling 64 MB exited ${filled.status}: ${filled.stderr}`);
+      return Number(filled.stdout);
+    }),
   );
   return `a page of memory touched first: ${((ms * 1000) / 16384).toFixed(1)} us (64 MB filled in ${ms.toFixed(0)} ms)`;
 }
