@@ -159,3 +159,9 @@ const runs = warming
 runs.then((code) => {
   process.exitCode = code;
 });
+
+// Once nothing is left to do (every write, send and close has finished), the process ends through
+// process.exit, which still runs the 'exit' listeners but skips Node's teardown of the environment
+// and the heap, object by object: the kernel frees the memory at once. That teardown was 3 to 4 ms
+// of a command on a slow hour of this machine.
+process.once('beforeExit', () => process.exit());

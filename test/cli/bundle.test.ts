@@ -1,7 +1,7 @@
-// What the built CLI loads to answer a read: start-up is paid in loading code (issue 21), so the
-// modules only some commands use stay unloaded until one of them runs.
+// What the built CLI loads to answer a read, and how it ends: start-up is paid in loading code (issue
+// 21), so the modules only some commands use stay unloaded until one of them runs.
 import { spawnSync } from 'node:child_process';
-import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, ensureBundle, runCli, TEST_CONFIG_DIR } from '../helpers/cli.js';
@@ -93,5 +93,39 @@ describe('the built CLI answering a read', () => {
     expect(made.code).toBe(0);
     expect(JSON.parse(made.stdout).api_key).toMatch(/^bk_[A-Za-z0-9_-]{20,}$/);
     expect(made.builtins).toContain('NativeModule crypto');
+  });
+});
+
+describe('the built CLI ending', () => {
+  /** Runs the built CLI under --trace-exit, which makes Node print a stack when process.exit ends the process. */
+  const traced = (args: string[]) =>
+    spawnSync(process.execPath, ['--trace-exit', BIN, ...args], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', BILLING_CONFIG_DIR: TEST_CONFIG_DIR },
+      encoding: 'utf8',
+    });
+
+  it("ends through process.exit once its work is done (no teardown of the heap), with the command's exit code, its output whole and the store closed", async () => {
+    ensureBundle();
+    const db = tempDbPath();
+    const demo = await runCli(['demo', '-q', '--db', db]);
+    expect(demo.code, demo.stderr).toBe(0);
+
+    // A write: its transaction committed and the store checkpointed and closed before the process ended.
+    const finalised = traced(['invoices', 'finalise', '6', '--json', '--db', db]);
+    expect(finalised.status, finalised.stderr).toBe(0);
+    expect(JSON.parse(finalised.stdout).data.attributes.status).toBe('open');
+    expect(finalised.stderr).toMatch(
+      /Exited the environment with code 0\n\s+at exit [^\n]*\n\s+at [^\n]*bin[\\/]billing\.js:/,
+    );
+    expect(existsSync(`${db}-wal`)).toBe(false);
+
+    const missing = traced(['customers', 'get', '999', '--db', db]);
+    expect(missing.status).toBe(1);
+    expect(missing.stderr).toContain('error: Not Found: no customer with id 999');
+    expect(missing.stderr).toContain('Exited the environment with code 1');
+
+    const read = traced(['invoices', 'get', '6', '--json', '--db', db]);
+    expect(read.status).toBe(0);
+    expect(JSON.parse(read.stdout).data.attributes.status).toMatch(/^(open|paid)$/);
   });
 });
