@@ -266,6 +266,32 @@ describe('POST /bank-reports', () => {
     ]);
   }, 120_000);
 
+  it('a reject a chunk of 1,000 entries after the booking of the same collection changes nothing: the item stays booked, as in a file of two entries', async () => {
+    const { core, e2e, amounts } = await thousandAndOne();
+    const plan = e2e[amounts.indexOf(1250)];
+    // The booking first; the reject (a bank's late notice of a collection it has since booked) is
+    // the 1,001st entry, in the next chunk, whose items are read while the first is settled.
+    const booked = [plan, ...e2e.filter((id) => id !== plan)].map((endToEndId) => ({
+      endToEndId,
+      amountCents: endToEndId === plan ? 1250 : 100,
+    }));
+    const body = await imported(
+      core,
+      camt054For({
+        bookedOn: '2026-11-23',
+        booked,
+        rejects: [{ endToEndId: plan, amountCents: 1250, reasonCode: 'AM04' }],
+      }),
+    );
+    expect(body.data.attributes).toMatchObject({ booked: 1001, rejected: 0, unchanged: 1, unmatched: 0 });
+    const tx = (await ok(core, 'GET', `/transactions/${transactionOf(plan)}`, 200)).data;
+    expect(tx.attributes.status).toBe('succeeded');
+    const items = await core.store.read(() =>
+      all((q) => q.selectFrom('collection_items').select(['state', 'reason_code']).where('end_to_end_id', '=', plan)),
+    );
+    expect(items).toEqual([{ state: 'booked', reason_code: null }]);
+  }, 120_000);
+
   it('a second chunk of bookings, of other subscriptions, is read ahead: booked, its webhooks sent where they go, a stray entry listed', async () => {
     // One member with 1,000 manual collections fills the first chunk; the next holds another
     // member's collection (a transaction webhook on its subscription) and an EndToEndId of that

@@ -259,14 +259,17 @@ function* apply(
   // (PostgreSQL; store/unit.ts ahead), and before that one's writes go out. Whole, only when the two
   // share no subscription: nothing the one before writes (its items and transactions, retries,
   // mandates flagged, invoices) is then anything the next one read. Otherwise its transactions are
-  // read after those writes.
+  // read after those writes, and its items too when the one before settles any of them.
   let current = yield* nextChunk();
   let next = current.length > 0 ? yield* ahead(readNext(ctx, account, current, [])) : undefined;
   while (next !== undefined) {
     const got = yield* taken(next);
-    const { chunk, items, byEndToEnd, byId, l } = Array.isArray(got)
-      ? yield* readChunk(ctx, account, current, got)
-      : got;
+    const { chunk, items, byEndToEnd, byId, l } =
+      got === 'stale'
+        ? yield* readChunk(ctx, account, current, yield* itemsOf(account.id, current))
+        : Array.isArray(got)
+          ? yield* readChunk(ctx, account, current, got)
+          : got;
     current = yield* nextChunk();
     next = current.length > 0 ? yield* ahead(readNext(ctx, account, current, items)) : undefined;
     const changed = new Set<Item>();
@@ -352,18 +355,20 @@ function* itemsOf(accountId: number, chunk: readonly Work[]): Unit<Item[]> {
 /**
  * A chunk's items and, unless they share a subscription with the items of the chunk before (`before`),
  * what readChunk reads of them; when they do, only the items (readChunk then runs after the writes
- * of the chunk before).
+ * of the chunk before), or 'stale' when the chunk before settles some of these very items (a
+ * booking, then its return further on in the file): they are read again after its writes.
  */
 function* readNext(
   ctx: CoreContext,
   account: Account,
   chunk: readonly Work[],
   before: readonly Item[],
-): Unit<Read | Item[]> {
+): Unit<Read | Item[] | 'stale'> {
   const items = yield* itemsOf(account.id, chunk);
   const theirs = new Set(before.map((item) => item.subscription_id));
-  if (items.some((item) => theirs.has(item.subscription_id))) return items;
-  return yield* readChunk(ctx, account, chunk, items);
+  if (!items.some((item) => theirs.has(item.subscription_id))) return yield* readChunk(ctx, account, chunk, items);
+  const settledBefore = new Set(before.map((item) => item.id));
+  return items.some((item) => settledBefore.has(item.id)) ? 'stale' : items;
 }
 
 /** A chunk's items, and their transactions (locked) with what settling them needs, in a ledger of its own. */
