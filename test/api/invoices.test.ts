@@ -644,6 +644,27 @@ describe('paying and following the transaction', () => {
     expectError(await send(core, 'PATCH', `/invoices/${invoice}/pay`), 400, 'Invalid State', { pointer: '/data' });
   });
 
+  it('pay is refused while its collection has succeeded and the funds settle; once the bank returns them, pay cancels the retry: collected once', async () => {
+    const { core, invoice } = await arrange({ retries: 2 });
+    ok(await postLine(core, lunchbox(invoice)), 201);
+    const txId = ok(await finalise(core, invoice)).relationships.transaction.data.id as string;
+    const status = async () => (await send(core, 'GET', `/transactions/${txId}`)).body.data.attributes.status;
+    await setClock(core, '2026-11-21T10:00:01Z'); // its collection, due today, is made
+    expect(await status()).toBe('succeeded');
+    const refused = await send(core, 'PATCH', `/invoices/${invoice}/pay`);
+    expectError(refused, 400, 'Invalid State', { pointer: '/data' });
+    expect(JSON.stringify(refused.body)).toContain(`transaction ${txId} succeeded`);
+    expect((await getInvoice(core, invoice)).attributes.status).toBe('open');
+    // The bank returns the funds: a storno retry is scheduled; paid by hand now, it is canceled.
+    expect((await simulateOutcome(await context(core), txId, 'charged_back', 'AM04')).ok).toBe(true);
+    expect(await status()).toBe('rescheduled');
+    expect(ok(await send(core, 'PATCH', `/invoices/${invoice}/pay`)).attributes.status).toBe('paid');
+    expect(await status()).toBe('canceled');
+    await setClock(core, '2026-12-10T10:00:00Z');
+    expect(await status()).toBe('canceled');
+    expect((await getInvoice(core, invoice)).attributes.status).toBe('paid');
+  });
+
   it('is paid when its transaction is fulfilled, charged back when it fails for good, cancelled when it is canceled', async () => {
     const { core, subscription, invoice } = await arrange({ retries: 0 });
     const finalised = async (id: string) => {

@@ -146,8 +146,15 @@ describe('an invoice through its life', () => {
     expect(ofCredit.stderr).toContain('a credit invoice cannot be credited');
   });
 
-  it('pays by hand, then audit finds the references whole', async () => {
-    expect(json((await c.run(['invoices', 'pay', id, '--json'])).stdout).data.attributes.status).toBe('paid');
+  it('refuses to mark paid by hand an invoice whose collection succeeded; audit finds the references whole', async () => {
+    // INV-1's collection succeeded: paid by hand too, its customer would pay twice.
+    const before = (await c.run(['invoices', 'get', id, '--json'])).stdout;
+    const refused = await c.run(['invoices', 'pay', id, '--json']);
+    expect(refused.code).toBe(1);
+    expect(json(refused.stdout).errors[0].detail).toMatch(
+      /transaction \S+ succeeded\): it becomes paid when the funds settle/,
+    );
+    expect((await c.run(['invoices', 'get', id, '--json'])).stdout).toBe(before);
     const audit = await c.run(['invoices', 'audit', '--json']);
     expect(audit.code, audit.stderr).toBe(0);
     expect(json(audit.stdout)).toMatchObject({
@@ -214,7 +221,8 @@ describe('automatic finalisation through the clock', () => {
 describe('credits follow money rules (docs/credits.md)', () => {
   it('credits chosen lines, lists a paid invoice’s credit as refund due until it is marked refunded', async () => {
     const c = await seeded();
-    const id = await draft(c);
+    // Collected on 20 December: paid by hand before then, its transaction is canceled.
+    const id = await draft(c, '--transaction-date', '2026-12-20');
     await line(c, id, '--description', 'Lunchbox', '--amount', '10', '--tax-rate', '21', '--quantity', '2');
     expect((await c.run(['invoices', 'finalise', id, '-q'])).code).toBe(0);
     expect((await c.run(['invoices', 'pay', id, '-q'])).code).toBe(0);

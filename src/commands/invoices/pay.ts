@@ -10,7 +10,7 @@ export function configure(cmd: Command, invoke: Invoke): void {
     .addHelpText(
       'after',
       prose(
-        'For an invoice paid outside the service (a bank transfer, cash): an open or charged-back invoice becomes paid.',
+        'For an invoice paid outside the service (a bank transfer, cash): an open or charged-back invoice becomes paid, and its transaction, if not yet collected, is canceled. Refused while its collection has succeeded and its funds are settling (it becomes paid when they settle) and while it is in a collection batch.',
       ),
     )
     .addHelpText('after', examples('billing invoices pay 12', 'billing invoices pay 12 --json'))

@@ -462,6 +462,14 @@ export function payInvoice(ctx: CoreContext, id: number): MaybePromise<Result<In
     if (invoice.transaction_id !== null) {
       yield* loadTransactions(l, [invoice.transaction_id], ctx.account.id);
       const tx = l.txns.get(invoice.transaction_id);
+      // Collected, its funds not yet settled: paid by hand too, the customer would have paid twice,
+      // and a return of the collection would then be retried and collect it again.
+      if (tx?.status === 'succeeded') {
+        return fail<InvoiceWithLines>({
+          kind: 'invalid_state',
+          detail: `invoice ${id} is being paid by its collection (transaction ${tx.id} succeeded): it becomes paid when the funds settle; if the bank returns them, mark it paid then`,
+        });
+      }
       if (tx && (OPEN_STATUSES as readonly string[]).includes(tx.status)) {
         // Its file may be at the bank: marked paid now, the customer would pay twice.
         if (tx.collection_id !== null) {
