@@ -140,6 +140,35 @@ describe('POST /bank-reports', () => {
     });
   });
 
+  it('a reject of a collection whose subscription was cancelled after its batch was exported fails it for good: no retry, no next batch', async () => {
+    const { core, members, messageId, e2e } = await exported(1);
+    const cancelled = await ok(core, 'PATCH', `/subscriptions/${members[0].subscription}`, 200, {
+      data: { type: 'subscription', id: members[0].subscription, attributes: { status: 'cancelled' } },
+    });
+    expect(cancelled.data.attributes.status).toBe('cancelled');
+    // In the batch at the bank, it was not canceled with the subscription's other open collections.
+    expect((await first(core, members[0])).attributes.status).toBe('scheduled');
+    const body = await imported(
+      core,
+      pain002For({
+        originalMessageId: messageId,
+        blocks: [
+          { paymentInfoId: `${messageId}-1`, status: 'PART', rejects: [{ endToEndId: e2e[0], reasonCode: 'AM04' }] },
+        ],
+      }),
+    );
+    expect(body.data.attributes).toMatchObject({ rejected: 1, unmatched: 0 });
+    const tx = await first(core, members[0]);
+    expect(tx.attributes.status).toBe('failed');
+    expect(tx.attributes.history.at(-1)).toMatchObject({ status: 'failed', reason_code: 'AM04', attempt: 1 });
+    await setClock(core, '2026-12-01T09:00:00Z');
+    const next = await call(core, 'POST', '/collections', {
+      data: { type: 'collection', attributes: { until: '2026-12-14' } },
+    });
+    expect(JSON.stringify(next.body)).not.toContain(tx.id);
+    expect((await first(core, members[0])).attributes.status).toBe('failed');
+  });
+
   it('a reject before settlement (pain.002 RJCT) fails the collection, then a retry on a business day, presented again with a new EndToEndId', async () => {
     const { core, members, messageId, e2e } = await exported(1);
     const body = await imported(
