@@ -628,6 +628,25 @@ describe('credits follow money rules', () => {
     expect((await getInvoice(core, full)).attributes.status).toBe('draft');
     expect((await getInvoice(core, invoice)).attributes.status).toBe('open');
   });
+
+  it('refuses to finalise a credit whose lines were changed to a total above zero: a credit is never collected', async () => {
+    const { core, invoice } = await open();
+    const draft = ok(await credit(core, invoice));
+    const [line] = (await send(core, 'GET', `/invoices/${draft.id}/lines`)).body.data;
+    ok(
+      await send(core, 'PATCH', `/invoice-lines/${line.id}`, {
+        body: body('invoice-line', { amount: '50.00', quantity: 5 }, line.id),
+      }),
+    );
+    const refused = await finalise(core, draft.id);
+    expectError(refused, 400, 'Invalid State', { pointer: '/data' });
+    expect(refused.body.errors[0].detail).toMatch(
+      /a credit invoice's total must be zero or less, and this one comes to \d+\.\d\d/,
+    );
+    expect((await getInvoice(core, draft.id)).attributes.status).toBe('draft');
+    expect((await getInvoice(core, draft.id)).relationships.transaction.data).toBeNull();
+    expect((await getInvoice(core, invoice)).attributes.status).toBe('open');
+  });
 });
 
 describe('paying and following the transaction', () => {

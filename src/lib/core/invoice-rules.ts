@@ -170,9 +170,13 @@ function creditRules(l: Ledger, inv: Invoicing, invoice: Inv, at: string): strin
   if (!original) return `its original invoice ${invoice.original_invoice_id} is not found`;
   if (original.original_invoice_id !== null)
     return `its original, invoice ${original.id}, is a credit invoice: a credit invoice cannot be credited`;
+  const own = invoice.amount_excl_cents + invoice.tax_amount_cents;
+  // A credit gives back: with a total above zero (its lines changed), it would be collected.
+  if (own > 0)
+    return `a credit invoice's total must be zero or less, and this one comes to ${formatAmount(own)}: its lines credit the original with negative amounts`;
   const owed = original.amount_excl_cents + original.tax_amount_cents;
   const before = inv.credited.get(original.id) ?? 0;
-  const after = before + invoice.amount_excl_cents + invoice.tax_amount_cents;
+  const after = before + own;
   if (-after > owed)
     return `the credits of invoice ${original.id} would come to ${formatAmount(-after)}, more than its ${formatAmount(owed)} (${formatAmount(-before)} credited already)`;
   const tx = original.transaction_id === null ? undefined : l.txns.get(original.transaction_id);
