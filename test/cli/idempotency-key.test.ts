@@ -76,5 +76,46 @@ describe('--idempotency-key', () => {
     expect(JSON.parse(again.stdout).data.id).toBe(JSON.parse(first.stdout).data.id);
     const listed = await runCli([...remote, 'customers', 'list', '--json']);
     expect(JSON.parse(listed.stdout).data).toHaveLength(1);
+
+    // A write without a body (PATCH .../finalise): its key is kept by the server as well. Plans are
+    // made on the store itself.
+    const plan = await runCli([
+      'plans',
+      'create',
+      '--name',
+      'Box',
+      '--amount',
+      '10',
+      '--db',
+      dbPath,
+      '--account',
+      'alpha',
+      '-q',
+    ]);
+    expect(plan.code, plan.stderr).toBe(0);
+    for (const step of [
+      ['subscriptions', 'create', '--customer-id', '1', '--subscription-plan-id', '1'],
+      ['invoices', 'create', '--subscription-id', '1'],
+      ['lines', 'create', '--invoice-id', '1', '--description', 'Soup', '--amount', '5', '--tax-rate', '9'],
+    ]) {
+      const made = await runCli([...remote, ...step, '-q']);
+      expect(made.code, `${step.join(' ')}: ${made.stderr}`).toBe(0);
+    }
+    const finalise = [
+      ...remote,
+      'invoices',
+      'finalise',
+      '1',
+      '--yes',
+      '--idempotency-key',
+      'remote-finalise',
+      '--json',
+    ];
+    const finalised = await runCli(finalise);
+    expect(finalised.code, finalised.stderr).toBe(0);
+    const rerun = await runCli(finalise);
+    expect(rerun.code, rerun.stderr).toBe(0);
+    expect(JSON.parse(rerun.stdout)).toEqual(JSON.parse(finalised.stdout));
+    expect((await runCli([...remote, 'invoices', 'finalise', '1', '--yes'])).code).toBe(1);
   }, 60_000);
 });

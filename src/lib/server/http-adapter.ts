@@ -428,6 +428,11 @@ export function createHttpAdapter(options: AdapterOptions): HttpAdapter {
     }
 
     const key = requestKey(req.headers);
+    const idempotency = req.headers['idempotency-key'];
+    // A write without a body (finalise, pay, DELETE) is kept by its key as one with a body is.
+    const request: ApiRequest = { method, path, query };
+    if (idempotency !== undefined)
+      request.idempotencyKey = Array.isArray(idempotency) ? idempotency.join(', ') : idempotency;
     if (!hasBody(req)) {
       if (!atOnce) {
         // A store that answers later (PostgreSQL): the key check, then the answer, each awaited.
@@ -439,9 +444,7 @@ export function createHttpAdapter(options: AdapterOptions): HttpAdapter {
         }
         const answer =
           check instanceof Promise
-            ? check.then((account) =>
-                account ? options.handler.handle({ method, path, query }, account, key!) : unauthorised(key),
-              )
+            ? check.then((account) => (account ? options.handler.handle(request, account, key!) : unauthorised(key)))
             : undefined;
         if (answer) return deliver(answer);
       }
@@ -449,7 +452,7 @@ export function createHttpAdapter(options: AdapterOptions): HttpAdapter {
       const answer = (): (() => void) => {
         try {
           const account = key === undefined ? undefined : (options.authenticate(key) as Account | undefined);
-          const out = account ? options.handler.handle({ method, path, query }, account, key!) : unauthorised(key);
+          const out = account ? options.handler.handle(request, account, key!) : unauthorised(key);
           return () => deliver(out);
         } catch (error) {
           return () => fail(error);
@@ -503,10 +506,7 @@ export function createHttpAdapter(options: AdapterOptions): HttpAdapter {
       }
       const body = bodyText(raw);
       if (body === undefined) return void send(notUtf8());
-      const idempotencyKey = req.headers['idempotency-key'];
-      const request: ApiRequest = { method, path, query, body: body === '' ? undefined : body };
-      if (idempotencyKey !== undefined)
-        request.idempotencyKey = Array.isArray(idempotencyKey) ? idempotencyKey.join(', ') : idempotencyKey;
+      if (body !== '') request.body = body;
       send(await options.handler.handle(request, account, key!));
     })().catch((error) => {
       // Failed before the body was read (the key check): the same care as a refusal.
