@@ -206,6 +206,13 @@ describe('billing collections, embedded and remote alike', { timeout: 180_000 },
   });
 
   it('export streams the file to stdout or, whole or not at all, to --out; every export gives the same bytes', async () => {
+    // A place that cannot be written fails before the batch is asked for: it is not marked exported.
+    const nowhere = join(dir, 'no-such-folder', 'batch.xml');
+    const unwritable = await both(['collections', 'export', '1', '--out', nowhere], 2);
+    expect(unwritable.embedded.stderr).toBe(`error: --out ${nowhere}: cannot write there (ENOENT)\n`);
+    const status = await both(['collections', 'get', '1', '--json']);
+    expect(JSON.parse(status.embedded.stdout).data.attributes.status).not.toBe('exported');
+    expect(JSON.parse(status.remote.stdout).data.attributes.status).not.toBe('exported');
     const files = { remote: join(dir, 'remote.xml'), embedded: join(dir, 'embedded.xml') };
     const written = {
       remote: await remote(['collections', 'export', '1', '--out', files.remote]),

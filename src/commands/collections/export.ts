@@ -2,7 +2,7 @@
 // to FILE through a temporary file beside it, renamed at the end (a failed export leaves no half file).
 import type { Command } from 'commander';
 import { randomBytes } from 'node:crypto';
-import { open, rename, rm } from 'node:fs/promises';
+import { open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Deps } from '../../lib/command/deps.js';
 import { UsageError } from '../../lib/cli/errors.js';
@@ -18,27 +18,38 @@ export const FORMATS = ['pain.008.001.02', 'pain.008.001.08'] as const;
 
 type Pipe = (write: (chunk: string) => void | Promise<void>) => Promise<void>;
 
-/** Writes the file to `path` through a temporary file in the same folder, renamed over it when whole. */
-async function toFile(path: string, pipe: Pipe): Promise<void> {
+/**
+ * A file at `path`, written through a temporary file in the same folder and renamed over it when
+ * whole. Opened before the export is asked for: a place that cannot be written fails the command
+ * before the batch is marked exported.
+ */
+async function fileAt(path: string): Promise<{ fill: (pipe: Pipe) => Promise<void>; abort: () => Promise<void> }> {
   const temporary = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.part`);
-  let handle;
+  let handle: FileHandle | undefined;
   try {
     handle = await open(temporary, 'wx');
   } catch (error) {
     throw new UsageError(`--out ${path}: cannot write there (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
   }
-  try {
-    const file = handle;
-    await pipe(async (chunk) => void (await file.write(chunk)));
-    await file.sync();
-    await file.close();
-    handle = undefined;
-    await rename(temporary, path);
-  } catch (error) {
+  const abort = async () => {
     await handle?.close().catch(() => {});
+    handle = undefined;
     await rm(temporary, { force: true });
-    throw error;
-  }
+  };
+  const fill = async (pipe: Pipe) => {
+    try {
+      const file = handle!;
+      await pipe(async (chunk) => void (await file.write(chunk)));
+      await file.sync();
+      await file.close();
+      handle = undefined;
+      await rename(temporary, path);
+    } catch (error) {
+      await abort();
+      throw error;
+    }
+  };
+  return { fill, abort };
 }
 
 export async function run(idText: string, opts: Record<string, unknown>, deps: Deps): Promise<void> {
@@ -46,20 +57,27 @@ export async function run(idText: string, opts: Record<string, unknown>, deps: D
   const format = opts.format === undefined ? undefined : choiceFlag(opts.format, '--format', FORMATS);
   const out = opts.out === undefined ? undefined : textOf(opts.out);
   if (out === '') throw new UsageError('--out needs a file name');
-  const response = await send(deps, {
-    method: 'GET',
-    path: `${COLLECTION.path}/${id}/file`,
-    query: { format },
-    file: true,
-  });
-  const pipe = response.pipe;
-  if (!pipe) throw new ProtocolError(`the service answered the file of collection ${id} with a document, not XML`);
-  if (out === undefined) {
+  const file = out === undefined ? undefined : await fileAt(out);
+  let pipe: Pipe | undefined;
+  try {
+    const response = await send(deps, {
+      method: 'GET',
+      path: `${COLLECTION.path}/${id}/file`,
+      query: { format },
+      file: true,
+    });
+    pipe = response.pipe;
+    if (!pipe) throw new ProtocolError(`the service answered the file of collection ${id} with a document, not XML`);
+  } catch (error) {
+    await file?.abort();
+    throw error;
+  }
+  if (file === undefined) {
     const { io } = deps;
     await pipe((chunk) => (io.write ? io.write(chunk) : io.out(chunk)));
     return;
   }
-  await toFile(out, pipe);
+  await file.fill(pipe);
   if (!deps.globals.quiet) deps.io.err(`exported collection ${id} to ${out}\n`);
 }
 
