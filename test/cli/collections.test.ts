@@ -302,6 +302,14 @@ describe('billing collections, embedded and remote alike', { timeout: 180_000 },
     expect((await both(['collections', 'import', join(dir, 'nowhere.xml')], 2)).embedded.stderr).toBe(
       `error: ${join(dir, 'nowhere.xml')}: cannot read it (ENOENT)\n`,
     );
+    // A folder among the files: refused before any of them is imported.
+    const camt = join(dir, 'fresh-camt.xml');
+    writeFileSync(camt, camt054For({ bookedOn: '2026-12-01', booked: [{ endToEndId: 'X-2', amountCents: 100 }] }));
+    const withFolder = await both(['collections', 'import', camt, dir], 2);
+    expect(withFolder.embedded.stderr).toBe(`error: ${dir}: cannot read it (not a file)\n`);
+    const alone = await both(['collections', 'import', camt]);
+    expect(alone.embedded.stderr).not.toContain('imported before');
+    expect(alone.remote.stderr).not.toContain('imported before');
   });
 
   it('transactions simulate is refused on an account collecting by SEPA', async () => {

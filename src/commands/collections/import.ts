@@ -3,7 +3,7 @@
 // (exit 0). A file that is not well-formed XML, or no report, is exit 2 once the others are done.
 import type { Command } from 'commander';
 import { createReadStream } from 'node:fs';
-import { access, constants } from 'node:fs/promises';
+import { access, constants, stat } from 'node:fs/promises';
 import type { Deps } from '../../lib/command/deps.js';
 import { ApiError, UsageError } from '../../lib/cli/errors.js';
 import type { Invoke } from '../../lib/command/registry.js';
@@ -39,6 +39,8 @@ export async function run(files: string[], deps: Deps): Promise<void> {
     } catch (error) {
       throw new UsageError(`${file}: cannot read it (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
     }
+    // Readable, but a folder (or a device) would fail only once the files before it were imported.
+    if (!(await stat(file)).isFile()) throw new UsageError(`${file}: cannot read it (not a file)`);
   }
   const reports: Report[] = [];
   const refused: string[] = [];
