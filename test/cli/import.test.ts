@@ -20,11 +20,11 @@ const person = (n: number, extra: Record<string, unknown> = {}) => ({
 });
 const ndjson = (rows: unknown[]) => rows.map((r) => (typeof r === 'string' ? r : JSON.stringify(r))).join('\n') + '\n';
 
-async function customers(run: ReturnType<typeof cli>): Promise<{ email: string; last_name: string }[]> {
+type Listed = { email: string; first_name: string; last_name: string };
+
+async function customers(run: ReturnType<typeof cli>): Promise<Listed[]> {
   const out = await run.run(['customers', 'list', '--all', '--json', '--page-size', '100']);
-  return (JSON.parse(out.stdout) as { data: { attributes: { email: string; last_name: string } }[] }).data.map(
-    (c) => c.attributes,
-  );
+  return (JSON.parse(out.stdout) as { data: { attributes: Listed }[] }).data.map((c) => c.attributes);
 }
 
 describe('billing import customers (embedded)', () => {
@@ -85,6 +85,34 @@ describe('billing import customers (embedded)', () => {
     );
     const list = await customers(run);
     expect(list.map((c) => c.email)).toEqual(['anna@example.com', 'cees@example.com']);
+  });
+
+  it('reads a stray quote inside a cell as text, and rejects a quoted cell never closed (the rest of the file) with its line, not the import', async () => {
+    const dir = tempDir();
+    const stray = join(dir, 'stray.csv');
+    writeFileSync(stray, 'first_name,last_name,email\nOk,Row,ok1@example.com\nJan "JJ",Jansen,jj@example.com\n');
+    const run = cli(join(dir, 'billing.db'));
+    const read = await run.run(['import', 'customers', stray]);
+    expect(read.code, read.stderr).toBe(0);
+    expect((await customers(run)).map((c) => c.first_name)).toEqual(['Ok', 'Jan "JJ"']);
+    const open = join(dir, 'open.csv');
+    writeFileSync(
+      open,
+      'first_name,last_name,email\nAnn,Ok,ann@example.com\n"Bob,Open,bob@example.com\nCees,Late,cees@example.com\n',
+    );
+    const result = await run.run(['import', 'customers', open]);
+    expect(result.code).toBe(1);
+    const reason = 'line 3: a quoted cell is not closed before the end of the file (the rest of the file is this row)';
+    expect(result.stderr).toContain(reason);
+    expect(result.stderr).not.toContain('unexpected failure');
+    expect(readFileSync(join(dir, 'open.rejects.csv'), 'utf8')).toBe(
+      `first_name,last_name,email,_rejected\r\n"""Bob,Open,bob@example.com\nCees,Late,cees@example.com",${reason}\r\n`,
+    );
+    expect((await customers(run)).map((c) => c.email)).toEqual([
+      'ok1@example.com',
+      'jj@example.com',
+      'ann@example.com',
+    ]);
   });
 
   it("writes a CSV rejects file as safe to open as an export (a formula gets a leading '), and reads that ' back off when it is imported", async () => {

@@ -178,28 +178,67 @@ interface CsvRecord {
   end: number;
   firstLine: number;
   lastLine: number;
+  /** Why the parser could not read it: a row to reject. */
+  error?: string;
 }
+
+/** What csv-parse's error codes mean, as a person fixing the row reads it. */
+const CSV_PROBLEMS: Record<string, string> = {
+  CSV_QUOTE_NOT_CLOSED: 'a quoted cell is not closed before the end of the file (the rest of the file is this row)',
+  CSV_INVALID_CLOSING_QUOTE: 'a quoted cell goes on after its closing quote (write a quote inside a quoted cell as "")',
+};
 
 async function* csvRecords(path: string, start: number): AsyncGenerator<CsvRecord> {
   const { parse } = await import('csv-parse');
-  // relax_column_count: a row with too few or too many cells is a row to reject, not the end of the file.
+  // A record the parser cannot read (a quote not closed) is a row to reject, as one with a wrong
+  // number of cells is (relax_column_count), not the end of the import: the rows after it go on.
+  const skipped: { reason: string; raw: string }[] = [];
   const parser = createReadStream(path, { start, highWaterMark: 1 << 20 }).pipe(
-    parse({ info: true, raw: true, relax_column_count: true, skip_empty_lines: true, bom: start === 0 }),
+    parse({
+      info: true,
+      raw: true,
+      relax_column_count: true,
+      // A quote inside a cell that does not start with one (Jan "JJ") is text, as a person wrote it.
+      relax_quotes: true,
+      skip_empty_lines: true,
+      bom: start === 0,
+      skip_records_with_error: true,
+      on_skip: (error, raw) => {
+        const code = (error as { code?: unknown } | undefined)?.code;
+        skipped.push({
+          reason: (typeof code === 'string' && CSV_PROBLEMS[code]) || (error?.message ?? 'cannot be read as CSV'),
+          raw: raw ?? '',
+        });
+      },
+    }),
   );
+  let lastLine = 0;
+  /** The records skipped before `upTo` (the next record's start, or the end): rows with their reason. */
+  const rejected = function* (upTo: number, nextLine: number): Generator<CsvRecord> {
+    for (const skip of skipped.splice(0)) {
+      const lines = (skip.raw.match(/\n/g) ?? []).length;
+      yield {
+        cells: [],
+        raw: skip.raw.replace(/\r?\n$/, ''),
+        end: upTo,
+        firstLine: lastLine + 1,
+        lastLine: Math.max(lastLine + 1, Math.min(nextLine - 1, lastLine + lines)),
+        error: skip.reason,
+      };
+    }
+  };
   for await (const { record, raw, info } of parser as AsyncIterable<{
     record: string[];
     raw: string;
     info: { bytes: number; lines: number };
   }>) {
     const breaks = (raw.match(/\n/g) ?? []).length;
-    yield {
-      cells: record,
-      raw: raw.replace(/\r?\n$/, ''),
-      end: info.bytes,
-      firstLine: info.lines - breaks + (raw.endsWith('\n') ? 1 : 0),
-      lastLine: info.lines,
-    };
+    const firstLine = info.lines - breaks + (raw.endsWith('\n') ? 1 : 0);
+    if (skipped.length) yield* rejected(info.bytes - Buffer.byteLength(raw), firstLine);
+    lastLine = info.lines;
+    yield { cells: record, raw: raw.replace(/\r?\n$/, ''), end: info.bytes, firstLine, lastLine: info.lines };
   }
+  if (skipped.length) yield* rejected((parser as unknown as { info: { bytes: number } }).info.bytes, Infinity);
 }
 
 async function* csvRows(path: string, from: Resume, csv: CsvOptions): AsyncGenerator<SourceRow> {
@@ -224,6 +263,11 @@ async function* csvRows(path: string, from: Resume, csv: CsvOptions): AsyncGener
       end: start + record.end,
       cells,
     };
+    if (record.error !== undefined) {
+      // No cells to go back: its text does, whole, beside the reason.
+      yield { line, lastLine: row.lastLine, raw: record.raw, end: row.end, error: record.error };
+      continue;
+    }
     if (cells.length !== names.length) {
       row.error = `has ${cells.length} cells where the header names ${names.length}`;
       yield row;
