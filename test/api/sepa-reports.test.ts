@@ -75,6 +75,35 @@ async function thousandAndOne() {
   return { core, e2e, amounts };
 }
 
+/** A pain.002 rejecting one collection of the batch `messageId` with AM04 (insufficient funds), imported. */
+const rejectedAM04 = (core: TestCore, messageId: string, endToEndId: string): Promise<Json> =>
+  imported(
+    core,
+    pain002For({
+      originalMessageId: messageId,
+      blocks: [{ paymentInfoId: `${messageId}-1`, status: 'PART', rejects: [{ endToEndId, reasonCode: 'AM04' }] }],
+    }),
+  );
+
+/**
+ * thousandAndOne's debits all booked, the plan collection's (12.50) first, so in the first chunk of
+ * 1,000 entries, and then its return or reject (`late`), in the next chunk: the import's answer.
+ */
+async function bookedThen(late: 'returns' | 'rejects', reasonCode: string) {
+  const { core, e2e, amounts } = await thousandAndOne();
+  const plan = e2e[amounts.indexOf(1250)];
+  const booked = [plan, ...e2e.filter((id) => id !== plan)].map((endToEndId) => ({
+    endToEndId,
+    amountCents: endToEndId === plan ? 1250 : 100,
+  }));
+  const xml = camt054For({
+    bookedOn: '2026-11-23',
+    booked,
+    [late]: [{ endToEndId: plan, amountCents: 1250, reasonCode }],
+  });
+  return { core, plan, body: await imported(core, xml) };
+}
+
 describe('POST /bank-reports', () => {
   it('a booked collection succeeds, then is fulfilled three days on and its invoice paid; events and webhooks follow as for a simulated one', async () => {
     const core = await sepaCore({ settings: { prenotification_days: 1 } });
@@ -148,15 +177,7 @@ describe('POST /bank-reports', () => {
     expect(cancelled.data.attributes.status).toBe('cancelled');
     // In the batch at the bank, it was not canceled with the subscription's other open collections.
     expect((await first(core, members[0])).attributes.status).toBe('scheduled');
-    const body = await imported(
-      core,
-      pain002For({
-        originalMessageId: messageId,
-        blocks: [
-          { paymentInfoId: `${messageId}-1`, status: 'PART', rejects: [{ endToEndId: e2e[0], reasonCode: 'AM04' }] },
-        ],
-      }),
-    );
+    const body = await rejectedAM04(core, messageId, e2e[0]);
     expect(body.data.attributes).toMatchObject({ rejected: 1, unmatched: 0 });
     const tx = await first(core, members[0]);
     expect(tx.attributes.status).toBe('failed');
@@ -171,15 +192,7 @@ describe('POST /bank-reports', () => {
 
   it('a reject before settlement (pain.002 RJCT) fails the collection, then a retry on a business day, presented again with a new EndToEndId', async () => {
     const { core, members, messageId, e2e } = await exported(1);
-    const body = await imported(
-      core,
-      pain002For({
-        originalMessageId: messageId,
-        blocks: [
-          { paymentInfoId: `${messageId}-1`, status: 'PART', rejects: [{ endToEndId: e2e[0], reasonCode: 'AM04' }] },
-        ],
-      }),
-    );
+    const body = await rejectedAM04(core, messageId, e2e[0]);
     expect(body.data.attributes).toMatchObject({ format: 'pain.002.001.03', rejected: 1, unmatched: 0 });
     const tx = await first(core, members[0]);
     expect(tx.attributes.status).toBe('rescheduled');
@@ -204,15 +217,7 @@ describe('POST /bank-reports', () => {
   it('a retry is pre-notified like any collection: no sooner than the notice period after it, on a business day', async () => {
     const { core, members, messageId, e2e } = await exported(1);
     expect((await updateAccount(core.store, core.clock, 'default', { prenotification_days: 5 })).ok).toBe(true);
-    await imported(
-      core,
-      pain002For({
-        originalMessageId: messageId,
-        blocks: [
-          { paymentInfoId: `${messageId}-1`, status: 'PART', rejects: [{ endToEndId: e2e[0], reasonCode: 'AM04' }] },
-        ],
-      }),
-    );
+    await rejectedAM04(core, messageId, e2e[0]);
     const tx = await first(core, members[0]);
     // Rejected on Saturday the 21st: three days on would be the 24th, five days' notice makes it the 26th.
     expect(tx.attributes.history.at(-1)).toMatchObject({
@@ -250,22 +255,9 @@ describe('POST /bank-reports', () => {
   });
 
   it('a return a chunk of 1,000 entries after its booking, in the same file, charges back what the booking settled', async () => {
-    const { core, e2e, amounts } = await thousandAndOne();
-    const plan = e2e[amounts.indexOf(1250)];
     // Entries are settled a thousand at a time, in the file's order: the plan collection's booking
     // in the first thousand, its return in the next, which reads it as the first left it.
-    const booked = [plan, ...e2e.filter((id) => id !== plan)].map((endToEndId) => ({
-      endToEndId,
-      amountCents: endToEndId === plan ? 1250 : 100,
-    }));
-    const body = await imported(
-      core,
-      camt054For({
-        bookedOn: '2026-11-23',
-        booked,
-        returns: [{ endToEndId: plan, amountCents: 1250, reasonCode: 'MD06' }],
-      }),
-    );
+    const { core, plan, body } = await bookedThen('returns', 'MD06');
     expect(body.data.attributes).toMatchObject({ booked: 1001, returned: 1, unchanged: 0, unmatched: 0 });
     const tx = (await ok(core, 'GET', `/transactions/${transactionOf(plan)}`, 200)).data;
     expect(tx.attributes.history.map((h: Json) => [h.status, h.reason_code])).toEqual([
@@ -296,22 +288,9 @@ describe('POST /bank-reports', () => {
   }, 120_000);
 
   it('a reject a chunk of 1,000 entries after the booking of the same collection changes nothing: the item stays booked, as in a file of two entries', async () => {
-    const { core, e2e, amounts } = await thousandAndOne();
-    const plan = e2e[amounts.indexOf(1250)];
     // The booking first; the reject (a bank's late notice of a collection it has since booked) is
-    // the 1,001st entry, in the next chunk, whose items are read while the first is settled.
-    const booked = [plan, ...e2e.filter((id) => id !== plan)].map((endToEndId) => ({
-      endToEndId,
-      amountCents: endToEndId === plan ? 1250 : 100,
-    }));
-    const body = await imported(
-      core,
-      camt054For({
-        bookedOn: '2026-11-23',
-        booked,
-        rejects: [{ endToEndId: plan, amountCents: 1250, reasonCode: 'AM04' }],
-      }),
-    );
+    // in the next chunk, whose items are read while the first is settled.
+    const { core, plan, body } = await bookedThen('rejects', 'AM04');
     expect(body.data.attributes).toMatchObject({ booked: 1001, rejected: 0, unchanged: 1, unmatched: 0 });
     const tx = (await ok(core, 'GET', `/transactions/${transactionOf(plan)}`, 200)).data;
     expect(tx.attributes.status).toBe('succeeded');

@@ -79,19 +79,8 @@ describe('--idempotency-key', () => {
 
     // A write without a body (PATCH .../finalise): its key is kept by the server as well. Plans are
     // made on the store itself.
-    const plan = await runCli([
-      'plans',
-      'create',
-      '--name',
-      'Box',
-      '--amount',
-      '10',
-      '--db',
-      dbPath,
-      '--account',
-      'alpha',
-      '-q',
-    ]);
+    const onStore = ['--db', dbPath, '--account', 'alpha', '-q'];
+    const plan = await runCli(['plans', 'create', '--name', 'Box', '--amount', '10', ...onStore]);
     expect(plan.code, plan.stderr).toBe(0);
     for (const step of [
       ['subscriptions', 'create', '--customer-id', '1', '--subscription-plan-id', '1'],
