@@ -641,7 +641,9 @@ describe('credits follow money rules', () => {
     const refused = await finalise(core, draft.id);
     expectError(refused, 400, 'Invalid State', { pointer: '/data' });
     expect(refused.body.errors[0].detail).toMatch(
-      /a credit invoice's total must be zero or less, and this one comes to \d+\.\d\d/,
+      new RegExp(
+        `a credit of invoice ${invoice} \\([\\d.]+\\) must come to zero or less, and this one comes to \\d+\\.\\d\\d`,
+      ),
     );
     expect((await getInvoice(core, draft.id)).attributes.status).toBe('draft');
     expect((await getInvoice(core, draft.id)).relationships.transaction.data).toBeNull();

@@ -171,14 +171,15 @@ function creditRules(l: Ledger, inv: Invoicing, invoice: Inv, at: string): strin
   if (original.original_invoice_id !== null)
     return `its original, invoice ${original.id}, is a credit invoice: a credit invoice cannot be credited`;
   const own = invoice.amount_excl_cents + invoice.tax_amount_cents;
-  // A credit gives back: with a total above zero (its lines changed), it would be collected.
-  if (own > 0)
-    return `a credit invoice's total must be zero or less, and this one comes to ${formatAmount(own)}: its lines credit the original with negative amounts`;
   const owed = original.amount_excl_cents + original.tax_amount_cents;
+  // A credit takes its original back toward zero: of the other sign, or zero. One of the same sign
+  // (its lines changed to a charge) would be collected as a second charge.
+  if (owed >= 0 ? own > 0 : own < 0)
+    return `a credit of invoice ${original.id} (${formatAmount(owed)}) must come to zero or ${owed >= 0 ? 'less' : 'more'}, and this one comes to ${formatAmount(own)}`;
   const before = inv.credited.get(original.id) ?? 0;
   const after = before + own;
-  if (-after > owed)
-    return `the credits of invoice ${original.id} would come to ${formatAmount(-after)}, more than its ${formatAmount(owed)} (${formatAmount(-before)} credited already)`;
+  if (Math.abs(after) > Math.abs(owed))
+    return `the credits of invoice ${original.id} would come to ${formatAmount(Math.abs(after))}, more than its ${formatAmount(Math.abs(owed))} (${formatAmount(Math.abs(before))} credited already)`;
   const tx = original.transaction_id === null ? undefined : l.txns.get(original.transaction_id);
   const uncollected = tx === undefined || (OPEN_STATUSES as readonly string[]).includes(tx.status);
   const cancels = -after === owed && owed > 0 && original.status === 'open' && uncollected;
