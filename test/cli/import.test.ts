@@ -113,6 +113,15 @@ describe('billing import customers (embedded)', () => {
       'jj@example.com',
       'ann@example.com',
     ]);
+    // In the header, it leaves no names to read rows by: exit 2, nothing imported.
+    const header = join(dir, 'header.csv');
+    writeFileSync(header, '"first_name,last_name,email\nDirk,Dam,dirk@example.com\n');
+    const refused = await run.run(['import', 'customers', header]);
+    expect([refused.code, refused.stderr]).toEqual([
+      2,
+      `error: ${header}: its header cannot be read as CSV: a quoted cell is not closed before the end of the file (the rest of the file is this row); nothing was imported\n`,
+    ]);
+    expect(await customers(run)).toHaveLength(3);
   });
 
   it("writes a CSV rejects file as safe to open as an export (a formula gets a leading '), and reads that ' back off when it is imported", async () => {

@@ -27,13 +27,6 @@ export function embeddedMode(deps: Deps, verb: string): void {
 export const shownTime = (local: string, test: boolean): string =>
   `${formatDateTime(local) ?? local} (${test ? 'test' : 'real'} time)`;
 
-/** A dry run is refused as the move itself would be: the clock never goes back (exit 2). */
-export function refuseBack(at: string, what: string): never {
-  throw new UsageError(
-    `the clock is at ${at} and never goes back; ${what} (to try things again, work on a copy of the store)`,
-  );
-}
-
 /** --dry-run: where the clock would go, as one JSON document; nothing moves. */
 export function printDryRun(deps: Deps, verb: string, from: string, to: string, test: boolean): void {
   deps.io.out(`${JSON.stringify({ clock: verb, from, to, test }, null, 2)}\n`);

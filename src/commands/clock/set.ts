@@ -4,7 +4,7 @@ import type { Deps } from '../../lib/command/deps.js';
 import { UsageError } from '../../lib/cli/errors.js';
 import type { Invoke } from '../../lib/command/registry.js';
 import { examples, prose } from '../../lib/command/registry.js';
-import { clockRuntime, embeddedMode, printDryRun, printMove, refuseBack } from './moving.js';
+import { clockRuntime, embeddedMode, printDryRun, printMove } from './moving.js';
 
 export async function run(text: string, deps: Deps): Promise<void> {
   embeddedMode(deps, 'set');
@@ -19,7 +19,11 @@ export async function run(text: string, deps: Deps): Promise<void> {
   const { now, local } = await clock.readClock(runtime);
   const to = await clock.instantOf(runtime, text.trim());
   if (deps.globals.dryRun) {
-    if (Date.parse(to) < Date.parse(now)) refuseBack(local(now), 'give a time on or after it');
+    // Refused as the move itself is (the same words): the clock never goes back.
+    if (Date.parse(to) < Date.parse(now))
+      throw new UsageError(
+        `the clock is at ${local(now)} and never goes back; give a time on or after it (to try things again, work on a copy of the store)`,
+      );
     return printDryRun(deps, 'set', local(now), local(to), true);
   }
   await printMove(deps, runtime, clock.setClock(runtime, to));

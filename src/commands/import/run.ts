@@ -139,7 +139,13 @@ export async function runImport(deps: Deps, kind: ImportKind, file: string, opti
       );
     }
     const csv = { raw: deps.globals.csvRaw };
-    const header = format === 'csv' ? (await csvHeader(path, csv))?.names : undefined;
+    const head = format === 'csv' ? await csvHeader(path, csv) : undefined;
+    // A header the parser cannot read (a quote never closed) leaves no names to read rows by.
+    if (head?.error !== undefined)
+      throw new UsageError(
+        `${stdin ? 'standard input (-)' : file}: its header cannot be read as CSV: ${head.error}; nothing was imported`,
+      );
+    const header = head?.names;
     const rejectsPath = options.rejects ?? (stdin ? `${kind}.rejects.${format}` : rejectsPathFor(file, format));
     const rejects = new RejectsFile(rejectsPath, format, header, csv);
     const quiet = deps.globals.quiet;

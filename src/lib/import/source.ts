@@ -165,9 +165,14 @@ const csvData = (cells: string[], csv: CsvOptions): string[] => (csv.raw ? cells
 export async function csvHeader(
   path: string,
   csv: CsvOptions = {},
-): Promise<{ names: string[]; end: number; lines: number } | undefined> {
+): Promise<{ names: string[]; end: number; lines: number; error?: string } | undefined> {
   for await (const record of csvRecords(path, 0))
-    return { names: csvData(record.cells, csv).map((n) => n.trim()), end: record.end, lines: record.lastLine };
+    return {
+      names: csvData(record.cells, csv).map((n) => n.trim()),
+      end: record.end,
+      lines: record.lastLine,
+      error: record.error,
+    };
   return undefined;
 }
 
