@@ -169,7 +169,7 @@ describe('POST /bank-reports', () => {
     });
   });
 
-  it('a reject of a collection whose subscription was cancelled after its batch was exported fails it for good: no retry, no next batch', async () => {
+  it('a reject of a collection whose subscription was cancelled after its batch was exported is still retried: it was in progress, and the money is owed', async () => {
     const { core, members, messageId, e2e } = await exported(1);
     const cancelled = await ok(core, 'PATCH', `/subscriptions/${members[0].subscription}`, 200, {
       data: { type: 'subscription', id: members[0].subscription, attributes: { status: 'cancelled' } },
@@ -180,14 +180,19 @@ describe('POST /bank-reports', () => {
     const body = await rejectedAM04(core, messageId, e2e[0]);
     expect(body.data.attributes).toMatchObject({ rejected: 1, unmatched: 0 });
     const tx = await first(core, members[0]);
-    expect(tx.attributes.status).toBe('failed');
-    expect(tx.attributes.history.at(-1)).toMatchObject({ status: 'failed', reason_code: 'AM04', attempt: 1 });
-    await setClock(core, '2026-12-01T09:00:00Z');
-    const next = await call(core, 'POST', '/collections', {
-      data: { type: 'collection', attributes: { until: '2026-12-14' } },
+    expect(tx.attributes.status).toBe('rescheduled');
+    expect(tx.attributes.history.at(-1)).toMatchObject({
+      status: 'rescheduled',
+      attempt: 1,
+      new_due_date: '2026-11-24T00:00:00+01:00',
     });
-    expect(JSON.stringify(next.body)).not.toContain(tx.id);
-    expect((await first(core, members[0])).attributes.status).toBe('failed');
+    await setClock(core, '2026-11-23T09:00:00Z');
+    const again = await fileOf(core, (await batch(core)).data.id);
+    expect(values(again, 'EndToEndId')).toEqual([`${tx.id.replace(/-/g, '')}-2`]);
+    // The cancelled subscription's plan schedules no next cycle: the retry, in the batch, is all there is.
+    expect((await transactionsOf(core, members[0].subscription)).map((t: Json) => t.attributes.status)).toEqual([
+      'rescheduled',
+    ]);
   });
 
   it('a reject before settlement (pain.002 RJCT) fails the collection, then a retry on a business day, presented again with a new EndToEndId', async () => {

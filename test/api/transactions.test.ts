@@ -198,6 +198,31 @@ describe('collection', () => {
     expect((await get(core, first.id)).status).toBe('fulfilled'); // the third attempt went through
   });
 
+  it('a charge-back of a collection whose subscription was cancelled since is still retried, and collected again', async () => {
+    const { core, subscription } = await arrange({ retries: 2 });
+    const [first] = (await list(core, subscription)).data;
+    await setClock(core, '2026-12-02T00:00:00Z'); // collected Dec 1, its funds settling until Dec 4
+    const cancelled = await send(core, 'PATCH', `/subscriptions/${subscription}`, {
+      body: { data: { type: 'subscription', id: subscription, attributes: { status: 'cancelled' } } },
+    });
+    expect(cancelled.body.data.attributes.status).toBe('cancelled');
+    expect((await simulateOutcome(await context(core), first.id, 'charged_back', 'AM04')).ok).toBe(true);
+    expect((await get(core, first.id)).history.slice(-2).map((h: any) => [h.status, h.new_due_date])).toEqual([
+      ['charged_back', null],
+      ['rescheduled', '2026-12-05T00:00:00+01:00'],
+    ]);
+    await setClock(core, '2026-12-09T00:00:00Z');
+    expect((await historyOf(core, first.id)).slice(-2)).toEqual([
+      ['succeeded', '2026-12-05T00:00:00+01:00', 2, null, null],
+      ['fulfilled', '2026-12-08T00:00:00+01:00', 2, null, null],
+    ]);
+    // The next cycle, made when the first was collected, was canceled with the subscription; no other was made.
+    expect((await list(core, subscription)).data.map((t: any) => t.attributes.status)).toEqual([
+      'canceled',
+      'fulfilled',
+    ]);
+  });
+
   it('refuses an outcome for a canceled transaction, failed for a fulfilled one, and an unknown reason code', async () => {
     const { core, subscription } = await arrange();
     const [first] = (await list(core, subscription)).data;

@@ -250,13 +250,12 @@ export function cancelTransaction(l: Ledger, tx: Txn, at: string): void {
 function retryOrEnd(l: Ledger, tx: Txn, at: string, code: string): void {
   const sub = l.subs.get(tx.subscription_id)!;
   const plan = l.plans.get(sub.subscription_plan_id)!;
-  // A paused or cancelled subscription collects nothing, retries included (cancelling one cancels
-  // what is not yet collected; a collection in a batch at the bank is returned after it); an
-  // invoice credited in full is owed nothing, so its returned collection ends (a retry would charge
-  // for what was credited).
+  // A paused subscription collects nothing, retries included. A cancelled one still follows up the
+  // returns of what was in progress when it was cancelled (collected, or in a batch at the bank):
+  // the money is owed all the same. An invoice credited in full is owed nothing, so its returned
+  // collection ends (a retry would charge for what was credited).
   const owed = tx.invoice_id === null || !l.creditedInFull(tx.invoice_id);
-  const collecting = sub.status !== 'paused' && sub.status !== 'cancelled';
-  if (owed && tx.attempt <= plan.storno_retries && collecting) {
+  if (owed && tx.attempt <= plan.storno_retries && sub.status !== 'paused') {
     const zone = l.zone(tx.account_id);
     const sepa = l.sepa(tx.account_id);
     const today = dayAt(at, zone);
