@@ -99,6 +99,15 @@ describe('billing status', () => {
       const refused = await runCli(['--base-url', url, '--api-key', `${key}x`, 'status']);
       expect(refused.code).toBe(4);
       expect(refused.stdout).toContain('answers, but the API key is refused (401)');
+      // As JSON: the status alone on stdout (it holds the refusal), the error on stderr; --query applies to it.
+      const refusedJson = await runCli(['--base-url', url, '--api-key', `${key}x`, 'status', '--json']);
+      expect(refusedJson.code).toBe(4);
+      expect(JSON.parse(refusedJson.stdout)).toMatchObject({
+        server: { url, answers: true, status: 401, problem: 'the API key is refused (401)' },
+      });
+      expect(refusedJson.stderr).toContain(`error: ${url}: the API key is refused (401)`);
+      const queried = await runCli(['--base-url', url, '--api-key', `${key}x`, 'status', '--query', 'server.status']);
+      expect([queried.code, queried.stdout]).toEqual([4, '401\n']);
     }, 120_000);
   }
 

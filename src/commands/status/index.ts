@@ -9,7 +9,9 @@ import type { Invoke } from '../../lib/command/registry.js';
 import { examples, prose } from '../../lib/command/registry.js';
 import { send } from '../../lib/command/resource.js';
 import type { Settings, Source } from '../../lib/config/settings.js';
+import { ApiError, CliError } from '../../lib/cli/errors.js';
 import { formatDateTime, safeText } from '../../lib/output/format.js';
+import { renderPlain } from '../../lib/output/render.js';
 import { displayWidth, pad } from '../../lib/output/text.js';
 import type { EmbeddedStatus } from '../../lib/runtime/status.js';
 
@@ -162,8 +164,13 @@ export async function run(deps: Deps): Promise<void> {
       status.counts = await counts(deps);
     }
   }
-  print(deps, status);
-  if (failure !== undefined) throw failure;
+  await print(deps, status);
+  if (failure === undefined) return;
+  // The status printed as JSON already holds the refusal: a second document (the error's) would
+  // make stdout two documents no script can parse. Its exit code stays; its words go to stderr.
+  if (failure instanceof ApiError && (deps.globals.output !== 'table' || deps.globals.query !== undefined))
+    throw new CliError(`${status.server!.url}: ${status.server!.problem}`, failure.exitCode);
+  throw failure;
 }
 
 const when = (iso: string): string => formatDateTime(iso) ?? iso;
@@ -207,18 +214,14 @@ function lines(status: Status): [string, string][] {
   return rows;
 }
 
-function print(deps: Deps, status: Status): void {
-  if (deps.globals.output === 'json') {
-    deps.io.out(`${JSON.stringify(status, null, 2)}\n`);
-    return;
-  }
-  const rows = lines(status);
-  if (!deps.io.stdoutIsTTY) {
-    for (const [label, value] of rows) deps.io.out(safeText(`${label}\t${value}\n`));
-    return;
-  }
-  const width = Math.max(...rows.map(([label]) => displayWidth(label)));
-  for (const [label, value] of rows) deps.io.out(safeText(`${pad(label, width)}  ${value}\n`));
+function print(deps: Deps, status: Status): Promise<void> {
+  return renderPlain(status as unknown as Record<string, unknown>, deps.globals, deps.io, () => {
+    const rows = lines(status);
+    if (!deps.io.stdoutIsTTY)
+      return Promise.resolve(rows.map(([label, value]) => safeText(`${label}\t${value}\n`)).join(''));
+    const width = Math.max(...rows.map(([label]) => displayWidth(label)));
+    return Promise.resolve(rows.map(([label, value]) => safeText(`${pad(label, width)}  ${value}\n`)).join(''));
+  });
 }
 
 export function configure(cmd: Command, invoke: Invoke): void {
