@@ -107,7 +107,20 @@ describe('Idempotency-Key', () => {
   it('a key that no header could carry is 400; a GET with a key names it and changes nothing', async () => {
     const { core, account, post } = await setup();
     expect((await post('with space')).status).toBe(400);
-    expect((await post('x'.repeat(256))).status).toBe(400);
+    const tooLong = await post('x'.repeat(256));
+    expect(tooLong.status).toBe(400);
+    // A whole error object: its title, and the header it is about.
+    expect(tooLong.body).toEqual({
+      errors: [
+        {
+          status: '400',
+          title: 'Invalid Parameter',
+          detail: 'the Idempotency-Key header must be 1 to 255 visible ASCII characters',
+          source: { header: 'Idempotency-Key' },
+        },
+      ],
+      meta: { original: null },
+    });
     const read = await core.router.handle({ method: 'GET', path: '/customers', idempotencyKey: 'probe' }, account);
     expect(read.status).toBe(200);
     expect(read.headers['idempotency-key']).toBe('probe');

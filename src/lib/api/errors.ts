@@ -6,7 +6,7 @@ export interface ErrorObject {
   status: string;
   title: string;
   detail: string;
-  source?: { pointer?: string; parameter?: string };
+  source?: { pointer?: string; parameter?: string; header?: string };
 }
 
 export function errorResponse(
@@ -20,6 +20,7 @@ export function errorResponse(
 }
 
 export const TITLES: Record<number, string> = {
+  400: 'Bad Request',
   401: 'Unauthorized',
   403: 'Forbidden',
   404: 'Not Found',

@@ -26,7 +26,7 @@ import {
 } from '../core/idempotency-keys.js';
 import { isLockBusy, skippedTurn, withoutWaiting, type Store } from '../store/store.js';
 import { andThen, get, type Build, type MaybePromise, type Unit } from '../store/unit.js';
-import { simpleError } from './errors.js';
+import { errorResponse, simpleError } from './errors.js';
 import type { ApiRequest, ApiResponse } from './http.js';
 
 export { KeyTakenError };
@@ -57,7 +57,14 @@ export async function answerOnce(
 ): Promise<ApiResponse> {
   const key = request.idempotencyKey!;
   if (!VALID_KEY.test(key)) {
-    return simpleError(400, 'the Idempotency-Key header must be 1 to 255 visible ASCII characters');
+    return errorResponse(400, [
+      {
+        status: '400',
+        title: 'Invalid Parameter',
+        detail: 'the Idempotency-Key header must be 1 to 255 visible ASCII characters',
+        source: { header: 'Idempotency-Key' },
+      },
+    ]);
   }
   const hash = requestHash(request);
   const now = clock.now();
