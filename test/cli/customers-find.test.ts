@@ -162,12 +162,17 @@ describe('customers get EMAIL', () => {
     }
   });
 
-  it('when no customer has it, exits 1 saying so', async () => {
+  it('when no customer has it, exits 1 saying so, as a missing id is: with --json, the 404 document on stdout', async () => {
     const c = await seeded();
     expect(await c.run(['customers', 'get', 'nobody@example.com'])).toEqual({
       code: 1,
       stdout: '',
-      stderr: 'error: no customer with email nobody@example.com\n',
+      stderr: 'error: Not Found: no customer with email nobody@example.com\n',
+    });
+    const json = await c.run(['customers', 'get', 'nobody@example.com', '--json']);
+    expect([json.code, json.stderr]).toEqual([1, '']);
+    expect(JSON.parse(json.stdout)).toEqual({
+      errors: [{ status: '404', title: 'Not Found', detail: 'no customer with email nobody@example.com' }],
     });
   });
 

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { Deps } from '../../lib/command/deps.js';
-import { CliError, UsageError } from '../../lib/cli/errors.js';
+import { ApiError, UsageError } from '../../lib/cli/errors.js';
 import type { Invoke } from '../../lib/command/registry.js';
 import { examples } from '../../lib/command/registry.js';
 import { addReadOptions, parseId, readOptions, runGet, send } from '../../lib/command/resource.js';
@@ -40,7 +40,11 @@ async function idOfEmail(deps: Deps, email: string): Promise<number> {
   const body = response.body as { data?: { id: string }[]; meta?: { total?: number } };
   const ids = (body.data ?? []).map((customer) => customer.id);
   const total = body.meta?.total ?? ids.length;
-  if (ids.length === 0) throw new CliError(`no customer with email ${email}`, 1);
+  // As a missing id is answered: the 404 document (printed on stdout with --json), exit 1.
+  if (ids.length === 0)
+    throw new ApiError(404, {
+      errors: [{ status: '404', title: 'Not Found', detail: `no customer with email ${email}` }],
+    });
   if (total > 1 || ids.length > 1) {
     const more = total > ids.length ? ` and ${total - ids.length} more` : '';
     throw new UsageError(
