@@ -513,12 +513,14 @@ describe('GET /customers/{id}', () => {
 
 describe('methods the API does not have', () => {
   it.each([
-    ['DELETE', '/customers/1', 'GET, PATCH'],
-    ['PUT', '/customers/1', 'GET, PATCH'],
-    ['DELETE', '/customers', 'GET, POST'],
-    ['POST', '/subscription-plans', 'GET'],
-    ['PATCH', '/subscription-plans/1', 'GET'],
-    ['POST', '/customers/1/subscriptions', 'GET'],
+    ['DELETE', '/customers/1', 'GET, HEAD, PATCH'],
+    ['PUT', '/customers/1', 'GET, HEAD, PATCH'],
+    ['DELETE', '/customers', 'GET, HEAD, POST'],
+    ['POST', '/subscription-plans', 'GET, HEAD'],
+    ['PATCH', '/subscription-plans/1', 'GET, HEAD'],
+    ['POST', '/customers/1/subscriptions', 'GET, HEAD'],
+    // A batch's file: its GET marks the batch exported, so no HEAD there.
+    ['HEAD', '/collections/1/file', 'GET'],
   ])('when %s %s, answers 405 with an Allow header', async (method, path, allow) => {
     const core = await testCore();
     await createCustomer(core);

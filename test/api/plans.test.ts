@@ -258,7 +258,7 @@ describe('GET /subscription-plans/{id}', () => {
         body: { data: { type: 'subscription-plan', id: String(id), attributes: { name: 'Hacked', amount: '1' } } },
       });
       expectError(answer, 405, 'Method Not Allowed');
-      expect(answer.headers.allow).toBe('GET');
+      expect(answer.headers.allow).toBe('GET, HEAD');
       expect(await send(core, 'GET', `/subscription-plans/${id}`)).toEqual(before);
       expect(await planCount(core)).toBe(1);
     },

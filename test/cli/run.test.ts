@@ -1044,7 +1044,7 @@ describe('api', () => {
     expect(await c.run(['api', 'DELETE', '/customers/1'])).toEqual({
       code: 1,
       stdout: '',
-      stderr: 'error: Method Not Allowed: DELETE is not allowed on /customers/1; allowed: GET, PATCH\n',
+      stderr: 'error: Method Not Allowed: DELETE is not allowed on /customers/1; allowed: GET, HEAD, PATCH\n',
     });
     const withJson = await c.run(['api', 'DELETE', '/customers/1', '--json']);
     expect(withJson.code).toBe(1);
@@ -1053,7 +1053,7 @@ describe('api', () => {
         {
           status: '405',
           title: 'Method Not Allowed',
-          detail: 'DELETE is not allowed on /customers/1; allowed: GET, PATCH',
+          detail: 'DELETE is not allowed on /customers/1; allowed: GET, HEAD, PATCH',
         },
       ],
     });

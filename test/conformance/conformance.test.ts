@@ -371,11 +371,12 @@ const checks: Record<string, (recorded: Recorded[]) => void> = {
         },
       ],
     });
-    expect(s['delete customer'].headers.allow).toBe('GET, PATCH');
-    expect(s['delete customer'].body).toEqual(notAllowed('DELETE', '/customers/1', 'GET, PATCH'));
-    expect(s['post to a customer'].headers.allow).toBe('GET, PATCH');
-    expect(s['put customers'].headers.allow).toBe('GET, POST');
-    expect(s['put customers'].body).toEqual(notAllowed('PUT', '/customers', 'GET, POST'));
+    // HEAD goes with every GET that reads (RFC 9110).
+    expect(s['delete customer'].headers.allow).toBe('GET, HEAD, PATCH');
+    expect(s['delete customer'].body).toEqual(notAllowed('DELETE', '/customers/1', 'GET, HEAD, PATCH'));
+    expect(s['post to a customer'].headers.allow).toBe('GET, HEAD, PATCH');
+    expect(s['put customers'].headers.allow).toBe('GET, HEAD, POST');
+    expect(s['put customers'].body).toEqual(notAllowed('PUT', '/customers', 'GET, HEAD, POST'));
     // Nothing was deleted or created by the refused methods.
     expect(ids(s['get after'].body)).toEqual(['1']);
     for (const r of recorded) expect(r.headers['content-type']).toBe(JSONAPI);
@@ -431,7 +432,7 @@ const checks: Record<string, (recorded: Recorded[]) => void> = {
     });
     expect(s.list.body.data[1]).toEqual(s.get.body.data);
     for (const step of ['post', 'patch', 'delete']) {
-      expect(s[step].headers.allow).toBe('GET');
+      expect(s[step].headers.allow).toBe('GET, HEAD');
       expect(s[step].body.errors[0]).toMatchObject({ status: '405', title: 'Method Not Allowed' });
     }
     expect(s['unknown plan'].body).toEqual({
@@ -1227,7 +1228,7 @@ const checks: Record<string, (recorded: Recorded[]) => void> = {
     expect(s['a range for overdue'].body).toEqual(
       invalidParameter('filter[to]', 'the overdue report is as of now: it takes no filter[to]'),
     );
-    expect(s['a post'].headers.allow).toBe('GET');
+    expect(s['a post'].headers.allow).toBe('GET, HEAD');
   },
   'invoices follow the clock'(recorded) {
     expect(statuses(recorded)).toEqual([

@@ -213,9 +213,22 @@ describe('billing serve: routing', () => {
     const { request, keyA } = await setup();
     const response = await request('DELETE', '/customers', { key: keyA });
     expect(response.status).toBe(405);
-    expect(response.headers.get('allow')).toBe('GET, POST');
+    expect(response.headers.get('allow')).toBe('GET, HEAD, POST');
     expect(response.headers.get('content-type')).toBe(JSONAPI);
     expect(response.json.errors[0].title).toBe('Method Not Allowed');
+  });
+
+  it('answers HEAD as the GET without its body: the same status and headers, its length, no bytes', async () => {
+    const { request, keyA } = await setup();
+    expect((await request('POST', '/customers', { key: keyA, body: customer() })).status).toBe(201);
+    for (const path of ['/customers/1', '/customers?page[size]=5', '/nothing-here', '/customers/2']) {
+      const got = await request('GET', path, { key: keyA });
+      const head = await request('HEAD', path, { key: keyA });
+      expect([head.status, head.text], path).toEqual([got.status, '']);
+      expect(head.headers.get('content-type'), path).toBe(got.headers.get('content-type'));
+      expect(Number(head.headers.get('content-length')), path).toBe(Buffer.byteLength(got.text));
+    }
+    expect((await request('HEAD', '/customers/1')).status).toBe(401);
   });
 
   it('answers 404 for an unknown path', async () => {

@@ -209,11 +209,16 @@ export function createRouter(options: RouterOptions): Router {
       const id = match.groups?.id;
       if (id !== undefined && id.length > 15 && !Number.isSafeInteger(Number(id)))
         return simpleError(404, `no such path: ${request.path}`);
-      const method = request.method.toUpperCase() as 'GET' | 'POST' | 'PATCH' | 'DELETE';
+      // HEAD is the GET without its body (RFC 9110), which the HTTP server leaves out; not on a batch's
+      // file, whose GET marks the batch exported.
+      const readable = route.methods.GET !== undefined && !('later' in route.methods.GET);
+      const asked = request.method.toUpperCase();
+      const method = (asked === 'HEAD' && readable ? 'GET' : asked) as 'GET' | 'POST' | 'PATCH' | 'DELETE';
       const handler = route.methods[method];
       if (!handler) {
         const allow = Object.keys(route.methods)
           .filter((name) => name !== 'uploads')
+          .flatMap((name) => (name === 'GET' && readable ? ['GET', 'HEAD'] : [name]))
           .join(', ');
         return simpleError(405, `${method} is not allowed on ${request.path}; allowed: ${allow}`, { allow });
       }
@@ -253,7 +258,8 @@ export function createRouter(options: RouterOptions): Router {
         return dispatch(request, account, guard, store);
       // Any request with a key gets it named in the answer (how a client learns keys are honoured); a
       // write (POST, PATCH, DELETE) is carried out once: sent again, its first answer comes back.
-      if (request.method.toUpperCase() === 'GET')
+      const method = request.method.toUpperCase();
+      if (method === 'GET' || method === 'HEAD')
         return andThen(dispatch(request, account, guard, store), (response) => ({
           ...response,
           headers: { ...response.headers, 'idempotency-key': request.idempotencyKey! },
