@@ -2,8 +2,8 @@
 // side by side: collections create|export|import|list|get|cancel print the same and exit alike.
 // Real time, and a day's pre-notification: a subscription activated today is due on the next
 // TARGET2 business day, which is what `collections create` takes by default, whatever the day.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, lstatSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { camt054For } from '../helpers/bank-reports.js';
@@ -242,6 +242,46 @@ describe('billing collections, embedded and remote alike', { timeout: 180_000 },
     expect(late.embedded.stderr).toBe(
       'error: status: collection 1 is exported: only a batch not yet exported can be cancelled (its file may be at the bank)\n',
     );
+  });
+
+  it('export --out to a link, dangling or not, writes the file it leads to and leaves the link a link', async () => {
+    const xml = (await embedded(['collections', 'export', '1'])).stdout;
+    const target = join(dir, 'linked.xml');
+    writeFileSync(target, 'old');
+    const link = join(dir, 'link.xml');
+    symlinkSync(target, link);
+    // A relative link to a link to a file not made yet.
+    const dangling = join(dir, 'dangling.xml');
+    symlinkSync('dangling-next.xml', dangling);
+    symlinkSync('not-yet.xml', join(dir, 'dangling-next.xml'));
+    for (const out of [link, dangling]) {
+      const written = await embedded(['collections', 'export', '1', '--out', out]);
+      expect(written).toEqual({ code: 0, stdout: '', stderr: `exported collection 1 to ${out}\n` });
+    }
+    for (const out of [link, dangling, join(dir, 'dangling-next.xml')]) {
+      expect(lstatSync(out).isSymbolicLink(), out).toBe(true);
+    }
+    expect(readFileSync(target, 'utf8')).toBe(xml);
+    expect(readFileSync(join(dir, 'not-yet.xml'), 'utf8')).toBe(xml);
+    expect(readdirSync(dir).filter((name) => name.endsWith('.part'))).toEqual([]);
+  });
+
+  it('export --out into a FIFO writes straight into it: its reader gets the whole file', async () => {
+    const xml = (await embedded(['collections', 'export', '1'])).stdout;
+    const fifo = join(dir, 'batch.fifo');
+    execFileSync('mkfifo', [fifo]);
+    const reader = spawn('cat', [fifo], { stdio: ['ignore', 'pipe', 'ignore'] });
+    let read = '';
+    reader.stdout.setEncoding('utf8').on('data', (chunk: string) => (read += chunk));
+    const closed = new Promise((resolve) => reader.on('close', resolve));
+    const written = await embedded(['collections', 'export', '1', '--out', fifo]);
+    expect(written).toEqual({ code: 0, stdout: '', stderr: `exported collection 1 to ${fifo}\n` });
+    // A reader left waiting on a FIFO that nobody opens is let go.
+    const timer = setTimeout(() => reader.kill(), 5_000);
+    await closed;
+    clearTimeout(timer);
+    expect(lstatSync(fifo).isFIFO()).toBe(true);
+    expect(read).toBe(xml);
   });
 
   it("import applies the bank's report, lists what matches nothing (exit 0), and says when a file was imported before", async () => {
