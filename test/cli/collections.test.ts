@@ -210,6 +210,8 @@ describe('billing collections, embedded and remote alike', { timeout: 180_000 },
     const nowhere = join(dir, 'no-such-folder', 'batch.xml');
     const unwritable = await both(['collections', 'export', '1', '--out', nowhere], 2);
     expect(unwritable.embedded.stderr).toBe(`error: --out ${nowhere}: cannot write there (ENOENT)\n`);
+    const folder = await both(['collections', 'export', '1', '--out', dir], 2);
+    expect(folder.embedded.stderr).toBe(`error: --out ${dir} is a folder: name the file to write\n`);
     const status = await both(['collections', 'get', '1', '--json']);
     expect(JSON.parse(status.embedded.stdout).data.attributes.status).not.toBe('exported');
     expect(JSON.parse(status.remote.stdout).data.attributes.status).not.toBe('exported');

@@ -43,7 +43,8 @@ async function fileAt(path: string): Promise<{ fill: (pipe: Pipe) => Promise<voi
   let temporary: string | undefined;
   try {
     const found = await stat(path).catch(() => undefined);
-    if (found && !found.isFile() && !found.isDirectory()) {
+    if (found?.isDirectory()) throw new UsageError(`--out ${path} is a folder: name the file to write`);
+    if (found && !found.isFile()) {
       // A FIFO, a device or a socket: a file renamed over it would take its place and its reader would get
       // nothing. Written straight into, so there is no whole or nothing: a failed export may leave part of the file.
       handle = await open(path, 'w');
@@ -53,6 +54,7 @@ async function fileAt(path: string): Promise<{ fill: (pipe: Pipe) => Promise<voi
       handle = await open(temporary, 'wx');
     }
   } catch (error) {
+    if (error instanceof UsageError) throw error;
     throw new UsageError(`--out ${path}: cannot write there (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
   }
   const abort = async () => {
