@@ -17,6 +17,7 @@ import { openStore } from '../../src/lib/store/store.js';
 import { BIN, ensureBundle, runCli, TEST_CONFIG_DIR, watchServe } from '../helpers/cli.js';
 import { freshStoreLocation } from '../helpers/engine.js';
 import { storeWithAccount, tempDir } from '../helpers/store.js';
+import { cli } from './harness.js';
 
 const children: ChildProcess[] = [];
 afterEach(() => {
@@ -180,6 +181,32 @@ describe('billing import, remote', () => {
       expect(result.stderr).toContain(`${file} is not UTF-8 text at ${at}`);
     }
     expect((await total(url, key)).total).toBe(0);
+  }, 30_000);
+
+  it('imports a CSV and an NDJSON export as new customers, leaving out its ids and read-only attributes', async () => {
+    const { url, key } = await serve();
+    const dir = tempDir();
+    const from = cli(join(dir, 'from.db'));
+    await from.seedCustomers(2);
+    const note = "(an export's ids and read-only attributes; an import makes new resources)";
+    const left =
+      'id, payment_method, bank_verification_method, card_holder, card_number, archived, created_at, updated_at';
+    for (const [format, ignored] of [
+      ['csv', 'columns'],
+      ['ndjson', 'members'],
+    ] as const) {
+      const file = join(dir, `customers.${format}`);
+      writeFileSync(file, (await from.run(['customers', 'list', '--all', '-o', format])).stdout);
+      const result = await runCli(['--base-url', url, '--api-key', key, 'import', 'customers', file]);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stderr).toContain(`ignored ${ignored}: ${left} ${note}\n`);
+    }
+    expect((await total(url, key)).emails).toEqual([
+      'c1@example.com',
+      'c2@example.com',
+      'c1@example.com',
+      'c2@example.com',
+    ]);
   }, 30_000);
 });
 

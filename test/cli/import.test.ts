@@ -9,8 +9,11 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { BIN, ensureBundle, runCli } from '../helpers/cli.js';
+import { CUSTOMER_READ_ONLY_ON_CREATE } from '../../src/lib/schemas/customer.js';
+import { INVOICE_READ_ONLY_ON_CREATE } from '../../src/lib/schemas/invoice.js';
+import { SUBSCRIPTION_READ_ONLY_ON_CREATE } from '../../src/lib/schemas/subscription.js';
 import { tempDir } from '../helpers/store.js';
-import { cli } from './harness.js';
+import { cli, type Cli } from './harness.js';
 
 const person = (n: number, extra: Record<string, unknown> = {}) => ({
   first_name: `First${n}`,
@@ -266,6 +269,266 @@ describe('billing import customers (embedded)', () => {
     };
     expect(drafts.data).toHaveLength(1);
     expect(drafts.data[0].attributes).toMatchObject({ status: 'draft', amount_excl: '25.00' });
+  });
+});
+
+describe('billing import of an export (list --all -o csv|ndjson): new resources with the same attributes', () => {
+  type Resource = {
+    id: string;
+    attributes: Record<string, unknown>;
+    relationships?: Record<string, { data?: { id: string } | unknown[] | null }>;
+  };
+  const NOTE = "(an export's ids and read-only attributes; an import makes new resources)";
+  const CUSTOMER_LEFT =
+    'id, payment_method, bank_verification_method, card_holder, card_number, archived, created_at, updated_at';
+
+  async function post(run: Cli, path: string, type: string, attributes: Record<string, unknown>): Promise<void> {
+    await run.withTransport(async (t) => {
+      const answer = await t.request({ method: 'POST', path, body: { data: { type, attributes } } });
+      expect(answer.status, JSON.stringify(answer.body)).toBe(201);
+    });
+  }
+
+  async function all(run: Cli, noun: string): Promise<Resource[]> {
+    const out = await run.run([noun, 'list', '--all', '--json', '--page-size', '100']);
+    expect(out.code, out.stderr).toBe(0);
+    return (JSON.parse(out.stdout) as { data: Resource[] }).data;
+  }
+
+  async function exported(run: Cli, path: string, argv: string[]): Promise<string> {
+    const out = await run.run(argv);
+    expect(out.code, out.stderr).toBe(0);
+    writeFileSync(path, out.stdout);
+    return path;
+  }
+
+  /** What an import carries over: the attributes but those the service sets, and the ids of to-one relationships. */
+  const carried = (resources: Resource[], readOnly: readonly string[]) =>
+    resources.map((r) => ({
+      ...Object.fromEntries(Object.entries(r.attributes).filter(([name]) => !readOnly.includes(name))),
+      ...Object.fromEntries(
+        Object.entries(r.relationships ?? {}).flatMap(([name, { data }]) =>
+          data && !Array.isArray(data) ? [[name, data.id]] : [],
+        ),
+      ),
+    }));
+
+  // Every attribute a customer can be made with; cells a spreadsheet would run go out escaped and come back.
+  const JANSEN = {
+    gender: 'm',
+    first_name: '=Jan',
+    middle_name: 'van',
+    last_name: 'Jansen',
+    company_name: 'Jansen BV',
+    vat_number: 'NL123456789B01',
+    bank_holder: 'J. Jansen',
+    iban: 'NL91ABNA0417164300',
+    postalcode: '1016EE',
+    house_number: '313',
+    house_number_add: 'A',
+    street: 'Keizersgracht',
+    city: 'Amsterdam',
+    country_iso2: 'NL',
+    language: 'en',
+    email: 'jan@example.nl',
+    telephone: '+31201234567',
+  };
+  const PEETERS = { first_name: 'Els', last_name: 'Peeters', email: 'els@example.be', country_iso2: 'BE' };
+
+  async function twoCustomers(run: Cli): Promise<void> {
+    await post(run, '/customers', 'customer', JANSEN);
+    await post(run, '/customers', 'customer', PEETERS);
+    await run.withTransport(async (t) => {
+      const body = { data: { type: 'customer', id: '2', attributes: { archived: true } } };
+      expect((await t.request({ method: 'PATCH', path: '/customers/2', body })).status).toBe(200);
+    });
+  }
+
+  // Its id and read-only columns are left out, and named once.
+  it('a CSV export of customers, whole or with --fields, imports into a new store as the same customers', async () => {
+    const dir = tempDir();
+    const from = cli(join(dir, 'from.db'));
+    await twoCustomers(from);
+    const whole = await exported(from, join(dir, 'customers.csv'), ['customers', 'list', '--all', '-o', 'csv']);
+    const to = cli(join(dir, 'to.db'));
+    const imported = await to.run(['import', 'customers', whole]);
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(imported.stderr).toContain(`ignored columns: ${CUSTOMER_LEFT} ${NOTE}\n`);
+    expect(imported.stderr.match(/ignored columns/g)).toHaveLength(1);
+    const made = await all(to, 'customers');
+    expect(carried(made, CUSTOMER_READ_ONLY_ON_CREATE)).toEqual(
+      carried(await all(from, 'customers'), CUSTOMER_READ_ONLY_ON_CREATE),
+    );
+    // What the service sets itself is set anew: archived is not carried over.
+    expect(made.map((c) => c.attributes.archived)).toEqual([false, false]);
+    // The same file again is known by its content: nothing twice.
+    const again = await to.run(['import', 'customers', whole]);
+    expect(again.code).toBe(0);
+    expect(again.stderr).toContain('this file was imported before (same content): nothing to do');
+    expect(await to.customerCount()).toBe(2);
+
+    const fieldsFlag = ['--fields', 'customer=first_name,last_name,email'];
+    const some = await exported(from, join(dir, 'some.csv'), [
+      'customers',
+      'list',
+      '--all',
+      '-o',
+      'csv',
+      ...fieldsFlag,
+    ]);
+    expect(readFileSync(some, 'utf8').split('\r\n')[0]).toBe('id,first_name,last_name,email');
+    const other = cli(join(dir, 'other.db'));
+    const fields = await other.run(['import', 'customers', some]);
+    expect(fields.code, fields.stderr).toBe(0);
+    expect(fields.stderr).toContain(`ignored columns: id ${NOTE}\n`);
+    const names = (list: Resource[]) =>
+      list.map(({ attributes: { first_name, last_name, email } }) => ({ first_name, last_name, email }));
+    expect(names(await all(other, 'customers'))).toEqual([
+      { first_name: '=Jan', last_name: 'Jansen', email: 'jan@example.nl' },
+      { first_name: 'Els', last_name: 'Peeters', email: 'els@example.be' },
+    ]);
+  });
+
+  // A resource of another type is rejected; a plain object with an id is refused as before.
+  it('an NDJSON export of customers (resource objects) imports as the same customers', async () => {
+    const dir = tempDir();
+    const from = cli(join(dir, 'from.db'));
+    await twoCustomers(from);
+    const file = await exported(from, join(dir, 'customers.ndjson'), ['customers', 'list', '--all', '-o', 'ndjson']);
+    const wrongType = JSON.stringify({ type: 'subscription', id: '7', attributes: { status: 'active' } });
+    writeFileSync(file, readFileSync(file, 'utf8') + ndjson([wrongType, person(9, { id: 9 })]));
+    const to = cli(join(dir, 'to.db'));
+    const imported = await to.run(['import', 'customers', file]);
+    expect(imported.code).toBe(1);
+    expect(imported.stderr).toContain(`ignored members: ${CUSTOMER_LEFT} ${NOTE}\n`);
+    expect(imported.stderr).toContain(
+      'line 3: type: is "subscription", where billing import customers takes "customer"\n',
+    );
+    expect(imported.stderr).toContain('line 4: id: is not allowed inside attributes');
+    expect(imported.stderr).toContain('imported 2 customers, rejected 2');
+    expect(carried(await all(to, 'customers'), CUSTOMER_READ_ONLY_ON_CREATE)).toEqual(
+      carried(await all(from, 'customers'), CUSTOMER_READ_ONLY_ON_CREATE),
+    );
+    // The resource of another type goes back as it was; the plain object with its reasons.
+    const rejects = readFileSync(join(dir, 'customers.rejects.ndjson'), 'utf8').split('\n');
+    expect(rejects[0]).toBe(wrongType);
+    expect(JSON.parse(rejects[1])).toMatchObject({
+      ...person(9, { id: 9 }),
+      _rejected: expect.stringMatching(/^line 4: id: /),
+    });
+  });
+
+  it('still refuses a column that is no attribute at all, in an export as anywhere', async () => {
+    const dir = tempDir();
+    const from = cli(join(dir, 'from.db'));
+    await twoCustomers(from);
+    const text = (await from.run(['customers', 'list', '--all', '-o', 'csv'])).stdout;
+    const [head, ...rows] = text.trimEnd().split('\r\n');
+    const file = join(dir, 'loyalty.csv');
+    writeFileSync(file, [`${head},loyalty`, ...rows.map((row) => `${row},gold`)].join('\r\n') + '\r\n');
+    const to = cli(join(dir, 'to.db'));
+    const imported = await to.run(['import', 'customers', file]);
+    expect(imported.code).toBe(1);
+    expect(imported.stderr).toMatch(/^line 2: loyalty: is not a known attribute$/m);
+    expect(imported.stderr).toMatch(/^line 3: loyalty: is not a known attribute$/m);
+    expect(await to.customerCount()).toBe(0);
+    const rejects = readFileSync(join(dir, 'loyalty.rejects.csv'), 'utf8').split('\r\n');
+    expect(rejects[0]).toBe(`${head},loyalty,_rejected`);
+    expect(rejects[1]).toBe(`${rows[0]},gold,line 2: loyalty: is not a known attribute`);
+  });
+
+  // A generated mandate code is refused, as on any create; an invoice export makes drafts without lines.
+  it('an NDJSON export of subscriptions imports with its customer and plan (its to-one relationships)', async () => {
+    const dir = tempDir();
+    const stores = [cli(join(dir, 'from.db')), cli(join(dir, 'to.db'))];
+    // The same customer and plan in both, so the export's relationships name them in either.
+    for (const run of stores) {
+      await post(run, '/customers', 'customer', JANSEN);
+      const plan = ['plans', 'create', '--name', 'Monthly', '--amount', '10', '--frequency', 'monthly'];
+      expect((await run.run(plan)).code).toBe(0);
+    }
+    const [from, to] = stores;
+    const subscription = (extra: Record<string, unknown>) => ({ customer_id: 1, subscription_plan_id: 1, ...extra });
+    await post(
+      from,
+      '/subscriptions',
+      'subscription',
+      subscription({
+        mandate_code: 'LID-1',
+        start_date: '2026-12-01',
+        metadata: { box: 'large' },
+        subscription_webhook_url: 'https://example.com/hooks/subscriptions',
+        success_redirect_url: 'https://example.com/thanks',
+      }),
+    );
+    await post(
+      from,
+      '/subscriptions',
+      'subscription',
+      subscription({
+        mandate_code: 'LID-2',
+        status: 'active',
+        mandate_accepted: true,
+        mandate_accepted_date: '2026-11-20',
+        cancel_date: '2027-06-30',
+      }),
+    );
+    await post(from, '/subscriptions', 'subscription', subscription({}));
+    const file = await exported(from, join(dir, 'subscriptions.ndjson'), [
+      'subscriptions',
+      'list',
+      '--all',
+      '-o',
+      'ndjson',
+    ]);
+
+    const imported = await to.run(['import', 'subscriptions', file]);
+    expect(imported.code).toBe(1);
+    expect(imported.stderr).toContain(
+      `ignored members: id, confirmation_page, archived, created_at, updated_at ${NOTE}\n`,
+    );
+    expect(imported.stderr).toContain(
+      'line 3: mandate_code: MNDT-<number> is kept for the codes the service generates',
+    );
+    expect(imported.stderr).toContain('imported 2 subscriptions, rejected 1');
+    // The row goes to the rejects file as the attributes it was read as: without its code, it goes in.
+    const rejects = join(dir, 'subscriptions.rejects.ndjson');
+    const { mandate_code, _rejected, ...rest } = JSON.parse(readFileSync(rejects, 'utf8')) as Record<string, unknown>;
+    expect([mandate_code, rest.customer_id, rest.subscription_plan_id]).toEqual(['MNDT-3', '1', '1']);
+    expect(_rejected).toMatch(/^line 3: mandate_code: /);
+    writeFileSync(rejects, ndjson([rest]));
+    const fixed = await to.run(['import', 'subscriptions', rejects]);
+    expect(fixed.code, fixed.stderr).toBe(0);
+    expect(carried(await all(to, 'subscriptions'), SUBSCRIPTION_READ_ONLY_ON_CREATE)).toEqual(
+      carried(await all(from, 'subscriptions'), SUBSCRIPTION_READ_ONLY_ON_CREATE),
+    );
+
+    // An invoice export holds neither its lines nor its status and amounts (the service's): a draft
+    // of the same subscription, with its dates, and no lines.
+    await post(from, '/invoices', 'invoice', {
+      subscription_id: 2,
+      invoice_date: '2026-11-20',
+      transaction_date: '2026-11-25',
+      send_email: false,
+    });
+    await post(from, '/invoice-lines', 'invoice-line', {
+      invoice_id: 1,
+      description: 'Box',
+      amount: '10',
+      tax_rate: '21',
+    });
+    const invoices = await exported(from, join(dir, 'invoices.ndjson'), ['invoices', 'list', '--all', '-o', 'ndjson']);
+    const drafts = await to.run(['import', 'invoices', invoices]);
+    expect(drafts.code, drafts.stderr).toBe(0);
+    expect(drafts.stderr).toContain('ignored members: id, status, reference, amount_excl');
+    const [original] = await all(from, 'invoices');
+    const [copy] = await all(to, 'invoices');
+    expect(original.attributes).toMatchObject({ status: 'open', amount_excl: '10.00' });
+    // The original's collection is its own too.
+    const { transaction, ...kept } = carried([original], INVOICE_READ_ONLY_ON_CREATE)[0];
+    expect(transaction).toEqual(expect.any(String));
+    expect(carried([copy], INVOICE_READ_ONLY_ON_CREATE)).toEqual([kept]);
+    expect(copy.attributes).toMatchObject({ status: 'draft', reference: 'DRAFT', amount_excl: '0.00' });
   });
 });
 

@@ -13,9 +13,9 @@ import type { Deps } from '../../lib/command/deps.js';
 import { ApiError, CliError, errorLines, UsageError } from '../../lib/cli/errors.js';
 import { problemPlace, withDecimalCommas, type Shape } from '../../lib/command/flags.js';
 import type { Invoke } from '../../lib/command/registry.js';
-import { customerCreateShape } from '../../lib/schemas/customer.js';
-import { invoiceCreateShape, lineCreateShape } from '../../lib/schemas/invoice.js';
-import { subscriptionCreateShape } from '../../lib/schemas/subscription.js';
+import { CUSTOMER_READ_ONLY_ON_CREATE, customerCreateShape } from '../../lib/schemas/customer.js';
+import { INVOICE_READ_ONLY_ON_CREATE, invoiceCreateShape, lineCreateShape } from '../../lib/schemas/invoice.js';
+import { SUBSCRIPTION_READ_ONLY_ON_CREATE, subscriptionCreateShape } from '../../lib/schemas/subscription.js';
 import { examples, refusesDryRun } from '../../lib/command/registry.js';
 import { safeText } from '../../lib/output/format.js';
 import { progressBar } from '../../lib/output/progress.js';
@@ -48,6 +48,66 @@ const SHAPES: Record<ImportKind, Shape> = {
   subscriptions: subscriptionCreateShape,
   invoices: invoiceCreateShape,
 };
+
+/** What a create refuses as read-only, the service setting it itself: an export writes these. */
+const READ_ONLY: Record<ImportKind, readonly string[]> = {
+  customers: CUSTOMER_READ_ONLY_ON_CREATE,
+  subscriptions: SUBSCRIPTION_READ_ONLY_ON_CREATE,
+  invoices: INVOICE_READ_ONLY_ON_CREATE,
+};
+
+const EXPORT_NOTE = "(an export's ids and read-only attributes; an import makes new resources)";
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * A row as a create's attributes, also when it is what an export wrote. An export holds each
+ * resource's id and the attributes the service sets, which a create refuses: an import makes new
+ * resources, so it leaves them out (named once at the end) instead of refusing every row. In NDJSON
+ * only a resource object is an export's; a plain object is taken as it is, an id in it refused.
+ */
+function asCreate(job: Job, row: SourceRow): SourceRow {
+  const read = row.attributes;
+  if (!read) return row;
+  if (job.format === 'csv') {
+    for (const name of job.ignoredColumns) {
+      delete read[name];
+      job.ignored.add(name);
+    }
+    return row;
+  }
+  if (!('type' in read && 'attributes' in read)) return row;
+  const { type, id, attributes, relationships } = read;
+  const expected = RESOURCES[job.kind].type;
+  const refused = (error: string): SourceRow => ({
+    line: row.line,
+    lastLine: row.lastLine,
+    raw: row.raw,
+    end: row.end,
+    error,
+  });
+  if (type !== expected)
+    return refused(`type: is ${JSON.stringify(type)}, where billing import ${job.kind} takes "${expected}"`);
+  if (!isObject(attributes)) return refused('attributes: must be a JSON object');
+  if (id !== undefined) job.ignored.add('id');
+  const taken = { ...attributes };
+  for (const name of Object.keys(taken))
+    if (READ_ONLY[job.kind].includes(name)) {
+      delete taken[name];
+      job.ignored.add(name);
+    }
+  // JSON:API puts the related ids a create takes as attributes (customer_id) in the to-one
+  // relationships (customer): without them no subscription or invoice export could be imported.
+  const related: Record<string, unknown> = {};
+  for (const [name, relation] of Object.entries(isObject(relationships) ? relationships : {})) {
+    const attribute = `${name.replace(/-/g, '_')}_id`;
+    const data = isObject(relation) ? relation.data : undefined;
+    if (Object.hasOwn(SHAPES[job.kind], attribute) && isObject(data) && data.id !== undefined)
+      related[attribute] = data.id;
+  }
+  return { ...row, attributes: { ...related, ...taken } };
+}
 
 /** A row's attributes with amounts read as flags read them (a decimal comma), an invoice's lines too. */
 function readAmounts(kind: ImportKind, attributes: Record<string, unknown>): Record<string, unknown> {
@@ -95,6 +155,10 @@ interface Job {
   csv: CsvOptions;
   /** Says a rejected row on stderr and writes it to the rejects file. */
   reject(row: SourceRow, reasons: string[]): void;
+  /** CSV: the header's columns an export writes that a create refuses (the id, read-only attributes). */
+  ignoredColumns: readonly string[];
+  /** What the rows read held that was left out of them, for the note at the end. */
+  ignored: Set<string>;
 }
 
 const wholeNumber = (text: string | undefined, flag: string, min: number, max: number, fallback: number): number => {
@@ -162,6 +226,8 @@ export async function runImport(deps: Deps, kind: ImportKind, file: string, opti
         if (!quiet) deps.io.err(safeText(`line ${row.line}: ${reasons.join('; ')}\n`));
         rejects.write(row, `line ${row.line}: ${reasons.join('; ')}`);
       },
+      ignoredColumns: (header ?? []).filter((name) => name === 'id' || READ_ONLY[kind].includes(name)),
+      ignored: new Set(),
     };
     let summary: Omit<Summary, 'seconds' | 'kind' | 'file' | 'rejects_file'>;
     try {
@@ -169,6 +235,10 @@ export async function runImport(deps: Deps, kind: ImportKind, file: string, opti
     } finally {
       rejects.close();
     }
+    if (job.ignored.size > 0 && !quiet)
+      deps.io.err(
+        `ignored ${format === 'csv' ? 'columns' : 'members'}: ${[...job.ignored].join(', ')} ${EXPORT_NOTE}\n`,
+      );
     report(deps, {
       kind,
       file,
@@ -287,7 +357,7 @@ async function embedded(job: Job, batchSize: number): Promise<{ imported: number
   try {
     let batch: SourceRow[] = [];
     for await (const row of readRows(job.path, job.format, state, job.csv)) {
-      batch.push(row);
+      batch.push(asCreate(job, row));
       if (batch.length >= batchSize) {
         await flush(batch, false);
         batch = [];
@@ -391,7 +461,7 @@ async function remote(job: Job, concurrency: number): Promise<{ imported: number
   try {
     for await (const row of readRows(job.path, job.format, { offset: 0, line: 0 }, job.csv)) {
       if (fatal) break;
-      window.push(send(row));
+      window.push(send(asCreate(job, row)));
       if (window.length >= concurrency) settle(await window.shift()!);
     }
     while (window.length) settle(await window.shift()!);
