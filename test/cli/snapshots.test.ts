@@ -3,6 +3,7 @@
 // connection that stays open, as a running billing serve's would), the store emptied; every refusal
 // (no --yes without a terminal, a declined question, a name used twice, a bad or unknown name, a
 // PostgreSQL store) changes nothing.
+import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { fakePrompter } from '../../src/lib/prompts/fake.js';
@@ -103,6 +104,53 @@ describe('store snapshots (SQLite)', () => {
       JSON.parse((await c.run(['store', 'snapshots', '--json'])).stdout).map((s: { name: string }) => s.name),
     ).toEqual(['one']);
     expect(await customers(c)).toBe(1);
+  });
+
+  it('restore and reset wait for another process’s write lock, then put the store back; past the wait, exit 1 and nothing changed', async () => {
+    const c = await withCustomers(2);
+    expect((await c.run(['store', 'snapshot', 'two'])).code).toBe(0);
+    await c.seedCustomers(1, 3);
+    // Another connection in the middle of a write (a sqlite3 shell, a long import).
+    const writer = new Database(c.dbPath);
+    try {
+      writer.exec('BEGIN IMMEDIATE');
+      const short = { env: { BILLING_BUSY_MS: '300' } };
+      for (const argv of [
+        ['store', 'restore', 'two', '--yes'],
+        ['store', 'reset', '--yes'],
+      ]) {
+        const refused = await c.run(argv, short);
+        expect([refused.code, refused.stdout], argv.join(' ')).toEqual([1, '']);
+        expect(refused.stderr, argv.join(' ')).toContain('store busy, try again');
+        expect(refused.stderr).toContain('nothing was changed');
+      }
+      writer.exec('COMMIT');
+      expect(await customers(c)).toBe(3);
+      writer.exec('BEGIN IMMEDIATE');
+      setTimeout(() => writer.exec('COMMIT'), 300);
+      const waited = await c.run(['store', 'restore', 'two', '--yes'], { env: { BILLING_BUSY_MS: '5000' } });
+      expect(waited.code, waited.stderr).toBe(0);
+      expect(await customers(c)).toBe(2);
+    } finally {
+      if (writer.inTransaction) writer.exec('ROLLBACK');
+      writer.close();
+    }
+  });
+
+  it('refuses to restore a snapshot a newer billing made (exit 2, both versions named): the store stays this billing’s', async () => {
+    const c = await withCustomers(2);
+    expect((await c.run(['store', 'snapshot', 'newer'])).code).toBe(0);
+    await c.seedCustomers(1, 3);
+    const snapshot = new Database(`${c.dbPath}.snapshots/newer.db`);
+    const known = snapshot.pragma('user_version', { simple: true }) as number;
+    snapshot.pragma(`user_version = ${known + 1}`);
+    snapshot.close();
+    const refused = await c.run(['store', 'restore', 'newer', '--yes']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`is at schema version ${known + 1}, which a newer billing made`);
+    expect(refused.stderr).toContain(`knows versions up to ${known}`);
+    expect(await customers(c)).toBe(3);
+    expect((await c.run(['store', 'snapshots'])).code).toBe(0);
   });
 
   it('on a PostgreSQL store says plainly that the database’s own tools do this (exit 2)', async () => {

@@ -2,7 +2,7 @@
 // it (lib/store/snapshots.ts, through lib/runtime/maintenance.ts), for trying things safely. restore and reset replace everything in
 // the store, so they ask first (--yes without a terminal). PostgreSQL: its own tools do this.
 import { confirmAction } from '../../lib/command/confirm.js';
-import type { Deps } from '../../lib/command/deps.js';
+import { busyMsFromEnv, type Deps } from '../../lib/command/deps.js';
 import { CliError, UsageError } from '../../lib/cli/errors.js';
 import { renderPlain } from '../../lib/output/render.js';
 import type * as MaintenanceModule from '../../lib/runtime/maintenance.js';
@@ -89,7 +89,7 @@ export async function restore(deps: Deps, name: string): Promise<void> {
     `restore snapshot ${name}`,
     `Replace everything in ${path} by snapshot ${name}? What the store holds now is lost.`,
   );
-  const restored = (await maintenance.restoreSnapshot(path, name))!;
+  const restored = (await maintenance.restoreSnapshot(path, name, busyMsFromEnv(deps.env)))!;
   if (!deps.globals.quiet) deps.io.err(`restored snapshot ${name} into ${path}\n`);
   await print(deps, restored);
 }
@@ -97,6 +97,6 @@ export async function restore(deps: Deps, name: string): Promise<void> {
 export async function reset(deps: Deps): Promise<void> {
   const { path, maintenance } = await sqliteStore(deps, 'store reset', true);
   await confirmAction(deps, `reset the store ${path}`, `Empty ${path}? Everything in it is lost (snapshots are kept).`);
-  await maintenance.resetStore(path);
+  await maintenance.resetStore(path, busyMsFromEnv(deps.env));
   if (!deps.globals.quiet) deps.io.err(`the store ${path} is empty\n`);
 }

@@ -50,25 +50,30 @@ export async function takeSnapshot(store: SqliteStore, name: string): Promise<Sn
     renameSync(partial, path);
   } finally {
     rmSync(partial, { force: true });
+    rmSync(`${partial}-journal`, { force: true });
   }
   return info(path, name);
 }
 
 /** Puts a snapshot back over the store (whose connections may stay open). */
-export async function restoreSnapshot(storePath: string, name: string): Promise<SnapshotInfo | undefined> {
+export async function restoreSnapshot(
+  storePath: string,
+  name: string,
+  busyMs?: number,
+): Promise<SnapshotInfo | undefined> {
   const path = snapshotPath(storePath, name);
   if (!existsSync(path)) return undefined;
-  await replaceSqliteStore(path, storePath);
+  await replaceSqliteStore(path, storePath, busyMs);
   return info(path, name);
 }
 
 /** Empties the store: an empty store of this version put over it, as a restore would. */
-export async function resetStore(storePath: string): Promise<void> {
+export async function resetStore(storePath: string, busyMs?: number): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'billing-reset-'));
   try {
     const empty = join(dir, 'empty.db');
     await openSqliteStore(empty).close();
-    await replaceSqliteStore(empty, storePath);
+    await replaceSqliteStore(empty, storePath, busyMs);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

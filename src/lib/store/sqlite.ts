@@ -528,7 +528,7 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Sqli
     },
     dataVersion: () => `${dataVersion.get() as number}.${ownWrites}`,
     async backup(to) {
-      await sqlite.backup(to);
+      await backupWithin(sqlite, to, busyMs);
     },
     close() {
       if (timer) clearTimeout(timer);
@@ -690,11 +690,41 @@ function fillSearchText(sqlite: Database.Database): void {
  * destination is locked while its pages are replaced, so other connections (a running billing
  * serve) see the old store or the new one, never a mix. `to` is migrated by the next open.
  */
-export async function replaceSqliteStore(from: string, to: string): Promise<void> {
+export async function replaceSqliteStore(from: string, to: string, busyMs = DEFAULT_BUSY_MS): Promise<void> {
   const source = new Database(from, { readonly: true, fileMustExist: true });
   try {
-    await source.backup(to);
+    // Never a store this billing could not open again (nor undo the restore with).
+    const version = source.pragma('user_version', { simple: true }) as number;
+    if (version > sqliteMigrations.length) throw newerStore(from, version, sqliteMigrations.length);
+    await backupWithin(source, to, busyMs);
   } finally {
     source.close();
+  }
+}
+
+/**
+ * SQLite's backup of `db` into the file `to`, bounded as a write is: better-sqlite3 steps the copy
+ * again and again while a lock stands in its way, and takes a lock refused at the first step (no page
+ * counted yet) for a copy done. A copy let go before its end changes nothing at `to`.
+ */
+/** Pages copied a step, as better-sqlite3 copies after its first (the whole store then). */
+const PAGES_A_STEP = 100;
+
+export async function backupWithin(db: Database.Database, to: string, busyMs = DEFAULT_BUSY_MS): Promise<void> {
+  const deadline = Date.now() + busyMs;
+  const busy = () => lockedError(to, busyMs);
+  for (;;) {
+    let remaining = -1;
+    let movedAt = Date.now();
+    const done = await db.backup(to, {
+      progress: ({ remainingPages }) => {
+        if (remainingPages !== remaining) [remaining, movedAt] = [remainingPages, Date.now()];
+        else if (Date.now() - movedAt > busyMs) throw busy();
+        return PAGES_A_STEP;
+      },
+    });
+    if (done.totalPages > 0) return;
+    if (Date.now() > deadline) throw busy();
+    await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
