@@ -528,7 +528,15 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Sqli
     },
     dataVersion: () => `${dataVersion.get() as number}.${ownWrites}`,
     async backup(to) {
-      await backupWithin(sqlite, to, busyMs);
+      // The copy is new and this process's own: what can stop it is the store it reads.
+      await backupWithin(sqlite, to, busyMs, () => {
+        const shm = `${basename(path)}-shm`;
+        return new StoreBusyError(
+          `store busy, try again: ${path} could not be read whole within the ${seconds(busyMs)} wait (BILLING_BUSY_MS): ` +
+            `another process holds it locked, or this user cannot write its shared-memory file ${shm}; nothing was changed`,
+          { file: path, waitedMs: busyMs },
+        );
+      });
     },
     close() {
       if (timer) clearTimeout(timer);
@@ -710,9 +718,13 @@ export async function replaceSqliteStore(from: string, to: string, busyMs = DEFA
 /** Pages copied a step, as better-sqlite3 copies after its first (the whole store then). */
 const PAGES_A_STEP = 100;
 
-export async function backupWithin(db: Database.Database, to: string, busyMs = DEFAULT_BUSY_MS): Promise<void> {
+export async function backupWithin(
+  db: Database.Database,
+  to: string,
+  busyMs = DEFAULT_BUSY_MS,
+  busy = () => lockedError(to, busyMs),
+): Promise<void> {
   const deadline = Date.now() + busyMs;
-  const busy = () => lockedError(to, busyMs);
   for (;;) {
     let remaining = -1;
     let movedAt = Date.now();
