@@ -242,7 +242,7 @@ describe('a store that cannot be written', () => {
     ).toEqual({
       code: 2,
       stdout: '',
-      stderr: `error: the store ${db} is read-only: its folder ${folder} cannot be written (SQLite keeps its journal beside the store); reads still work\n`,
+      stderr: `error: the store ${db} is read-only: its folder ${folder} cannot be written (SQLite keeps its journal beside the store); reading it needs the folder writable too (SQLite makes its shared-memory file there)\n`,
     });
     // WAL mode needs a shared-memory file beside the store; nobody can make one in this folder.
     expect(await runSource(['--db', db, 'api', 'GET', '/customers'], { env: configEnv, unprivileged: true })).toEqual({

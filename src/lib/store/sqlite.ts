@@ -194,9 +194,7 @@ export function openSqliteStore(path: string, options: SqliteOptions = {}): Sqli
     throw new StoreOpenError(`cannot open the store ${path}: ${(error as Error).message}`);
   }
   const sqlite = opened;
-  const writeRefusal = readOnly
-    ? `the store ${path} is read-only: ${readOnlyReason(path)}; reads still work`
-    : undefined;
+  const writeRefusal = readOnly ? readOnlyMessage(path) : undefined;
   const refuseWrites = (): void => {
     // A read (opened read-only) that would still write, e.g. the default account on first use.
     if (writeRefusal !== undefined) throw new StoreReadOnlyError(writeRefusal);
@@ -598,6 +596,13 @@ const readOnlyReason = (path: string): string =>
     ? `its folder ${dirname(path)} cannot be written (SQLite keeps its journal beside the store)`
     : 'this user cannot write the file';
 
+/** A write refused on a store this user cannot write; reads work only where SQLite can make its files beside it. */
+const readOnlyMessage = (path: string): string =>
+  `the store ${path} is read-only: ${readOnlyReason(path)}` +
+  (writable(dirname(path))
+    ? '; reads still work'
+    : '; reading it needs the folder writable too (SQLite makes its shared-memory file there)');
+
 /**
  * Before opening: makes what `create` allows and checks what is there. Returns whether to open the
  * store read-only: a read of a store this process cannot write. The kernel decides (access(2) with
@@ -620,7 +625,7 @@ function prepareFile(path: string, create: Create): boolean {
   }
   if (writable(path) && writable(folder)) return false;
   if (create === 'nothing') return true;
-  throw new StoreReadOnlyError(`the store ${path} is read-only: ${readOnlyReason(path)}; reads still work`);
+  throw new StoreReadOnlyError(readOnlyMessage(path));
 }
 
 /**
