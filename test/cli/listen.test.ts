@@ -210,11 +210,20 @@ describe('billing listen, the built CLI', () => {
     status = 500;
     await subscribe(['--db', db]);
     await listener.until(/event 2 -> 500/);
+    // A secret rotated while it listens signs what it forwards from then on, as deliveries are.
+    status = 200;
+    const rotated = JSON.parse(
+      await ok(['accounts', 'rotate-webhook-secret', 'default', '--yes', '--json', '--db', db]),
+    ).webhook_secret as string;
+    expect(rotated).not.toBe(secret);
+    await subscribe(['--db', db]);
+    await listener.until(/event 3 -> 200/);
+    expect(verify(rotated, got[2].headers['billing-signature'] as string, got[2].body)).toBe(true);
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
     await subscribe(['--db', db]);
-    await listener.until(/warning: event 3 not forwarded to http:\/\/127\.0\.0\.1:\d+\/hooks: ECONNREFUSED/);
-    expect(ndjson(listener.stdout()).map((e) => e.id)).toEqual(['1', '2', '3']);
+    await listener.until(/warning: event 4 not forwarded to http:\/\/127\.0\.0\.1:\d+\/hooks: ECONNREFUSED/);
+    expect(ndjson(listener.stdout()).map((e) => e.id)).toEqual(['1', '2', '3', '4']);
     expect((await interrupt(listener)).code).toBe(130);
   });
 

@@ -176,15 +176,22 @@ async function printer(deps: Deps): Promise<(event: ResourceLike) => Promise<voi
   return (event) => write(`${eventLine(event, io.stdoutIsTTY, paint)}\n`);
 }
 
-/** The secret --forward-to signs with: --secret, else the embedded account's own. */
-async function forwardSecret(options: ListenOptions, deps: Deps): Promise<string> {
-  if (options.secret !== undefined) return options.secret;
+/**
+ * The secret --forward-to signs with, asked for before each page of events: --secret, else the
+ * embedded account's own as it is then (a rotated secret signs from the next page on, as deliveries do).
+ */
+async function forwardSecret(options: ListenOptions, deps: Deps): Promise<() => Promise<string>> {
+  if (options.secret !== undefined) {
+    const secret = options.secret;
+    return () => Promise.resolve(secret);
+  }
   if (deps.settings.mode === 'remote')
     throw new UsageError(
       "--forward-to against a server needs --secret: the account's webhook secret (webhook_secret in billing accounts show NAME --json, run on the server's store); the API does not give it",
     );
   const { webhookSecret } = await import('../../lib/runtime/accounts.js');
-  return webhookSecret(await deps.runtime('billing listen --forward-to', { write: false }));
+  const runtime = await deps.runtime('billing listen --forward-to', { write: false });
+  return () => webhookSecret(runtime);
 }
 
 /** Waits ms, or less when the signal is aborted. */
@@ -256,6 +263,7 @@ export async function run(options: ListenOptions, deps: Deps): Promise<void> {
           signal,
         });
         const page = ((response.body as Document).data ?? []) as ResourceLike[];
+        const secret = forward && page.length > 0 ? await forward.secret() : '';
         for (const event of page) {
           if (!seen.add(Number(event.id), now)) continue;
           await print(event);
@@ -263,7 +271,7 @@ export async function run(options: ListenOptions, deps: Deps): Promise<void> {
           if (forward) {
             const result = await forward.send(
               forward.url,
-              forward.secret,
+              secret,
               event.attributes as unknown as ForwardedEvent,
               signal,
             );

@@ -44,4 +44,8 @@ export const rotateWebhookSecret = (runtime: Runtime, name: string): Promise<Acc
   });
 
 /** The secret the account's deliveries are signed with (billing listen --forward-to signs with it too). */
-export const webhookSecret = async (runtime: Runtime): Promise<string> => (await runtime.account()).webhook_secret;
+/** The account's webhook secret as the store has it now (the runtime keeps the account it resolved; a rotation since changes it). */
+export async function webhookSecret(runtime: Runtime): Promise<string> {
+  const { name } = await runtime.account();
+  return (await showAccount(runtime, name)).webhook_secret;
+}
