@@ -148,12 +148,25 @@ describe('precedence: flag > environment > profile > config default', () => {
     });
   });
 
-  it('timeouts that are not a positive number of seconds are left out; huge ones are capped', () => {
-    const settings = (flags: Record<string, unknown>, env: NodeJS.ProcessEnv, timeout?: unknown) =>
-      resolveSettings(readGlobals(flags, env), env, { defaults: { timeout: timeout as string } });
+  it('a timeout that is not a positive number of seconds is refused, naming where it is set; huge ones are capped', () => {
+    // Remote: requests time out there; in process nothing does, and a bad value stops nothing.
+    const settings = (flags: Record<string, unknown>, given: NodeJS.ProcessEnv, timeout?: unknown) => {
+      const env = { BILLING_BASE_URL: 'http://127.0.0.1:9', ...given };
+      return resolveSettings(readGlobals(flags, env), env, { defaults: { timeout: timeout as string } });
+    };
     expect(settings({}, {}).timeoutMs).toBe(30_000);
-    expect(settings({}, { BILLING_TIMEOUT: '-5' }, '7').timeoutMs).toBe(7000);
-    expect(settings({}, { BILLING_TIMEOUT: 'abc' }, 'Infinity').timeoutMs).toBe(30_000);
+    const embedded = { BILLING_TIMEOUT: 'abc' };
+    expect(resolveSettings(readGlobals({}, embedded), embedded, {}).mode).toBe('embedded');
+    // As --timeout and BILLING_BUSY_MS are: left out, it made every request wait the default, blamed on --timeout.
+    expect(() => settings({}, { BILLING_TIMEOUT: '-5' }, '7')).toThrow(
+      'BILLING_TIMEOUT must be a number of seconds above 0, not "-5"',
+    );
+    expect(() => settings({}, { BILLING_TIMEOUT: 'abc' })).toThrow('BILLING_TIMEOUT must be a number of seconds');
+    expect(() => settings({}, {}, 'Infinity')).toThrow(
+      'the config default timeout (billing config set timeout) must be a number of seconds above 0, not "Infinity"',
+    );
+    // The flag comes first: a bad value behind it is not read.
+    expect(settings({ timeout: '2' }, { BILLING_TIMEOUT: 'abc' }).timeoutMs).toBe(2000);
     expect(settings({}, { BILLING_TIMEOUT: '' }, 12).timeoutMs).toBe(12_000); // a number in a hand-edited file
     expect(settings({}, { BILLING_TIMEOUT: '1e9' }).timeoutMs).toBe(MAX_TIMEOUT_MS);
     expect(settings({ timeout: '1e12' }, {}).timeoutMs).toBe(MAX_TIMEOUT_MS);

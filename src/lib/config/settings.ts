@@ -39,7 +39,7 @@ export class UnknownProfileError extends Error {
   override name = 'UnknownProfileError';
 }
 
-/** --db with --base-url, or both flags of another pair that cannot both hold (exit 2). */
+/** --db with --base-url, both flags of another pair that cannot both hold, or a setting no value of its kind (exit 2). */
 export class ConflictingSettingsError extends Error {
   override name = 'ConflictingSettingsError';
 }
@@ -50,10 +50,14 @@ export const DEFAULT_TIMEOUT_SECONDS = 30;
 export const MAX_TIMEOUT_MS = 2 ** 31 - 1;
 
 /** A number of seconds above 0 from the environment or the config file; anything else is left out. */
-const seconds = (value: unknown): number | undefined => {
+/** A timeout set by `where`, in seconds; none when unset, and a usage error when set to no number above 0. */
+const seconds = (value: unknown, where: string): number | undefined => {
+  if (value === undefined || (typeof value === 'string' && value.trim() === '')) return undefined;
   // Hand-edited config files may hold a number rather than a string.
-  const n = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
-  return Number.isFinite(n) && n > 0 ? n : undefined;
+  const n = typeof value === 'number' ? value : typeof value === 'string' ? Number(value) : NaN;
+  if (Number.isFinite(n) && n > 0) return n;
+  // Ignored, it left every request waiting the default 30 s, blamed on --timeout.
+  throw new ConflictingSettingsError(`${where} must be a number of seconds above 0, not ${JSON.stringify(value)}`);
 };
 
 /** The first value that is set, with where it came from. */
@@ -61,9 +65,6 @@ function pick<T>(...candidates: [Source, T | undefined | ''][]): { value: T; sou
   for (const [source, value] of candidates) if (value !== undefined && value !== '') return { value, source };
   return undefined;
 }
-
-const first = <T>(...values: (T | undefined | '')[]): T | undefined =>
-  values.find((v) => v !== undefined && v !== '') as T | undefined;
 
 const trimUrl = (url: string): string => url.replace(/\/+$/, '');
 
@@ -131,8 +132,13 @@ export function resolveSettings(globals: GlobalOptions, env: NodeJS.ProcessEnv, 
     ['env', env.BILLING_ACCOUNT],
     ['config', fromDefaults('account')],
   );
+  // Requests to a server time out; in process nothing does, and a bad value there stops nothing.
   const timeoutSeconds =
-    first(globals.timeout, seconds(env.BILLING_TIMEOUT), seconds(fromDefaults('timeout'))) ?? DEFAULT_TIMEOUT_SECONDS;
+    (mode === 'embedded' ? DEFAULT_TIMEOUT_SECONDS : undefined) ??
+    globals.timeout ??
+    seconds(env.BILLING_TIMEOUT, 'BILLING_TIMEOUT') ??
+    seconds(fromDefaults('timeout'), 'the config default timeout (billing config set timeout)') ??
+    DEFAULT_TIMEOUT_SECONDS;
 
   let refusal: string | undefined;
   if (mode === 'remote') {
