@@ -255,6 +255,37 @@ describe('a store that cannot be written', () => {
   }, 60_000);
 });
 
+describe('a snapshots folder that cannot be written', () => {
+  it('snapshot and restore say so (exit 2), not as an unexpected failure; the store is unchanged', async () => {
+    const folder = tempDir('billing-ro-snapshots-');
+    const db = join(folder, 'billing.db');
+    const c = cli(db);
+    await c.seedCustomers(2);
+    expect((await c.run(['store', 'snapshot', 'a'])).code).toBe(0);
+    await c.seedCustomers(1, 3);
+    const snapshots = `${db}.snapshots`;
+    chmodSync(snapshots, 0o555);
+    const configEnv = { BILLING_CONFIG_DIR: join(tempDir('billing-ro-config-'), 'config') };
+    chmodSync(join(configEnv.BILLING_CONFIG_DIR, '..'), 0o777);
+    try {
+      const run = (argv: string[]) => runSource(['--db', db, ...argv], { env: configEnv, unprivileged: true });
+      expect(await run(['store', 'restore', 'a', '--yes'])).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: `error: cannot read the snapshot a: the folder ${snapshots} cannot be written (SQLite makes the snapshot's shared-memory file there); the store is unchanged\n`,
+      });
+      expect(await run(['store', 'snapshot', 'b'])).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: `error: cannot keep the snapshot b: the folder ${snapshots} cannot be written\n`,
+      });
+      expect(JSON.parse((await c.run(['store', 'info', '--json'])).stdout).counts.customers).toBe(3);
+    } finally {
+      chmodSync(snapshots, 0o755);
+    }
+  }, 60_000);
+});
+
 // ---- the account verbs: confirmation and --dry-run ----
 
 describe('accounts rotate-key of an account that has a key', () => {

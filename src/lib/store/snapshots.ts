@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, st
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { openSqliteStore, replaceSqliteStore } from './sqlite.js';
-import type { SqliteStore } from './store.js';
+import { StoreOpenError, type SqliteStore } from './store.js';
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
@@ -39,6 +39,14 @@ export function listSnapshots(storePath: string): SnapshotInfo[] {
     .sort((a, b) => a.created_at.localeCompare(b.created_at));
 }
 
+/** A folder this user cannot write, said as such (exit 2); any other error as it is. */
+function unwritable(error: unknown, message: string): unknown {
+  const code = (error as { code?: string }).code ?? '';
+  return /^SQLITE_(READONLY|CANTOPEN)/.test(code) || code === 'EACCES' || code === 'EROFS'
+    ? new StoreOpenError(message)
+    : error;
+}
+
 /** A new snapshot; refused (undefined) when one of that name exists. Written beside, then moved in: never half a snapshot. */
 export async function takeSnapshot(store: SqliteStore, name: string): Promise<SnapshotInfo | undefined> {
   const path = snapshotPath(store.path, name);
@@ -48,6 +56,11 @@ export async function takeSnapshot(store: SqliteStore, name: string): Promise<Sn
   try {
     await store.backup(partial);
     renameSync(partial, path);
+  } catch (error) {
+    throw unwritable(
+      error,
+      `cannot keep the snapshot ${name}: the folder ${snapshotsDir(store.path)} cannot be written`,
+    );
   } finally {
     rmSync(partial, { force: true });
     rmSync(`${partial}-journal`, { force: true });
@@ -63,7 +76,15 @@ export async function restoreSnapshot(
 ): Promise<SnapshotInfo | undefined> {
   const path = snapshotPath(storePath, name);
   if (!existsSync(path)) return undefined;
-  await replaceSqliteStore(path, storePath, busyMs);
+  try {
+    await replaceSqliteStore(path, storePath, busyMs);
+  } catch (error) {
+    // A snapshot is a store in WAL mode: reading it makes its shared-memory file beside it.
+    throw unwritable(
+      error,
+      `cannot read the snapshot ${name}: the folder ${snapshotsDir(storePath)} cannot be written (SQLite makes the snapshot's shared-memory file there); the store is unchanged`,
+    );
+  }
   return info(path, name);
 }
 
