@@ -227,6 +227,22 @@ describe('billing listen, the built CLI', () => {
     expect((await interrupt(listener)).code).toBe(130);
   });
 
+  it('a store restored (or reset) under it, its events numbered again from below: says so, and prints the new ones', async () => {
+    const db = tempDbPath();
+    await storeReady(db);
+    await ok(['store', 'snapshot', 'before', '--db', db]);
+    const listener = await listen(['--json', '--interval', '0.1', '--db', db]);
+    await subscribe(['--db', db]);
+    await subscribe(['--db', db]);
+    await listener.until(/"id":"2"/);
+    await ok(['store', 'restore', 'before', '--yes', '--db', db]);
+    await listener.until(/warning: the store's events now end at id 0, below id 2 seen before/);
+    await subscribe(['--db', db]);
+    await listener.until(/"id":"1".*\n.*"id":"2".*\n.*"id":"1"/);
+    expect(ndjson(listener.stdout()).map((e) => e.id)).toEqual(['1', '2', '1']);
+    expect((await interrupt(listener)).code).toBe(130);
+  }, 30_000);
+
   it('refuses a --forward-to that is not http(s) with exit 2 before reading anything; against a server it needs --secret', async () => {
     const db = tempDbPath(); // never made
     const ftp = await runCli(['listen', '--forward-to', 'ftp://example.com/x', '--db', db]);

@@ -31,6 +31,8 @@ const MAX_INTERVAL_S = 3_600;
  * appear. SQLite's writers commit one after another, in id order, so there it only costs re-reads.
  */
 export const LATE_MS = 10_000;
+/** How often an idle listen asks whether the store's events went back (a restore, a reset). */
+export const RESTART_CHECK_MS = 5_000;
 
 export interface ListenOptions {
   /** Start after this id (replaying what came since); default: the newest event at launch. */
@@ -235,17 +237,20 @@ export async function run(options: ListenOptions, deps: Deps): Promise<void> {
   let count = 0;
   let seen: Seen | undefined;
   try {
-    let start = options.after;
-    if (start === undefined) {
+    const newestId = async (): Promise<number> => {
       const newest = await send(deps, {
         method: 'GET',
         path: EVENT.path,
         query: { ...find, sort: '-id', 'page[size]': 1 },
         signal,
       });
-      start = Number(((newest.body as Document).data as ResourceLike[] | undefined)?.[0]?.id ?? 0);
-    }
+      return Number(((newest.body as Document).data as ResourceLike[] | undefined)?.[0]?.id ?? 0);
+    };
+    const start = options.after ?? (await newestId());
     seen = new Seen(start);
+    // The greatest id the store is known to have held; found above its newest, the store was replaced.
+    let known = options.after === undefined ? start : 0;
+    let checkedAt = Date.now();
     if (!globals.quiet)
       io.err(
         safeText(
@@ -255,6 +260,7 @@ export async function run(options: ListenOptions, deps: Deps): Promise<void> {
     while (!signal.aborted) {
       const now = Date.now();
       seen.settle(now);
+      let found = 0;
       for (let after = seen.after; !signal.aborted;) {
         const response = await send(deps, {
           method: 'GET',
@@ -264,7 +270,9 @@ export async function run(options: ListenOptions, deps: Deps): Promise<void> {
         });
         const page = ((response.body as Document).data ?? []) as ResourceLike[];
         const secret = forward && page.length > 0 ? await forward.secret() : '';
+        found += page.length;
         for (const event of page) {
+          known = Math.max(known, Number(event.id));
           if (!seen.add(Number(event.id), now)) continue;
           await print(event);
           count++;
@@ -284,6 +292,19 @@ export async function run(options: ListenOptions, deps: Deps): Promise<void> {
         }
         if (page.length < MAX_PAGE_SIZE) break;
         after = Number(page[page.length - 1].id);
+      }
+      // A store restored from a snapshot, or reset, numbers its events again from below where this
+      // listen is: asked after that id, it would print nothing ever again. Looked at while idle.
+      if (found === 0 && !signal.aborted && now - checkedAt >= RESTART_CHECK_MS) {
+        checkedAt = now;
+        const newest = await newestId();
+        if (newest < known) {
+          io.err(
+            `warning: the store's events now end at id ${newest}, below id ${known} seen before (it was restored or reset): listening for events after id ${newest}; those it made since are in billing events list\n`,
+          );
+          seen = new Seen(newest);
+          known = newest;
+        }
       }
       await pause(intervalMs, signal);
     }
