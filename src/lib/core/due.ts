@@ -8,7 +8,7 @@
 // same batch; the rest (a fulfilment, a retry, the next cycle: days on) is written for a later
 // batch. So the order holds however far the clock moves in one step.
 import type { Store } from '../store/store.js';
-import { all, get, prepared, writeRows, type Unit } from '../store/unit.js';
+import { all, get, prepared, run, writeRows, type Unit } from '../store/unit.js';
 import {
   finaliseDue,
   loadCredited,
@@ -65,6 +65,12 @@ export interface DueOptions {
   baseUrl?: string;
   /** The earliest due time, when the caller has just read it (a catch-up): the first batch need not read it again. */
   earliest?: string;
+  /**
+   * The store's test clock moves with the work (clock set|advance): each batch brings it to the time
+   * it did the work up to, in the same transaction. Stopped half-way (Ctrl-C), the clock is where the
+   * work is, never at a time whose work is left undone.
+   */
+  movesClock?: boolean;
 }
 
 interface DueItem {
@@ -140,6 +146,7 @@ function* batch(
   baseUrl: string,
   allowPrivateWebhooks: boolean,
   known?: string,
+  movesClock = false,
 ): Unit<DueReport & { blocked?: boolean; whole?: boolean }> {
   const first = known ?? (yield* earliestDue());
   if (first === undefined || first > until) return { done: 0, changes: {} };
@@ -221,6 +228,12 @@ function* batch(
   }
   yield* flush(l);
   if (rest.length) yield* writeRows('insert', WORK_INSERT, rest);
+  if (movesClock) {
+    const reached = horizon < until ? horizon : until;
+    yield* run((q) =>
+      q.updateTable('store_clock').set({ test_time: reached }).where('id', '=', 1).where('test_time', '<', reached),
+    );
+  }
   return {
     done: pending.length,
     changes: l.changes,
@@ -252,8 +265,8 @@ export async function runDue(store: Store, until: string, options: DueOptions): 
   for (;;) {
     const known = earliest;
     earliest = undefined;
-    const { batchSize = BATCH, baseUrl = DEFAULT_BASE_URL, allowPrivateWebhooks } = options;
-    const report = await store.work(() => batch(until, batchSize, baseUrl, allowPrivateWebhooks, known));
+    const { batchSize = BATCH, baseUrl = DEFAULT_BASE_URL, allowPrivateWebhooks, movesClock = false } = options;
+    const report = await store.work(() => batch(until, batchSize, baseUrl, allowPrivateWebhooks, known, movesClock));
     if (report.blocked) {
       if (waited >= BLOCKED_WAIT_MS) return total;
       const pause = 10 + Math.random() * 20;

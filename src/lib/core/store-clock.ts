@@ -81,18 +81,22 @@ export async function setClock(core: ClockCore, toTime: string, timeZone = 'UTC'
           kind: 'invalid_state',
           detail: `the clock is at ${formatInstant(from, timeZone)} and never goes back; give a time on or after it (to try things again, work on a copy of the store)`,
         });
-      if (test === null) yield* run((q) => q.insertInto('store_clock').values({ id: 1, test_time: to }));
-      else yield* run((q) => q.updateTable('store_clock').set({ test_time: to }).where('id', '=', 1));
+      // On test time from here; the clock then moves with the work due on the way (runDue), to `to`.
+      if (test === null) yield* run((q) => q.insertInto('store_clock').values({ id: 1, test_time: from }));
       return ok(from);
     },
     (result) => result.ok,
   );
   if (!moved.ok) return moved;
-  if (core.clock instanceof StoreClock) core.clock.test = to;
   const report = await runDue(core.store, to, {
     baseUrl: core.baseUrl,
     allowPrivateWebhooks: core.allowPrivateWebhooks,
+    movesClock: true,
   });
+  await core.store.write(() =>
+    run((q) => q.updateTable('store_clock').set({ test_time: to }).where('id', '=', 1).where('test_time', '<', to)),
+  );
+  if (core.clock instanceof StoreClock) core.clock.test = to;
   return ok({ from: moved.value, to, test: true, changes: report.changes });
 }
 
