@@ -687,6 +687,22 @@ describe('the built CLI', () => {
     expect(stderr).toMatch(/error: interrupted\n$/);
   });
 
+  it('stderr read by a reader that has gone (2>&1 | head): the messages are lost, not the command: exit 0', async () => {
+    ensureBundle('the last written with id');
+    const db = bigStore(30);
+    const child = spawn(process.execPath, [BIN, '--db', db, 'customers', 'list'], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, BILLING_CONFIG_DIR: TEST_CONFIG_DIR },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    // The reading end closed before anything is written: the list's footer line meets EPIPE.
+    child.stderr.destroy();
+    let stdout = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+    expect(code).toBe(0);
+    expect(stdout.split('\n')[0]).toMatch(/^id\t/);
+  });
+
   it('the reader gone (EPIPE): the hint on stderr, exit 0 as before', async () => {
     ensureBundle('the last written with id');
     const db = bigStore(3_000);

@@ -70,6 +70,16 @@ export function processIO(): IO {
     });
     return stream;
   };
+  // Messages whose reader has gone (`2>&1 | head`) are lost, not the command: its work and exit code stand.
+  let messages: NodeJS.WriteStream | undefined;
+  const stderr = (): NodeJS.WriteStream => {
+    if (messages) return messages;
+    messages = process.stderr;
+    messages.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') throw error;
+    });
+    return messages;
+  };
   const out = (text: string): void => {
     if (stream || stdoutIsTTY) {
       stdout().write(text);
@@ -90,7 +100,7 @@ export function processIO(): IO {
     out,
     write: (text) =>
       stdout().write(text) ? Promise.resolve() : new Promise((resolve) => stdout().once('drain', resolve)),
-    err: (text) => void process.stderr.write(text),
+    err: (text) => void stderr().write(text),
     onInterrupt(listener) {
       if (listeners.size === 0) for (const name of STOPPING) process.on(name, onSignal);
       listeners.add(listener);
