@@ -5,7 +5,10 @@ export const events: Group = {
   summary: 'status changes of subscriptions and transactions, as sent to the webhooks',
   examples: ['billing events list', 'billing events list --subscription-id 7', 'billing events list --all --json'],
   verbs: {
-    list: { summary: 'list events, a page at a time (newest first; with --after, oldest first)', load: () => import('./list.js') },
+    list: {
+      summary: 'list events, a page at a time (newest first; with --after, oldest first)',
+      load: () => import('./list.js'),
+    },
   },
 };
 
