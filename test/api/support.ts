@@ -128,6 +128,15 @@ export async function insertSubscription(
   return row!.id;
 }
 
+/** Creates a subscription through the router and returns its id; fails the test on anything but 201. */
+export async function createSubscription(core: Runtime, attributes: Record<string, unknown>): Promise<string> {
+  const answer = await send(core, 'POST', '/subscriptions', {
+    body: { data: { type: 'subscription', attributes } },
+  });
+  expect(answer.status, JSON.stringify(answer.body)).toBe(201);
+  return answer.body.data.id as string;
+}
+
 /** Every customer row of the store, in id order: to show that a refused request changed nothing. */
 export const customerRows = async (core: Runtime) =>
   core.store.read(() => all((q) => q.selectFrom('customers').selectAll().orderBy('id')));

@@ -5,7 +5,15 @@ import { setClock } from '../../src/lib/core/store-clock.js';
 import { simulateOutcome } from '../../src/lib/core/transaction-writes.js';
 import { all } from '../../src/lib/store/unit.js';
 import { testCore, type TestCore } from '../helpers/store.js';
-import { context, createCustomer, expectError, expectInvalidAttributes, makePlan, send } from './support.js';
+import {
+  context,
+  createCustomer,
+  createSubscription,
+  expectError,
+  expectInvalidAttributes,
+  makePlan,
+  send,
+} from './support.js';
 
 const post = (core: TestCore, attributes: Record<string, unknown>) =>
   send(core, 'POST', '/transactions', { body: { data: { type: 'transaction', attributes } } });
@@ -19,21 +27,13 @@ async function arrange(options: { retries?: number; status?: string; start?: str
     amount: '12.50',
     storno_retries: options.retries ?? 2,
   });
-  const answer = await send(core, 'POST', '/subscriptions', {
-    body: {
-      data: {
-        type: 'subscription',
-        attributes: {
-          customer_id: customer,
-          subscription_plan_id: plan,
-          status: options.status ?? 'active',
-          start_date: options.start ?? '2026-12-01',
-        },
-      },
-    },
+  const subscription = await createSubscription(core, {
+    customer_id: customer,
+    subscription_plan_id: plan,
+    status: options.status ?? 'active',
+    start_date: options.start ?? '2026-12-01',
   });
-  expect(answer.status, JSON.stringify(answer.body)).toBe(201);
-  return { core, subscription: answer.body.data.id as string };
+  return { core, subscription };
 }
 
 const get = async (core: TestCore, id: string) => (await send(core, 'GET', `/transactions/${id}`)).body.data.attributes;

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { setClock, showClock } from '../../src/lib/core/store-clock.js';
 import { all } from '../../src/lib/store/unit.js';
-import { createCustomer, makePlan, minimalCustomer, send } from '../api/support.js';
+import { createCustomer, createSubscription, makePlan, minimalCustomer } from '../api/support.js';
 import { testCore } from '../helpers/store.js';
 
 describe('clock set|advance stopped half-way', () => {
@@ -13,21 +13,13 @@ describe('clock set|advance stopped half-way', () => {
     const plan = await makePlan(core, { name: 'Weekly', amount: '5.00', frequency: 'weekly' });
     for (let n = 0; n < 3; n++) {
       const customer = await createCustomer(core, minimalCustomer(n));
-      const made = await send(core, 'POST', '/subscriptions', {
-        body: {
-          data: {
-            type: 'subscription',
-            attributes: {
-              customer_id: customer,
-              subscription_plan_id: plan,
-              status: 'active',
-              mandate_accepted: true,
-              mandate_accepted_date: '2026-11-20',
-            },
-          },
-        },
+      await createSubscription(core, {
+        customer_id: customer,
+        subscription_plan_id: plan,
+        status: 'active',
+        mandate_accepted: true,
+        mandate_accepted_date: '2026-11-20',
       });
-      expect(made.status, JSON.stringify(made.body)).toBe(201);
     }
     const { store } = core;
     // The third batch of work fails (the process stopped): what the two before did stays.

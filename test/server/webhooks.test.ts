@@ -13,7 +13,7 @@ import { createAccount } from '../../src/lib/core/accounts.js';
 import { startServer } from '../../src/lib/runtime/serve.js';
 import { openStore, type Engine } from '../../src/lib/store/store.js';
 import { all } from '../../src/lib/store/unit.js';
-import { createCustomer, makePlan, send, VALID_IBAN } from '../api/support.js';
+import { createCustomer, createSubscription, makePlan, send, VALID_IBAN } from '../api/support.js';
 import { BIN, ensureBundle } from '../helpers/cli.js';
 import { freshStoreLocation } from '../helpers/engine.js';
 import { holdingReceiver } from '../helpers/receivers.js';
@@ -250,21 +250,12 @@ describe.each(['sqlite', 'postgres'] as const)('a receiver that hangs (%s)', (en
       bank_holder: 'Ann Bee',
     });
     const plan = await makePlan(core);
-    for (let i = 0; i < 200; i++) {
-      const made = await send(core, 'POST', '/subscriptions', {
-        body: {
-          data: {
-            type: 'subscription',
-            attributes: {
-              customer_id: customer,
-              subscription_plan_id: plan,
-              subscription_webhook_url: `${hanging.url}/s`,
-            },
-          },
-        },
+    for (let i = 0; i < 200; i++)
+      await createSubscription(core, {
+        customer_id: customer,
+        subscription_plan_id: plan,
+        subscription_webhook_url: `${hanging.url}/s`,
       });
-      expect(made.status).toBe(201);
-    }
     const store = await openStore(location);
     stores.push(store);
     const tenant = await createAccount(store, systemClock, 'tenant');

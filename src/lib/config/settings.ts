@@ -49,7 +49,6 @@ export const DEFAULT_TIMEOUT_SECONDS = 30;
 /** The longest timer Node keeps (2^31 - 1 ms, about 24.8 days); a longer one fires after 1 ms. */
 export const MAX_TIMEOUT_MS = 2 ** 31 - 1;
 
-/** A number of seconds above 0 from the environment or the config file; anything else is left out. */
 /** A timeout set by `where`, in seconds; none when unset, and a usage error when set to no number above 0. */
 const seconds = (value: unknown, where: string): number | undefined => {
   if (value === undefined || (typeof value === 'string' && value.trim() === '')) return undefined;

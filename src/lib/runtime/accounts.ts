@@ -43,8 +43,10 @@ export const rotateWebhookSecret = (runtime: Runtime, name: string): Promise<Acc
     data: { type: 'account', attributes: { name } },
   });
 
-/** The secret the account's deliveries are signed with (billing listen --forward-to signs with it too). */
-/** The account's webhook secret as the store has it now (the runtime keeps the account it resolved; a rotation since changes it). */
+/**
+ * The secret the account's deliveries are signed with (billing listen --forward-to signs with it too),
+ * as the store has it now: the runtime keeps the account it resolved, and a rotation since changes it.
+ */
 export async function webhookSecret(runtime: Runtime): Promise<string> {
   const { name } = await runtime.account();
   return (await showAccount(runtime, name)).webhook_secret;

@@ -715,15 +715,15 @@ export async function replaceSqliteStore(from: string, to: string, busyMs = DEFA
   }
 }
 
+/** Pages copied a step: better-sqlite3's own rate after its first step. */
+const PAGES_A_STEP = 100;
+
 /**
  * SQLite's backup of `db` into the file `to`, bounded as a write is: better-sqlite3 steps the copy
  * again and again while a lock stands in its way, and takes a lock refused at the first step (no page
  * counted yet) for a copy done. A copy let go before its end changes nothing at `to`.
  */
-/** Pages copied a step, as better-sqlite3 copies after its first (the whole store then). */
-const PAGES_A_STEP = 100;
-
-export async function backupWithin(
+async function backupWithin(
   db: Database.Database,
   to: string,
   busyMs = DEFAULT_BUSY_MS,
